@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * CRC32C with the SSE4.2 crc32 instruction when the CPU has it, and a
+ * slicing-by-8 table otherwise. The choice is made once, at first use.
+ */
+#include <stdbool.h>
+#include <string.h>
+
+#include "crc32c.h"
+
+/* Reflected Castagnoli polynomial. */
+enum { CRC32C_POLY = 0x82F63B78 };
+
+/* Slicing-by-8 tables, filled once. */
+static uint32_t crc32c_table[8][256];
+
+/* Fill the slicing-by-8 tables. */
+static void crc32c_table_init(void)
+{
+	for (unsigned int i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ CRC32C_POLY : c >> 1;
+		crc32c_table[0][i] = c;
+	}
+	for (unsigned int i = 0; i < 256; i++)
+		for (int t = 1; t < 8; t++)
+			crc32c_table[t][i] = (crc32c_table[t - 1][i] >> 8) ^
+				crc32c_table[0][crc32c_table[t - 1][i] & 0xff];
+}
+
+/* Portable slicing-by-8 over the raw (pre-inverted) crc. */
+static uint32_t crc32c_sw(uint32_t crc, const uint8_t *p, size_t len)
+{
+	while (len >= 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		v ^= crc;	/* little-endian host: low bytes first */
+		crc = crc32c_table[7][v & 0xff] ^
+		      crc32c_table[6][(v >> 8) & 0xff] ^
+		      crc32c_table[5][(v >> 16) & 0xff] ^
+		      crc32c_table[4][(v >> 24) & 0xff] ^
+		      crc32c_table[3][(v >> 32) & 0xff] ^
+		      crc32c_table[2][(v >> 40) & 0xff] ^
+		      crc32c_table[1][(v >> 48) & 0xff] ^
+		      crc32c_table[0][v >> 56];
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		crc = (crc >> 8) ^ crc32c_table[0][(crc ^ *p++) & 0xff];
+	return crc;
+}
+
+#if defined(__x86_64__)
+/* The SSE4.2 crc32 instruction, 8 bytes at a time. */
+__attribute__((target("sse4.2")))
+static uint32_t crc32c_hw(uint32_t crc, const uint8_t *p, size_t len)
+{
+	uint64_t c = crc;
+
+	while (len >= 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		c = __builtin_ia32_crc32di(c, v);
+		p += 8;
+		len -= 8;
+	}
+	crc = (uint32_t)c;
+	while (len--)
+		crc = __builtin_ia32_crc32qi(crc, *p++);
+	return crc;
+}
+
+/* True when the CPU has SSE4.2. */
+static bool crc32c_have_hw(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("sse4.2");
+}
+#else
+/* Only x86-64 has the instruction path. */
+static uint32_t crc32c_hw(uint32_t crc, const uint8_t *p, size_t len)
+{
+	return crc32c_sw(crc, p, len);
+}
+
+/* No instruction path on other architectures. */
+static bool crc32c_have_hw(void)
+{
+	return false;
+}
+#endif
+
+/* 0 = not chosen yet, 1 = table, 2 = instruction. */
+static int crc32c_impl;
+
+uint32_t crc32c_update(uint32_t crc, const void *buf, size_t len)
+{
+	int impl = __atomic_load_n(&crc32c_impl, __ATOMIC_ACQUIRE);
+
+	if (impl == 0) {
+		crc32c_table_init();
+		impl = crc32c_have_hw() ? 2 : 1;
+		__atomic_store_n(&crc32c_impl, impl, __ATOMIC_RELEASE);
+	}
+	crc = ~crc;
+	crc = impl == 2 ? crc32c_hw(crc, buf, len) : crc32c_sw(crc, buf, len);
+	return ~crc;
+}
+
+uint32_t crc32c_update_portable(uint32_t crc, const void *buf, size_t len)
+{
+	crc32c_update(0, NULL, 0);	/* make sure the tables are filled */
+	return ~crc32c_sw(~crc, buf, len);
+}
+
+uint32_t crc32c(const void *buf, size_t len)
+{
+	return crc32c_update(0, buf, len);
+}
