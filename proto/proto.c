@@ -24,10 +24,10 @@ struct proto_type_rule {
 static const struct proto_type_rule proto_rules[PROTO_T_MAX + 1] = {
 	[PROTO_T_BREQ] = { "BREQ", PROTO_F_DATA | PROTO_F_ACK | PROTO_F_LAST |
 			   PROTO_F_RETX | PROTO_F_FORCE_ACK, PROTO_F_DATA, true },
-	[PROTO_T_BACK] = { "BACK", PROTO_F_ACK | PROTO_F_NACK, 0, true },
+	[PROTO_T_BACK] = { "BACK", PROTO_F_ACK | PROTO_F_NACK | PROTO_F_DOWN, 0, true },
 	[PROTO_T_QREQ] = { "QREQ", PROTO_F_DATA | PROTO_F_ACK | PROTO_F_LAST |
 			   PROTO_F_RETX | PROTO_F_FORCE_ACK, PROTO_F_DATA, true },
-	[PROTO_T_QACK] = { "QACK", PROTO_F_ACK, PROTO_F_ACK, true },
+	[PROTO_T_QACK] = { "QACK", PROTO_F_ACK | PROTO_F_DOWN, 0, true },
 	[PROTO_T_CFG] = { "CFG", 0, 0, false },
 	[PROTO_T_GNT] = { "GNT", 0, 0, false },
 	[PROTO_T_HELLO] = { "HELLO", 0, 0, false },
@@ -70,6 +70,7 @@ size_t proto_body_len(uint8_t type, uint16_t cfg_nodes)
 {
 	switch (type) {
 	case PROTO_T_BREQ:
+		return sizeof(struct proto_breq_body);
 	case PROTO_T_QREQ:
 		return PROTO_ARGS_LEN;
 	case PROTO_T_BACK:
@@ -117,16 +118,21 @@ void proto_node_mac(uint16_t node, uint8_t mac[6])
 /* Write the type-specific body; returns its length. */
 static size_t proto_encode_body(const struct proto_pkt *pkt, uint8_t *b)
 {
+	uint32_t slot = htonl(pkt->slot);
+
 	switch (pkt->type) {
 	case PROTO_T_BREQ:
+		memcpy(b, &slot, sizeof(slot));
+		b += sizeof(slot);
+		__attribute__((fallthrough));	/* the arguments follow */
 	case PROTO_T_QREQ:
 		if (pkt->args)
 			memcpy(b, pkt->args, PROTO_ARGS_LEN);
 		else
 			memset(b, 0, PROTO_ARGS_LEN);
-		return PROTO_ARGS_LEN;
+		return proto_body_len(pkt->type, 0);
 	case PROTO_T_BACK: {
-		struct proto_back_body bb = { .slot = htonl(pkt->back_slot) };
+		struct proto_back_body bb = { .slot = slot };
 
 		memcpy(b, &bb, sizeof(bb));
 		return sizeof(bb);
@@ -342,10 +348,15 @@ static enum proto_reason proto_decode_body(const uint8_t *b, uint16_t max_nodes,
 					   struct proto_pkt *out)
 {
 	switch (out->type) {
-	case PROTO_T_BREQ:
-		out->args = b;
-		out->payload = b + PROTO_ARGS_LEN;
+	case PROTO_T_BREQ: {
+		uint32_t slot;
+
+		memcpy(&slot, b, sizeof(slot));
+		out->slot = ntohl(slot);
+		out->args = b + sizeof(slot);
+		out->payload = b + sizeof(struct proto_breq_body);
 		return PROTO_R_OK;
+	}
 	case PROTO_T_QREQ:
 		out->args = b;
 		return PROTO_R_OK;
@@ -353,7 +364,7 @@ static enum proto_reason proto_decode_body(const uint8_t *b, uint16_t max_nodes,
 		struct proto_back_body bb;
 
 		memcpy(&bb, b, sizeof(bb));
-		out->back_slot = ntohl(bb.slot);
+		out->slot = ntohl(bb.slot);
 		return PROTO_R_OK;
 	}
 	case PROTO_T_CFG:
@@ -396,6 +407,7 @@ static void proto_read_hdr(const uint8_t *f, struct proto_pkt *out)
 	out->payload_len = ntohs(h.payload_len);
 	out->args = NULL;
 	out->payload = NULL;
+	out->slot = 0;
 }
 
 enum proto_reason proto_decode(const void *frame, size_t len,

@@ -50,7 +50,8 @@ enum proto_flag {
 	PROTO_F_RETX = 1u << 3,		/* a retransmission */
 	PROTO_F_FORCE_ACK = 1u << 4,	/* receiver must acknowledge at once */
 	PROTO_F_NACK = 1u << 5,		/* BACK: no receive buffer, retry */
-	PROTO_F_ALL = (1u << 6) - 1,
+	PROTO_F_DOWN = 1u << 6,		/* BACK/QACK from the switch: target is down */
+	PROTO_F_ALL = (1u << 7) - 1,
 };
 
 /* GNT body flags. */
@@ -117,6 +118,13 @@ struct proto_hdr {
 	uint16_t reserved;
 } __attribute__((packed));
 _Static_assert(sizeof(struct proto_hdr) == PROTO_HDR_LEN, "segnet header");
+
+/* Fixed part of the BREQ body; the payload follows. */
+struct proto_breq_body {
+	uint32_t slot;			/* slot of the grant it uses */
+	uint8_t args[PROTO_ARGS_LEN];	/* active-message arguments */
+} __attribute__((packed));
+_Static_assert(sizeof(struct proto_breq_body) == 36, "BREQ body");
 
 /* BACK body. */
 struct proto_back_body {
@@ -195,8 +203,8 @@ struct proto_pkt {
 	uint16_t payload_len;
 	const uint8_t *args;		/* PROTO_ARGS_LEN bytes: BREQ, QREQ */
 	const uint8_t *payload;		/* payload_len bytes: BREQ */
+	uint32_t slot;			/* BREQ: grant used; BACK: slot acknowledged */
 	union {
-		uint32_t back_slot;	/* BACK */
 		struct proto_cfg cfg;	/* CFG */
 		struct proto_gnt gnt;	/* GNT */
 		uint32_t hello_nonce;	/* HELLO */

@@ -27,6 +27,6 @@ Test(proto, qreq_round_trip)
 	cr_assert_eq(proto_decode(buf, (size_t)len, NULL, &q), PROTO_R_OK);
 	cr_assert_eq(q.pkt_num, 0xFFFFFF);
 	cr_assert_eq(memcmp(q.args, args, PROTO_ARGS_LEN), 0);
-	buf[40] ^= 1;
+	buf[51] ^= 1;	/* inside the arguments */
 	cr_assert_eq(proto_decode(buf, (size_t)len, NULL, &q), PROTO_R_CRC);
 }

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Fault-injection port wrapper. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dp_fault.h"
+#include "dp_mbuf.h"
+#include "dp_rand.h"
+
+const char *const dp_fault_counter_names[] = {
+	DP_FAULT_COUNTERS(DP_COUNTER_NAME)
+};
+
+/* A fault port: the wrapper's state around the inner port. */
+struct dp_fault_port {
+	struct dp_port port;		/* must be first */
+	struct dp_port *inner;		/* where surviving frames go */
+	struct dp_fault_params p;	/* probabilities */
+	struct dp_rand rng;		/* draws, from the seed */
+	struct rte_mempool *mp;		/* for copies */
+	struct dp_fault_stats stats;	/* what was done */
+	struct rte_mbuf *held;		/* frame held back, or NULL */
+	uint32_t held_left;		/* later frames still to pass it */
+	uint32_t held_polls;		/* rx polls since it was held */
+};
+
+/* Frames collected before handing them to the inner port. */
+enum { FAULT_OUT = 64 };
+
+/* Container of a port. */
+static struct dp_fault_port *fault_of(struct dp_port *port)
+{
+	return (struct dp_fault_port *)port;
+}
+
+bool dp_fault_active(const struct dp_fault_params *p)
+{
+	return p->loss > 0 || p->dup > 0 || p->reorder > 0 || p->corrupt > 0;
+}
+
+int dp_fault_validate(const struct dp_fault_params *p, char *err, size_t errlen)
+{
+	const struct { const char *name; double v; } probs[] = {
+		{ "loss", p->loss }, { "dup", p->dup },
+		{ "reorder", p->reorder }, { "corrupt", p->corrupt },
+	};
+
+	for (size_t i = 0; i < sizeof(probs) / sizeof(probs[0]); i++) {
+		if (!(probs[i].v >= 0 && probs[i].v < 1)) {
+			snprintf(err, errlen, "%s probability %g is outside [0, 1)",
+				 probs[i].name, probs[i].v);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Flip one random bit of m, copying it first if someone else holds it. */
+static struct rte_mbuf *fault_corrupt(struct dp_fault_port *f, struct rte_mbuf *m)
+{
+	uint8_t *d;
+	uint64_t bit;
+
+	if (rte_mbuf_refcnt_read(m) > 1) {
+		struct rte_mbuf *c = dp_frame_copy(f->mp, m);
+
+		if (!c) {
+			f->stats.no_mbuf++;
+			return m;
+		}
+		rte_pktmbuf_free(m);
+		m = c;
+	}
+	d = rte_pktmbuf_mtod(m, uint8_t *);
+	bit = dp_rand_below(&f->rng, (uint64_t)m->data_len * 8);
+	d[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+	f->stats.corrupted++;
+	return m;
+}
+
+/* Send what was collected to the inner port. */
+static void fault_flush(struct dp_fault_port *f, struct rte_mbuf **out, uint16_t *k)
+{
+	dp_port_tx(f->inner, out, *k);
+	*k = 0;
+}
+
+/* Release the held frame into out. */
+static void fault_release(struct dp_fault_port *f, struct rte_mbuf **out, uint16_t *k)
+{
+	out[(*k)++] = f->held;
+	f->held = NULL;
+}
+
+/* Apply the faults to one frame, appending what survives to out. */
+static void fault_one(struct dp_fault_port *f, struct rte_mbuf *m,
+		      struct rte_mbuf **out, uint16_t *k)
+{
+	bool lose = dp_rand_unit(&f->rng) < f->p.loss;
+	bool corrupt = dp_rand_unit(&f->rng) < f->p.corrupt;
+	bool hold = dp_rand_unit(&f->rng) < f->p.reorder;
+	bool dup = dp_rand_unit(&f->rng) < f->p.dup;
+
+	if (lose) {
+		rte_pktmbuf_free(m);
+		f->stats.lost++;
+		return;
+	}
+	if (corrupt)
+		m = fault_corrupt(f, m);
+	if (dup) {
+		struct rte_mbuf *c = dp_frame_copy(f->mp, m);
+
+		if (c) {
+			out[(*k)++] = c;
+			f->stats.duplicated++;
+		} else {
+			f->stats.no_mbuf++;
+		}
+	}
+	if (hold && !f->held) {
+		f->held = m;
+		f->held_left = 1 + (uint32_t)dp_rand_below(&f->rng, f->p.hold_max);
+		f->held_polls = 0;
+		f->stats.reordered++;
+		return;
+	}
+	out[(*k)++] = m;
+	if (f->held && --f->held_left == 0)
+		fault_release(f, out, k);
+}
+
+/* Transmit: every frame is taken; survivors go to the inner port. */
+static uint16_t fault_tx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct dp_fault_port *f = fault_of(port);
+	struct rte_mbuf *out[FAULT_OUT];
+	uint16_t k = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		if (k > FAULT_OUT - 3)
+			fault_flush(f, out, &k);
+		fault_one(f, pkts[i], out, &k);
+	}
+	fault_flush(f, out, &k);
+	return n;
+}
+
+/* Receive: also lets a held frame go once it has waited long enough. */
+static uint16_t fault_rx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct dp_fault_port *f = fault_of(port);
+
+	if (f->held && ++f->held_polls >= f->p.hold_polls) {
+		struct rte_mbuf *m = f->held;
+
+		f->held = NULL;
+		dp_port_tx(f->inner, &m, 1);
+	}
+	return dp_port_rx(f->inner, pkts, n);
+}
+
+/* Free the wrapper, its held frame and the inner port. */
+static void fault_destroy(struct dp_port *port)
+{
+	struct dp_fault_port *f = fault_of(port);
+
+	rte_pktmbuf_free(f->held);
+	dp_port_destroy(f->inner);
+	free(f);
+}
+
+static const struct dp_port_ops fault_ops = {
+	.kind = "fault",
+	.rx = fault_rx,
+	.tx = fault_tx,
+	.destroy = fault_destroy,
+};
+
+struct dp_port *dp_fault_port_create(struct dp_port *inner,
+				     const struct dp_fault_params *p,
+				     uint64_t seed, struct rte_mempool *mp)
+{
+	struct dp_fault_port *f;
+	char err[128];
+
+	if (!inner || !mp || dp_fault_validate(p, err, sizeof(err))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->port.ops = &fault_ops;
+	snprintf(f->port.name, sizeof(f->port.name), "%s", inner->name);
+	f->inner = inner;
+	f->p = *p;
+	if (f->p.hold_max == 0)
+		f->p.hold_max = 3;
+	if (f->p.hold_polls == 0)
+		f->p.hold_polls = 4;
+	f->mp = mp;
+	dp_rand_seed(&f->rng, seed, 0xFA17);
+	return &f->port;
+}
+
+const struct dp_fault_stats *dp_fault_port_stats(const struct dp_port *port)
+{
+	if (port->ops != &fault_ops)
+		return NULL;
+	return &((const struct dp_fault_port *)port)->stats;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Mempools sized for segnet frames. */
+#ifndef SEGNET_DP_MBUF_H
+#define SEGNET_DP_MBUF_H
+
+#include <rte_mbuf.h>
+
+#include "proto/proto.h"
+
+enum {
+	/* Largest frame: a BREQ with a full payload. */
+	DP_MAX_FRAME = PROTO_ETH_LEN + PROTO_HDR_LEN + PROTO_ARGS_LEN +
+		       PROTO_MAX_PAYLOAD + PROTO_CRC_LEN,
+	/* Data room after the headroom: the largest frame, rounded up. */
+	DP_MBUF_DATA = 2304,
+	/* Per-frame bytes on the wire beyond the frame: FCS, preamble, gap. */
+	DP_WIRE_OVERHEAD = 24,
+};
+
+/*
+ * A pktmbuf pool of n frames big enough for any segnet frame, on NUMA
+ * socket `socket` (SOCKET_ID_ANY for any). NULL with rte_errno on failure.
+ */
+struct rte_mempool *dp_pool_create(const char *name, unsigned int n, int socket);
+
+/* A frame of len bytes (uninitialised), or NULL when the pool is empty. */
+static inline struct rte_mbuf *dp_frame_alloc(struct rte_mempool *mp, uint16_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+
+	if (m) {
+		m->data_len = len;
+		m->pkt_len = len;
+	}
+	return m;
+}
+
+/* A private copy of a single-segment frame, or NULL. */
+struct rte_mbuf *dp_frame_copy(struct rte_mempool *mp, const struct rte_mbuf *m);
+
+/* Picoseconds a frame of len bytes occupies a link of gbps Gbit/s. */
+static inline uint64_t dp_wire_ps(uint32_t len, double gbps)
+{
+	uint32_t l = len < PROTO_MIN_FRAME ? PROTO_MIN_FRAME : len;
+
+	return (uint64_t)((double)(l + DP_WIRE_OVERHEAD) * 8000.0 / gbps + 0.5);
+}
+
+#endif

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The port interface. Components (the switch fabric, the NIC) only ever see
+ * a struct dp_port: an ethdev queue pair, a simulated link, or a wrapper
+ * (fault injection). Frames are single-segment mbufs.
+ */
+#ifndef SEGNET_DP_PORT_H
+#define SEGNET_DP_PORT_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "dp_counters.h"
+
+struct dp_port;
+
+/* A backend's implementation of a port. */
+struct dp_port_ops {
+	const char *kind;	/* "ethdev", "sim", "fault" */
+	/* Receive up to n frames; returns how many. */
+	uint16_t (*rx)(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n);
+	/* Send up to n frames; returns how many were taken. */
+	uint16_t (*tx)(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n);
+	/* Release the port and what it holds. */
+	void (*destroy)(struct dp_port *port);
+};
+
+/* Which way a frame crossed a port, for taps. */
+enum dp_dir {
+	DP_DIR_RX,
+	DP_DIR_TX,
+};
+
+/* Observer of every frame crossing a port (capture to pcap). */
+struct dp_tap {
+	/* Called with frames before they are sent or after they arrive. */
+	void (*frames)(void *ctx, const struct dp_port *port, enum dp_dir dir,
+		       struct rte_mbuf *const *pkts, uint16_t n);
+	void *ctx;	/* passed to frames */
+};
+
+#define DP_PORT_COUNTERS(X) \
+	X(rx_frames, "frames received") \
+	X(rx_bytes, "bytes received") \
+	X(tx_frames, "frames sent") \
+	X(tx_bytes, "bytes sent") \
+	X(tx_full, "frames dropped because the transmit queue was full")
+
+/* Per-port counters. */
+struct dp_port_stats {
+	DP_PORT_COUNTERS(DP_COUNTER_FIELD)
+};
+
+/* Names of struct dp_port_stats fields, in order. */
+extern const char *const dp_port_counter_names[];
+
+/* A port as components see it. Backends embed it first in their struct. */
+struct dp_port {
+	const struct dp_port_ops *ops;	/* backend */
+	char name[48];			/* for logs and counters */
+	struct dp_port_stats stats;	/* written by the polling core */
+	const struct dp_tap *tap;	/* optional observer */
+};
+
+/* Receive a burst; counts it and shows it to the tap. */
+static inline uint16_t dp_port_rx(struct dp_port *port, struct rte_mbuf **pkts,
+				  uint16_t n)
+{
+	uint16_t got = port->ops->rx(port, pkts, n);
+
+	port->stats.rx_frames += got;
+	for (uint16_t i = 0; i < got; i++)
+		port->stats.rx_bytes += pkts[i]->pkt_len;
+	if (got && port->tap)
+		port->tap->frames(port->tap->ctx, port, DP_DIR_RX, pkts, got);
+	return got;
+}
+
+/*
+ * Send a burst. The port takes every frame: what the backend cannot queue
+ * is freed and counted in tx_full.
+ */
+static inline void dp_port_tx(struct dp_port *port, struct rte_mbuf **pkts,
+			      uint16_t n)
+{
+	uint16_t sent;
+
+	if (n == 0)
+		return;
+	if (port->tap)
+		port->tap->frames(port->tap->ctx, port, DP_DIR_TX, pkts, n);
+	for (uint16_t i = 0; i < n; i++)
+		port->stats.tx_bytes += pkts[i]->pkt_len;
+	sent = port->ops->tx(port, pkts, n);
+	port->stats.tx_frames += sent;
+	if (sent < n) {
+		port->stats.tx_full += n - sent;
+		for (uint16_t i = sent; i < n; i++)
+			port->stats.tx_bytes -= pkts[i]->pkt_len;
+		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
+	}
+}
+
+/* Send one frame. */
+static inline void dp_port_tx1(struct dp_port *port, struct rte_mbuf *m)
+{
+	dp_port_tx(port, &m, 1);
+}
+
+/* Destroy a port (NULL is ignored). */
+static inline void dp_port_destroy(struct dp_port *port)
+{
+	if (port)
+		port->ops->destroy(port);
+}
+
+/* Counter view of a port. */
+static inline struct dp_counter_set dp_port_counters(const struct dp_port *port)
+{
+	return DP_COUNTER_SET(port->name, dp_port_counter_names, &port->stats);
+}
+
+#endif

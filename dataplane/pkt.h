@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The packet descriptor that travels through a NIC: on transmit from the
+ * application's send until completion, on receive from the frame until
+ * delivery. Its header fields are a struct proto_pkt in host order; only the
+ * egress and ingress stages turn it into or out of a frame.
+ */
+#ifndef SEGNET_PKT_H
+#define SEGNET_PKT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_mbuf.h>
+
+#include "proto/proto.h"
+
+/* The two channels. */
+enum sn_chan {
+	SN_CHAN_BULK = 0,
+	SN_CHAN_QUICK = 1,
+	SN_CHAN_COUNT = 2,
+};
+
+/* Completion status of a transmitted packet. */
+enum sn_status {
+	SN_OK = 0,		/* delivered (reliable) or sent (unreliable) */
+	SN_ERR_LOST = 1,	/* unreliable configuration: the frame was lost */
+	SN_ERR_RETRIES = 2,	/* reliable: retransmission limit reached */
+	SN_ERR_DOWN = 3,	/* the target node is down */
+	SN_ERR_RESET = 4,	/* the connection was reset */
+};
+
+/* State bits of a packet. */
+enum sn_pkt_flag {
+	SN_PKT_HELD = 1u << 0,		/* tx: genp keeps it until acknowledged */
+	SN_PKT_IN_CHAN = 1u << 1,	/* tx: the channel holds it */
+	SN_PKT_ACKED = 1u << 2,		/* tx: acknowledged end to end */
+	SN_PKT_HDR_ONLY = 1u << 3,	/* rx: data dropped below; ack it again */
+	SN_PKT_BUFFERED = 1u << 4,	/* rx: order keeps it; record, don't deliver */
+	SN_PKT_RECORDED = 1u << 5,	/* rx: already recorded by build_acks */
+	SN_PKT_ACK_ONLY = 1u << 6,	/* tx: a standalone acknowledgment */
+	SN_PKT_RETX_WANTED = 1u << 7,	/* tx: retransmit when the channel frees it */
+};
+
+struct sn_conn;
+
+/* A packet in the NIC. */
+struct sn_pkt {
+	struct proto_pkt h;		/* header fields, host order */
+	struct sn_conn *conn;		/* connection (vnet, peer) */
+	struct rte_mbuf *m;		/* rx: the frame args/payload point into */
+	struct sn_pkt *next;		/* link in the list of whoever holds it */
+	struct sn_pkt *cnext;		/* link in a channel queue */
+	void *cookie;			/* tx: the sender's handle for completion */
+	uint64_t t_gen;			/* tx: when the application sent it */
+	uint64_t t_first_tx;		/* tx: first transmission started */
+	uint64_t t_tx;			/* tx: last transmission started */
+	uint32_t slot;			/* tx bulk: slot of the last transmission */
+	uint16_t tx_count;		/* tx: transmissions so far */
+	uint16_t flags;			/* enum sn_pkt_flag */
+	uint8_t chan;			/* enum sn_chan */
+	uint8_t args[PROTO_ARGS_LEN];	/* tx: arguments (h.args points here) */
+};
+
+/*
+ * A connection: one (virtual network, peer node) pair of a pipeline. The
+ * standard fields are the packet-number state both directions share; each
+ * stage's own state follows at its offset.
+ */
+struct sn_conn {
+	uint16_t peer;			/* peer node id */
+	uint16_t vnet;			/* virtual network */
+	struct pipeline *pl;		/* owner */
+	/* transmit side: maintained by genp */
+	uint32_t tx_next;		/* next packet number to assign */
+	struct sn_pkt *unacked;		/* numbered, unacknowledged, oldest first */
+	struct sn_pkt *unacked_tail;	/* last of that list */
+	uint32_t outstanding;		/* packets on that list */
+	/* receive side: maintained by build_acks, read by dup_find and xmit */
+	uint32_t rx_base;		/* last packet received in sequence */
+	uint32_t rx_mask;		/* bit i: rx_base + 1 + i received */
+	uint32_t rx_unacked;		/* data received since the last ack left */
+	uint64_t rx_first_unacked;	/* when the oldest of those arrived */
+	uint8_t ack_now;		/* an ack must leave at once */
+	struct sn_conn *active_next;	/* list of connections with work */
+	_Alignas(8) unsigned char priv[];	/* stage states */
+};
+
+/* True when packet number n is already recorded in conn's receive state. */
+static inline bool sn_conn_rx_has(const struct sn_conn *c, uint32_t n)
+{
+	int32_t d = proto_seq_diff(n, c->rx_base);
+
+	if (d <= 0)
+		return true;
+	if (d > PROTO_SACK_BITS)
+		return false;
+	return (c->rx_mask >> (d - 1)) & 1;
+}
+
+/* True when n is too far ahead of conn's receive state to be recorded. */
+static inline bool sn_conn_rx_beyond(const struct sn_conn *c, uint32_t n)
+{
+	return proto_seq_diff(n, c->rx_base) > PROTO_SACK_BITS;
+}
+
+#endif

@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The protocol-stage framework: spec parsing, assembly, burst driving. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stage.h"
+
+/* Burst size used when a stage releases packets one by one. */
+enum { STAGE_BURST = 64 };
+
+const struct stage_ops *stage_find(const struct stage_registry *reg,
+				   const char *name)
+{
+	for (const struct stage_ops *const *o = reg->ops; *o; o++)
+		if (strcmp((*o)->name, name) == 0)
+			return *o;
+	return NULL;
+}
+
+/* Index of parameter `key` in ops, or -1. */
+static int stage_param_index(const struct stage_ops *ops, const char *key)
+{
+	for (int i = 0; ops->params && ops->params[i].name; i++)
+		if (strcmp(ops->params[i].name, key) == 0)
+			return i;
+	return -1;
+}
+
+int64_t stage_param(const struct stage *st, const char *name)
+{
+	int i = stage_param_index(st->ops, name);
+
+	return i >= 0 ? st->param[i] : 0;
+}
+
+/* Parse one "key=value" for stage st; 0 or -EINVAL with a message. */
+static int stage_parse_param(struct stage *st, char *kv, char *err, size_t errlen)
+{
+	const struct stage_param *p;
+	char *eq = strchr(kv, '='), *end;
+	long long v;
+	int i;
+
+	if (!eq) {
+		snprintf(err, errlen, "stage %s: parameter '%s' needs a value (key=value)",
+			 st->ops->name, kv);
+		return -EINVAL;
+	}
+	*eq = '\0';
+	i = stage_param_index(st->ops, kv);
+	if (i < 0) {
+		snprintf(err, errlen, "stage %s has no parameter '%s'", st->ops->name, kv);
+		return -EINVAL;
+	}
+	p = &st->ops->params[i];
+	if (p->choices) {
+		for (int c = 0; p->choices[c]; c++) {
+			if (strcmp(p->choices[c], eq + 1) == 0) {
+				st->param[i] = c;
+				return 0;
+			}
+		}
+		snprintf(err, errlen, "stage %s: %s must be one of", st->ops->name, kv);
+		for (int c = 0; p->choices[c]; c++)
+			snprintf(err + strlen(err), errlen - strlen(err), " %s", p->choices[c]);
+		return -EINVAL;
+	}
+	errno = 0;
+	v = strtoll(eq + 1, &end, 10);
+	if (errno || end == eq + 1 || *end || v < p->min || v > p->max) {
+		snprintf(err, errlen, "stage %s: %s='%s' must be an integer in [%lld, %lld]",
+			 st->ops->name, kv, eq + 1, (long long)p->min, (long long)p->max);
+		return -EINVAL;
+	}
+	st->param[i] = v;
+	return 0;
+}
+
+/* Parse "name:key=value:key=value" into stage st. */
+static int stage_parse(const struct stage_registry *reg, struct stage *st,
+		       char *item, char *err, size_t errlen)
+{
+	char *save = NULL, *name = strtok_r(item, ":", &save), *kv;
+
+	if (!name || !*name) {
+		snprintf(err, errlen, "empty stage name in pipeline spec");
+		return -EINVAL;
+	}
+	st->ops = stage_find(reg, name);
+	if (!st->ops) {
+		snprintf(err, errlen, "unknown stage '%s' (stages:", name);
+		for (const struct stage_ops *const *o = reg->ops; *o; o++)
+			snprintf(err + strlen(err), errlen - strlen(err), " %s", (*o)->name);
+		snprintf(err + strlen(err), errlen - strlen(err), ")");
+		return -EINVAL;
+	}
+	for (int i = 0; st->ops->params && st->ops->params[i].name; i++) {
+		if (i >= STAGE_MAX_PARAMS)
+			return -EINVAL;
+		st->param[i] = st->ops->params[i].def;
+	}
+	while ((kv = strtok_r(NULL, ":", &save)))
+		if (stage_parse_param(st, kv, err, errlen))
+			return -EINVAL;
+	return 0;
+}
+
+/* Parse a whole spec into pl->stages. */
+static int pipeline_parse(const struct stage_registry *reg, struct pipeline *pl,
+			  const char *spec, char *err, size_t errlen)
+{
+	char *copy = strdup(spec), *save = NULL, *item;
+	int rc = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		while (*item == ' ')
+			item++;
+		if (!*item)
+			continue;
+		if (pl->n_stages == STAGE_MAX) {
+			snprintf(err, errlen, "more than %d stages in pipeline spec", STAGE_MAX);
+			rc = -EINVAL;
+			break;
+		}
+		rc = stage_parse(reg, &pl->stages[pl->n_stages], item, err, errlen);
+		if (rc)
+			break;
+		pl->n_stages++;
+	}
+	free(copy);
+	return rc;
+}
+
+/* Reject a stage listed twice. */
+static int pipeline_check_unique(const struct pipeline *pl, char *err, size_t errlen)
+{
+	for (unsigned int i = 0; i < pl->n_stages; i++)
+		for (unsigned int j = i + 1; j < pl->n_stages; j++)
+			if (pl->stages[i].ops == pl->stages[j].ops) {
+				snprintf(err, errlen, "stage %s is listed twice",
+					 pl->stages[i].ops->name);
+				return -EINVAL;
+			}
+	return 0;
+}
+
+/* Lay out per-connection state and allocate per-pipeline state. */
+static int pipeline_layout(struct pipeline *pl)
+{
+	size_t off = sizeof(struct sn_conn);
+
+	for (unsigned int i = 0; i < pl->n_stages; i++) {
+		struct stage *st = &pl->stages[i];
+
+		st->pl = pl;
+		st->index = i;
+		off = (off + 7) & ~(size_t)7;
+		st->conn_off = off;
+		off += st->ops->conn_size;
+		if (st->ops->priv_size) {
+			st->priv = calloc(1, st->ops->priv_size);
+			if (!st->priv)
+				return -ENOMEM;
+		}
+	}
+	pl->conn_size = off;
+	return 0;
+}
+
+struct pipeline *pipeline_create(const struct stage_registry *reg,
+				 const char *spec, uint16_t vnet, uint16_t self,
+				 uint16_t n_nodes, const struct pipeline_env *env,
+				 char *err, size_t errlen)
+{
+	struct pipeline *pl = calloc(1, sizeof(*pl));
+	int rc = -ENOMEM;
+
+	if (!pl)
+		goto fail_errno;
+	pl->vnet = vnet;
+	pl->self = self;
+	pl->n_nodes = n_nodes;
+	pl->env = *env;
+	snprintf(pl->name, sizeof(pl->name), "vnet %u", vnet);
+	pl->conns = calloc(n_nodes ? n_nodes : 1, sizeof(*pl->conns));
+	if (!pl->conns)
+		goto fail;
+	rc = pipeline_parse(reg, pl, spec, err, errlen);
+	if (!rc)
+		rc = pipeline_check_unique(pl, err, errlen);
+	if (!rc)
+		rc = pipeline_layout(pl);
+	if (rc)
+		goto fail;
+	for (unsigned int i = 0; i < pl->n_stages; i++) {
+		struct stage *st = &pl->stages[i];
+
+		if (strcmp(st->ops->name, "genp") == 0)
+			pl->numbered = true;
+		if (strcmp(st->ops->name, "build_acks") == 0)
+			pl->acked = true;
+	}
+	for (unsigned int i = 0; i < pl->n_stages; i++) {
+		struct stage *st = &pl->stages[i];
+
+		if (st->ops->init && (rc = st->ops->init(st, err, errlen)))
+			goto fail;
+	}
+	return pl;
+fail:
+	pipeline_destroy(pl);
+fail_errno:
+	errno = -rc;
+	return NULL;
+}
+
+void pipeline_destroy(struct pipeline *pl)
+{
+	if (!pl)
+		return;
+	for (unsigned int p = 0; pl->conns && p < pl->n_nodes; p++) {
+		struct sn_conn *c = pl->conns[p];
+
+		if (!c)
+			continue;
+		for (unsigned int i = 0; i < pl->n_stages; i++)
+			if (pl->stages[i].ops->conn_fini)
+				pl->stages[i].ops->conn_fini(&pl->stages[i], c);
+		free(c);
+	}
+	for (unsigned int i = 0; i < pl->n_stages; i++)
+		free(pl->stages[i].priv);
+	free(pl->conns);
+	free(pl);
+}
+
+struct sn_conn *pipeline_conn(struct pipeline *pl, uint16_t peer)
+{
+	struct sn_conn *c;
+
+	if (peer >= pl->n_nodes)
+		return NULL;
+	c = pl->conns[peer];
+	if (c)
+		return c;
+	c = calloc(1, pl->conn_size);
+	if (!c)
+		return NULL;
+	c->peer = peer;
+	c->vnet = pl->vnet;
+	c->pl = pl;
+	c->tx_next = 1;
+	for (unsigned int i = 0; i < pl->n_stages; i++)
+		if (pl->stages[i].ops->conn_init)
+			pl->stages[i].ops->conn_init(&pl->stages[i], c);
+	pl->conns[peer] = c;
+	return c;
+}
+
+/* Run stages from index `from` downwards, then the sink. */
+static void pipeline_run_tx(struct pipeline *pl, unsigned int from,
+			    struct sn_pkt **pkts, uint16_t n, uint64_t now)
+{
+	for (unsigned int i = from; i < pl->n_stages && n; i++) {
+		struct stage *st = &pl->stages[i];
+
+		if (st->ops->tx)
+			n = st->ops->tx(st, pkts, n, now);
+	}
+	for (uint16_t k = 0; k < n; k++)
+		pl->env.sink(pl->env.ctx, pkts[k], now);
+}
+
+/* Run stages from index `from` upwards, then deliver or release. */
+static void pipeline_run_rx(struct pipeline *pl, int from,
+			    struct sn_pkt **pkts, uint16_t n, uint64_t now)
+{
+	for (int i = from; i >= 0 && n; i--) {
+		struct stage *st = &pl->stages[i];
+
+		if (st->ops->rx)
+			n = st->ops->rx(st, pkts, n, now);
+	}
+	for (uint16_t k = 0; k < n; k++) {
+		struct sn_pkt *p = pkts[k];
+
+		if (p->flags & SN_PKT_BUFFERED)
+			continue;	/* the order stage still holds it */
+		if ((p->h.flags & PROTO_F_DATA) && !(p->flags & SN_PKT_HDR_ONLY))
+			pl->env.deliver(pl->env.ctx, p, now);
+		else
+			pl->env.release(pl->env.ctx, p);
+	}
+}
+
+void pipeline_tx(struct pipeline *pl, struct sn_pkt **pkts, uint16_t n,
+		 uint64_t now)
+{
+	pipeline_run_tx(pl, 0, pkts, n, now);
+}
+
+void pipeline_rx(struct pipeline *pl, struct sn_pkt **pkts, uint16_t n,
+		 uint64_t now)
+{
+	pipeline_run_rx(pl, (int)pl->n_stages - 1, pkts, n, now);
+}
+
+void stage_pass_down(struct stage *st, struct sn_pkt **pkts, uint16_t n,
+		     uint64_t now)
+{
+	pipeline_run_tx(st->pl, st->index + 1, pkts, n, now);
+}
+
+void stage_pass_up(struct stage *st, struct sn_pkt **pkts, uint16_t n,
+		   uint64_t now)
+{
+	pipeline_run_rx(st->pl, (int)st->index - 1, pkts, n, now);
+}
+
+uint64_t pipeline_tick(struct pipeline *pl, uint64_t now)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (unsigned int i = 0; i < pl->n_stages; i++) {
+		struct stage *st = &pl->stages[i];
+
+		if (st->ops->tick) {
+			uint64_t t = st->ops->tick(st, now);
+
+			if (t < next)
+				next = t;
+		}
+	}
+	return next;
+}
+
+void pipeline_event(struct pipeline *pl, struct sn_conn *conn,
+		    enum stage_event ev, struct sn_pkt *pkt, uint64_t now)
+{
+	for (unsigned int i = 0; i < pl->n_stages; i++) {
+		struct stage *st = &pl->stages[i];
+
+		if (st->ops->event)
+			st->ops->event(st, conn, ev, pkt, now);
+	}
+}
+
+struct stage *stage_below(struct stage *st, const char *name)
+{
+	for (unsigned int i = st->index + 1; i < st->pl->n_stages; i++)
+		if (strcmp(st->pl->stages[i].ops->name, name) == 0)
+			return &st->pl->stages[i];
+	return NULL;
+}
+
+struct stage *stage_above(struct stage *st, const char *name)
+{
+	for (int i = (int)st->index - 1; i >= 0; i--)
+		if (strcmp(st->pl->stages[i].ops->name, name) == 0)
+			return &st->pl->stages[i];
+	return NULL;
+}
+
+void pipeline_complete(struct pipeline *pl, struct sn_pkt *pkt, int status,
+		       uint64_t now)
+{
+	pl->env.complete(pl->env.ctx, pkt, status, now);
+	pl->env.release(pl->env.ctx, pkt);
+}
+
+void pipeline_print_counters(const struct pipeline *pl, FILE *f)
+{
+	for (unsigned int i = 0; i < pl->n_stages; i++) {
+		const struct stage *st = &pl->stages[i];
+
+		for (unsigned int c = 0; st->ops->counter_names &&
+		     st->ops->counter_names[c]; c++)
+			if (st->cnt[c])
+				fprintf(f, "%s.%s.%s %llu\n", pl->name, st->ops->name,
+					st->ops->counter_names[c],
+					(unsigned long long)st->cnt[c]);
+	}
+}
+
+void pipeline_describe(const struct pipeline *pl, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < pl->n_stages && off < len; i++) {
+		const struct stage *st = &pl->stages[i];
+
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? " -> " : "",
+					st->ops->name);
+		for (int p = 0; st->ops->params && st->ops->params[p].name && off < len; p++) {
+			const struct stage_param *sp = &st->ops->params[p];
+
+			if (sp->choices)
+				off += (size_t)snprintf(buf + off, len - off, "%s%s=%s",
+					p ? "," : "(", sp->name, sp->choices[st->param[p]]);
+			else
+				off += (size_t)snprintf(buf + off, len - off, "%s%s=%lld",
+					p ? "," : "(", sp->name, (long long)st->param[p]);
+			if (!st->ops->params[p + 1].name && off < len)
+				off += (size_t)snprintf(buf + off, len - off, ")");
+		}
+	}
+}

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The protocol-stage framework. A stage is a small registration struct (name,
+ * validated parameters, per-pipeline and per-connection state, a transmit and
+ * a receive function on a burst, a timer tick, counters). A pipeline is
+ * assembled from a list of stage names with parameters, e.g.
+ *
+ *     "build_acks:threshold=4,order:mode=sr,dup_find,timer:timeout_us=60,genp:window=32"
+ *
+ * listed from the application (top) to the wire (bottom). Transmit bursts run
+ * top to bottom and end in the pipeline's sink (the channel layer); receive
+ * bursts run bottom to top and end in delivery to the application. One
+ * pipeline serves one virtual network; it keeps one connection per peer node.
+ *
+ * Stages share a few standard per-connection fields (struct sn_conn): the
+ * packet-number state of each direction. Everything else a stage keeps is its
+ * own. The frame format is known only to the ingress and egress stages
+ * (bad_filter, split, xmit), which the NIC runs around every pipeline.
+ */
+#ifndef SEGNET_STAGE_H
+#define SEGNET_STAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pkt.h"
+
+enum {
+	STAGE_MAX = 12,		/* stages in one pipeline */
+	STAGE_MAX_PARAMS = 6,	/* parameters of one stage */
+	STAGE_MAX_COUNTERS = 24,	/* counters of one stage */
+};
+
+struct stage;
+struct pipeline;
+
+/* A stage parameter: an integer in [min, max], or one of `choices`. */
+struct stage_param {
+	const char *name;		/* key in "stage:key=value" */
+	const char *help;		/* one line */
+	int64_t min;			/* smallest value (integers) */
+	int64_t max;			/* largest value (integers) */
+	int64_t def;			/* default (index into choices if any) */
+	const char *const *choices;	/* NULL-terminated names, or NULL */
+};
+
+/* Events one stage raises for the others (e.g. a timer expiry). */
+enum stage_event {
+	STAGE_EV_TIMEOUT,	/* retransmission timer of conn expired */
+	STAGE_EV_TX_LOST,	/* channel saw the frame of pkt lost */
+	STAGE_EV_RESET,		/* peer restarted: forget the connection */
+};
+
+/* A stage's registration. */
+struct stage_ops {
+	const char *name;			/* in pipeline specs */
+	const char *help;			/* one line for --help */
+	const struct stage_param *params;	/* NULL-terminated by name */
+	const char *const *counter_names;	/* NULL-terminated */
+	size_t priv_size;			/* per-pipeline state */
+	size_t conn_size;			/* per-connection state */
+	/* Check parameters and neighbours; 0 or -EINVAL with a message. */
+	int (*init)(struct stage *st, char *err, size_t errlen);
+	/* Transmit burst; returns how many continue down (kept in front). */
+	uint16_t (*tx)(struct stage *st, struct sn_pkt **pkts, uint16_t n,
+		       uint64_t now);
+	/* Receive burst; returns how many continue up (kept in front). */
+	uint16_t (*rx)(struct stage *st, struct sn_pkt **pkts, uint16_t n,
+		       uint64_t now);
+	/* Timers; returns the next time the stage needs a tick. */
+	uint64_t (*tick)(struct stage *st, uint64_t now);
+	/* An event about conn (and pkt, for STAGE_EV_TX_LOST). */
+	void (*event)(struct stage *st, struct sn_conn *conn, enum stage_event ev,
+		      struct sn_pkt *pkt, uint64_t now);
+	/* Set up a new connection's state (already zeroed). */
+	void (*conn_init)(struct stage *st, struct sn_conn *conn);
+	/* Release what a connection's state holds (pipeline teardown). */
+	void (*conn_fini)(struct stage *st, struct sn_conn *conn);
+};
+
+/* A stage in a pipeline. */
+struct stage {
+	const struct stage_ops *ops;	/* registration */
+	struct pipeline *pl;		/* owner */
+	unsigned int index;		/* 0 = top */
+	int64_t param[STAGE_MAX_PARAMS];	/* values, in ops->params order */
+	void *priv;			/* ops->priv_size bytes, zeroed */
+	size_t conn_off;		/* offset of its state in a connection */
+	uint64_t cnt[STAGE_MAX_COUNTERS];	/* counters, named by ops */
+};
+
+/* What a pipeline calls outside itself (the NIC). */
+struct pipeline_env {
+	void *ctx;	/* first argument of every callback */
+	/* Bottom of transmit: hand a packet to the channel layer. */
+	void (*sink)(void *ctx, struct sn_pkt *pkt, uint64_t now);
+	/* Top of receive: a data packet for the application. */
+	void (*deliver)(void *ctx, struct sn_pkt *pkt, uint64_t now);
+	/* A transmitted packet is finished with (status: enum sn_status). */
+	void (*complete)(void *ctx, struct sn_pkt *pkt, int status, uint64_t now);
+	/* A fresh packet (for acknowledgments), or NULL. */
+	struct sn_pkt *(*alloc)(void *ctx);
+	/* Give back a packet nobody holds. */
+	void (*release)(void *ctx, struct sn_pkt *pkt);
+};
+
+/* A pipeline: the stages of one virtual network and its connections. */
+struct pipeline {
+	char name[48];			/* "vnet 3 (conf4-sr)" */
+	uint16_t vnet;			/* virtual network it serves */
+	uint16_t self;			/* this node's id */
+	uint16_t n_nodes;		/* peers: 0 .. n_nodes-1 */
+	unsigned int n_stages;		/* stages[0] is the top */
+	struct stage stages[STAGE_MAX];	/* the stages */
+	size_t conn_size;		/* bytes of one connection */
+	struct sn_conn **conns;		/* by peer node, created on first use */
+	struct pipeline_env env;	/* the outside */
+	bool numbered;			/* has genp: packets carry numbers */
+	bool acked;			/* has build_acks: frames carry acks */
+};
+
+/* A registry of stages, NULL-terminated (nicd provides the table). */
+struct stage_registry {
+	const struct stage_ops *const *ops;
+};
+
+/* Find a stage by name in a registry. */
+const struct stage_ops *stage_find(const struct stage_registry *reg,
+				   const char *name);
+
+/*
+ * Build a pipeline from a spec for virtual network vnet on node self in a
+ * cluster of n_nodes. NULL with errno and a message naming the stage or
+ * parameter in err when the spec is bad or the stages cannot work together.
+ */
+struct pipeline *pipeline_create(const struct stage_registry *reg,
+				 const char *spec, uint16_t vnet, uint16_t self,
+				 uint16_t n_nodes, const struct pipeline_env *env,
+				 char *err, size_t errlen);
+
+/* Free a pipeline, its connections and what their stages hold. */
+void pipeline_destroy(struct pipeline *pl);
+
+/* The connection to peer, created on first use; NULL if out of range. */
+struct sn_conn *pipeline_conn(struct pipeline *pl, uint16_t peer);
+
+/* Run a transmit burst from the top. */
+void pipeline_tx(struct pipeline *pl, struct sn_pkt **pkts, uint16_t n,
+		 uint64_t now);
+
+/* Run a receive burst from the bottom. */
+void pipeline_rx(struct pipeline *pl, struct sn_pkt **pkts, uint16_t n,
+		 uint64_t now);
+
+/* Tick every stage; returns the earliest next tick wanted. */
+uint64_t pipeline_tick(struct pipeline *pl, uint64_t now);
+
+/* Tell every stage about an event (top to bottom). */
+void pipeline_event(struct pipeline *pl, struct sn_conn *conn,
+		    enum stage_event ev, struct sn_pkt *pkt, uint64_t now);
+
+/* Continue a transmit burst below stage st (a stage releasing packets). */
+void stage_pass_down(struct stage *st, struct sn_pkt **pkts, uint16_t n,
+		     uint64_t now);
+
+/* Continue a receive burst above stage st. */
+void stage_pass_up(struct stage *st, struct sn_pkt **pkts, uint16_t n,
+		   uint64_t now);
+
+/* The stage named name below (or above) st, or NULL. */
+struct stage *stage_below(struct stage *st, const char *name);
+struct stage *stage_above(struct stage *st, const char *name);
+
+/* Value of parameter `name` of stage st (which must declare it). */
+int64_t stage_param(const struct stage *st, const char *name);
+
+/* This stage's state in a connection. */
+static inline void *stage_conn(const struct stage *st, struct sn_conn *conn)
+{
+	return (char *)conn + st->conn_off;
+}
+
+/* Finish a transmitted packet: completion to its owner, then release. */
+void pipeline_complete(struct pipeline *pl, struct sn_pkt *pkt, int status,
+		       uint64_t now);
+
+/* Print every stage's non-zero counters. */
+void pipeline_print_counters(const struct pipeline *pl, FILE *f);
+
+/* Format the stage list ("genp(window=32) -> ...") into buf. */
+void pipeline_describe(const struct pipeline *pl, char *buf, size_t len);
+
+#endif
