@@ -40,7 +40,7 @@ enum sn_pkt_flag {
 	SN_PKT_BUFFERED = 1u << 4,	/* rx: order keeps it; record, don't deliver */
 	SN_PKT_RECORDED = 1u << 5,	/* rx: already recorded by build_acks */
 	SN_PKT_ACK_ONLY = 1u << 6,	/* tx: a standalone acknowledgment */
-	SN_PKT_RETX_WANTED = 1u << 7,	/* tx: retransmit when the channel frees it */
+	SN_PKT_SENDING = 1u << 7,	/* tx: the channel will send it or awaits its BACK */
 };
 
 struct sn_conn;
@@ -52,6 +52,7 @@ struct sn_pkt {
 	struct rte_mbuf *m;		/* rx: the frame args/payload point into */
 	struct sn_pkt *next;		/* link in the list of whoever holds it */
 	struct sn_pkt *cnext;		/* link in a channel queue */
+	struct sn_pkt *cprev;		/* back link in a channel queue */
 	void *cookie;			/* tx: the sender's handle for completion */
 	uint64_t t_gen;			/* tx: when the application sent it */
 	uint64_t t_first_tx;		/* tx: first transmission started */
@@ -60,6 +61,7 @@ struct sn_pkt {
 	uint16_t tx_count;		/* tx: transmissions so far */
 	uint16_t flags;			/* enum sn_pkt_flag */
 	uint8_t chan;			/* enum sn_chan */
+	uint8_t cq;			/* which channel queue holds it (NIC private) */
 	uint8_t args[PROTO_ARGS_LEN];	/* tx: arguments (h.args points here) */
 };
 
@@ -83,7 +85,8 @@ struct sn_conn {
 	uint32_t rx_unacked;		/* data received since the last ack left */
 	uint64_t rx_first_unacked;	/* when the oldest of those arrived */
 	uint8_t ack_now;		/* an ack must leave at once */
-	struct sn_conn *active_next;	/* list of connections with work */
+	uint8_t on_active;		/* on the pipeline's active list */
+	struct sn_conn *active_next;	/* next on that list */
 	_Alignas(8) unsigned char priv[];	/* stage states */
 };
 

@@ -232,8 +232,11 @@ void pipeline_destroy(struct pipeline *pl)
 				pl->stages[i].ops->conn_fini(&pl->stages[i], c);
 		free(c);
 	}
-	for (unsigned int i = 0; i < pl->n_stages; i++)
+	for (unsigned int i = 0; i < pl->n_stages; i++) {
+		if (pl->stages[i].ops->fini && pl->stages[i].priv)
+			pl->stages[i].ops->fini(&pl->stages[i]);
 		free(pl->stages[i].priv);
+	}
 	free(pl->conns);
 	free(pl);
 }
@@ -259,6 +262,15 @@ struct sn_conn *pipeline_conn(struct pipeline *pl, uint16_t peer)
 			pl->stages[i].ops->conn_init(&pl->stages[i], c);
 	pl->conns[peer] = c;
 	return c;
+}
+
+void pipeline_conn_activate(struct pipeline *pl, struct sn_conn *conn)
+{
+	if (conn->on_active)
+		return;
+	conn->on_active = 1;
+	conn->active_next = pl->active;
+	pl->active = conn;
 }
 
 /* Run stages from index `from` downwards, then the sink. */
@@ -341,7 +353,8 @@ uint64_t pipeline_tick(struct pipeline *pl, uint64_t now)
 void pipeline_event(struct pipeline *pl, struct sn_conn *conn,
 		    enum stage_event ev, struct sn_pkt *pkt, uint64_t now)
 {
-	for (unsigned int i = 0; i < pl->n_stages; i++) {
+	/* Bottom up: lower stages let go of packets before genp finishes them. */
+	for (int i = (int)pl->n_stages - 1; i >= 0; i--) {
 		struct stage *st = &pl->stages[i];
 
 		if (st->ops->event)

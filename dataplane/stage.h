@@ -48,8 +48,7 @@ struct stage_param {
 /* Events one stage raises for the others (e.g. a timer expiry). */
 enum stage_event {
 	STAGE_EV_TIMEOUT,	/* retransmission timer of conn expired */
-	STAGE_EV_TX_LOST,	/* channel saw the frame of pkt lost */
-	STAGE_EV_RESET,		/* peer restarted: forget the connection */
+	STAGE_EV_RESET,		/* peer down or restarted: forget the connection */
 };
 
 /* A stage's registration. */
@@ -70,13 +69,15 @@ struct stage_ops {
 		       uint64_t now);
 	/* Timers; returns the next time the stage needs a tick. */
 	uint64_t (*tick)(struct stage *st, uint64_t now);
-	/* An event about conn (and pkt, for STAGE_EV_TX_LOST). */
+	/* An event about conn. */
 	void (*event)(struct stage *st, struct sn_conn *conn, enum stage_event ev,
 		      struct sn_pkt *pkt, uint64_t now);
 	/* Set up a new connection's state (already zeroed). */
 	void (*conn_init)(struct stage *st, struct sn_conn *conn);
 	/* Release what a connection's state holds (pipeline teardown). */
 	void (*conn_fini)(struct stage *st, struct sn_conn *conn);
+	/* Release what the stage's own state holds (pipeline teardown). */
+	void (*fini)(struct stage *st);
 };
 
 /* A stage in a pipeline. */
@@ -115,6 +116,7 @@ struct pipeline {
 	struct stage stages[STAGE_MAX];	/* the stages */
 	size_t conn_size;		/* bytes of one connection */
 	struct sn_conn **conns;		/* by peer node, created on first use */
+	struct sn_conn *active;		/* connections with unacknowledged packets */
 	struct pipeline_env env;	/* the outside */
 	bool numbered;			/* has genp: packets carry numbers */
 	bool acked;			/* has build_acks: frames carry acks */
@@ -145,6 +147,9 @@ void pipeline_destroy(struct pipeline *pl);
 /* The connection to peer, created on first use; NULL if out of range. */
 struct sn_conn *pipeline_conn(struct pipeline *pl, uint16_t peer);
 
+/* Put conn on the pipeline's list of connections with packets in flight. */
+void pipeline_conn_activate(struct pipeline *pl, struct sn_conn *conn);
+
 /* Run a transmit burst from the top. */
 void pipeline_tx(struct pipeline *pl, struct sn_pkt **pkts, uint16_t n,
 		 uint64_t now);
@@ -156,7 +161,7 @@ void pipeline_rx(struct pipeline *pl, struct sn_pkt **pkts, uint16_t n,
 /* Tick every stage; returns the earliest next tick wanted. */
 uint64_t pipeline_tick(struct pipeline *pl, uint64_t now);
 
-/* Tell every stage about an event (top to bottom). */
+/* Tell every stage about an event (bottom to top). */
 void pipeline_event(struct pipeline *pl, struct sn_conn *conn,
 		    enum stage_event ev, struct sn_pkt *pkt, uint64_t now);
 

@@ -160,6 +160,7 @@ static size_t proto_encode_body(const struct proto_pkt *pkt, uint8_t *b)
 			.gflags = htons(g->gflags), .slot_ns = htonl(g->slot_ns),
 			.timestamp_ns = htobe64(g->timestamp_ns),
 			.back_slots = htons(g->back_slots),
+			.slot_frames = htons(g->slot_frames),
 		};
 
 		memcpy(b, &gb, sizeof(gb));
@@ -334,12 +335,14 @@ static enum proto_reason proto_decode_gnt(const uint8_t *b, uint16_t max_nodes,
 	g->slot_ns = ntohl(gb.slot_ns);
 	g->timestamp_ns = be64toh(gb.timestamp_ns);
 	g->back_slots = ntohs(gb.back_slots);
+	g->slot_frames = ntohs(gb.slot_frames);
 	if (g->n_nodes == 0 || g->n_nodes > max_nodes ||
 	    g->node_id >= g->n_nodes || g->node_id != out->dst_node ||
 	    (g->target >= g->n_nodes && g->target != PROTO_NODE_NONE) ||
-	    (g->gflags & ~PROTO_GNT_F_ALL) || g->slot_ns == 0)
+	    (g->gflags & ~PROTO_GNT_F_ALL) || g->slot_ns == 0 ||
+	    g->slot_frames == 0)
 		return PROTO_R_BODY;
-	return gb.reserved ? PROTO_R_RESERVED : PROTO_R_OK;
+	return PROTO_R_OK;
 }
 
 /* Decode and check the body after its length has been checked. */

@@ -150,7 +150,7 @@ struct proto_gnt_body {
 	uint32_t slot_ns;	/* slot length */
 	uint64_t timestamp_ns;	/* switch clock when the grant left */
 	uint16_t back_slots;	/* slots after transfer within which BACK comes */
-	uint16_t reserved;
+	uint16_t slot_frames;	/* BREQs one grant allows (>= 1) */
 } __attribute__((packed));
 _Static_assert(sizeof(struct proto_gnt_body) == 28, "GNT body");
 
@@ -180,6 +180,7 @@ struct proto_gnt {
 	uint32_t slot_ns;
 	uint64_t timestamp_ns;
 	uint16_t back_slots;
+	uint16_t slot_frames;
 };
 
 /*

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The NIC's channel layer. Bulk: packets wait in per-target backlogs, are
+ * prefetched round-robin into send buffers with a per-target cap (so a
+ * blocked target cannot hold buffers other targets could use), are requested
+ * in every slot's CFG, leave in a granted slot, and keep their buffer until
+ * the BACK: a negative or missing BACK requests the target again. Quick:
+ * packets take a quick send buffer, leave at once, and keep the buffer until
+ * acknowledged when a protocol holds them (the timer retransmits from it).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nic_priv.h"
+
+int chan_init(struct nic *nic)
+{
+	struct nic_chan *ch = &nic->ch;
+	uint16_t n = nic->cfg.max_nodes;
+
+	ch->backlog = calloc(n, sizeof(*ch->backlog));
+	ch->voq = calloc(n, sizeof(*ch->voq));
+	ch->held = calloc(n, sizeof(*ch->held));
+	ch->cfg_counts = calloc(n, 1);
+	ch->cfg_enable = calloc((n + 7u) / 8, 1);
+	if (!ch->backlog || !ch->voq || !ch->held || !ch->cfg_counts || !ch->cfg_enable)
+		return -ENOMEM;
+	return 0;
+}
+
+void chan_fini(struct nic *nic)
+{
+	struct nic_chan *ch = &nic->ch;
+
+	free(ch->backlog);
+	free(ch->voq);
+	free(ch->held);
+	free(ch->cfg_counts);
+	free(ch->cfg_enable);
+}
+
+/* The list a packet's cq names. */
+static struct chan_list *chan_list_of(struct nic *nic, const struct sn_pkt *p)
+{
+	struct nic_chan *ch = &nic->ch;
+	uint16_t t = p->h.dst_node;
+
+	switch (p->cq) {
+	case CQ_BACKLOG:
+		return &ch->backlog[t];
+	case CQ_VOQ:
+		return &ch->voq[t];
+	case CQ_FIFO_BACKLOG:
+		return &ch->fifo_backlog;
+	case CQ_FIFO:
+		return &ch->fifo;
+	case CQ_INFLIGHT:
+		return &ch->inflight;
+	case CQ_QBACKLOG:
+		return &ch->qbacklog;
+	case CQ_QTX:
+		return &ch->qtx;
+	case CQ_QWAIT:
+		return &ch->qwait;
+	default:
+		return NULL;
+	}
+}
+
+/* True when a packet on list q occupies a send buffer. */
+static bool chan_q_holds_buffer(uint8_t q)
+{
+	return q == CQ_VOQ || q == CQ_FIFO || q == CQ_INFLIGHT ||
+	       q == CQ_QTX || q == CQ_QWAIT;
+}
+
+/* Give back the send buffer of a packet leaving list q. */
+static void chan_free_buffer(struct nic *nic, const struct sn_pkt *p, uint8_t q)
+{
+	if (!chan_q_holds_buffer(q))
+		return;
+	if (p->chan == SN_CHAN_BULK) {
+		nic->ch.held[p->h.dst_node]--;
+		nic->ch.bulk_used--;
+	} else {
+		nic->ch.quick_used--;
+	}
+}
+
+/* Take a packet off its list, giving back its buffer. */
+static void chan_remove(struct nic *nic, struct sn_pkt *p)
+{
+	uint8_t q = p->cq;
+
+	if (q == CQ_BACKLOG)
+		nic->ch.backlogged--;
+	chan_unlink(chan_list_of(nic, p), p);
+	chan_free_buffer(nic, p, q);
+	p->flags &= (uint16_t)~SN_PKT_IN_CHAN;
+}
+
+void chan_forget(struct nic *nic, struct sn_pkt *pkt)
+{
+	chan_remove(nic, pkt);
+}
+
+/* The channel is done with a packet: finish it unless a protocol holds it. */
+static void chan_done(struct nic *nic, struct sn_pkt *p, int status, uint64_t now)
+{
+	chan_remove(nic, p);
+	if (p->flags & SN_PKT_HELD)
+		return;
+	nic_finish(nic, p, status, now);
+	nic_desc_free(nic, p);
+}
+
+void chan_sink(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
+{
+	struct nic_chan *ch = &nic->ch;
+
+	if (pkt->flags & SN_PKT_ACK_ONLY) {
+		if (nic->state == NIC_UP)
+			nic_xmit(nic, pkt, now);
+		nic_desc_free(nic, pkt);
+		return;
+	}
+	if (pkt->cq == CQ_QWAIT) {
+		/* A quick retransmission keeps its buffer. */
+		chan_unlink(&ch->qwait, pkt);
+		chan_push_tail(&ch->qtx, pkt, CQ_QTX);
+		return;
+	}
+	if (pkt->cq != CQ_NONE)
+		return;		/* still queued or waiting for its BACK */
+	pkt->flags |= SN_PKT_IN_CHAN;
+	if (pkt->chan == SN_CHAN_QUICK) {
+		chan_push_tail(&ch->qbacklog, pkt, CQ_QBACKLOG);
+	} else if (nic->fifo) {
+		chan_push_tail(&ch->fifo_backlog, pkt, CQ_FIFO_BACKLOG);
+	} else {
+		chan_push_tail(&ch->backlog[pkt->h.dst_node], pkt, CQ_BACKLOG);
+		ch->backlogged++;
+	}
+}
+
+/* Move a bulk packet from its backlog into a send buffer. */
+static void chan_take_buffer(struct nic *nic, struct chan_list *from,
+			     struct chan_list *to, uint8_t q)
+{
+	struct sn_pkt *p = chan_pop_head(from);
+
+	if (from != &nic->ch.fifo_backlog)
+		nic->ch.backlogged--;
+	chan_push_tail(to, p, q);
+	p->flags |= SN_PKT_IN_CHAN;
+	nic->ch.held[p->h.dst_node]++;
+	nic->ch.bulk_used++;
+}
+
+/* Fill free bulk send buffers, one target at a time, round robin. */
+static void chan_prefetch_bulk(struct nic *nic)
+{
+	struct nic_chan *ch = &nic->ch;
+	uint16_t n = nic->n_nodes;
+	bool progress = true;
+
+	if (nic->fifo) {
+		while (ch->fifo_backlog.len && ch->bulk_used < nic->cfg.bulk_bufs)
+			chan_take_buffer(nic, &ch->fifo_backlog, &ch->fifo, CQ_FIFO);
+		return;
+	}
+	while (progress && ch->backlogged && ch->bulk_used < nic->cfg.bulk_bufs) {
+		progress = false;
+		for (uint16_t c = 0; c < n && ch->bulk_used < nic->cfg.bulk_bufs; c++) {
+			uint16_t t = (uint16_t)((ch->rr + c) % n);
+
+			if (ch->backlog[t].len && ch->held[t] < nic->cfg.bulk_per_target) {
+				chan_take_buffer(nic, &ch->backlog[t], &ch->voq[t], CQ_VOQ);
+				progress = true;
+			}
+		}
+		ch->rr = (uint16_t)((ch->rr + 1) % n);
+	}
+}
+
+/* Fill free quick send buffers in order. */
+static void chan_prefetch_quick(struct nic *nic)
+{
+	struct nic_chan *ch = &nic->ch;
+
+	while (ch->qbacklog.len && ch->quick_used < nic->cfg.quick_bufs) {
+		struct sn_pkt *p = chan_pop_head(&ch->qbacklog);
+
+		chan_push_tail(&ch->qtx, p, CQ_QTX);
+		ch->quick_used++;
+	}
+}
+
+void chan_joined(struct nic *nic)
+{
+	struct nic_chan *ch = &nic->ch;
+
+	if (!nic->fifo)
+		return;
+	/* Packets queued before the mode was known move to the FIFO backlog. */
+	for (uint16_t t = 0; t < nic->cfg.max_nodes; t++) {
+		while (ch->backlog[t].len) {
+			struct sn_pkt *p = chan_pop_head(&ch->backlog[t]);
+
+			ch->backlogged--;
+			chan_push_tail(&ch->fifo_backlog, p, CQ_FIFO_BACKLOG);
+		}
+	}
+}
+
+/* Send the CFG of this slot: requests per target and enable vectors. */
+static void chan_send_cfg(struct nic *nic, uint32_t slot)
+{
+	struct nic_chan *ch = &nic->ch;
+	uint16_t n = nic->n_nodes;
+	struct proto_pkt p = {
+		.type = PROTO_T_CFG, .src_node = nic->id,
+		.dst_node = PROTO_NODE_SWITCH,
+	};
+
+	memset(ch->cfg_counts, 0, n);
+	if (nic->fifo) {
+		if (ch->fifo.head)
+			ch->cfg_counts[ch->fifo.head->h.dst_node] = 1;
+	} else {
+		for (uint16_t t = 0; t < n; t++)
+			ch->cfg_counts[t] = (uint8_t)(ch->voq[t].len > 255 ? 255 : ch->voq[t].len);
+	}
+	memset(ch->cfg_enable, 0, (n + 7u) / 8);
+	for (uint16_t i = 0; i < n; i++)
+		proto_bit_set(ch->cfg_enable, i);
+	p.cfg = (struct proto_cfg) {
+		.slot = slot, .n_nodes = n, .counts = ch->cfg_counts,
+		.bulk_en = ch->cfg_enable, .quick_en = ch->cfg_enable,
+	};
+	nic_send_control(nic, &p);
+	nic->stats.cfg_sent++;
+}
+
+/* Send one BREQ to target in slot; false when nothing is queued for it. */
+static bool chan_send_breq(struct nic *nic, uint16_t target, uint32_t slot,
+			   uint64_t now)
+{
+	struct nic_chan *ch = &nic->ch;
+	struct chan_list *from = nic->fifo ? &ch->fifo : &ch->voq[target];
+	struct sn_pkt *p = from->head;
+
+	if (!p || p->h.dst_node != target)
+		return false;
+	chan_unlink(from, p);
+	chan_push_tail(&ch->inflight, p, CQ_INFLIGHT);
+	p->slot = slot;
+	nic_xmit(nic, p, now);
+	return true;
+}
+
+void chan_grant(struct nic *nic, const struct proto_gnt *g, uint64_t now)
+{
+	if (g->target != PROTO_NODE_NONE) {
+		bool sent = false;
+
+		nic->stats.gnt_granted++;
+		for (uint16_t k = 0; k < nic->slot_frames; k++)
+			sent |= chan_send_breq(nic, g->target, g->slot, now);
+		if (!sent)
+			nic->stats.gnt_unused++;
+	}
+	chan_prefetch_bulk(nic);
+	chan_send_cfg(nic, g->slot);
+}
+
+/* A bulk packet must be requested again: back to the front of its queue. */
+static void chan_request_again(struct nic *nic, struct sn_pkt *p)
+{
+	struct nic_chan *ch = &nic->ch;
+
+	chan_unlink(&ch->inflight, p);
+	if (nic->fifo)
+		chan_push_head(&ch->fifo, p, CQ_FIFO);
+	else
+		chan_push_head(&ch->voq[p->h.dst_node], p, CQ_VOQ);
+}
+
+void chan_back(struct nic *nic, const struct proto_pkt *b, uint64_t now)
+{
+	struct sn_pkt *p;
+
+	for (p = nic->ch.inflight.head; p; p = p->cnext)
+		if (p->h.dst_node == b->src_node && p->slot == b->slot)
+			break;
+	if (!p) {
+		nic->stats.back_unmatched++;
+		return;
+	}
+	if (b->flags & PROTO_F_NACK) {
+		nic->stats.back_nack++;
+		chan_request_again(nic, p);
+		return;
+	}
+	nic->stats.back_ok++;
+	chan_done(nic, p, SN_OK, now);
+}
+
+/* When the BACK of a BREQ sent at t_tx is overdue. */
+static uint64_t chan_back_deadline(const struct nic *nic, const struct sn_pkt *p)
+{
+	return p->t_tx + (nic->back_slots + 2u) * nic->slot_ns;
+}
+
+/* Missing BACKs: request again if a protocol holds the packet, else lost. */
+static void chan_check_backs(struct nic *nic, uint64_t now)
+{
+	struct sn_pkt *p;
+
+	while ((p = nic->ch.inflight.head) && now >= chan_back_deadline(nic, p)) {
+		nic->stats.back_missing++;
+		if (p->flags & SN_PKT_HELD)
+			chan_request_again(nic, p);
+		else
+			chan_done(nic, p, SN_ERR_LOST, now);
+	}
+}
+
+/* Send every quick packet that has a buffer. */
+static void chan_send_quick(struct nic *nic, uint64_t now)
+{
+	struct nic_chan *ch = &nic->ch;
+	struct sn_pkt *p;
+
+	while ((p = chan_pop_head(&ch->qtx))) {
+		nic_xmit(nic, p, now);
+		if (p->flags & SN_PKT_HELD) {
+			chan_push_tail(&ch->qwait, p, CQ_QWAIT);
+		} else {
+			ch->quick_used--;
+			p->flags &= (uint16_t)~SN_PKT_IN_CHAN;
+			nic_finish(nic, p, SN_OK, now);
+			nic_desc_free(nic, p);
+		}
+	}
+}
+
+uint64_t chan_poll(struct nic *nic, uint64_t now)
+{
+	struct sn_pkt *head;
+
+	if (nic->state != NIC_UP)
+		return UINT64_MAX;
+	chan_check_backs(nic, now);
+	chan_prefetch_quick(nic);
+	chan_send_quick(nic, now);
+	head = nic->ch.inflight.head;
+	return head ? chan_back_deadline(nic, head) : UINT64_MAX;
+}
+
+/* Fail the packets for peer on list l (those no protocol holds). */
+static void chan_purge_list(struct nic *nic, struct chan_list *l, uint16_t peer,
+			    uint64_t now)
+{
+	struct sn_pkt *p = l->head, *next;
+
+	for (; p; p = next) {
+		next = p->cnext;
+		if (p->h.dst_node == peer)
+			chan_done(nic, p, SN_ERR_DOWN, now);
+	}
+}
+
+void chan_purge_peer(struct nic *nic, uint16_t peer, uint64_t now)
+{
+	struct nic_chan *ch = &nic->ch;
+	struct chan_list *lists[] = {
+		&ch->backlog[peer], &ch->voq[peer], &ch->fifo_backlog, &ch->fifo,
+		&ch->inflight, &ch->qbacklog, &ch->qtx, &ch->qwait,
+	};
+
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		chan_purge_list(nic, lists[i], peer, now);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Egress: xmit, the transmit stage that knows the frame format. It runs at
+ * the moment a packet leaves (not when it is queued), so the acknowledgment
+ * it piggybacks and the slot it names are current.
+ */
+#include "dataplane/dp_mbuf.h"
+#include "nic_priv.h"
+
+/* Encode p into a new frame and send it on port; false if no mbuf. */
+static bool nic_emit(struct nic *nic, struct dp_port *port, struct proto_pkt *p)
+{
+	struct rte_mbuf *m;
+
+	proto_node_mac(nic->id, p->eth_src);
+	proto_node_mac(p->dst_node, p->eth_dst);
+	m = dp_frame_alloc(nic->cfg.mp, (uint16_t)proto_frame_len(p));
+	if (!m) {
+		nic->stats.no_mbuf++;
+		return false;
+	}
+	if (proto_encode(p, rte_pktmbuf_mtod(m, void *), m->buf_len - m->data_off) < 0) {
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	dp_port_tx1(port, m);
+	return true;
+}
+
+/* Piggyback conn's receive state on p; the connection is then acknowledged. */
+static void nic_add_ack(struct sn_conn *conn, struct proto_pkt *p)
+{
+	if (!conn || !conn->pl->acked)
+		return;
+	p->flags |= PROTO_F_ACK;
+	p->ack_base = conn->rx_base;
+	p->ack_mask = conn->rx_mask;
+	conn->rx_unacked = 0;
+	conn->ack_now = 0;
+}
+
+void nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
+{
+	struct proto_pkt p = pkt->h;
+	bool bulk = pkt->chan == SN_CHAN_BULK;
+
+	p.src_node = nic->id;
+	if (pkt->flags & SN_PKT_ACK_ONLY) {
+		p = (struct proto_pkt) {
+			.type = PROTO_T_QACK, .src_node = nic->id,
+			.dst_node = pkt->h.dst_node, .vnet = pkt->h.vnet,
+		};
+		nic_add_ack(pkt->conn, &p);
+		if (nic_emit(nic, nic->quick, &p))
+			nic->stats.qack_sent++;
+		return;
+	}
+	p.type = bulk ? PROTO_T_BREQ : PROTO_T_QREQ;
+	p.slot = bulk ? pkt->slot : 0;
+	p.flags = (uint16_t)(p.flags & (PROTO_F_DATA | PROTO_F_LAST));
+	if (pkt->tx_count)
+		p.flags |= PROTO_F_RETX | PROTO_F_FORCE_ACK;
+	nic_add_ack(pkt->conn, &p);
+	if (!nic_emit(nic, bulk ? nic->bulk : nic->quick, &p))
+		return;
+	if (pkt->tx_count == 0)
+		pkt->t_first_tx = now;
+	else
+		nic->stats.retransmissions++;
+	pkt->tx_count++;
+	pkt->t_tx = now;
+	nic->stats.tx_frames++;
+	if (bulk)
+		nic->stats.breq_sent++;
+	else
+		nic->stats.qreq_sent++;
+}
+
+void nic_send_back(struct nic *nic, struct sn_conn *conn, uint16_t peer,
+		   uint16_t vnet, uint32_t slot, bool nack, uint64_t now)
+{
+	struct proto_pkt p = {
+		.type = PROTO_T_BACK, .flags = nack ? PROTO_F_NACK : 0,
+		.src_node = nic->id, .dst_node = peer, .vnet = vnet, .slot = slot,
+	};
+
+	(void)now;
+	if (!nack)
+		nic_add_ack(conn, &p);
+	if (nic_emit(nic, nic->quick, &p))
+		nic->stats.back_sent++;
+}
+
+void nic_send_control(struct nic *nic, struct proto_pkt *p)
+{
+	nic_emit(nic, nic->quick, p);
+}

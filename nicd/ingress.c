@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Ingress: the two receive stages that know the frame format and run once
+ * per NIC, before a frame's virtual network is known. bad_filter validates
+ * every frame and drops what fails, counted by reason; split takes a valid
+ * frame apart into what the channel layer needs (grants, BACK results, DOWN
+ * notices) and a packet for its virtual network's pipeline (data and acks).
+ */
+#include <string.h>
+
+#include "dataplane/dp_log.h"
+#include "nic_priv.h"
+
+DP_LOG_REGISTER(nic_ingress_logtype, nicd.ingress);
+
+/* bad_filter: validate one frame into p; false (and counted) if bad. */
+static bool nic_bad_filter(struct nic *nic, struct rte_mbuf *m, struct proto_pkt *p)
+{
+	enum proto_reason why;
+
+	why = proto_decode(rte_pktmbuf_mtod(m, const void *), m->data_len,
+			   &nic->lim, p);
+	if (why == PROTO_R_OK)
+		return true;
+	nic->decode[why]++;
+	nic->stats.rx_invalid++;
+	return false;
+}
+
+/* A GNT: join on the first one, then pass it to the channel. */
+static void nic_split_gnt(struct nic *nic, const struct proto_pkt *p, uint64_t now)
+{
+	const struct proto_gnt *g = &p->gnt;
+
+	if (nic->state == NIC_JOINING || g->node_id != nic->id) {
+		nic->id = g->node_id;
+		nic->n_nodes = g->n_nodes;
+		nic->slot_ns = g->slot_ns;
+		nic->back_slots = g->back_slots;
+		nic->slot_frames = g->slot_frames;
+		nic->fifo = g->gflags & PROTO_GNT_F_FIFO;
+		nic->state = NIC_UP;
+		nic->gnt_slot = g->slot - 1;
+		nic->stats.joins++;
+		for (unsigned int i = 0; i < nic->n_vnets; i++)
+			nic->vnets[i].pl->self = nic->id;
+		chan_joined(nic);
+		DP_LOG(nic_ingress_logtype, INFO, "joined as node %u of %u (slot %u ns%s)",
+		       nic->id, nic->n_nodes, g->slot_ns, nic->fifo ? ", FIFO model" : "");
+	}
+	if (proto_seq_diff(g->slot & PROTO_PKT_NUM_MASK,
+			   nic->gnt_slot & PROTO_PKT_NUM_MASK) <= 0) {
+		nic->stats.gnt_out_of_order++;
+		return;
+	}
+	nic->stats.gnt_received++;
+	nic->gnt_slot = g->slot;
+	nic->gnt_time = now;
+	chan_grant(nic, g, now);
+}
+
+/* Hand the acknowledgment a BACK or QACK carries to its pipeline. */
+static void nic_split_ack(struct nic *nic, const struct proto_pkt *p, uint64_t now)
+{
+	struct nic_vnet *v;
+	struct sn_pkt *a;
+
+	if (!(p->flags & PROTO_F_ACK))
+		return;
+	v = nic_vnet_find(nic, p->vnet);
+	if (!v) {
+		nic->stats.rx_unknown_vnet++;
+		return;
+	}
+	a = nic_desc_alloc(nic);
+	if (!a) {
+		nic->stats.rx_no_desc++;
+		return;
+	}
+	a->h = *p;
+	a->h.args = NULL;
+	a->chan = SN_CHAN_QUICK;
+	a->conn = pipeline_conn(v->pl, p->src_node);
+	if (!a->conn) {
+		nic_desc_free(nic, a);
+		return;
+	}
+	pipeline_rx(v->pl, &a, 1, now);
+}
+
+/* Refuse a data frame: a BREQ gets a negative BACK, a QREQ is retried. */
+static void nic_refuse(struct nic *nic, struct rte_mbuf *m,
+		       const struct proto_pkt *p, uint64_t now)
+{
+	if (p->type == PROTO_T_BREQ)
+		nic_send_back(nic, NULL, p->src_node, p->vnet, p->slot, true, now);
+	rte_pktmbuf_free(m);
+}
+
+/* A BREQ or QREQ: into its pipeline; a BREQ is answered with a BACK. */
+static void nic_split_data(struct nic *nic, struct rte_mbuf *m,
+			   const struct proto_pkt *p, uint64_t now)
+{
+	bool bulk = p->type == PROTO_T_BREQ;
+	struct nic_vnet *v = nic_vnet_find(nic, p->vnet);
+	struct sn_conn *conn;
+	struct sn_pkt *d;
+
+	if (!v) {
+		nic->stats.rx_unknown_vnet++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (nic->ops.rx_space && !nic->ops.rx_space(nic->ops.ctx, p->vnet, p->dst_ep)) {
+		nic->stats.rx_no_space++;
+		nic_refuse(nic, m, p, now);
+		return;
+	}
+	conn = pipeline_conn(v->pl, p->src_node);
+	d = conn ? nic_desc_alloc(nic) : NULL;
+	if (!d) {
+		nic->stats.rx_no_desc++;
+		nic_refuse(nic, m, p, now);
+		return;
+	}
+	d->h = *p;
+	d->m = m;
+	d->chan = bulk ? SN_CHAN_BULK : SN_CHAN_QUICK;
+	d->conn = conn;
+	pipeline_rx(v->pl, &d, 1, now);
+	if (bulk)
+		nic_send_back(nic, conn, p->src_node, p->vnet, p->slot, false, now);
+}
+
+/* split: route one valid frame. */
+static void nic_split(struct nic *nic, struct rte_mbuf *m, const struct proto_pkt *p,
+		      uint64_t now)
+{
+	if (p->type == PROTO_T_GNT) {
+		nic_split_gnt(nic, p, now);
+		goto done;
+	}
+	if (nic->state != NIC_UP) {
+		nic->stats.rx_before_join++;
+		goto done;
+	}
+	if (p->dst_node != nic->id) {
+		nic->stats.rx_misdelivered++;
+		goto done;
+	}
+	switch (p->type) {
+	case PROTO_T_BREQ:
+	case PROTO_T_QREQ:
+		nic_split_data(nic, m, p, now);
+		return;
+	case PROTO_T_BACK:
+	case PROTO_T_QACK:
+		if (p->flags & PROTO_F_DOWN) {
+			nic_peer_down(nic, p->src_node, now);
+			goto done;
+		}
+		if (p->type == PROTO_T_BACK)
+			chan_back(nic, p, now);
+		nic_split_ack(nic, p, now);
+		goto done;
+	default:
+		nic->stats.rx_unexpected++;
+		goto done;
+	}
+done:
+	rte_pktmbuf_free(m);
+}
+
+void nic_ingress(struct nic *nic, struct rte_mbuf **frames, uint16_t n,
+		 uint64_t now)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		struct proto_pkt p;
+
+		nic->stats.rx_frames++;
+		if (nic_bad_filter(nic, frames[i], &p))
+			nic_split(nic, frames[i], &p, now);
+		else
+			rte_pktmbuf_free(frames[i]);
+	}
+}

@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The NIC: descriptors, virtual networks, sending, joining and the poll
+ * loop. Ingress and egress (the only code that knows the frame format) are
+ * in ingress.c and egress.c; the channel layer in chan.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataplane/dp_log.h"
+#include "nic_priv.h"
+#include "stages/stages.h"
+
+DP_LOG_REGISTER(nic_logtype, nicd.nic);
+
+const char *const nic_counter_names[] = {
+	NIC_COUNTERS(DP_COUNTER_NAME)
+};
+
+/* Frames read from one port in one poll. */
+enum { NIC_BURST = 32 };
+
+struct sn_pkt *nic_desc_alloc(struct nic *nic)
+{
+	struct sn_pkt *p = nic->free_descs;
+
+	if (!p)
+		return NULL;
+	nic->free_descs = p->next;
+	memset(p, 0, sizeof(*p));
+	return p;
+}
+
+void nic_desc_free(struct nic *nic, struct sn_pkt *pkt)
+{
+	rte_pktmbuf_free(pkt->m);
+	pkt->m = NULL;
+	pkt->next = nic->free_descs;
+	nic->free_descs = pkt;
+}
+
+struct nic_vnet *nic_vnet_find(struct nic *nic, uint16_t vnet)
+{
+	for (unsigned int i = 0; i < nic->n_vnets; i++)
+		if (nic->vnets[i].vnet == vnet)
+			return &nic->vnets[i];
+	return NULL;
+}
+
+void nic_finish(struct nic *nic, struct sn_pkt *pkt, int status, uint64_t now)
+{
+	if (pkt->cq != CQ_NONE)
+		chan_forget(nic, pkt);
+	if (status == SN_OK)
+		nic->stats.completed_ok++;
+	else
+		nic->stats.completed_err++;
+	nic->pending--;
+	if (nic->ops.complete)
+		nic->ops.complete(nic->ops.ctx, pkt, status, now);
+}
+
+/* Pipeline callback: the bottom of transmit goes to the channel. */
+static void nic_env_sink(void *ctx, struct sn_pkt *pkt, uint64_t now)
+{
+	chan_sink(ctx, pkt, now);
+}
+
+/* Pipeline callback: hand a data packet to the owner, then free it. */
+static void nic_env_deliver(void *ctx, struct sn_pkt *pkt, uint64_t now)
+{
+	struct nic *nic = ctx;
+
+	nic->stats.delivered++;
+	if (nic->ops.deliver)
+		nic->ops.deliver(nic->ops.ctx, pkt, now);
+	nic_desc_free(nic, pkt);
+}
+
+/* Pipeline callback: the protocol is done with a transmitted packet. */
+static void nic_env_complete(void *ctx, struct sn_pkt *pkt, int status,
+			     uint64_t now)
+{
+	nic_finish(ctx, pkt, status, now);
+}
+
+/* Pipeline callback: a descriptor for an acknowledgment. */
+static struct sn_pkt *nic_env_alloc(void *ctx)
+{
+	return nic_desc_alloc(ctx);
+}
+
+/* Pipeline callback: free a descriptor. */
+static void nic_env_release(void *ctx, struct sn_pkt *pkt)
+{
+	nic_desc_free(ctx, pkt);
+}
+
+/* Check a configuration; 0 or -EINVAL with a message. */
+static int nic_check_config(const struct nic_config *c, char *err, size_t errlen)
+{
+	if (c->max_nodes < 2 || c->max_nodes > PROTO_MAX_NODES) {
+		snprintf(err, errlen, "max nodes %u is outside [2, %d]", c->max_nodes,
+			 PROTO_MAX_NODES);
+		return -EINVAL;
+	}
+	if (c->bulk_bufs < 1 || c->quick_bufs < 1) {
+		snprintf(err, errlen, "send buffers must be at least 1 (bulk %u, quick %u)",
+			 c->bulk_bufs, c->quick_bufs);
+		return -EINVAL;
+	}
+	if (c->bulk_per_target < 1 || c->bulk_per_target > c->bulk_bufs) {
+		snprintf(err, errlen, "per-target cap %u is outside [1, %u]",
+			 c->bulk_per_target, c->bulk_bufs);
+		return -EINVAL;
+	}
+	if (c->descriptors < 16 || !c->mp) {
+		snprintf(err, errlen, "need at least 16 descriptors and a mempool");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct nic *nic_create(const struct nic_config *cfg, const struct nic_ops *ops,
+		       struct dp_port *bulk, struct dp_port *quick,
+		       char *err, size_t errlen)
+{
+	struct nic *nic;
+	int rc = nic_check_config(cfg, err, errlen);
+
+	if (rc) {
+		errno = -rc;
+		return NULL;
+	}
+	nic = calloc(1, sizeof(*nic));
+	if (!nic)
+		return NULL;
+	nic->cfg = *cfg;
+	if (!nic->cfg.hello_ns)
+		nic->cfg.hello_ns = 100000;
+	if (!nic->cfg.lost_gnt_slots)
+		nic->cfg.lost_gnt_slots = 1000;
+	if (!nic->cfg.max_endpoints)
+		nic->cfg.max_endpoints = PROTO_MAX_ENDPOINTS;
+	nic->ops = *ops;
+	nic->bulk = bulk;
+	nic->quick = quick;
+	nic->id = PROTO_NODE_NONE;
+	nic->state = NIC_JOINING;
+	nic->lim = (struct proto_limits) {
+		.max_nodes = cfg->max_nodes, .max_endpoints = nic->cfg.max_endpoints,
+		.skip_crc = !cfg->check_crc,
+	};
+	nic->descs = calloc(cfg->descriptors, sizeof(*nic->descs));
+	if (!nic->descs || chan_init(nic)) {
+		snprintf(err, errlen, "out of memory");
+		nic_destroy(nic);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (uint32_t i = cfg->descriptors; i-- > 0;) {
+		nic->descs[i].next = nic->free_descs;
+		nic->free_descs = &nic->descs[i];
+	}
+	return nic;
+}
+
+void nic_destroy(struct nic *nic)
+{
+	if (!nic)
+		return;
+	for (unsigned int i = 0; i < nic->n_vnets; i++)
+		pipeline_destroy(nic->vnets[i].pl);
+	chan_fini(nic);
+	for (uint32_t i = 0; nic->descs && i < nic->cfg.descriptors; i++)
+		rte_pktmbuf_free(nic->descs[i].m);
+	free(nic->descs);
+	free(nic);
+}
+
+int nic_add_vnet(struct nic *nic, uint16_t vnet, const char *spec,
+		 char *err, size_t errlen)
+{
+	struct pipeline_env env = {
+		.ctx = nic, .sink = nic_env_sink, .deliver = nic_env_deliver,
+		.complete = nic_env_complete, .alloc = nic_env_alloc,
+		.release = nic_env_release,
+	};
+	struct pipeline *pl;
+
+	if (nic_vnet_find(nic, vnet)) {
+		snprintf(err, errlen, "virtual network %u is configured twice", vnet);
+		return -EEXIST;
+	}
+	if (nic->n_vnets == NIC_MAX_VNETS) {
+		snprintf(err, errlen, "more than %d virtual networks", NIC_MAX_VNETS);
+		return -ENOSPC;
+	}
+	pl = pipeline_create(&stage_registry, spec, vnet, nic->id,
+			     nic->cfg.max_nodes, &env, err, errlen);
+	if (!pl)
+		return -errno;
+	nic->vnets[nic->n_vnets++] = (struct nic_vnet) { .vnet = vnet, .pl = pl };
+	return 0;
+}
+
+int nic_send(struct nic *nic, const struct nic_msg *msg, uint64_t now)
+{
+	struct nic_vnet *v = nic_vnet_find(nic, msg->vnet);
+	struct sn_pkt *p;
+
+	if (!v || msg->dst_node >= nic->cfg.max_nodes ||
+	    msg->dst_ep >= nic->cfg.max_endpoints ||
+	    msg->src_ep >= nic->cfg.max_endpoints || msg->chan >= SN_CHAN_COUNT ||
+	    (msg->chan == SN_CHAN_QUICK && msg->len) || msg->len > PROTO_MAX_PAYLOAD)
+		return -EINVAL;
+	p = nic_desc_alloc(nic);
+	if (!p) {
+		nic->stats.tx_no_desc++;
+		return -ENOBUFS;
+	}
+	p->h.type = msg->chan == SN_CHAN_BULK ? PROTO_T_BREQ : PROTO_T_QREQ;
+	p->h.flags = PROTO_F_DATA | PROTO_F_LAST;
+	p->h.src_node = nic->id;
+	p->h.dst_node = msg->dst_node;
+	p->h.vnet = msg->vnet;
+	p->h.src_ep = msg->src_ep;
+	p->h.dst_ep = msg->dst_ep;
+	p->h.handler = msg->handler;
+	p->h.payload_len = msg->len;
+	p->h.payload = msg->payload;
+	if (msg->args)
+		memcpy(p->args, msg->args, PROTO_ARGS_LEN);
+	p->h.args = p->args;
+	p->chan = msg->chan;
+	p->cookie = msg->cookie;
+	p->t_gen = now;
+	p->conn = pipeline_conn(v->pl, msg->dst_node);
+	if (!p->conn) {
+		nic_desc_free(nic, p);
+		return -ENOMEM;
+	}
+	nic->pending++;
+	nic->stats.tx_msgs++;
+	pipeline_tx(v->pl, &p, 1, now);
+	return 0;
+}
+
+void nic_peer_down(struct nic *nic, uint16_t peer, uint64_t now)
+{
+	nic->stats.down_notices++;
+	chan_purge_peer(nic, peer, now);
+	for (unsigned int i = 0; i < nic->n_vnets; i++) {
+		struct pipeline *pl = nic->vnets[i].pl;
+		struct sn_conn *c = peer < pl->n_nodes ? pl->conns[peer] : NULL;
+
+		if (!c)
+			continue;
+		pipeline_event(pl, c, STAGE_EV_RESET, NULL, now);
+		c->tx_next = 1;
+		c->rx_base = 0;
+		c->rx_mask = 0;
+		c->rx_unacked = 0;
+		c->ack_now = 0;
+	}
+}
+
+/* Say HELLO while joining; notice lost grants while up. */
+static uint64_t nic_join_poll(struct nic *nic, uint64_t now)
+{
+	if (nic->state == NIC_UP) {
+		uint64_t limit = (uint64_t)nic->cfg.lost_gnt_slots * nic->slot_ns;
+
+		if (now - nic->gnt_time <= limit)
+			return nic->gnt_time + limit + 1;
+		DP_LOG(nic_logtype, NOTICE, "node %u: no grant for %u slots, joining again",
+		       nic->id, nic->cfg.lost_gnt_slots);
+		nic->stats.rejoins++;
+		nic->state = NIC_JOINING;
+		nic->next_hello = now;
+	}
+	if (now >= nic->next_hello) {
+		struct proto_pkt p = {
+			.type = PROTO_T_HELLO, .src_node = nic->id,
+			.dst_node = PROTO_NODE_SWITCH, .hello_nonce = ++nic->hello_nonce,
+		};
+
+		nic_send_control(nic, &p);
+		nic->stats.hello_sent++;
+		nic->next_hello = now + nic->cfg.hello_ns;
+	}
+	return nic->next_hello;
+}
+
+uint64_t nic_poll(struct nic *nic, uint64_t now)
+{
+	struct rte_mbuf *burst[NIC_BURST];
+	uint64_t next, t;
+	uint16_t got;
+
+	got = dp_port_rx(nic->quick, burst, NIC_BURST);
+	nic_ingress(nic, burst, got, now);
+	if (nic->bulk != nic->quick) {
+		got = dp_port_rx(nic->bulk, burst, NIC_BURST);
+		nic_ingress(nic, burst, got, now);
+	}
+	next = nic_join_poll(nic, now);
+	for (unsigned int i = 0; i < nic->n_vnets; i++) {
+		t = pipeline_tick(nic->vnets[i].pl, now);
+		if (t < next)
+			next = t;
+	}
+	t = chan_poll(nic, now);
+	return t < next ? t : next;
+}
+
+uint16_t nic_node_id(const struct nic *nic)
+{
+	return nic->id;
+}
+
+uint16_t nic_cluster_size(const struct nic *nic)
+{
+	return nic->n_nodes;
+}
+
+const struct nic_stats *nic_stats(const struct nic *nic)
+{
+	return &nic->stats;
+}
+
+const uint64_t *nic_decode_drops(const struct nic *nic)
+{
+	return nic->decode;
+}
+
+struct pipeline *nic_pipeline(struct nic *nic, uint16_t vnet)
+{
+	struct nic_vnet *v = nic_vnet_find(nic, vnet);
+
+	return v ? v->pl : NULL;
+}
+
+uint32_t nic_pending(const struct nic *nic)
+{
+	return nic->pending;
+}
+
+void nic_print_counters(const struct nic *nic, const char *name, FILE *f)
+{
+	struct dp_counter_set set = DP_COUNTER_SET(name, nic_counter_names,
+						   &nic->stats);
+
+	dp_counters_print(f, &set);
+	for (int r = 1; r < PROTO_R_COUNT; r++)
+		if (nic->decode[r])
+			fprintf(f, "%s.bad_filter.%s %llu\n", name,
+				proto_reason_name((enum proto_reason)r),
+				(unsigned long long)nic->decode[r]);
+	for (unsigned int i = 0; i < nic->n_vnets; i++)
+		pipeline_print_counters(nic->vnets[i].pl, f);
+}

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The NIC: a state machine handed its two channel ports and the time. It
+ * joins the cluster (HELLO until the switch's grant gives it an id), runs one
+ * protocol pipeline per virtual network, and drives both channels: per-target
+ * bulk send buffers with a CFG every slot and a BREQ in each granted slot,
+ * and the quick channel's send buffers. nicd and segnet-sim drive it alike;
+ * it never calls ethdev and never reads a clock.
+ */
+#ifndef SEGNET_NIC_H
+#define SEGNET_NIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_mempool.h>
+
+#include "dataplane/dp_counters.h"
+#include "dataplane/dp_port.h"
+#include "dataplane/pkt.h"
+#include "dataplane/stage.h"
+
+enum {
+	NIC_MAX_VNETS = 64,	/* virtual networks one NIC serves */
+};
+
+/* Configuration of one NIC. */
+struct nic_config {
+	uint16_t max_nodes;		/* largest cluster it can join */
+	uint16_t max_endpoints;		/* endpoint ids must be below this */
+	uint16_t bulk_bufs;		/* bulk send buffers */
+	uint16_t bulk_per_target;	/* of which one target may hold at most */
+	uint16_t quick_bufs;		/* quick send buffers */
+	uint32_t descriptors;		/* packet descriptors (tx + rx in flight) */
+	uint64_t hello_ns;		/* HELLO interval while joining */
+	uint32_t lost_gnt_slots;	/* slots without GNT before rejoining */
+	struct rte_mempool *mp;		/* frames */
+	bool check_crc;			/* verify CRC32C of received frames */
+};
+
+/* What a NIC reports to its owner (endpoints in nicd, the generator in sim). */
+struct nic_ops {
+	void *ctx;	/* first argument of every callback */
+	/* A data packet arrived for endpoint pkt->h.dst_ep. */
+	void (*deliver)(void *ctx, const struct sn_pkt *pkt, uint64_t now);
+	/* A sent packet finished; status is enum sn_status. */
+	void (*complete)(void *ctx, const struct sn_pkt *pkt, int status,
+			 uint64_t now);
+	/* True when endpoint ep of vnet can take a packet (else BACK is NACK). */
+	bool (*rx_space)(void *ctx, uint16_t vnet, uint16_t ep);
+};
+
+/* A message to send. */
+struct nic_msg {
+	uint16_t vnet;			/* virtual network */
+	uint16_t dst_node;		/* target node */
+	uint16_t dst_ep;		/* target endpoint */
+	uint16_t src_ep;		/* sending endpoint */
+	uint16_t handler;		/* active-message handler */
+	uint8_t chan;			/* enum sn_chan */
+	const uint8_t *args;		/* PROTO_ARGS_LEN bytes, or NULL for zeros */
+	const uint8_t *payload;		/* bulk payload; must stay valid until completion */
+	uint16_t len;			/* payload bytes (bulk only) */
+	void *cookie;			/* returned with the completion */
+};
+
+#define NIC_COUNTERS(X) \
+	X(rx_frames, "frames received") \
+	X(rx_invalid, "frames that failed validation (bad_filter, by reason)") \
+	X(rx_misdelivered, "frames addressed to another node") \
+	X(rx_unknown_vnet, "frames of a virtual network this NIC does not serve") \
+	X(rx_unexpected, "frames of a type a NIC does not take (CFG, HELLO)") \
+	X(rx_no_desc, "frames dropped: no packet descriptor") \
+	X(rx_no_space, "data frames refused: no receive buffer (bulk: NACK sent)") \
+	X(rx_before_join, "frames received before the NIC had an id") \
+	X(tx_msgs, "messages accepted for sending") \
+	X(tx_no_desc, "sends refused: no packet descriptor") \
+	X(tx_frames, "data frames sent (BREQ + QREQ)") \
+	X(retransmissions, "data frames sent again") \
+	X(hello_sent, "HELLOs sent") \
+	X(joins, "times the NIC joined (got an id)") \
+	X(rejoins, "times the NIC lost its grants and said HELLO again") \
+	X(gnt_received, "GNTs received") \
+	X(gnt_granted, "GNTs granting a target") \
+	X(gnt_unused, "grants for a target with nothing queued") \
+	X(gnt_out_of_order, "GNTs for an old slot, ignored") \
+	X(cfg_sent, "CFGs sent") \
+	X(breq_sent, "BREQs sent") \
+	X(back_ok, "positive BACKs") \
+	X(back_nack, "negative BACKs (target had no buffer): requested again") \
+	X(back_missing, "BACKs that did not come in time") \
+	X(back_unmatched, "BACKs matching no BREQ in flight") \
+	X(back_sent, "BACKs sent") \
+	X(qreq_sent, "QREQs sent") \
+	X(qack_sent, "QACKs sent") \
+	X(down_notices, "DOWN notices from the switch") \
+	X(completed_ok, "sends completed successfully") \
+	X(completed_err, "sends completed with an error") \
+	X(delivered, "data packets delivered") \
+	X(no_mbuf, "frames not sent: mempool empty")
+
+/* NIC counters. */
+struct nic_stats {
+	NIC_COUNTERS(DP_COUNTER_FIELD)
+};
+
+/* Names of struct nic_stats fields. */
+extern const char *const nic_counter_names[];
+
+struct nic;
+
+/*
+ * A NIC on a bulk and a quick port (the same port for both when there is
+ * one). It does not own the ports. NULL with errno and a message in err.
+ */
+struct nic *nic_create(const struct nic_config *cfg, const struct nic_ops *ops,
+		       struct dp_port *bulk, struct dp_port *quick,
+		       char *err, size_t errlen);
+
+/* Free a NIC and everything it holds (pending sends are not completed). */
+void nic_destroy(struct nic *nic);
+
+/*
+ * Serve virtual network vnet with the protocol given by a pipeline spec
+ * (see nicd/conf.h for the standard configurations). 0 or -errno with a
+ * message naming the bad stage or parameter.
+ */
+int nic_add_vnet(struct nic *nic, uint16_t vnet, const char *spec,
+		 char *err, size_t errlen);
+
+/* Queue a message; 0, -EINVAL (bad fields), -ENOBUFS (no descriptor). */
+int nic_send(struct nic *nic, const struct nic_msg *msg, uint64_t now);
+
+/* Do the work due at now; returns when it must run next. */
+uint64_t nic_poll(struct nic *nic, uint64_t now);
+
+/* This NIC's node id, or PROTO_NODE_NONE before it joined. */
+uint16_t nic_node_id(const struct nic *nic);
+
+/* Cluster size learned from the switch (0 before joining). */
+uint16_t nic_cluster_size(const struct nic *nic);
+
+/* Counters. */
+const struct nic_stats *nic_stats(const struct nic *nic);
+
+/* Validation failures by enum proto_reason (the bad_filter counters). */
+const uint64_t *nic_decode_drops(const struct nic *nic);
+
+/* The pipeline of a virtual network, or NULL. */
+struct pipeline *nic_pipeline(struct nic *nic, uint16_t vnet);
+
+/* Messages waiting or in flight (not yet completed). */
+uint32_t nic_pending(const struct nic *nic);
+
+/* Print every non-zero counter, prefixed by name. */
+void nic_print_counters(const struct nic *nic, const char *name, FILE *f);
+
+#endif

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The NIC's internal state, shared by its files and nobody else. */
+#ifndef SEGNET_NIC_PRIV_H
+#define SEGNET_NIC_PRIV_H
+
+#include "chan.h"
+#include "nic.h"
+
+/* Joining state. */
+enum nic_state {
+	NIC_JOINING,	/* saying HELLO until a grant gives an id */
+	NIC_UP,		/* has an id, receives a grant every slot */
+};
+
+/* One served virtual network. */
+struct nic_vnet {
+	uint16_t vnet;		/* its id */
+	struct pipeline *pl;	/* its protocol */
+};
+
+/* Channel state. */
+struct nic_chan {
+	struct chan_list *backlog;	/* per target: bulk waiting for a buffer */
+	struct chan_list *voq;		/* per target: bulk send buffers */
+	struct chan_list fifo;		/* FIFO mode: bulk send buffers in order */
+	struct chan_list fifo_backlog;	/* FIFO mode: bulk waiting for a buffer */
+	struct chan_list inflight;	/* bulk sent, waiting for BACK, oldest first */
+	uint16_t *held;			/* per target: buffers in voq + inflight */
+	uint16_t bulk_used;		/* bulk buffers in use */
+	uint16_t rr;			/* prefetch round-robin pointer */
+	struct chan_list qbacklog;	/* quick waiting for a buffer */
+	struct chan_list qtx;		/* quick in a buffer, to send */
+	struct chan_list qwait;		/* quick sent, waiting for its ack */
+	uint16_t quick_used;		/* quick buffers in use (qtx + qwait) */
+	uint32_t backlogged;		/* packets on the per-target backlogs */
+	uint8_t *cfg_counts;		/* CFG request vector being built */
+	uint8_t *cfg_enable;		/* CFG enable vector: every node */
+};
+
+/* The NIC. */
+struct nic {
+	struct nic_config cfg;		/* as given */
+	struct nic_ops ops;		/* the owner */
+	struct dp_port *bulk;		/* bulk-channel port */
+	struct dp_port *quick;		/* quick-channel port (may equal bulk) */
+	enum nic_state state;		/* joining or up */
+	uint16_t id;			/* node id, PROTO_NODE_NONE before joining */
+	uint16_t n_nodes;		/* cluster size */
+	uint64_t slot_ns;		/* slot length from the grants */
+	uint16_t back_slots;		/* slots a BACK may take */
+	uint16_t slot_frames;		/* BREQs one grant allows */
+	bool fifo;			/* unscheduled model: request head only */
+	uint32_t gnt_slot;		/* slot of the last grant */
+	uint64_t gnt_time;		/* when it arrived */
+	uint64_t next_hello;		/* next HELLO while joining */
+	uint32_t hello_nonce;		/* incarnation, for logs */
+	struct nic_vnet vnets[NIC_MAX_VNETS];	/* served virtual networks */
+	unsigned int n_vnets;		/* entries in vnets */
+	struct sn_pkt *descs;		/* descriptor array */
+	struct sn_pkt *free_descs;	/* free list through next */
+	uint32_t pending;		/* sends not yet completed */
+	struct nic_chan ch;		/* channel layer */
+	struct proto_limits lim;	/* what bad_filter accepts */
+	struct nic_stats stats;		/* counters */
+	uint64_t decode[PROTO_R_COUNT];	/* bad_filter drops by reason */
+};
+
+/* A free descriptor (zeroed), or NULL. */
+struct sn_pkt *nic_desc_alloc(struct nic *nic);
+
+/* Return a descriptor and the frame it holds. */
+void nic_desc_free(struct nic *nic, struct sn_pkt *pkt);
+
+/* The vnet entry of id vnet, or NULL. */
+struct nic_vnet *nic_vnet_find(struct nic *nic, uint16_t vnet);
+
+/* Finish a transmitted packet that nobody else holds. */
+void nic_finish(struct nic *nic, struct sn_pkt *pkt, int status, uint64_t now);
+
+/* A peer is down or restarted: fail and forget everything towards it. */
+void nic_peer_down(struct nic *nic, uint16_t peer, uint64_t now);
+
+/* Ingress: validate, split and dispatch a burst of frames. */
+void nic_ingress(struct nic *nic, struct rte_mbuf **frames, uint16_t n,
+		 uint64_t now);
+
+/* Egress: build and send the frame of a data or ack-only packet. */
+void nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now);
+
+/* Egress: send a BACK for a BREQ of peer in slot, with acks of conn. */
+void nic_send_back(struct nic *nic, struct sn_conn *conn, uint16_t peer,
+		   uint16_t vnet, uint32_t slot, bool nack, uint64_t now);
+
+/* Egress: send a frame the NIC originates (CFG, HELLO) on the quick port. */
+void nic_send_control(struct nic *nic, struct proto_pkt *p);
+
+/* Channel: take a packet from the bottom of a pipeline. */
+void chan_sink(struct nic *nic, struct sn_pkt *pkt, uint64_t now);
+
+/* Channel: a packet finished by the protocol leaves the channel's lists. */
+void chan_forget(struct nic *nic, struct sn_pkt *pkt);
+
+/* Channel: a grant arrived (send the BREQ, refill buffers, send CFG). */
+void chan_grant(struct nic *nic, const struct proto_gnt *g, uint64_t now);
+
+/* Channel: a BACK arrived for one of our BREQs. */
+void chan_back(struct nic *nic, const struct proto_pkt *p, uint64_t now);
+
+/* Channel: per-poll work (BACK deadlines, refills, quick sends). */
+uint64_t chan_poll(struct nic *nic, uint64_t now);
+
+/* Channel: fail every packet for peer not held by a protocol. */
+void chan_purge_peer(struct nic *nic, uint16_t peer, uint64_t now);
+
+/* Channel: set up and free per-target state. */
+int chan_init(struct nic *nic);
+void chan_fini(struct nic *nic);
+
+/* Channel: the NIC joined; adopt the cluster's mode. */
+void chan_joined(struct nic *nic);
+
+#endif

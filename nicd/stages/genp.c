@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * genp: numbers packets per connection, limits how many are outstanding,
+ * frees them when acknowledged (cumulative ack base plus selective-ack mask)
+ * and chooses what to retransmit: on a timeout go-back-N resends every
+ * unacknowledged packet, selective repeat only the oldest; selective repeat
+ * also resends a packet at once when the mask shows a later packet, sent
+ * after it, has arrived.
+ */
+#include <string.h>
+
+#include "stages.h"
+
+/* Retransmission policies (parameter retx). */
+enum genp_retx {
+	GENP_SR,
+	GENP_GBN,
+};
+
+static const char *const genp_retx_names[] = { "sr", "gbn", NULL };
+
+static const struct stage_param genp_params[] = {
+	{ "window", "packets outstanding per connection (<= 32, the sack mask)",
+	  1, PROTO_SACK_BITS, 32, NULL },
+	{ "retx", "what a timeout resends: sr = the oldest, gbn = all", 0, 1,
+	  GENP_SR, genp_retx_names },
+	{ "max_retx", "transmissions before a packet fails (0 = no limit)",
+	  0, 100000, 200, NULL },
+	{ NULL, NULL, 0, 0, 0, NULL },
+};
+
+/* Counters, in genp_counter_names order. */
+enum genp_counter {
+	GENP_NUMBERED,
+	GENP_WINDOW_WAITS,
+	GENP_ACKED,
+	GENP_SACKED,
+	GENP_TIMEOUT_RETX,
+	GENP_FAST_RETX,
+	GENP_GAVE_UP,
+	GENP_STALE_ACKS,
+};
+
+static const char *const genp_counter_names[] = {
+	"numbered", "window_waits", "acked", "sacked", "timeout_retx",
+	"fast_retx", "gave_up", "stale_acks", NULL,
+};
+
+/* Per-connection state besides the standard fields. */
+struct genp_conn {
+	struct sn_pkt *wait_head;	/* waiting for window space, in order */
+	struct sn_pkt *wait_tail;	/* last of those */
+};
+
+/* Neighbours genp needs. */
+static int genp_init(struct stage *st, char *err, size_t errlen)
+{
+	if (!stage_above(st, "build_acks")) {
+		snprintf(err, errlen,
+			 "stage genp needs build_acks above it (nothing would acknowledge its packets)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * True when one more packet fits: the span from the oldest unacknowledged
+ * packet to the next number stays within the window, so the receiver can
+ * always record it in its 32-bit selective-ack mask.
+ */
+static bool genp_fits(const struct stage *st, const struct sn_conn *c)
+{
+	if (!c->unacked)
+		return true;
+	return proto_seq_diff(c->tx_next, c->unacked->h.pkt_num) < st->param[0];
+}
+
+/* Number pkt and put it on the unacknowledged list. */
+static void genp_number(struct stage *st, struct sn_conn *c, struct sn_pkt *p)
+{
+	p->h.pkt_num = c->tx_next;
+	c->tx_next = proto_seq_add(c->tx_next, 1);
+	p->flags |= SN_PKT_HELD;
+	p->next = NULL;
+	if (c->unacked_tail)
+		c->unacked_tail->next = p;
+	else
+		c->unacked = p;
+	c->unacked_tail = p;
+	c->outstanding++;
+	pipeline_conn_activate(st->pl, c);
+	st->cnt[GENP_NUMBERED]++;
+}
+
+/* Transmit: number what fits in the window, hold the rest in order. */
+static uint16_t genp_tx(struct stage *st, struct sn_pkt **pkts, uint16_t n,
+			uint64_t now)
+{
+	uint16_t out = 0;
+
+	(void)now;
+	for (uint16_t i = 0; i < n; i++) {
+		struct sn_pkt *p = pkts[i];
+		struct sn_conn *c = p->conn;
+		struct genp_conn *g = stage_conn(st, c);
+
+		if (!(p->h.flags & PROTO_F_DATA) || (p->flags & SN_PKT_ACK_ONLY)) {
+			pkts[out++] = p;
+			continue;
+		}
+		if (g->wait_head || !genp_fits(st, c)) {
+			p->next = NULL;
+			if (g->wait_tail)
+				g->wait_tail->next = p;
+			else
+				g->wait_head = p;
+			g->wait_tail = p;
+			st->cnt[GENP_WINDOW_WAITS]++;
+			continue;
+		}
+		genp_number(st, c, p);
+		pkts[out++] = p;
+	}
+	return out;
+}
+
+/* Send the packets that now fit in the window. */
+static void genp_release(struct stage *st, struct sn_conn *c, uint64_t now)
+{
+	struct genp_conn *g = stage_conn(st, c);
+
+	while (g->wait_head && genp_fits(st, c)) {
+		struct sn_pkt *p = g->wait_head;
+
+		g->wait_head = p->next;
+		if (!g->wait_head)
+			g->wait_tail = NULL;
+		genp_number(st, c, p);
+		stage_pass_down(st, &p, 1, now);
+	}
+}
+
+/* Take p off the unacknowledged list (prev is its predecessor or NULL). */
+static void genp_unlink(struct sn_conn *c, struct sn_pkt *prev, struct sn_pkt *p)
+{
+	if (prev)
+		prev->next = p->next;
+	else
+		c->unacked = p->next;
+	if (c->unacked_tail == p)
+		c->unacked_tail = prev;
+	p->next = NULL;
+	p->flags &= (uint16_t)~SN_PKT_HELD;
+	c->outstanding--;
+}
+
+/* True when packet number n is covered by (base, mask). */
+static bool genp_covered(uint32_t n, uint32_t base, uint32_t mask, bool use_mask)
+{
+	int32_t d = proto_seq_diff(n, base);
+
+	if (d <= 0)
+		return true;
+	return use_mask && d <= PROTO_SACK_BITS && ((mask >> (d - 1)) & 1);
+}
+
+/* True when a packet is sent and only waiting for its acknowledgment. */
+static bool genp_waiting_ack(const struct sn_pkt *p)
+{
+	return p->tx_count && !(p->flags & SN_PKT_SENDING);
+}
+
+/* Resend p (it goes back to the channel). */
+static void genp_resend(struct stage *st, struct sn_pkt *p, uint64_t now)
+{
+	stage_pass_down(st, &p, 1, now);
+}
+
+/* Apply an acknowledgment to conn; resend holes it reveals (sr). */
+static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt *a,
+		     uint64_t now)
+{
+	bool sr = st->param[1] == GENP_SR;
+	struct sn_pkt *p, *prev = NULL, *next;
+	uint64_t sacked_tx = 0;
+	uint32_t highest = a->ack_base;
+	bool progress = false;
+
+	if (proto_seq_diff(a->ack_base, c->tx_next) >= 0) {
+		st->cnt[GENP_STALE_ACKS]++;	/* acks numbers never sent */
+		return;
+	}
+	for (p = c->unacked; p; p = next) {
+		next = p->next;
+		if (!genp_covered(p->h.pkt_num, a->ack_base, a->ack_mask, sr)) {
+			prev = p;
+			continue;
+		}
+		if (proto_seq_diff(p->h.pkt_num, a->ack_base) > 0) {
+			st->cnt[GENP_SACKED]++;
+			if (p->t_tx > sacked_tx)
+				sacked_tx = p->t_tx;
+			if (proto_seq_lt(highest, p->h.pkt_num))
+				highest = p->h.pkt_num;
+		}
+		st->cnt[GENP_ACKED]++;
+		genp_unlink(c, prev, p);
+		pipeline_complete(st->pl, p, SN_OK, now);
+		progress = true;
+	}
+	/* A hole below a packet that was sent later and arrived: resend it. */
+	for (p = c->unacked; sr && sacked_tx && p; p = p->next) {
+		if (!proto_seq_lt(p->h.pkt_num, highest))
+			break;
+		if (genp_waiting_ack(p) && p->t_tx < sacked_tx) {
+			st->cnt[GENP_FAST_RETX]++;
+			genp_resend(st, p, now);
+		}
+	}
+	if (progress)
+		genp_release(st, c, now);
+}
+
+/* Receive: take the acknowledgments; pass data on, drop pure acks. */
+static uint16_t genp_rx(struct stage *st, struct sn_pkt **pkts, uint16_t n,
+			uint64_t now)
+{
+	uint16_t out = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct sn_pkt *p = pkts[i];
+
+		if (p->h.flags & PROTO_F_ACK)
+			genp_ack(st, p->conn, &p->h, now);
+		if (p->h.flags & PROTO_F_DATA)
+			pkts[out++] = p;
+		else
+			st->pl->env.release(st->pl->env.ctx, p);
+	}
+	return out;
+}
+
+/* Give up on p: it failed too many times. */
+static void genp_give_up(struct stage *st, struct sn_conn *c, struct sn_pkt *prev,
+			 struct sn_pkt *p, uint64_t now)
+{
+	st->cnt[GENP_GAVE_UP]++;
+	genp_unlink(c, prev, p);
+	pipeline_complete(st->pl, p, SN_ERR_RETRIES, now);
+}
+
+/* A timeout: resend the oldest (sr) or every (gbn) waiting packet. */
+static void genp_timeout(struct stage *st, struct sn_conn *c, uint64_t now)
+{
+	int64_t max_retx = st->param[2];
+	struct sn_pkt *p, *prev = NULL, *next;
+
+	for (p = c->unacked; p; p = next) {
+		next = p->next;
+		if (!genp_waiting_ack(p)) {
+			prev = p;
+			continue;
+		}
+		if (max_retx && p->tx_count >= max_retx) {
+			genp_give_up(st, c, prev, p, now);
+			continue;
+		}
+		st->cnt[GENP_TIMEOUT_RETX]++;
+		genp_resend(st, p, now);
+		if (st->param[1] == GENP_SR)
+			break;
+		prev = p;
+	}
+	genp_release(st, c, now);
+}
+
+/* The peer went away: every packet for it fails. */
+static void genp_reset(struct stage *st, struct sn_conn *c, uint64_t now)
+{
+	struct genp_conn *g = stage_conn(st, c);
+	struct sn_pkt *p;
+
+	while ((p = c->unacked)) {
+		genp_unlink(c, NULL, p);
+		pipeline_complete(st->pl, p, SN_ERR_DOWN, now);
+	}
+	while ((p = g->wait_head)) {
+		g->wait_head = p->next;
+		pipeline_complete(st->pl, p, SN_ERR_DOWN, now);
+	}
+	g->wait_tail = NULL;
+}
+
+/* Timeouts and resets. */
+static void genp_event(struct stage *st, struct sn_conn *c, enum stage_event ev,
+		       struct sn_pkt *pkt, uint64_t now)
+{
+	(void)pkt;
+	if (ev == STAGE_EV_TIMEOUT)
+		genp_timeout(st, c, now);
+	else if (ev == STAGE_EV_RESET)
+		genp_reset(st, c, now);
+}
+
+const struct stage_ops stage_genp = {
+	.name = "genp",
+	.help = "numbers packets, limits outstanding ones, picks retransmissions",
+	.params = genp_params,
+	.counter_names = genp_counter_names,
+	.conn_size = sizeof(struct genp_conn),
+	.init = genp_init,
+	.tx = genp_tx,
+	.rx = genp_rx,
+	.event = genp_event,
+};

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rate: paces new packets with a token bucket on the injected clock (the TSC
+ * in the daemons, virtual time in the simulator). It sits above genp, so it
+ * paces admission and never holds a packet that genp may retransmit or
+ * complete; acknowledgments pass unpaced.
+ */
+#include <stdlib.h>
+
+#include "stages.h"
+
+static const struct stage_param rate_params[] = {
+	{ "pps", "packets per second", 1, 100000000, 1000000, NULL },
+	{ "burst", "packets that may leave back to back", 1, 4096, 1, NULL },
+	{ NULL, NULL, 0, 0, 0, NULL },
+};
+
+/* Counters. */
+enum rate_counter {
+	RATE_PASSED,
+	RATE_DELAYED,
+};
+
+static const char *const rate_counter_names[] = { "passed", "delayed", NULL };
+
+/* Per-pipeline state: the bucket and the packets waiting for tokens. */
+struct rate_priv {
+	uint64_t last;		/* time tokens were last added (ns) */
+	uint64_t tokens_ns;	/* tokens, in ns of credit (1 packet = gap_ns) */
+	uint64_t gap_ns;	/* 1e9 / pps */
+	bool started;		/* last is valid */
+	struct sn_pkt **q;	/* waiting packets, a ring */
+	uint32_t q_head;	/* oldest */
+	uint32_t q_len;		/* waiting */
+	uint32_t q_cap;		/* ring size */
+};
+
+/* rate must not sit below genp. */
+static int rate_init(struct stage *st, char *err, size_t errlen)
+{
+	struct rate_priv *r = st->priv;
+
+	if (stage_above(st, "genp")) {
+		snprintf(err, errlen, "stage rate must be above genp (it paces new packets only)");
+		return -EINVAL;
+	}
+	r->gap_ns = 1000000000ull / (uint64_t)st->param[0];
+	if (!r->gap_ns)
+		r->gap_ns = 1;
+	return 0;
+}
+
+/* Add the tokens earned since the last call, up to the burst. */
+static void rate_refill(struct stage *st, struct rate_priv *r, uint64_t now)
+{
+	uint64_t cap = (uint64_t)st->param[1] * r->gap_ns;
+
+	if (!r->started) {
+		r->started = true;
+		r->last = now;
+		r->tokens_ns = r->gap_ns;
+		return;
+	}
+	r->tokens_ns += now - r->last;
+	r->last = now;
+	if (r->tokens_ns > cap)
+		r->tokens_ns = cap;
+}
+
+/* Append p to the waiting ring; false when memory runs out. */
+static bool rate_queue(struct rate_priv *r, struct sn_pkt *p)
+{
+	if (r->q_len == r->q_cap) {
+		uint32_t cap = r->q_cap ? r->q_cap * 2 : 256;
+		struct sn_pkt **q = malloc(cap * sizeof(*q));
+
+		if (!q)
+			return false;
+		for (uint32_t i = 0; i < r->q_len; i++)
+			q[i] = r->q[(r->q_head + i) % r->q_cap];
+		free(r->q);
+		r->q = q;
+		r->q_head = 0;
+		r->q_cap = cap;
+	}
+	r->q[(r->q_head + r->q_len) % r->q_cap] = p;
+	r->q_len++;
+	return true;
+}
+
+/* Transmit: data waits for a token; acknowledgments pass. */
+static uint16_t rate_tx(struct stage *st, struct sn_pkt **pkts, uint16_t n,
+			uint64_t now)
+{
+	struct rate_priv *r = st->priv;
+	uint16_t out = 0;
+
+	rate_refill(st, r, now);
+	for (uint16_t i = 0; i < n; i++) {
+		struct sn_pkt *p = pkts[i];
+
+		if ((p->flags & SN_PKT_ACK_ONLY) ||
+		    (!r->q_len && r->tokens_ns >= r->gap_ns)) {
+			if (!(p->flags & SN_PKT_ACK_ONLY)) {
+				r->tokens_ns -= r->gap_ns;
+				st->cnt[RATE_PASSED]++;
+			}
+			pkts[out++] = p;
+		} else if (rate_queue(r, p)) {
+			st->cnt[RATE_DELAYED]++;
+		} else {
+			pkts[out++] = p;	/* no memory: better early than lost */
+		}
+	}
+	return out;
+}
+
+/* Release waiting packets as tokens come; returns when the next is due. */
+static uint64_t rate_tick(struct stage *st, uint64_t now)
+{
+	struct rate_priv *r = st->priv;
+
+	if (!r->q_len)
+		return UINT64_MAX;
+	rate_refill(st, r, now);
+	while (r->q_len && r->tokens_ns >= r->gap_ns) {
+		struct sn_pkt *p = r->q[r->q_head];
+
+		r->q_head = (r->q_head + 1) % r->q_cap;
+		r->q_len--;
+		r->tokens_ns -= r->gap_ns;
+		st->cnt[RATE_PASSED]++;
+		stage_pass_down(st, &p, 1, now);
+	}
+	return r->q_len ? now + (r->gap_ns - r->tokens_ns) : UINT64_MAX;
+}
+
+/* A reset peer: its waiting packets fail. */
+static void rate_event(struct stage *st, struct sn_conn *c, enum stage_event ev,
+		       struct sn_pkt *pkt, uint64_t now)
+{
+	struct rate_priv *r = st->priv;
+	uint32_t kept = 0;
+
+	(void)pkt;
+	if (ev != STAGE_EV_RESET)
+		return;
+	for (uint32_t i = 0; i < r->q_len; i++) {
+		struct sn_pkt *p = r->q[(r->q_head + i) % r->q_cap];
+
+		if (p->conn == c)
+			pipeline_complete(st->pl, p, SN_ERR_DOWN, now);
+		else
+			r->q[(r->q_head + kept++) % r->q_cap] = p;
+	}
+	r->q_len = kept;
+}
+
+/* Free the ring when the pipeline goes (its packets go with the NIC). */
+static void rate_fini(struct stage *st)
+{
+	struct rate_priv *r = st->priv;
+
+	free(r->q);
+}
+
+const struct stage_ops stage_rate = {
+	.name = "rate",
+	.help = "paces new packets with a token bucket",
+	.params = rate_params,
+	.counter_names = rate_counter_names,
+	.priv_size = sizeof(struct rate_priv),
+	.init = rate_init,
+	.tx = rate_tx,
+	.tick = rate_tick,
+	.event = rate_event,
+	.fini = rate_fini,
+};

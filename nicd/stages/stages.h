@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The protocol stages nicd offers, and their registry. */
+#ifndef SEGNET_STAGES_H
+#define SEGNET_STAGES_H
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "dataplane/stage.h"
+
+extern const struct stage_ops stage_genp;
+extern const struct stage_ops stage_timer;
+extern const struct stage_ops stage_build_acks;
+extern const struct stage_ops stage_dup_find;
+extern const struct stage_ops stage_order;
+extern const struct stage_ops stage_rate;
+
+/* Every stage, for pipeline specs. */
+extern const struct stage_registry stage_registry;
+
+#endif

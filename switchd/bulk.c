@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The bulk channel's slot pipeline. At the start of slot k the switch
+ * arbitrates over the latest CFGs and sends every node its grant for slot
+ * k+1 (arb stage); granted initiators send their BREQ, which the switch
+ * forwards only if it matches an unused grant (trf stage); the target's BACK
+ * is forwarded only along the inverted schedule (ack stage).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataplane/dp_log.h"
+#include "sw_priv.h"
+
+DP_LOG_REGISTER(sw_bulk_logtype, switchd.bulk);
+
+/* Slots a BACK may trail its transfer in the scheduled models. */
+enum { SW_BACK_SLOTS = 2 };
+
+int sw_bulk_init(struct sw_fabric *sw, char *err, size_t errlen)
+{
+	sw->arb = arb_create(sw->cfg.arbiter ? sw->cfg.arbiter : "lcf", sw->n,
+			     sw->cfg.seed, err, errlen);
+	if (!sw->arb)
+		return -errno;
+	sw->req = arb_req_create(sw->n);
+	sw->grant = calloc(sw->n, sizeof(*sw->grant));
+	if (!sw->req || !sw->grant)
+		return -ENOMEM;
+	sw->back_slots = SW_BACK_SLOTS;
+	if (sw->arb->ops->output == ARB_OUT_BUFFER)
+		sw->back_slots += sw->arb->ops->out_buffers;
+	sw->ring_len = sw->back_slots + 4u;
+	sw->ring = calloc(sw->ring_len, sizeof(*sw->ring));
+	if (!sw->ring)
+		return -ENOMEM;
+	for (unsigned int s = 0; s < sw->ring_len; s++) {
+		struct sw_slotrec *rec = &sw->ring[s];
+
+		rec->slot = UINT64_MAX;
+		rec->grant = calloc(sw->n, sizeof(*rec->grant));
+		rec->used = calloc(sw->n, 1);
+		rec->taken = calloc(sw->n, 1);
+		if (!rec->grant || !rec->used || !rec->taken)
+			return -ENOMEM;
+	}
+	if (sw->arb->ops->output == ARB_OUT_BUFFER) {
+		for (uint16_t i = 0; i < sw->n; i++) {
+			sw->nodes[i].outq = calloc(sw->arb->ops->out_buffers,
+						   sizeof(struct rte_mbuf *));
+			if (!sw->nodes[i].outq)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void sw_bulk_fini(struct sw_fabric *sw)
+{
+	for (unsigned int s = 0; sw->ring && s < sw->ring_len; s++) {
+		free(sw->ring[s].grant);
+		free(sw->ring[s].used);
+		free(sw->ring[s].taken);
+	}
+	free(sw->ring);
+	for (uint16_t i = 0; sw->nodes && i < sw->n; i++) {
+		struct sw_node *nd = &sw->nodes[i];
+
+		for (uint16_t q = 0; nd->outq && q < nd->outq_len; q++) {
+			uint16_t at = (nd->outq_head + q) % sw->arb->ops->out_buffers;
+
+			rte_pktmbuf_free(nd->outq[at]);
+		}
+		free(nd->outq);
+	}
+	free(sw->grant);
+	arb_req_destroy(sw->req);
+	arb_destroy(sw->arb);
+}
+
+void sw_bulk_cfg(struct sw_fabric *sw, uint16_t i, const struct proto_pkt *p)
+{
+	struct sw_node *nd = &sw->nodes[i];
+	uint32_t requests = 0;
+
+	if (p->cfg.n_nodes != sw->n) {
+		sw->stats.cfg_bad_size++;
+		return;
+	}
+	if (!nd->up)
+		return;		/* a node marked down must rejoin with HELLO */
+	memcpy(nd->counts, p->cfg.counts, sw->n);
+	memcpy(nd->bulk_en, p->cfg.bulk_en, sw->vec_len);
+	memcpy(nd->quick_en, p->cfg.quick_en, sw->vec_len);
+	for (uint16_t t = 0; t < sw->n; t++)
+		requests += nd->counts[t] != 0;
+	nd->requests = requests;
+	nd->last_cfg_slot = sw->cur;
+}
+
+/* The record of slot s if it is still kept. */
+static struct sw_slotrec *sw_slot_rec(struct sw_fabric *sw, uint64_t s)
+{
+	struct sw_slotrec *rec = &sw->ring[s % sw->ring_len];
+
+	return rec->slot == s ? rec : NULL;
+}
+
+/* Send a queued BREQ of output t if it has not sent one this slot. */
+static void sw_outq_drain(struct sw_fabric *sw, uint16_t t)
+{
+	struct sw_node *nd = &sw->nodes[t];
+	struct rte_mbuf *m;
+
+	if (!nd->outq_len || nd->out_slot == sw->cur)
+		return;
+	m = nd->outq[nd->outq_head];
+	nd->outq_head = (uint16_t)((nd->outq_head + 1) % sw->arb->ops->out_buffers);
+	nd->outq_len--;
+	nd->out_slot = sw->cur;
+	sw->stats.breq_forwarded++;
+	dp_port_tx1(nd->bulk, m);
+}
+
+/* Queue a BREQ at output t of the output-buffered model. */
+static void sw_outq_add(struct sw_fabric *sw, uint16_t t, struct rte_mbuf *m)
+{
+	struct sw_node *nd = &sw->nodes[t];
+	uint16_t cap = sw->arb->ops->out_buffers;
+
+	if (nd->outq_len == cap) {
+		sw->stats.breq_outbuf_full++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	nd->outq[(nd->outq_head + nd->outq_len) % cap] = m;
+	nd->outq_len++;
+	sw_outq_drain(sw, t);
+}
+
+void sw_bulk_breq(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
+{
+	uint64_t s = r->p.slot;
+	uint16_t i = r->p.src_node, t = r->p.dst_node;
+	struct sw_slotrec *rec = NULL;
+
+	(void)now;
+	/* Grants for slot cur+1 are out; late frames may use slot cur-1. */
+	if (s + 1 >= sw->cur && s <= sw->cur + 1)
+		rec = sw_slot_rec(sw, s);
+	if (!rec || rec->grant[i] != t || rec->used[i] >= sw->cfg.slot_frames) {
+		sw->stats.breq_not_granted++;
+		rte_pktmbuf_free(r->m);
+		return;
+	}
+	rec->used[i]++;
+	switch (sw->arb->ops->output) {
+	case ARB_OUT_DROP:
+		if (rec->taken[t] >= sw->cfg.slot_frames) {
+			sw->stats.breq_collision++;
+			rte_pktmbuf_free(r->m);
+			return;
+		}
+		rec->taken[t]++;
+		break;
+	case ARB_OUT_BUFFER:
+		sw_outq_add(sw, t, r->m);
+		return;
+	case ARB_OUT_SCHEDULED:
+		break;
+	}
+	sw->stats.breq_forwarded++;
+	dp_port_tx1(sw->nodes[t].bulk, r->m);
+}
+
+void sw_bulk_back(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
+{
+	uint16_t target = r->p.src_node, initiator = r->p.dst_node;
+	struct sw_slotrec *rec = sw_slot_rec(sw, r->p.slot);
+
+	if (!rec || rec->grant[initiator] != target) {
+		sw->stats.back_not_scheduled++;
+		rte_pktmbuf_free(r->m);
+		return;
+	}
+	sw->stats.back_forwarded++;
+	sw_send_control(sw, initiator, r->m, now);
+}
+
+/* Mark nodes down that stopped sending CFGs. */
+static void sw_detect_down(struct sw_fabric *sw)
+{
+	if (!sw->cfg.down_slots)
+		return;
+	for (uint16_t i = 0; i < sw->n; i++) {
+		struct sw_node *nd = &sw->nodes[i];
+
+		if (nd->up && sw->cur - nd->last_cfg_slot > sw->cfg.down_slots) {
+			nd->up = false;
+			nd->requests = 0;
+			memset(nd->counts, 0, sw->n);
+			sw->stats.downs++;
+			DP_LOG(sw_bulk_logtype, NOTICE,
+			       "node %u down: no CFG for %u slots", i, sw->cfg.down_slots);
+		}
+	}
+}
+
+/* Build the request matrix; tell initiators about targets that are down. */
+static void sw_build_requests(struct sw_fabric *sw, uint64_t now)
+{
+	arb_req_clear(sw->req);
+	for (uint16_t i = 0; i < sw->n; i++) {
+		const struct sw_node *in = &sw->nodes[i];
+
+		if (!in->up || !in->requests)
+			continue;
+		for (uint16_t t = 0; t < sw->n; t++) {
+			if (!in->counts[t] || t == i)
+				continue;
+			if (!sw->nodes[t].up)
+				sw_notice_down(sw, i, t, PROTO_T_BACK, 0, now);
+			else if (proto_bit(sw->nodes[t].bulk_en, i))
+				arb_req_set(sw->req, i, t);
+		}
+	}
+}
+
+/* Send every node that is up its grant for slot s. */
+static void sw_send_grants(struct sw_fabric *sw, uint64_t s, uint64_t now)
+{
+	struct proto_pkt p = {
+		.type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH,
+	};
+
+	p.gnt = (struct proto_gnt) {
+		.slot = (uint32_t)s, .n_nodes = sw->n,
+		.slot_ns = (uint32_t)sw->cfg.slot_ns,
+		.back_slots = sw->back_slots,
+		.slot_frames = (uint16_t)sw->cfg.slot_frames,
+	};
+	for (uint16_t i = 0; i < sw->n; i++) {
+		struct sw_node *nd = &sw->nodes[i];
+		struct rte_mbuf *m;
+
+		if (!nd->up)
+			continue;
+		p.dst_node = i;
+		p.gnt.node_id = i;
+		p.gnt.target = sw->grant[i];
+		p.gnt.timestamp_ns = now;
+		p.gnt.gflags = (uint16_t)((sw->arb->ops->fifo ? PROTO_GNT_F_FIFO : 0) |
+					  (nd->announce_join ? PROTO_GNT_F_JOINED : 0));
+		m = sw_frame(sw, &p);
+		if (!m)
+			continue;
+		nd->announce_join = false;
+		sw->stats.gnt_sent++;
+		sw_send_control(sw, i, m, now);
+	}
+}
+
+/* Run the arbiter for slot s and record its grants. */
+static void sw_arbitrate(struct sw_fabric *sw, uint64_t s)
+{
+	struct sw_slotrec *rec = &sw->ring[s % sw->ring_len];
+	uint64_t c0 = sw->cfg.cycles ? sw->cfg.cycles() : 0;
+	uint16_t made = arb_match(sw->arb, sw->req, s, sw->grant);
+
+	if (sw->cfg.cycles)
+		sw->stats.arb_cycles += sw->cfg.cycles() - c0;
+	rec->slot = s;
+	memcpy(rec->grant, sw->grant, sw->n * sizeof(*sw->grant));
+	memset(rec->used, 0, sw->n);
+	memset(rec->taken, 0, sw->n);
+	for (uint16_t i = 0; i < sw->n; i++)
+		if (sw->grant[i] != ARB_NONE)
+			sw->nodes[i].grants++;
+	sw->stats.grants += made;
+	sw->stats.slots++;
+	sw->match_hist[made > sw->n ? sw->n : made]++;
+}
+
+void sw_bulk_slot(struct sw_fabric *sw, uint64_t now)
+{
+	uint64_t behind = (now - sw->next_boundary) / sw->cfg.slot_ns;
+
+	if (behind) {
+		sw->stats.slots_skipped += behind;
+		sw->next_boundary += behind * sw->cfg.slot_ns;
+	}
+	sw->cur = (sw->next_boundary - sw->t0) / sw->cfg.slot_ns;
+	sw_detect_down(sw);
+	if (sw->arb->ops->output == ARB_OUT_BUFFER)
+		for (uint16_t t = 0; t < sw->n; t++)
+			sw_outq_drain(sw, t);
+	sw_build_requests(sw, now);
+	sw_arbitrate(sw, sw->cur + 1);
+	sw_send_grants(sw, sw->cur + 1, now);
+	sw->next_boundary += sw->cfg.slot_ns;
+}

@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The switch fabric: node table, the receive side of every poll, and the
+ * quick channel. The bulk slot pipeline is in bulk.c, quick-channel
+ * arbitration in quick.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataplane/dp_log.h"
+#include "dataplane/dp_mbuf.h"
+#include "sw_priv.h"
+
+DP_LOG_REGISTER(sw_logtype, switchd.fabric);
+
+const char *const sw_counter_names[] = {
+	SW_COUNTERS(DP_COUNTER_NAME)
+};
+
+/* Frames read from one port in one poll. */
+enum { SW_BURST = 32 };
+
+uint64_t sw_slot_ns_for(double bulk_gbps, uint32_t slot_frames)
+{
+	return (slot_frames * dp_wire_ps(DP_MAX_FRAME, bulk_gbps) + 999) / 1000;
+}
+
+/* Check a configuration; 0 or -EINVAL with a message. */
+static int sw_check_config(const struct sw_config *c, char *err, size_t errlen)
+{
+	if (c->n_nodes < 2 || c->n_nodes > PROTO_MAX_NODES) {
+		snprintf(err, errlen, "nodes: %u is outside [2, %d]", c->n_nodes,
+			 PROTO_MAX_NODES);
+		return -EINVAL;
+	}
+	if (!(c->bulk_gbps > 0) || !(c->quick_gbps > 0)) {
+		snprintf(err, errlen, "link rates must be positive (bulk %g, quick %g Gbit/s)",
+			 c->bulk_gbps, c->quick_gbps);
+		return -EINVAL;
+	}
+	if (c->slot_frames < 1 || c->slot_frames > 64) {
+		snprintf(err, errlen, "slot-frames: %u is outside [1, 64]", c->slot_frames);
+		return -EINVAL;
+	}
+	if (!c->mp) {
+		snprintf(err, errlen, "no mempool");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Allocate the per-node vectors. */
+static int sw_nodes_init(struct sw_fabric *sw, struct dp_port *const *bulk,
+			 struct dp_port *const *quick)
+{
+	sw->nodes = calloc(sw->n, sizeof(*sw->nodes));
+	if (!sw->nodes)
+		return -ENOMEM;
+	for (uint16_t i = 0; i < sw->n; i++) {
+		struct sw_node *nd = &sw->nodes[i];
+
+		nd->bulk = bulk[i];
+		nd->quick = quick[i];
+		nd->counts = calloc(sw->n, 1);
+		nd->bulk_en = calloc(sw->vec_len, 1);
+		nd->quick_en = calloc(sw->vec_len, 1);
+		if (!nd->counts || !nd->bulk_en || !nd->quick_en)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct sw_fabric *sw_fabric_create(const struct sw_config *cfg,
+				   struct dp_port *const *bulk,
+				   struct dp_port *const *quick,
+				   char *err, size_t errlen)
+{
+	struct sw_fabric *sw;
+	int rc;
+
+	rc = sw_check_config(cfg, err, errlen);
+	if (rc) {
+		errno = -rc;
+		return NULL;
+	}
+	sw = calloc(1, sizeof(*sw));
+	if (!sw)
+		return NULL;
+	sw->cfg = *cfg;
+	sw->n = cfg->n_nodes;
+	sw->vec_len = (uint16_t)((sw->n + 7) / 8);
+	if (!sw->cfg.slot_ns)
+		sw->cfg.slot_ns = sw_slot_ns_for(cfg->bulk_gbps, cfg->slot_frames);
+	sw->lim = (struct proto_limits) {
+		.max_nodes = sw->n,
+		.max_endpoints = cfg->max_endpoints ? cfg->max_endpoints
+						    : PROTO_MAX_ENDPOINTS,
+		.skip_crc = !cfg->check_crc,
+	};
+	sw->rx_cap = 2u * sw->n * SW_BURST;
+	sw->rx = calloc(sw->rx_cap, sizeof(*sw->rx));
+	sw->match_hist = calloc(sw->n + 1u, sizeof(*sw->match_hist));
+	rc = -ENOMEM;
+	if (!sw->rx || !sw->match_hist)
+		goto fail;
+	rc = sw_nodes_init(sw, bulk, quick);
+	if (!rc)
+		rc = quick_arb_init(&sw->quick, sw->n, cfg->quick_mode, cfg->quick_gbps);
+	if (!rc)
+		rc = sw_bulk_init(sw, err, errlen);
+	if (rc)
+		goto fail;
+	return sw;
+fail:
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	sw_fabric_destroy(sw);
+	errno = -rc;
+	return NULL;
+}
+
+void sw_fabric_destroy(struct sw_fabric *sw)
+{
+	if (!sw)
+		return;
+	sw_bulk_fini(sw);
+	quick_arb_fini(&sw->quick);
+	for (uint16_t i = 0; sw->nodes && i < sw->n; i++) {
+		free(sw->nodes[i].counts);
+		free(sw->nodes[i].bulk_en);
+		free(sw->nodes[i].quick_en);
+	}
+	free(sw->nodes);
+	free(sw->match_hist);
+	free(sw->rx);
+	free(sw);
+}
+
+struct rte_mbuf *sw_frame(struct sw_fabric *sw, struct proto_pkt *p)
+{
+	struct rte_mbuf *m;
+	int len;
+
+	proto_node_mac(PROTO_NODE_SWITCH, p->eth_src);
+	proto_node_mac(p->dst_node, p->eth_dst);
+	m = dp_frame_alloc(sw->cfg.mp, (uint16_t)proto_frame_len(p));
+	if (!m) {
+		sw->stats.no_mbuf++;
+		return NULL;
+	}
+	len = proto_encode(p, rte_pktmbuf_mtod(m, void *), m->buf_len - m->data_off);
+	if (len < 0) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void sw_send_control(struct sw_fabric *sw, uint16_t to, struct rte_mbuf *m,
+		     uint64_t now)
+{
+	quick_arb_admit(&sw->quick, to, false, m->data_len, now);
+	dp_port_tx1(sw->nodes[to].quick, m);
+}
+
+void sw_notice_down(struct sw_fabric *sw, uint16_t to, uint16_t down,
+		    uint8_t type, uint16_t vnet, uint64_t now)
+{
+	struct proto_pkt p = {
+		.type = type, .flags = PROTO_F_DOWN, .src_node = down,
+		.dst_node = to, .vnet = vnet, .slot = (uint32_t)sw->cur,
+	};
+	struct rte_mbuf *m;
+
+	if (!sw->nodes[to].up)
+		return;
+	m = sw_frame(sw, &p);
+	if (!m)
+		return;
+	sw->stats.down_notices++;
+	sw_send_control(sw, to, m, now);
+}
+
+/* A node (re)joins: forget its old state; its peers restart with it. */
+static void sw_node_join(struct sw_fabric *sw, uint16_t i, uint64_t now)
+{
+	struct sw_node *nd = &sw->nodes[i];
+	bool rejoin = nd->joined;
+
+	nd->joined = true;
+	nd->up = true;
+	nd->announce_join = true;
+	nd->last_cfg_slot = sw->cur;
+	nd->requests = 0;
+	memset(nd->counts, 0, sw->n);
+	memset(nd->bulk_en, 0, sw->vec_len);
+	memset(nd->quick_en, 0, sw->vec_len);
+	sw->stats.joins++;
+	DP_LOG(sw_logtype, INFO, "node %u %s", i, rejoin ? "rejoined" : "joined");
+	if (!rejoin)
+		return;
+	for (uint16_t j = 0; j < sw->n; j++)
+		if (j != i)
+			sw_notice_down(sw, j, i, PROTO_T_BACK, 0, now);
+}
+
+/* True when frame type may arrive on this port of node i. */
+static bool sw_right_port(const struct sw_fabric *sw, const struct sw_rx *r,
+			  const struct dp_port *port)
+{
+	const struct sw_node *nd = &sw->nodes[r->in];
+
+	if (nd->bulk == nd->quick)
+		return true;
+	return (port == nd->bulk) == proto_type_is_bulk(r->p.type);
+}
+
+/* Validate one frame and queue it for this poll, or drop it. */
+static void sw_accept(struct sw_fabric *sw, uint16_t in, struct dp_port *port,
+		      struct rte_mbuf *m, unsigned int *k, uint64_t now)
+{
+	struct sw_rx *r = &sw->rx[*k];
+	enum proto_reason why;
+
+	sw->stats.rx_frames++;
+	why = proto_decode(rte_pktmbuf_mtod(m, const void *), m->data_len,
+			   &sw->lim, &r->p);
+	r->in = in;
+	r->m = m;
+	if (why != PROTO_R_OK) {
+		sw->decode[why]++;
+		sw->stats.rx_invalid++;
+	} else if (!sw_right_port(sw, r, port)) {
+		sw->stats.wrong_port++;
+	} else if (r->p.type == PROTO_T_HELLO &&
+		   (r->p.src_node == in || r->p.src_node == PROTO_NODE_NONE)) {
+		sw->stats.hello_received++;
+		sw_node_join(sw, in, now);
+	} else if (r->p.src_node != in) {
+		sw->stats.forged_src++;
+	} else if (!sw->nodes[in].joined) {
+		sw->stats.not_joined++;
+	} else if (r->p.type == PROTO_T_GNT) {
+		sw->stats.unexpected_type++;
+	} else if (r->p.type == PROTO_T_CFG) {
+		sw->stats.cfg_received++;
+		sw_bulk_cfg(sw, in, &r->p);
+	} else {
+		(*k)++;
+		return;		/* kept for forwarding */
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* Read every port, starting at the round-robin pointer. */
+static unsigned int sw_receive(struct sw_fabric *sw, uint64_t now)
+{
+	struct rte_mbuf *burst[SW_BURST];
+	unsigned int k = 0;
+
+	for (uint16_t c = 0; c < sw->n; c++) {
+		uint16_t i = (uint16_t)((sw->rr + c) % sw->n);
+		struct sw_node *nd = &sw->nodes[i];
+		struct dp_port *ports[2] = { nd->quick, nd->bulk };
+		int n_ports = nd->bulk == nd->quick ? 1 : 2;
+
+		for (int p = 0; p < n_ports; p++) {
+			uint16_t got = dp_port_rx(ports[p], burst, SW_BURST);
+
+			for (uint16_t j = 0; j < got; j++)
+				sw_accept(sw, i, ports[p], burst[j], &k, now);
+		}
+	}
+	sw->rr = (uint16_t)((sw->rr + 1) % sw->n);
+	return k;
+}
+
+/* Forward a quick-channel frame, or drop it if it loses arbitration. */
+static void sw_quick_forward(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
+{
+	uint16_t dst = r->p.dst_node;
+	bool is_qreq = r->p.type == PROTO_T_QREQ;
+
+	if (is_qreq && !proto_bit(sw->nodes[dst].quick_en, r->in)) {
+		sw->stats.qreq_disabled++;
+		rte_pktmbuf_free(r->m);
+		return;
+	}
+	if (!quick_arb_admit(&sw->quick, dst, is_qreq, r->m->data_len, now)) {
+		sw->stats.qreq_collision++;
+		rte_pktmbuf_free(r->m);
+		return;
+	}
+	if (is_qreq)
+		sw->stats.qreq_forwarded++;
+	else
+		sw->stats.qack_forwarded++;
+	dp_port_tx1(sw->nodes[dst].quick, r->m);
+}
+
+/* Handle one kept frame: control first pass, QREQs second pass. */
+static void sw_dispatch(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
+{
+	uint16_t dst = r->p.dst_node;
+
+	if (!sw->nodes[dst].up) {
+		sw->stats.dst_down++;
+		if (r->p.type == PROTO_T_QREQ)
+			sw_notice_down(sw, r->in, dst, PROTO_T_QACK, r->p.vnet, now);
+		rte_pktmbuf_free(r->m);
+		return;
+	}
+	switch (r->p.type) {
+	case PROTO_T_BREQ:
+		sw_bulk_breq(sw, r, now);
+		break;
+	case PROTO_T_BACK:
+		sw_bulk_back(sw, r, now);
+		break;
+	default:
+		sw_quick_forward(sw, r, now);
+		break;
+	}
+}
+
+uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now)
+{
+	unsigned int k;
+
+	if (!sw->started) {
+		sw->started = true;
+		sw->t0 = now;
+		sw->cur = 0;
+		sw->next_boundary = now;
+	}
+	k = sw_receive(sw, now);
+	/* Control and bulk frames first: QREQs lose to what arrives with them. */
+	for (unsigned int i = 0; i < k; i++)
+		if (sw->rx[i].p.type != PROTO_T_QREQ)
+			sw_dispatch(sw, &sw->rx[i], now);
+	for (unsigned int i = 0; i < k; i++)
+		if (sw->rx[i].p.type == PROTO_T_QREQ)
+			sw_dispatch(sw, &sw->rx[i], now);
+	if (now >= sw->next_boundary)
+		sw_bulk_slot(sw, now);
+	return sw->next_boundary;
+}
+
+uint64_t sw_fabric_slot_ns(const struct sw_fabric *sw)
+{
+	return sw->cfg.slot_ns;
+}
+
+const struct sw_stats *sw_fabric_stats(const struct sw_fabric *sw)
+{
+	return &sw->stats;
+}
+
+const uint64_t *sw_fabric_decode_drops(const struct sw_fabric *sw)
+{
+	return sw->decode;
+}
+
+const uint64_t *sw_fabric_match_hist(const struct sw_fabric *sw)
+{
+	return sw->match_hist;
+}
+
+const char *sw_fabric_arbiter(const struct sw_fabric *sw)
+{
+	return sw->arb->ops->name;
+}
+
+void sw_fabric_node_info(const struct sw_fabric *sw, uint16_t i,
+			 struct sw_node_info *info)
+{
+	const struct sw_node *nd = &sw->nodes[i];
+
+	*info = (struct sw_node_info) {
+		.joined = nd->joined, .up = nd->up,
+		.last_cfg_slot = nd->last_cfg_slot, .grants = nd->grants,
+		.requests = nd->requests,
+	};
+}
+
+void sw_fabric_print_counters(const struct sw_fabric *sw, FILE *f)
+{
+	struct dp_counter_set set = DP_COUNTER_SET("switch", sw_counter_names,
+						   &sw->stats);
+
+	dp_counters_print(f, &set);
+	for (int r = 1; r < PROTO_R_COUNT; r++)
+		if (sw->decode[r])
+			fprintf(f, "switch.decode.%s %llu\n",
+				proto_reason_name((enum proto_reason)r),
+				(unsigned long long)sw->decode[r]);
+}

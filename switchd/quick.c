@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* First-come arbitration of the quick channel. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "dataplane/dp_mbuf.h"
+#include "quick.h"
+
+int quick_arb_init(struct quick_arb *q, uint16_t n, enum sw_quick_mode mode,
+		   double gbps)
+{
+	q->mode = mode;
+	q->gbps = gbps;
+	q->n = n;
+	q->busy_ps = calloc(n, sizeof(*q->busy_ps));
+	q->qreq_ps = calloc(n, sizeof(*q->qreq_ps));
+	if (!q->busy_ps || !q->qreq_ps) {
+		quick_arb_fini(q);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void quick_arb_fini(struct quick_arb *q)
+{
+	free(q->busy_ps);
+	free(q->qreq_ps);
+	q->busy_ps = NULL;
+	q->qreq_ps = NULL;
+}
+
+bool quick_arb_admit(struct quick_arb *q, uint16_t out, bool is_qreq,
+		     uint32_t len, uint64_t now)
+{
+	uint64_t now_ps = now * 1000;
+	uint64_t start;
+
+	if (is_qreq) {
+		uint64_t blocker = q->mode == SW_QUICK_DROP ? q->busy_ps[out]
+							    : q->qreq_ps[out];
+
+		if (now_ps < blocker)
+			return false;
+	}
+	start = q->busy_ps[out] > now_ps ? q->busy_ps[out] : now_ps;
+	q->busy_ps[out] = start + dp_wire_ps(len, q->gbps);
+	if (is_qreq)
+		q->qreq_ps[out] = q->busy_ps[out];
+	return true;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * First-come arbitration of the quick channel. An output is busy while the
+ * frame before serializes at the link rate; a QREQ for a busy output loses.
+ * Control frames (BACK, QACK, CFG, GNT) never lose: they beat QREQs that
+ * arrive with them and wait behind a frame already on the wire. In
+ * interleave mode a QREQ loses only to another QREQ still on the wire.
+ */
+#ifndef SEGNET_QUICK_H
+#define SEGNET_QUICK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fabric.h"
+
+/* Busy state of every quick output. */
+struct quick_arb {
+	enum sw_quick_mode mode;	/* drop or interleave */
+	double gbps;			/* link rate */
+	uint16_t n;			/* outputs */
+	uint64_t *busy_ps;		/* end of everything sent on output o */
+	uint64_t *qreq_ps;		/* end of the last QREQ sent on output o */
+};
+
+/* Set up for n outputs; 0 or -ENOMEM. */
+int quick_arb_init(struct quick_arb *q, uint16_t n, enum sw_quick_mode mode,
+		   double gbps);
+
+/* Free the state. */
+void quick_arb_fini(struct quick_arb *q);
+
+/*
+ * Decide whether a frame of len bytes may leave on output out at now (ns);
+ * when it may, the output is marked busy for its serialization. Control
+ * frames are always admitted.
+ */
+bool quick_arb_admit(struct quick_arb *q, uint16_t out, bool is_qreq,
+		     uint32_t len, uint64_t now);
+
+#endif

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The switch fabric's internal state, shared by its files and nobody else. */
+#ifndef SEGNET_SW_PRIV_H
+#define SEGNET_SW_PRIV_H
+
+#include "arb.h"
+#include "fabric.h"
+#include "quick.h"
+
+/* A received frame waiting for its turn in this poll. */
+struct sw_rx {
+	struct rte_mbuf *m;	/* the frame */
+	struct proto_pkt p;	/* its decoded header */
+	uint16_t in;		/* node whose port it came in on */
+};
+
+/* One node: its ports and what the switch knows of it. */
+struct sw_node {
+	struct dp_port *bulk;		/* bulk-channel port */
+	struct dp_port *quick;		/* quick-channel port (may equal bulk) */
+	bool joined;			/* sent HELLO */
+	bool up;			/* sending CFGs */
+	bool announce_join;		/* next GNT carries PROTO_GNT_F_JOINED */
+	uint64_t last_cfg_slot;		/* slot of its last CFG */
+	uint8_t *counts;		/* its last request vector */
+	uint8_t *bulk_en;		/* initiators it accepts on bulk */
+	uint8_t *quick_en;		/* initiators it accepts on quick */
+	uint32_t requests;		/* targets in its last CFG */
+	uint64_t grants;		/* grants it received */
+	struct rte_mbuf **outq;		/* ARB_OUT_BUFFER: queued BREQs, a ring */
+	uint16_t outq_head;		/* next to send */
+	uint16_t outq_len;		/* frames queued */
+	uint64_t out_slot;		/* slot its output last sent a buffered BREQ */
+};
+
+/* The grants of one slot, kept while its BREQs and BACKs may still come. */
+struct sw_slotrec {
+	uint64_t slot;		/* slot number, or UINT64_MAX when unused */
+	uint16_t *grant;	/* grant[i]: target of initiator i or ARB_NONE */
+	uint8_t *used;		/* BREQs initiator i has sent on its grant */
+	uint8_t *taken;		/* ARB_OUT_DROP: output t already has a frame */
+};
+
+/* The fabric. */
+struct sw_fabric {
+	struct sw_config cfg;		/* as given, slot_ns filled in */
+	uint16_t n;			/* nodes */
+	uint16_t vec_len;		/* bytes of an enable vector */
+	struct arb *arb;		/* the arbiter */
+	struct arb_req *req;		/* request matrix, rebuilt every slot */
+	uint16_t *grant;		/* arbiter output, n entries */
+	struct sw_node *nodes;		/* by id */
+	struct sw_slotrec *ring;	/* recent slots' grants */
+	unsigned int ring_len;		/* entries in ring */
+	uint16_t back_slots;		/* slots after transfer a BACK may take */
+	bool started;			/* first poll done */
+	uint64_t t0;			/* start of slot 0 */
+	uint64_t cur;			/* current slot */
+	uint64_t next_boundary;		/* start of slot cur + 1 */
+	uint16_t rr;			/* round-robin start for arrivals */
+	struct quick_arb quick;		/* output busy state */
+	struct proto_limits lim;	/* what decoding accepts */
+	struct sw_rx *rx;		/* frames of this poll */
+	unsigned int rx_cap;		/* entries in rx */
+	struct sw_stats stats;		/* switch-wide counters */
+	uint64_t decode[PROTO_R_COUNT];	/* validation failures by reason */
+	uint64_t *match_hist;		/* slots by number of grants, n + 1 */
+};
+
+/* Start a frame the switch originates to node `to`; NULL if no mbuf. */
+struct rte_mbuf *sw_frame(struct sw_fabric *sw, struct proto_pkt *p);
+
+/* Send a frame on node to's quick port, as control traffic. */
+void sw_send_control(struct sw_fabric *sw, uint16_t to, struct rte_mbuf *m,
+		     uint64_t now);
+
+/* Tell initiator `to` that node `down` is down (or restarted). */
+void sw_notice_down(struct sw_fabric *sw, uint16_t to, uint16_t down,
+		    uint8_t type, uint16_t vnet, uint64_t now);
+
+/* Bulk channel: a CFG from node i. */
+void sw_bulk_cfg(struct sw_fabric *sw, uint16_t i, const struct proto_pkt *p);
+
+/* Bulk channel: a BREQ; forwards or drops it. */
+void sw_bulk_breq(struct sw_fabric *sw, struct sw_rx *r, uint64_t now);
+
+/* Bulk channel: a BACK; forwards or drops it. */
+void sw_bulk_back(struct sw_fabric *sw, struct sw_rx *r, uint64_t now);
+
+/* Bulk channel: the work of a slot boundary (arbitrate, grant). */
+void sw_bulk_slot(struct sw_fabric *sw, uint64_t now);
+
+/* Set up and free the bulk channel's state. */
+int sw_bulk_init(struct sw_fabric *sw, char *err, size_t errlen);
+void sw_bulk_fini(struct sw_fabric *sw);
+
+#endif

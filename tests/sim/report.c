@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* segnet-sim's table, CSV and gnuplot output. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim_cli.h"
+
+static const char *const chan_names[SN_CHAN_COUNT] = { "bulk", "quick" };
+
+/* True when channel ch carried generated traffic in run c. */
+static bool chan_used(const struct simrun_config *c, int ch)
+{
+	return c->channels == SIMRUN_BOTH ||
+	       (c->channels == SIMRUN_BULK) == (ch == SN_CHAN_BULK);
+}
+
+/* Name of a quick mode. */
+static const char *qmode_name(enum sw_quick_mode m)
+{
+	return m == SW_QUICK_DROP ? "drop" : "interleave";
+}
+
+void sim_print_header(const struct sim_cli *cli)
+{
+	const struct simrun_config *c = &cli->base;
+
+	printf("segnet-sim: %u nodes, bulk %g Gbit/s, quick %g Gbit/s, payload %u B, "
+	       "%u+%u send buffers (per-target cap %u), conf %s, seed %llu, %d run%s\n",
+	       c->nodes, c->bulk_gbps, c->quick_gbps, c->payload, c->bulk_bufs,
+	       c->quick_bufs, c->per_target, c->conf, (unsigned long long)c->seed,
+	       cli->n_runs, cli->n_runs == 1 ? "" : "s");
+	printf("%-17s %-5s %-6s %-10s %5s %6s %6s %9s %9s %9s %9s %7s %7s %6s\n",
+	       "arbiter", "chan", "burst", "quick", "load", "offer", "thru",
+	       "mean_us", "p99_us", "e2e_mean", "e2e_p99", "coll", "retx", "match");
+}
+
+void sim_print_row(const struct sim_cli *cli, int i)
+{
+	const struct simrun_config *c = &cli->runs[i];
+	const struct sim_outcome *o = &cli->out[i];
+
+	if (o->rc) {
+		printf("%-17s run failed: %s\n", c->arbiter, o->err);
+		return;
+	}
+	for (int ch = 0; ch < SN_CHAN_COUNT; ch++) {
+		const struct simrun_chan *r = &o->res.chan[ch];
+
+		if (!chan_used(c, ch))
+			continue;
+		printf("%-17s %-5s %-6s %-10s %5.2f %6.3f %6.3f %9.2f %9.2f %9.2f %9.2f %7.4f %7.4f %6.2f\n",
+		       c->arbiter, chan_names[ch], c->burst_max > 1 ? "bursty" : "no",
+		       qmode_name(c->quick_mode), c->load, r->offered, r->throughput,
+		       r->queue.mean, r->queue.p99, r->e2e.mean, r->e2e.p99,
+		       r->collisions, r->retransmissions, o->res.matched_per_slot);
+	}
+	fflush(stdout);
+}
+
+void sim_print_summary(const struct sim_cli *cli)
+{
+	struct simrun_delivery d = { 0 };
+	uint64_t frames = 0;
+	double wall = 0, sim_s = 0;
+
+	for (int i = 0; i < cli->n_runs; i++) {
+		const struct simrun_result *r = &cli->out[i].res;
+
+		if (cli->out[i].rc)
+			continue;
+		frames += r->frames;
+		wall += r->wall_s;
+		sim_s += (double)r->sim_ns / 1e9;
+		d.sent += r->delivery.sent;
+		d.delivered += r->delivery.delivered;
+		d.lost += r->delivery.lost;
+		d.duplicated += r->delivery.duplicated;
+		d.reordered += r->delivery.reordered;
+		d.failed += r->delivery.failed;
+	}
+	printf("simulated %.3f s of network time: %llu frames in %.2f s of run time "
+	       "(%.0f simulated packets per wall-clock second)\n",
+	       sim_s, (unsigned long long)frames, wall, wall > 0 ? (double)frames / wall : 0);
+	if (d.failed)
+		printf("sends completed with an error: %llu\n", (unsigned long long)d.failed);
+	printf("delivery: sent=%llu delivered=%llu lost=%llu duplicated=%llu reordered=%llu\n",
+	       (unsigned long long)d.sent, (unsigned long long)d.delivered,
+	       (unsigned long long)d.lost, (unsigned long long)d.duplicated,
+	       (unsigned long long)d.reordered);
+}
+
+int sim_write_csv(const struct sim_cli *cli, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, "segnet-sim: --csv %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	fprintf(f, "arbiter,channel,traffic,bursty,nodes,load,quick_mode,conf,offered,"
+		   "throughput,mean_us,p50_us,p99_us,e2e_mean_us,e2e_p50_us,e2e_p99_us,"
+		   "collisions_per_pkt,retx_per_pkt,matched_per_slot,generated,delivered,"
+		   "seed,sim_pkts_per_wall_s\n");
+	for (int i = 0; i < cli->n_runs; i++) {
+		const struct simrun_config *c = &cli->runs[i];
+		const struct simrun_result *r = &cli->out[i].res;
+
+		if (cli->out[i].rc)
+			continue;
+		for (int ch = 0; ch < SN_CHAN_COUNT; ch++) {
+			const struct simrun_chan *x = &r->chan[ch];
+
+			if (!chan_used(c, ch))
+				continue;
+			fprintf(f, "%s,%s,%s,%d,%u,%.3f,%s,%s,%.4f,%.4f,%.3f,%.3f,%.3f,%.3f,"
+				   "%.3f,%.3f,%.5f,%.5f,%.3f,%llu,%llu,%llu,%.0f\n",
+				c->arbiter, chan_names[ch], traffic_pattern_name(c->traffic),
+				c->burst_max > 1, c->nodes, c->load, qmode_name(c->quick_mode),
+				c->conf, x->offered, x->throughput, x->queue.mean, x->queue.p50,
+				x->queue.p99, x->e2e.mean, x->e2e.p50, x->e2e.p99, x->collisions,
+				x->retransmissions, r->matched_per_slot,
+				(unsigned long long)x->generated, (unsigned long long)x->delivered,
+				(unsigned long long)c->seed,
+				r->wall_s > 0 ? (double)r->frames / r->wall_s : 0);
+		}
+	}
+	if (fclose(f)) {
+		fprintf(stderr, "segnet-sim: --csv %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	printf("wrote %s\n", path);
+	return 0;
+}
+
+/* Which value a plot panel shows. */
+enum plot_value {
+	PV_MEAN,	/* mean latency until the packet leaves its buffer */
+	PV_THROUGHPUT,	/* delivered / capacity */
+	PV_COLLISIONS,	/* collisions per packet */
+};
+
+/* One panel of the plot. */
+struct plot_panel {
+	int chan;		/* channel shown */
+	enum plot_value v;	/* value shown */
+	const char *title;	/* panel title */
+	const char *ylabel;	/* y axis */
+	bool logy;		/* log scale */
+	bool by_quick_mode;	/* series split by quick mode, else by arbiter */
+};
+
+static const struct plot_panel plot_panels[] = {
+	{ SN_CHAN_BULK, PV_MEAN, "bulk channel: mean latency", "microseconds", true, false },
+	{ SN_CHAN_QUICK, PV_MEAN, "quick channel: mean latency", "microseconds", true, true },
+	{ SN_CHAN_BULK, PV_THROUGHPUT, "bulk channel: throughput", "delivered / capacity", false, false },
+	{ SN_CHAN_QUICK, PV_COLLISIONS, "quick channel: collisions per packet", "collisions / packet", false, true },
+};
+
+/* The value of panel p in run i. */
+static double plot_value(const struct sim_cli *cli, const struct plot_panel *p, int i)
+{
+	const struct simrun_chan *c = &cli->out[i].res.chan[p->chan];
+
+	switch (p->v) {
+	case PV_MEAN: return c->queue.mean;
+	case PV_THROUGHPUT: return c->throughput;
+	default: return c->collisions;
+	}
+}
+
+/* Series key of run i in panel p. */
+static void plot_key(const struct sim_cli *cli, const struct plot_panel *p, int i,
+		     char *key, size_t len)
+{
+	const struct simrun_config *c = &cli->runs[i];
+
+	if (p->by_quick_mode)
+		snprintf(key, len, "%s%s", qmode_name(c->quick_mode),
+			 c->burst_max > 1 ? " bursty" : "");
+	else
+		snprintf(key, len, "%s%s", c->arbiter, c->burst_max > 1 ? " bursty" : "");
+}
+
+/* Write panel p's series as gnuplot data blocks; returns how many. */
+static int plot_write_panel(const struct sim_cli *cli, const struct plot_panel *p,
+			    FILE *dat, char titles[][48], int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < cli->n_runs && n < max; i++) {
+		char key[48];
+		bool seen = false;
+
+		if (cli->out[i].rc || !chan_used(&cli->runs[i], p->chan))
+			continue;
+		plot_key(cli, p, i, key, sizeof(key));
+		for (int k = 0; k < n; k++)
+			seen |= !strcmp(titles[k], key);
+		if (seen)
+			continue;
+		snprintf(titles[n++], sizeof(titles[0]), "%s", key);
+		fprintf(dat, "# %s\n", key);
+		for (int j = i; j < cli->n_runs; j++) {
+			char k2[48];
+
+			if (cli->out[j].rc || !chan_used(&cli->runs[j], p->chan))
+				continue;
+			plot_key(cli, p, j, k2, sizeof(k2));
+			if (!strcmp(k2, key))
+				fprintf(dat, "%g %g\n", cli->runs[j].load, plot_value(cli, p, j));
+		}
+		fprintf(dat, "\n\n");
+	}
+	return n;
+}
+
+int sim_plot(const struct sim_cli *cli, const char *png)
+{
+	char dat_path[] = "/tmp/segnet-sim-plot-XXXXXX";
+	char gp_path[] = "/tmp/segnet-sim-gp-XXXXXX";
+	int dfd = mkstemp(dat_path), gfd = mkstemp(gp_path), block = 0, rc;
+	FILE *dat = dfd >= 0 ? fdopen(dfd, "w") : NULL;
+	FILE *gp = gfd >= 0 ? fdopen(gfd, "w") : NULL;
+	char cmd[256], titles[64][48];
+
+	if (!dat || !gp) {
+		fprintf(stderr, "segnet-sim: --plot: cannot create temporary files\n");
+		return -1;
+	}
+	fprintf(gp, "set terminal pngcairo size 1400,1000 font 'sans,10'\n"
+		    "set output '%s'\nset multiplot layout 2,2\nset key outside right\n"
+		    "set xlabel 'offered load'\nset grid\n", png);
+	for (size_t pi = 0; pi < sizeof(plot_panels) / sizeof(plot_panels[0]); pi++) {
+		const struct plot_panel *p = &plot_panels[pi];
+		int n = plot_write_panel(cli, p, dat, titles, 64);
+
+		fprintf(gp, "set title '%s'\nset ylabel '%s'\n%s\n", p->title, p->ylabel,
+			p->logy ? "set logscale y" : "unset logscale y");
+		if (!n) {
+			fprintf(gp, "set label 1 'no data' at graph 0.4,0.5\nplot NaN notitle\nunset label 1\n");
+			continue;
+		}
+		fprintf(gp, "plot ");
+		for (int k = 0; k < n; k++)
+			fprintf(gp, "%s'%s' index %d using 1:2 with linespoints title '%s'",
+				k ? ", " : "", dat_path, block + k, titles[k]);
+		fprintf(gp, "\n");
+		block += n;
+	}
+	fprintf(gp, "unset multiplot\n");
+	fclose(dat);
+	fclose(gp);
+	snprintf(cmd, sizeof(cmd), "gnuplot %s", gp_path);
+	rc = system(cmd);
+	unlink(dat_path);
+	unlink(gp_path);
+	if (rc != 0) {
+		fprintf(stderr, "segnet-sim: --plot %s: gnuplot failed (is it installed?)\n", png);
+		return -1;
+	}
+	printf("wrote %s\n", png);
+	return 0;
+}

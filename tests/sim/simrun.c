@@ -1,0 +1,630 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One simulation run: build a switch fabric and N NICs on simulated links,
+ * generate traffic, run the engine, measure. The NIC and switch are the same
+ * code switchd and nicd run; only the ports and the clock are simulated.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_mempool.h>
+
+#include "dataplane/dp_mbuf.h"
+#include "dataplane/sim/sim.h"
+#include "nicd/conf.h"
+#include "nicd/nic.h"
+#include "simrun.h"
+
+/* Growable array of latency samples (ns). */
+struct samples {
+	uint32_t *v;	/* samples */
+	size_t n;	/* used */
+	size_t cap;	/* allocated */
+};
+
+/* What the receiver of one flow (src -> dst) has seen. */
+struct flow {
+	uint8_t *seen;		/* bitmap by sequence number */
+	uint32_t cap_bits;	/* bits in seen */
+	uint32_t max_seen;	/* highest sequence delivered + 1 */
+};
+
+struct simctx;
+
+/* One simulated host: its NIC, its ports and its generators. */
+struct simnode {
+	struct simctx *ctx;		/* the run */
+	uint16_t idx;			/* index = switch port = node id */
+	int actor;			/* engine actor */
+	struct nic *nic;		/* the NIC under test */
+	struct dp_port *bulk;		/* node side of the bulk link */
+	struct dp_port *quick;		/* node side of the quick link */
+	struct traffic_gen gen[SN_CHAN_COUNT];	/* per channel */
+	bool gen_on[SN_CHAN_COUNT];	/* generator still running */
+	uint32_t *seq;			/* next sequence number per destination */
+};
+
+/* Arguments the generator writes into each message. */
+struct sim_args {
+	uint64_t gen_ns;	/* generation time */
+	uint32_t seq;		/* sequence in its flow */
+	uint16_t src;		/* sender */
+	uint8_t chan;		/* channel */
+	uint8_t pad[17];	/* to PROTO_ARGS_LEN */
+} __attribute__((packed));
+_Static_assert(sizeof(struct sim_args) == PROTO_ARGS_LEN, "sim args");
+
+/* A run in progress. */
+struct simctx {
+	const struct simrun_config *cfg;	/* parameters */
+	struct simrun_result *res;		/* results */
+	struct sim_engine *eng;			/* the engine */
+	struct rte_mempool *mp;			/* frames */
+	struct sw_fabric *sw;			/* the switch */
+	int sw_actor;				/* its actor */
+	struct dp_port **sw_bulk;		/* switch side of bulk links */
+	struct dp_port **sw_quick;		/* switch side of quick links */
+	struct simnode *nodes;			/* the hosts */
+	uint64_t win_start;			/* measurement window start */
+	uint64_t win_end;			/* end of generation */
+	uint64_t msgs_left;			/* messages mode: still to generate */
+	struct samples queue[SN_CHAN_COUNT];	/* gen -> last tx start */
+	struct samples e2e[SN_CHAN_COUNT];	/* gen -> delivery */
+	uint64_t delivered_all[SN_CHAN_COUNT];	/* deliveries, whole run */
+	uint64_t retx[SN_CHAN_COUNT];		/* retransmissions, whole run */
+	uint64_t grants0, slots0;		/* switch counters at window start */
+	uint64_t grants1, slots1;		/* and at window end */
+	uint64_t refused;			/* sends refused: no descriptor */
+	struct flow *flows;			/* nodes x nodes */
+	uint8_t payload[PROTO_MAX_PAYLOAD];	/* bulk payload (a pattern) */
+};
+
+void simrun_defaults(struct simrun_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->nodes = 16;
+	c->arbiter = "lcf";
+	c->quick_mode = SW_QUICK_DROP;
+	c->load = 0.5;
+	c->burst_max = 1;
+	c->traffic = TRAFFIC_UNIFORM;
+	c->hot_share = 0.25;
+	c->channels = SIMRUN_BOTH;
+	c->bulk_gbps = 10;
+	c->quick_gbps = 10;
+	c->prop_ns = 100;
+	c->slot_frames = 1;
+	c->bulk_bufs = 16;
+	c->per_target = 4;
+	c->quick_bufs = 4;
+	c->payload = PROTO_MAX_PAYLOAD;
+	c->conf = "conf2";
+	c->duration_ns = 20000000;
+	c->warmup = 0.2;
+	c->seed = 1;
+	c->check_crc = true;
+}
+
+/* Add one sample. */
+static void samples_add(struct samples *s, uint64_t ns)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 4096;
+		uint32_t *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+}
+
+/* Order for qsort. */
+static int samples_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Mean, median and 99th percentile in microseconds. */
+static struct simrun_lat samples_stats(struct samples *s)
+{
+	struct simrun_lat l = { 0, 0, 0 };
+	double sum = 0;
+
+	if (!s->n)
+		return l;
+	qsort(s->v, s->n, sizeof(*s->v), samples_cmp);
+	for (size_t i = 0; i < s->n; i++)
+		sum += s->v[i];
+	l.mean = sum / (double)s->n / 1000.0;
+	l.p50 = s->v[(s->n - 1) / 2] / 1000.0;
+	l.p99 = s->v[(size_t)((double)(s->n - 1) * 0.99)] / 1000.0;
+	return l;
+}
+
+/* Record a delivery of (src, seq) at dst in the checker. */
+static void flow_deliver(struct simctx *ctx, uint16_t src, uint16_t dst, uint32_t seq)
+{
+	struct flow *f = &ctx->flows[(size_t)src * ctx->cfg->nodes + dst];
+	struct simrun_delivery *d = &ctx->res->delivery;
+
+	d->delivered++;
+	if (seq >= f->cap_bits) {
+		uint32_t cap = f->cap_bits ? f->cap_bits : 1024;
+		uint8_t *s;
+
+		while (cap <= seq)
+			cap *= 2;
+		s = realloc(f->seen, cap / 8);
+		if (!s)
+			return;
+		memset(s + f->cap_bits / 8, 0, (cap - f->cap_bits) / 8);
+		f->seen = s;
+		f->cap_bits = cap;
+	}
+	if (proto_bit(f->seen, seq)) {
+		d->duplicated++;
+		return;
+	}
+	proto_bit_set(f->seen, seq);
+	if (seq + 1 < f->max_seen)
+		d->reordered++;
+	if (seq + 1 > f->max_seen)
+		f->max_seen = seq + 1;
+}
+
+/* NIC callback: a message arrived. */
+static void sim_on_deliver(void *arg, const struct sn_pkt *pkt, uint64_t now)
+{
+	struct simnode *node = arg;
+	struct simctx *ctx = node->ctx;
+	struct sim_args a;
+
+	memcpy(&a, pkt->h.args, sizeof(a));
+	if (a.chan >= SN_CHAN_COUNT || a.src >= ctx->cfg->nodes)
+		return;
+	ctx->delivered_all[a.chan]++;
+	if (now >= ctx->win_start && now < ctx->win_end)
+		ctx->res->chan[a.chan].delivered++;
+	if (a.gen_ns >= ctx->win_start && a.gen_ns < ctx->win_end)
+		samples_add(&ctx->e2e[a.chan], now - a.gen_ns);
+	flow_deliver(ctx, a.src, node->idx, a.seq);
+}
+
+/* NIC callback: a sent message finished. */
+static void sim_on_complete(void *arg, const struct sn_pkt *pkt, int status,
+			    uint64_t now)
+{
+	struct simnode *node = arg;
+	struct simctx *ctx = node->ctx;
+
+	(void)now;
+	if (status != SN_OK) {
+		ctx->res->delivery.failed++;
+		return;
+	}
+	if (pkt->tx_count > 1)
+		ctx->retx[pkt->chan] += pkt->tx_count - 1u;
+	if (pkt->tx_count && pkt->t_gen >= ctx->win_start && pkt->t_gen < ctx->win_end)
+		samples_add(&ctx->queue[pkt->chan], pkt->t_tx - pkt->t_gen);
+}
+
+/* Generate the messages of channel ch that are due. */
+static void simnode_generate(struct simnode *node, uint8_t ch, uint64_t now)
+{
+	struct simctx *ctx = node->ctx;
+	struct traffic_gen *g = &node->gen[ch];
+
+	while (node->gen_on[ch] && g->next_ns <= now) {
+		uint64_t t = g->next_ns;
+		struct sim_args a = { .gen_ns = t, .src = node->idx, .chan = ch };
+		struct nic_msg m = {
+			.vnet = ctx->cfg->one_vnet ? 1 : 1 + ch, .chan = ch, .args = (const uint8_t *)&a,
+			.payload = ch == SN_CHAN_BULK ? ctx->payload : NULL,
+			.len = ch == SN_CHAN_BULK ? ctx->cfg->payload : 0,
+		};
+
+		if (t >= ctx->win_end || (ctx->cfg->messages && !ctx->msgs_left)) {
+			node->gen_on[ch] = false;
+			break;
+		}
+		m.dst_node = traffic_next(g);
+		a.seq = node->seq[m.dst_node];
+		if (t >= ctx->win_start)
+			ctx->res->chan[ch].generated++;
+		if (nic_send(node->nic, &m, now)) {
+			ctx->refused++;
+			continue;
+		}
+		node->seq[m.dst_node]++;
+		ctx->res->delivery.sent++;
+		if (ctx->msgs_left)
+			ctx->msgs_left--;
+	}
+}
+
+/* Engine actor of a host. */
+static uint64_t simnode_poll(void *arg, uint64_t now)
+{
+	struct simnode *node = arg;
+	uint64_t next;
+
+	for (uint8_t ch = 0; ch < SN_CHAN_COUNT; ch++)
+		simnode_generate(node, ch, now);
+	next = nic_poll(node->nic, now);
+	for (uint8_t ch = 0; ch < SN_CHAN_COUNT; ch++)
+		if (node->gen_on[ch] && node->gen[ch].next_ns < next)
+			next = node->gen[ch].next_ns;
+	return next;
+}
+
+/* Engine actor of the switch. */
+static uint64_t simswitch_poll(void *arg, uint64_t now)
+{
+	struct simctx *ctx = arg;
+
+	return sw_fabric_poll(ctx->sw, now);
+}
+
+/* Messages per second one node can send on a channel at load 1. */
+static double sim_capacity_pps(const struct simrun_config *cfg, uint8_t ch,
+			       uint64_t slot_ns)
+{
+	struct proto_pkt q = { .type = PROTO_T_QREQ };
+
+	if (ch == SN_CHAN_BULK)
+		return 1e9 * cfg->slot_frames / (double)slot_ns;
+	return 1e12 / (double)dp_wire_ps((uint32_t)proto_frame_len(&q), cfg->quick_gbps);
+}
+
+/* Wire time in ns of a frame of type `type` on a link of gbps. */
+static uint64_t sim_wire_ns(uint8_t type, uint16_t nodes, double gbps)
+{
+	struct proto_pkt p = { .type = type };
+
+	p.cfg.n_nodes = type == PROTO_T_CFG ? nodes : 0;
+	return dp_wire_ps((uint32_t)proto_frame_len(&p), gbps) / 1000 + 1;
+}
+
+/*
+ * Retransmission timeout: the round-trip bound of the quick channel. A QREQ
+ * and then its QACK each cross two links; on each link a frame may wait
+ * behind one frame of every control kind (CFG or GNT, a BACK, a QACK) and,
+ * on the way up, behind the node's other quick buffers. A single switch
+ * makes that a fixed bound; nothing queues beyond it.
+ */
+static uint64_t sim_rtt_bound(const struct simrun_config *cfg)
+{
+	double g = cfg->quick_gbps;
+	uint64_t qreq = sim_wire_ns(PROTO_T_QREQ, cfg->nodes, g);
+	uint64_t qack = sim_wire_ns(PROTO_T_QACK, cfg->nodes, g);
+	uint64_t back = sim_wire_ns(PROTO_T_BACK, cfg->nodes, g);
+	uint64_t cfgf = sim_wire_ns(PROTO_T_CFG, cfg->nodes, g);
+	uint64_t gnt = sim_wire_ns(PROTO_T_GNT, cfg->nodes, g);
+	uint64_t ctl = (cfgf > gnt ? cfgf : gnt) + back + qack;
+
+	return 2 * qreq + 2 * qack + 4 * cfg->prop_ns + 4 * ctl +
+	       (cfg->quick_bufs - 1u) * qreq;
+}
+
+/* Wrap a port in fault injection when faults are asked for. */
+static struct dp_port *sim_faulty(struct simctx *ctx, struct dp_port *p, uint64_t stream)
+{
+	struct dp_port *f;
+
+	if (!dp_fault_active(&ctx->cfg->faults))
+		return p;
+	f = dp_fault_port_create(p, &ctx->cfg->faults, ctx->cfg->seed ^ (stream * 0x9E37), ctx->mp);
+	return f ? f : p;
+}
+
+/* Build the switch, the hosts and their links. */
+static int sim_build(struct simctx *ctx, char *err, size_t errlen)
+{
+	const struct simrun_config *cfg = ctx->cfg;
+	uint16_t n = cfg->nodes;
+	struct sim_link_params bl = { .gbps = cfg->bulk_gbps, .prop_ns = cfg->prop_ns };
+	struct sim_link_params ql = { .gbps = cfg->quick_gbps, .prop_ns = cfg->prop_ns };
+	struct sw_config swc = {
+		.n_nodes = n, .arbiter = cfg->arbiter, .quick_mode = cfg->quick_mode,
+		.bulk_gbps = cfg->bulk_gbps, .quick_gbps = cfg->quick_gbps,
+		.slot_frames = cfg->slot_frames, .seed = cfg->seed, .mp = ctx->mp,
+		.check_crc = cfg->check_crc,
+	};
+	char name[32];
+
+	ctx->sw_actor = sim_engine_add_actor(ctx->eng, simswitch_poll, ctx);
+	for (uint16_t i = 0; i < n; i++) {
+		struct simnode *node = &ctx->nodes[i];
+		int rc;
+
+		node->ctx = ctx;
+		node->idx = i;
+		node->actor = sim_engine_add_actor(ctx->eng, simnode_poll, node);
+		snprintf(name, sizeof(name), "n%u.bulk", i);
+		rc = sim_wire(ctx->eng, name, node->actor, ctx->sw_actor, &bl,
+			      &node->bulk, &ctx->sw_bulk[i]);
+		snprintf(name, sizeof(name), "n%u.quick", i);
+		if (!rc)
+			rc = sim_wire(ctx->eng, name, node->actor, ctx->sw_actor, &ql,
+				      &node->quick, &ctx->sw_quick[i]);
+		if (rc) {
+			snprintf(err, errlen, "cannot build links: %s", strerror(-rc));
+			return rc;
+		}
+		node->bulk = sim_faulty(ctx, node->bulk, 4u * i);
+		node->quick = sim_faulty(ctx, node->quick, 4u * i + 1);
+		ctx->sw_bulk[i] = sim_faulty(ctx, ctx->sw_bulk[i], 4u * i + 2);
+		ctx->sw_quick[i] = sim_faulty(ctx, ctx->sw_quick[i], 4u * i + 3);
+	}
+	ctx->sw = sw_fabric_create(&swc, ctx->sw_bulk, ctx->sw_quick, err, errlen);
+	return ctx->sw ? 0 : -errno;
+}
+
+/* Create every host's NIC and generators. */
+static int sim_build_nics(struct simctx *ctx, char *err, size_t errlen)
+{
+	const struct simrun_config *cfg = ctx->cfg;
+	uint64_t slot_ns = sw_fabric_slot_ns(ctx->sw);
+	struct nic_config nc = {
+		.max_nodes = cfg->nodes, .bulk_bufs = cfg->bulk_bufs,
+		.bulk_per_target = cfg->per_target, .quick_bufs = cfg->quick_bufs,
+		.descriptors = 32768, .hello_ns = 2 * slot_ns, .mp = ctx->mp,
+		.check_crc = true,
+	};
+	char spec[512], over[600];
+	int rc;
+
+	/* Named reliable configurations get the simulated round-trip bound. */
+	snprintf(over, sizeof(over), "%s", cfg->conf);
+	if (strncmp(over, "conf", 4) == 0 && strncmp(over, "conf1", 5) != 0 &&
+	    !strstr(over, "timer"))
+		snprintf(over + strlen(over), sizeof(over) - strlen(over),
+			 ",timer:timeout_ns=%llu",
+			 (unsigned long long)sim_rtt_bound(cfg));
+	rc = conf_expand(over, spec, sizeof(spec), err, errlen);
+	if (rc)
+		return rc;
+	for (uint16_t i = 0; i < cfg->nodes; i++) {
+		struct simnode *node = &ctx->nodes[i];
+		struct nic_ops ops = {
+			.ctx = node, .deliver = sim_on_deliver, .complete = sim_on_complete,
+		};
+
+		node->nic = nic_create(&nc, &ops, node->bulk, node->quick, err, errlen);
+		if (!node->nic)
+			return -errno;
+		rc = nic_add_vnet(node->nic, 1, spec, err, errlen);
+		if (!rc && !cfg->one_vnet)
+			rc = nic_add_vnet(node->nic, 2, spec, err, errlen);
+		if (rc)
+			return rc;
+		node->seq = calloc(cfg->nodes, sizeof(*node->seq));
+		if (!node->seq)
+			return -ENOMEM;
+		for (uint8_t ch = 0; ch < SN_CHAN_COUNT; ch++) {
+			struct traffic_params tp = {
+				.pattern = cfg->traffic, .load = cfg->load,
+				.capacity_pps = sim_capacity_pps(cfg, ch, slot_ns),
+				.burst_max = cfg->burst_max, .hot_share = cfg->hot_share,
+				.nodes = cfg->nodes, .self = i,
+			};
+
+			node->gen_on[ch] = cfg->channels == SIMRUN_BOTH ||
+				(cfg->channels == SIMRUN_BULK) == (ch == SN_CHAN_BULK);
+			traffic_init(&node->gen[ch], &tp, cfg->seed, 2u * i + ch, 0);
+		}
+		sim_engine_wake(ctx->eng, node->actor, 0);
+	}
+	sim_engine_wake(ctx->eng, ctx->sw_actor, 0);
+	return 0;
+}
+
+/* Messages not yet completed on any host. */
+static uint64_t sim_pending(const struct simctx *ctx)
+{
+	uint64_t p = 0;
+
+	for (uint16_t i = 0; i < ctx->cfg->nodes; i++)
+		p += nic_pending(ctx->nodes[i].nic);
+	return p;
+}
+
+/* True while some generator runs. */
+static bool sim_generating(const struct simctx *ctx)
+{
+	for (uint16_t i = 0; i < ctx->cfg->nodes; i++)
+		for (int ch = 0; ch < SN_CHAN_COUNT; ch++)
+			if (ctx->nodes[i].gen_on[ch])
+				return true;
+	return false;
+}
+
+/* Run the engine: generation, then a drain until everything completed. */
+static void sim_run_engine(struct simctx *ctx)
+{
+	uint64_t slot_ns = sw_fabric_slot_ns(ctx->sw), step = 200 * slot_ns;
+	uint64_t t = 0, drain_end;
+
+	if (ctx->cfg->messages) {
+		/* Generate until the count is reached, whatever the time. */
+		ctx->win_end = UINT64_MAX;
+		while (sim_generating(ctx)) {
+			t += step;
+			sim_engine_run(ctx->eng, t);
+		}
+		ctx->win_end = t;
+		ctx->grants1 = sw_fabric_stats(ctx->sw)->grants;
+		ctx->slots1 = sw_fabric_stats(ctx->sw)->slots;
+	} else {
+		const struct sw_stats *st = sw_fabric_stats(ctx->sw);
+
+		sim_engine_run(ctx->eng, ctx->win_start);
+		ctx->grants0 = st->grants;
+		ctx->slots0 = st->slots;
+		sim_engine_run(ctx->eng, ctx->win_end);
+		ctx->grants1 = st->grants;
+		ctx->slots1 = st->slots;
+		t = ctx->win_end;
+	}
+	drain_end = t + 20000 * slot_ns;
+	while (t < drain_end && sim_pending(ctx)) {
+		t += step;
+		sim_engine_run(ctx->eng, t);
+	}
+	/* Let the last frames of unreliable configurations land. */
+	sim_engine_run(ctx->eng, t + 10 * slot_ns);
+}
+
+/* Sum of frames sent on every port. */
+static uint64_t sim_frames(const struct simctx *ctx)
+{
+	uint64_t f = 0;
+
+	for (uint16_t i = 0; i < ctx->cfg->nodes; i++)
+		f += ctx->nodes[i].bulk->stats.tx_frames + ctx->nodes[i].quick->stats.tx_frames +
+		     ctx->sw_bulk[i]->stats.tx_frames + ctx->sw_quick[i]->stats.tx_frames;
+	return f;
+}
+
+/* Turn the raw measurements into results. */
+static void sim_collect(struct simctx *ctx)
+{
+	const struct simrun_config *cfg = ctx->cfg;
+	struct simrun_result *res = ctx->res;
+	const struct sw_stats *st = sw_fabric_stats(ctx->sw);
+	uint64_t slot_ns = sw_fabric_slot_ns(ctx->sw);
+	double window = (double)(ctx->win_end - ctx->win_start) / 1e9;
+	uint64_t coll[SN_CHAN_COUNT] = {
+		[SN_CHAN_BULK] = st->breq_collision + st->breq_outbuf_full,
+		[SN_CHAN_QUICK] = st->qreq_collision,
+	};
+
+	res->sw = *st;
+	res->slot_ns = slot_ns;
+	res->matched_per_slot = ctx->slots1 > ctx->slots0 ?
+		(double)(ctx->grants1 - ctx->grants0) / (double)(ctx->slots1 - ctx->slots0) : 0;
+	for (uint8_t ch = 0; ch < SN_CHAN_COUNT; ch++) {
+		struct simrun_chan *c = &res->chan[ch];
+		double cap = sim_capacity_pps(cfg, ch, slot_ns) * cfg->nodes * window;
+		double deliv = (double)(ctx->delivered_all[ch] ? ctx->delivered_all[ch] : 1);
+
+		c->offered = cap > 0 ? (double)c->generated / cap : 0;
+		c->throughput = cap > 0 ? (double)c->delivered / cap : 0;
+		c->queue = samples_stats(&ctx->queue[ch]);
+		c->e2e = samples_stats(&ctx->e2e[ch]);
+		c->collisions = (double)coll[ch] / deliv;
+		c->retransmissions = (double)ctx->retx[ch] / deliv;
+	}
+	for (size_t f = 0; f < (size_t)cfg->nodes * cfg->nodes; f++) {
+		const struct flow *fl = &ctx->flows[f];
+
+		for (uint32_t s = 0; s < fl->max_seen; s++)
+			if (!proto_bit(fl->seen, s))
+				res->delivery.lost++;
+	}
+	/* Sent but beyond every delivered sequence of their flow: lost too. */
+	for (uint16_t i = 0; i < cfg->nodes; i++)
+		for (uint16_t d = 0; d < cfg->nodes; d++) {
+			const struct flow *fl = &ctx->flows[(size_t)i * cfg->nodes + d];
+
+			res->delivery.lost += ctx->nodes[i].seq[d] - fl->max_seen;
+		}
+	res->frames = sim_frames(ctx);
+	res->events = sim_engine_events(ctx->eng);
+	res->sim_ns = sim_engine_now(ctx->eng);
+}
+
+/* Print every component's counters. */
+static void sim_print_counters(const struct simctx *ctx)
+{
+	char name[24];
+
+	sw_fabric_print_counters(ctx->sw, stdout);
+	for (uint16_t i = 0; i < ctx->cfg->nodes; i++) {
+		snprintf(name, sizeof(name), "node%u", i);
+		nic_print_counters(ctx->nodes[i].nic, name, stdout);
+	}
+}
+
+/* Free everything a run built. */
+static void sim_teardown(struct simctx *ctx)
+{
+	for (uint16_t i = 0; ctx->nodes && i < ctx->cfg->nodes; i++) {
+		struct simnode *node = &ctx->nodes[i];
+
+		nic_destroy(node->nic);
+		free(node->seq);
+		dp_port_destroy(node->bulk);
+		dp_port_destroy(node->quick);
+		dp_port_destroy(ctx->sw_bulk[i]);
+		dp_port_destroy(ctx->sw_quick[i]);
+	}
+	sw_fabric_destroy(ctx->sw);
+	sim_engine_destroy(ctx->eng);
+	for (size_t f = 0; ctx->flows && f < (size_t)ctx->cfg->nodes * ctx->cfg->nodes; f++)
+		free(ctx->flows[f].seen);
+	for (int ch = 0; ch < SN_CHAN_COUNT; ch++) {
+		free(ctx->queue[ch].v);
+		free(ctx->e2e[ch].v);
+	}
+	free(ctx->flows);
+	free(ctx->nodes);
+	free(ctx->sw_bulk);
+	free(ctx->sw_quick);
+}
+
+int simrun(const struct simrun_config *cfg, struct rte_mempool *mp,
+	   struct simrun_result *res, bool verbose, char *err, size_t errlen)
+{
+	struct simctx ctx = { .cfg = cfg, .res = res, .mp = mp };
+	unsigned int avail = rte_mempool_avail_count(mp);
+	struct timespec t0, t1;
+	int rc = -ENOMEM;
+
+	memset(res, 0, sizeof(*res));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ctx.eng = sim_engine_create();
+	ctx.nodes = calloc(cfg->nodes, sizeof(*ctx.nodes));
+	ctx.sw_bulk = calloc(cfg->nodes, sizeof(*ctx.sw_bulk));
+	ctx.sw_quick = calloc(cfg->nodes, sizeof(*ctx.sw_quick));
+	ctx.flows = calloc((size_t)cfg->nodes * cfg->nodes, sizeof(*ctx.flows));
+	if (!ctx.eng || !ctx.nodes || !ctx.sw_bulk || !ctx.sw_quick || !ctx.flows) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof(ctx.payload); i++)
+		ctx.payload[i] = (uint8_t)(i * 7 + 1);
+	ctx.win_end = cfg->duration_ns;
+	ctx.win_start = (uint64_t)(cfg->warmup * (double)cfg->duration_ns);
+	ctx.msgs_left = cfg->messages;
+	if (cfg->messages)
+		ctx.win_start = 0;
+	rc = sim_build(&ctx, err, errlen);
+	if (!rc)
+		rc = sim_build_nics(&ctx, err, errlen);
+	if (rc)
+		goto out;
+	sim_run_engine(&ctx);
+	sim_collect(&ctx);
+	if (ctx.refused)
+		fprintf(stderr, "segnet-sim: %llu sends refused (no descriptor)\n",
+			(unsigned long long)ctx.refused);
+	if (verbose)
+		sim_print_counters(&ctx);
+out:
+	sim_teardown(&ctx);
+	if (!rc && rte_mempool_avail_count(mp) != avail) {
+		snprintf(err, errlen, "%d frames leaked", (int)avail - (int)rte_mempool_avail_count(mp));
+		rc = -EFAULT;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	return rc;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One simulation run: a switch fabric and N NICs (the code the daemons run)
+ * on simulated links, a traffic generator per node and channel, and the
+ * measurements segnet-sim reports.
+ */
+#ifndef SEGNET_SIMRUN_H
+#define SEGNET_SIMRUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+#include "dataplane/dp_fault.h"
+#include "dataplane/pkt.h"
+#include "nicd/traffic.h"
+#include "switchd/fabric.h"
+
+/* Which channels carry generated traffic. */
+enum simrun_channels {
+	SIMRUN_BOTH,
+	SIMRUN_BULK,
+	SIMRUN_QUICK,
+};
+
+/* Everything that defines a run. */
+struct simrun_config {
+	uint16_t nodes;			/* cluster size */
+	const char *arbiter;		/* arbiter spec */
+	enum sw_quick_mode quick_mode;	/* quick-channel arbitration */
+	double load;			/* offered load, fraction of capacity */
+	uint32_t burst_max;		/* 1 = no bursts */
+	enum traffic_pattern traffic;	/* destinations */
+	double hot_share;		/* hot-spot share */
+	enum simrun_channels channels;	/* which channels get traffic */
+	double bulk_gbps;		/* bulk link rate */
+	double quick_gbps;		/* quick link rate */
+	uint64_t prop_ns;		/* propagation delay of every link */
+	uint32_t slot_frames;		/* bulk frames per slot */
+	uint16_t bulk_bufs;		/* bulk send buffers per node */
+	uint16_t per_target;		/* per-target cap */
+	uint16_t quick_bufs;		/* quick send buffers per node */
+	uint16_t payload;		/* bulk payload bytes */
+	const char *conf;		/* protocol configuration (name or spec) */
+	bool one_vnet;			/* both channels on one virtual network */
+	uint64_t duration_ns;		/* generation time */
+	double warmup;			/* fraction of duration not measured */
+	uint64_t messages;		/* > 0: generate this many, then drain */
+	struct dp_fault_params faults;	/* on every link, both directions */
+	uint64_t seed;			/* of everything random */
+	bool check_crc;			/* switch verifies CRC32C */
+};
+
+/* Latency statistics of one channel, in microseconds. */
+struct simrun_lat {
+	double mean;
+	double p50;
+	double p99;
+};
+
+/* Results of one channel. */
+struct simrun_chan {
+	uint64_t generated;		/* messages generated in the window */
+	uint64_t delivered;		/* delivered in the window */
+	double offered;			/* generated / capacity */
+	double throughput;		/* delivered / capacity */
+	struct simrun_lat queue;	/* generation -> last transmission start */
+	struct simrun_lat e2e;		/* generation -> delivery */
+	double collisions;		/* per delivered packet */
+	double retransmissions;		/* per delivered packet */
+};
+
+/* The delivery checker's verdict over all flows. */
+struct simrun_delivery {
+	uint64_t sent;			/* messages handed to NICs */
+	uint64_t delivered;		/* deliveries, duplicates included */
+	uint64_t lost;			/* sent, never delivered */
+	uint64_t duplicated;		/* deliveries of a message seen before */
+	uint64_t reordered;		/* first deliveries after a later message */
+	uint64_t failed;		/* sends completed with an error */
+};
+
+/* Results of a run. */
+struct simrun_result {
+	struct simrun_chan chan[SN_CHAN_COUNT];	/* bulk, quick */
+	double matched_per_slot;	/* grants per slot */
+	uint64_t slot_ns;		/* slot length */
+	uint64_t sim_ns;		/* virtual time simulated */
+	uint64_t events;		/* engine events */
+	uint64_t frames;		/* frames that crossed a link */
+	double wall_s;			/* wall-clock seconds */
+	struct simrun_delivery delivery;	/* checker */
+	struct sw_stats sw;		/* switch counters */
+};
+
+/* Fill defaults (the documented ones). */
+void simrun_defaults(struct simrun_config *cfg);
+
+/*
+ * Run one simulation with frames from mp (created once per process: DPDK
+ * cannot create pools after fork). 0, or -errno with a message in err; a
+ * run that ends with frames missing from mp fails with -EFAULT (a leak).
+ * verbose prints every component's counters at the end.
+ */
+int simrun(const struct simrun_config *cfg, struct rte_mempool *mp,
+	   struct simrun_result *res, bool verbose, char *err, size_t errlen);
+
+/* Frames a run may hold at once. */
+enum { SIMRUN_POOL_FRAMES = 65535 };
+
+#endif
