@@ -16,6 +16,8 @@
 
 enum {
 	ARB_MAX_NODES = PROTO_MAX_NODES,
+	ARB_MAX_WORDS = PROTO_MAX_NODES / 64,	/* words in a row of ARB_MAX_NODES */
+	ARB_MAX_ITERATIONS = PROTO_MAX_NODES,	/* largest K of "name:K" */
 	ARB_NONE = PROTO_NODE_NONE,	/* grant[i] when i gets nothing */
 };
 
@@ -49,8 +51,8 @@ struct arb_ops {
 	bool fifo;			/* nodes request only their head-of-line target */
 	enum arb_output output;		/* how the switch treats bulk frames */
 	uint16_t out_buffers;		/* ARB_OUT_BUFFER: frames per output port */
-	size_t priv_size;		/* bytes of per-instance state */
-	/* Set up priv for a->n nodes; 0 or -errno. */
+	size_t priv_size;		/* bytes of per-instance state (any n) */
+	/* Set up priv for a->n nodes; 0 or -errno. NULL: zeroed priv will do. */
 	int (*init)(struct arb *a);
 	/*
 	 * Compute the grants of a slot: grant[i] is the target initiator i may
@@ -62,7 +64,7 @@ struct arb_ops {
 
 /* An arbiter instance. */
 struct arb {
-	const struct arb_ops *ops;
+	const struct arb_ops *ops;	/* the registration */
 	uint16_t n;			/* nodes */
 	uint16_t words;			/* (n + 63) / 64 */
 	unsigned int iterations;	/* k of iSLIP-k and PIM-k, else 1 */
@@ -80,7 +82,7 @@ struct arb *arb_create(const char *spec, uint16_t n, uint64_t seed,
 /* Free an arbiter. */
 void arb_destroy(struct arb *a);
 
-/* Run the arbiter for one slot; returns the number of grants. */
+/* Run the arbiter for one slot (req->n == a->n); returns the number of grants. */
 static inline uint16_t arb_match(struct arb *a, const struct arb_req *req,
 				 uint64_t slot, uint16_t *grant)
 {
@@ -112,6 +114,86 @@ static inline bool arb_req_test(const struct arb_req *req, uint16_t i, uint16_t 
 	return (req->rows[(size_t)i * req->words + t / 64] >> (t % 64)) & 1;
 }
 
+/* Row i of the matrix: the targets initiator i requests. */
+static inline const uint64_t *arb_req_row(const struct arb_req *req, uint16_t i)
+{
+	return req->rows + (size_t)i * req->words;
+}
+
+/* Column t of the matrix: the initiators requesting target t. */
+static inline const uint64_t *arb_req_col(const struct arb_req *req, uint16_t t)
+{
+	return req->cols + (size_t)t * req->words;
+}
+
+/* Number of set bits in a mask of words 64-bit words. */
+static inline unsigned int arb_mask_count(const uint64_t *m, uint16_t words)
+{
+	unsigned int c = 0;
+
+	for (uint16_t w = 0; w < words; w++)
+		c += (unsigned int)__builtin_popcountll(m[w]);
+	return c;
+}
+
+/*
+ * Round-robin pick: the first set bit of m at or after bit from, wrapping
+ * past the last word; ARB_NONE when m is empty. from < words * 64.
+ */
+static inline uint16_t arb_mask_next_rr(const uint64_t *m, uint16_t words,
+					uint16_t from)
+{
+	uint16_t w = from / 64;
+	uint64_t bits = m[w] & (~0ull << (from % 64));
+
+	for (uint16_t k = 0;;) {
+		if (bits)
+			return (uint16_t)(w * 64 + __builtin_ctzll(bits));
+		if (++k > words)
+			return ARB_NONE;
+		if (++w == words)
+			w = 0;
+		bits = m[w];
+	}
+}
+
+/* Round-robin pick over the intersection of masks m and other (see above). */
+static inline uint16_t arb_mask_and_next_rr(const uint64_t *m, const uint64_t *other,
+					    uint16_t words, uint16_t from)
+{
+	uint16_t w = from / 64;
+	uint64_t bits = m[w] & other[w] & (~0ull << (from % 64));
+
+	for (uint16_t k = 0;;) {
+		if (bits)
+			return (uint16_t)(w * 64 + __builtin_ctzll(bits));
+		if (++k > words)
+			return ARB_NONE;
+		if (++w == words)
+			w = 0;
+		bits = m[w] & other[w];
+	}
+}
+
+/* The k-th set bit (counting from 0) of m; ARB_NONE when m has fewer bits. */
+static inline uint16_t arb_mask_nth(const uint64_t *m, uint16_t words,
+				    unsigned int k)
+{
+	for (uint16_t w = 0; w < words; w++) {
+		uint64_t bits = m[w];
+		unsigned int c = (unsigned int)__builtin_popcountll(bits);
+
+		if (k >= c) {
+			k -= c;
+			continue;
+		}
+		while (k--)
+			bits &= bits - 1;
+		return (uint16_t)(w * 64 + __builtin_ctzll(bits));
+	}
+	return ARB_NONE;
+}
+
 /* Next value of the arbiter's deterministic PRNG (xorshift64*). */
 static inline uint64_t arb_rand(struct arb *a)
 {
@@ -120,5 +202,20 @@ static inline uint64_t arb_rand(struct arb *a)
 	a->rng ^= a->rng >> 27;
 	return a->rng * 0x2545F4914F6CDD1Dull;
 }
+
+/* A uniform value in 0 .. bound - 1 from the arbiter's PRNG (bound > 0). */
+static inline uint32_t arb_rand_below(struct arb *a, uint32_t bound)
+{
+	return (uint32_t)(((arb_rand(a) >> 32) * bound) >> 32);
+}
+
+/* The registrations listed by arb.c's table (use arb_create by name). */
+extern const struct arb_ops arb_lcf_ops;
+extern const struct arb_ops arb_islip_ops;
+extern const struct arb_ops arb_pim_ops;
+extern const struct arb_ops arb_rr_ops;
+extern const struct arb_ops arb_fifo_drop_ops;
+extern const struct arb_ops arb_fifo_backpressure_ops;
+extern const struct arb_ops arb_fifo_outbuf_ops;
 
 #endif

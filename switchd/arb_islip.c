@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * iSLIP with k iterations (McKeown 1999). Each iteration: every unmatched
+ * target grants the first requesting unmatched initiator at or after its
+ * grant pointer; every initiator accepts the first granting target at or
+ * after its accept pointer. Pointers move one past the partner, and only
+ * for accepts of the first iteration, which is what desynchronises them.
+ */
+#include "switchd/arb.h"
+
+/* Per-instance state, sized for the largest switch. */
+struct islip_state {
+	uint16_t grant_ptr[ARB_MAX_NODES];	/* per target: initiator favoured next */
+	uint16_t accept_ptr[ARB_MAX_NODES];	/* per initiator: target favoured next */
+	uint16_t offer[ARB_MAX_NODES];		/* per initiator: best grant this iteration */
+	uint16_t offer_dist[ARB_MAX_NODES];	/* its distance past accept_ptr */
+	uint64_t free_init[ARB_MAX_WORDS];	/* unmatched initiators */
+	uint64_t free_tgt[ARB_MAX_WORDS];	/* unmatched targets */
+	uint64_t offered[ARB_MAX_WORDS];	/* initiators granted this iteration */
+	uint64_t granted_by[64];		/* n <= 64: per initiator, targets granting it */
+};
+
+/* Fill m with the low n bits set. */
+static void islip_fill(uint64_t *m, uint16_t n, uint16_t words)
+{
+	for (uint16_t w = 0; w < words; w++)
+		m[w] = ~0ull;
+	if (n % 64)
+		m[words - 1] = ~0ull >> (64 - n % 64);
+}
+
+/* Grant step of one target t: record the offer at the chosen initiator. */
+static void islip_grant(struct islip_state *s, const struct arb_req *req,
+			uint16_t t)
+{
+	uint16_t n = req->n, i, dist;
+	uint64_t bit;
+
+	i = arb_mask_and_next_rr(arb_req_col(req, t), s->free_init, req->words,
+				 s->grant_ptr[t]);
+	if (i == ARB_NONE)
+		return;
+	dist = t >= s->accept_ptr[i] ? t - s->accept_ptr[i] :
+		(uint16_t)(t + n - s->accept_ptr[i]);
+	bit = 1ull << (i % 64);
+	if (!(s->offered[i / 64] & bit) || dist < s->offer_dist[i]) {
+		s->offer[i] = t;
+		s->offer_dist[i] = dist;
+		s->offered[i / 64] |= bit;
+	}
+}
+
+/* Accept step: every offered initiator takes its nearest grant. */
+static uint16_t islip_accept(struct islip_state *s, uint16_t n, uint16_t words,
+			     bool first, uint16_t *grant)
+{
+	uint16_t granted = 0;
+
+	for (uint16_t w = 0; w < words; w++) {
+		for (uint64_t m = s->offered[w]; m; m &= m - 1) {
+			uint16_t i = (uint16_t)(w * 64 + __builtin_ctzll(m));
+			uint16_t t = s->offer[i];
+
+			grant[i] = t;
+			granted++;
+			s->free_init[i / 64] &= ~(1ull << (i % 64));
+			s->free_tgt[t / 64] &= ~(1ull << (t % 64));
+			if (first) {
+				s->grant_ptr[t] = i + 1 == n ? 0 : (uint16_t)(i + 1);
+				s->accept_ptr[i] = t + 1 == n ? 0 : (uint16_t)(t + 1);
+			}
+		}
+		s->offered[w] = 0;
+	}
+	return granted;
+}
+
+/* First set bit of m at or after bit from, wrapping; m != 0. */
+static inline uint16_t islip_rr_word(uint64_t m, uint16_t from)
+{
+	uint64_t after = m & (~0ull << from);
+
+	return (uint16_t)__builtin_ctzll(after ? after : m);
+}
+
+/* n <= 64: grants collected per initiator as one mask, accepts from it. */
+static uint16_t islip_match_word(struct islip_state *s, const struct arb_req *req,
+				 uint16_t n, unsigned int k, uint16_t *grant)
+{
+	const uint64_t *cols = req->cols;
+	uint64_t free_init = ~0ull >> (64 - n), free_tgt = free_init;
+	uint16_t granted = 0;
+
+	for (uint16_t i = 0; i < n; i++)
+		grant[i] = ARB_NONE;
+	for (unsigned int it = 0; it < k; it++) {
+		uint64_t offered = 0;
+
+		for (uint64_t m = free_tgt; m; m &= m - 1) {
+			uint16_t t = (uint16_t)__builtin_ctzll(m), i;
+			uint64_t cand = cols[t] & free_init;
+
+			if (!cand)
+				continue;
+			i = islip_rr_word(cand, s->grant_ptr[t]);
+			s->granted_by[i] = (offered >> i) & 1 ?
+				s->granted_by[i] | 1ull << t : 1ull << t;
+			offered |= 1ull << i;
+		}
+		if (!offered)
+			break;
+		for (uint64_t m = offered; m; m &= m - 1) {
+			uint16_t i = (uint16_t)__builtin_ctzll(m);
+			uint16_t t = islip_rr_word(s->granted_by[i], s->accept_ptr[i]);
+
+			grant[i] = t;
+			granted++;
+			free_tgt &= ~(1ull << t);
+			if (it == 0) {
+				s->grant_ptr[t] = i + 1 == n ? 0 : (uint16_t)(i + 1);
+				s->accept_ptr[i] = t + 1 == n ? 0 : (uint16_t)(t + 1);
+			}
+		}
+		free_init &= ~offered;
+		if (!free_init)
+			break;
+	}
+	return granted;
+}
+
+/* One slot: up to k request-grant-accept iterations, stop when none adds. */
+static uint16_t islip_match(struct arb *a, const struct arb_req *req,
+			    uint64_t slot, uint16_t *grant)
+{
+	struct islip_state *s = a->priv;
+	uint16_t n = a->n, words = a->words, granted = 0, added;
+
+	(void)slot;
+	if (words == 1)
+		return islip_match_word(s, req, n, a->iterations, grant);
+	for (uint16_t i = 0; i < n; i++)
+		grant[i] = ARB_NONE;
+	islip_fill(s->free_init, n, words);
+	islip_fill(s->free_tgt, n, words);
+	for (unsigned int it = 0; it < a->iterations; it++) {
+		for (uint16_t w = 0; w < words; w++)
+			for (uint64_t m = s->free_tgt[w]; m; m &= m - 1)
+				islip_grant(s, req,
+					    (uint16_t)(w * 64 + __builtin_ctzll(m)));
+		added = islip_accept(s, n, words, it == 0, grant);
+		granted += added;
+		if (!added || granted == n)
+			break;
+	}
+	return granted;
+}
+
+/* Registration. */
+const struct arb_ops arb_islip_ops = {
+	.name = "islip",
+	.help = "iSLIP with K iterations (default 4): round-robin grant and accept pointers",
+	.takes_iterations = true,
+	.default_iterations = 4,
+	.output = ARB_OUT_SCHEDULED,
+	.priv_size = sizeof(struct islip_state),
+	.match = islip_match,
+};
