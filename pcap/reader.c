@@ -297,6 +297,19 @@ static void walk_count(struct trace_walk *w, struct walk_rec *wr, uint32_t caple
 	w->off += size;
 }
 
+/* Lengths of record rec at w->off: caplen within the snaplen and the wire length. */
+static int walk_check_lengths(const struct trace_walk *w, int64_t rec, uint32_t caplen,
+			      uint32_t wirelen, struct trace_err *err)
+{
+	if (caplen > w->info.snaplen)
+		return walk_fail(w, err, -EBADMSG, w->off, rec,
+				 "caplen %u exceeds snaplen %u", caplen, w->info.snaplen);
+	if (caplen > wirelen)
+		return walk_fail(w, err, -EBADMSG, w->off, rec,
+				 "caplen %u exceeds wire length %u", caplen, wirelen);
+	return 0;
+}
+
 /* Next classic pcap record: 1, 0 at the end, or -errno. */
 static int walk_pcap_next(struct trace_walk *w, struct walk_rec *wr, struct trace_err *err)
 {
@@ -322,12 +335,9 @@ static int walk_pcap_next(struct trace_walk *w, struct walk_rec *wr, struct trac
 		return walk_fail(w, err, -EBADMSG, w->off, rec,
 				 "%s field %u out of range",
 				 w->subsec_limit == 1000000 ? "microsecond" : "nanosecond", sub);
-	if (caplen > w->info.snaplen)
-		return walk_fail(w, err, -EBADMSG, w->off, rec,
-				 "caplen %u exceeds snaplen %u", caplen, w->info.snaplen);
-	if (caplen > wirelen)
-		return walk_fail(w, err, -EBADMSG, w->off, rec,
-				 "caplen %u exceeds wire length %u", caplen, wirelen);
+	rc = walk_check_lengths(w, rec, caplen, wirelen, err);
+	if (rc)
+		return rc;
 	if (left - WALK_PCAP_REC < caplen)
 		return walk_fail(w, err, -EBADMSG, w->off, rec,
 				 "truncated record data (caplen %u, %" PRIu64 " bytes left)",
@@ -488,12 +498,9 @@ static int walk_ng_packet(struct trace_walk *w, uint32_t type, uint32_t len,
 	if (iface >= w->ifcount)
 		return walk_fail(w, err, -EBADMSG, w->off, rec,
 				 "packet block for undefined interface %u", iface);
-	if (caplen > w->info.snaplen)
-		return walk_fail(w, err, -EBADMSG, w->off, rec,
-				 "caplen %u exceeds snaplen %u", caplen, w->info.snaplen);
-	if (caplen > wirelen)
-		return walk_fail(w, err, -EBADMSG, w->off, rec,
-				 "caplen %u exceeds wire length %u", caplen, wirelen);
+	rc = walk_check_lengths(w, rec, caplen, wirelen, err);
+	if (rc)
+		return rc;
 	if (pad4(caplen) > len - WALK_NG_BLOCK_MIN - fixed)
 		return walk_fail(w, err, -EBADMSG, w->off, rec,
 				 "caplen %u does not fit in the block (total length %u)",

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "pcap/replay_stats.h"
@@ -178,15 +179,6 @@ static void print_rate(FILE *f, double v, uint64_t span)
 		fprintf(f, " %15s", "unbounded");
 }
 
-/* A rate for CSV (empty) or JSON (null) when unbounded. */
-static void print_num(FILE *f, double v, uint64_t span, const char *none)
-{
-	if (span)
-		fprintf(f, "%.3f", v);
-	else
-		fputs(none, f);
-}
-
 /* The table format. */
 static void print_table(const struct replay_summary *s, FILE *f)
 {
@@ -203,41 +195,90 @@ static void print_table(const struct replay_summary *s, FILE *f)
 		"error (ns)", s->err_min_ns, s->err_p50_ns, s->err_p99_ns, s->err_max_ns);
 }
 
+/* How a report field prints. */
+enum report_kind {
+	REPORT_U64,		/* unsigned count */
+	REPORT_I64,		/* signed nanoseconds */
+	REPORT_SCHED_RATE,	/* rate of the schedule: none when its span is 0 */
+	REPORT_ACTUAL_RATE,	/* achieved rate: none when its span is 0 */
+};
+
+/* One field of the CSV and JSON reports, in output order. */
+struct report_field {
+	/* CSV column and JSON key */
+	const char *name;
+	/* how it prints */
+	enum report_kind kind;
+	/* offset of the member in struct replay_summary */
+	size_t off;
+};
+
+/* The fields of the CSV and JSON reports. */
+static const struct report_field report_fields[] = {
+	{ "packets", REPORT_U64, offsetof(struct replay_summary, packets) },
+	{ "bytes", REPORT_U64, offsetof(struct replay_summary, bytes) },
+	{ "sched_span_ns", REPORT_U64, offsetof(struct replay_summary, sched_span_ns) },
+	{ "actual_span_ns", REPORT_U64, offsetof(struct replay_summary, actual_span_ns) },
+	{ "req_pps", REPORT_SCHED_RATE, offsetof(struct replay_summary, req_pps) },
+	{ "req_mbps", REPORT_SCHED_RATE, offsetof(struct replay_summary, req_mbps) },
+	{ "act_pps", REPORT_ACTUAL_RATE, offsetof(struct replay_summary, act_pps) },
+	{ "act_mbps", REPORT_ACTUAL_RATE, offsetof(struct replay_summary, act_mbps) },
+	{ "err_min_ns", REPORT_I64, offsetof(struct replay_summary, err_min_ns) },
+	{ "err_p50_ns", REPORT_I64, offsetof(struct replay_summary, err_p50_ns) },
+	{ "err_p99_ns", REPORT_I64, offsetof(struct replay_summary, err_p99_ns) },
+	{ "err_max_ns", REPORT_I64, offsetof(struct replay_summary, err_max_ns) },
+};
+
+/* Number of report fields. */
+static const size_t report_nfields = sizeof(report_fields) / sizeof(report_fields[0]);
+
+/* Value of field fl of s; an unbounded rate prints as none. */
+static void print_field(FILE *f, const struct replay_summary *s,
+			const struct report_field *fl, const char *none)
+{
+	const char *p = (const char *)s + fl->off;
+	uint64_t span;
+
+	switch (fl->kind) {
+	case REPORT_U64:
+		fprintf(f, "%" PRIu64, *(const uint64_t *)p);
+		break;
+	case REPORT_I64:
+		fprintf(f, "%" PRId64, *(const int64_t *)p);
+		break;
+	case REPORT_SCHED_RATE:
+	case REPORT_ACTUAL_RATE:
+		span = fl->kind == REPORT_SCHED_RATE ? s->sched_span_ns : s->actual_span_ns;
+		if (span)
+			fprintf(f, "%.3f", *(const double *)p);
+		else
+			fputs(none, f);
+		break;
+	}
+}
+
 /* The CSV format: header, then values; unbounded rates are empty. */
 static void print_csv(const struct replay_summary *s, FILE *f)
 {
-	fputs("packets,bytes,sched_span_ns,actual_span_ns,req_pps,req_mbps,"
-	      "act_pps,act_mbps,err_min_ns,err_p50_ns,err_p99_ns,err_max_ns\n", f);
-	fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
-		s->packets, s->bytes, s->sched_span_ns, s->actual_span_ns);
-	print_num(f, s->req_pps, s->sched_span_ns, "");
-	fputc(',', f);
-	print_num(f, s->req_mbps, s->sched_span_ns, "");
-	fputc(',', f);
-	print_num(f, s->act_pps, s->actual_span_ns, "");
-	fputc(',', f);
-	print_num(f, s->act_mbps, s->actual_span_ns, "");
-	fprintf(f, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
-		s->err_min_ns, s->err_p50_ns, s->err_p99_ns, s->err_max_ns);
+	for (size_t i = 0; i < report_nfields; i++)
+		fprintf(f, "%s%s", i ? "," : "", report_fields[i].name);
+	fputc('\n', f);
+	for (size_t i = 0; i < report_nfields; i++) {
+		if (i)
+			fputc(',', f);
+		print_field(f, s, &report_fields[i], "");
+	}
+	fputc('\n', f);
 }
 
 /* The JSON format: one object; unbounded rates are null. */
 static void print_json(const struct replay_summary *s, FILE *f)
 {
-	fprintf(f, "{\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
-		", \"sched_span_ns\": %" PRIu64 ", \"actual_span_ns\": %" PRIu64,
-		s->packets, s->bytes, s->sched_span_ns, s->actual_span_ns);
-	fputs(", \"req_pps\": ", f);
-	print_num(f, s->req_pps, s->sched_span_ns, "null");
-	fputs(", \"req_mbps\": ", f);
-	print_num(f, s->req_mbps, s->sched_span_ns, "null");
-	fputs(", \"act_pps\": ", f);
-	print_num(f, s->act_pps, s->actual_span_ns, "null");
-	fputs(", \"act_mbps\": ", f);
-	print_num(f, s->act_mbps, s->actual_span_ns, "null");
-	fprintf(f, ", \"err_min_ns\": %" PRId64 ", \"err_p50_ns\": %" PRId64
-		", \"err_p99_ns\": %" PRId64 ", \"err_max_ns\": %" PRId64 "}\n",
-		s->err_min_ns, s->err_p50_ns, s->err_p99_ns, s->err_max_ns);
+	for (size_t i = 0; i < report_nfields; i++) {
+		fprintf(f, "%s\"%s\": ", i ? ", " : "{", report_fields[i].name);
+		print_field(f, s, &report_fields[i], "null");
+	}
+	fputs("}\n", f);
 }
 
 int replay_stats_print(const struct replay_summary *sum, enum replay_stats_format fmt,
