@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Reader on the bundled sample (pcap/samples/cluster-udp.pcap) and on
+ * variants made from it in the test: big-endian pcap, pcapng in both byte
+ * orders and in two sections, and damaged copies, each refused with the
+ * exact byte offset. Needs nothing outside the tree.
+ *
+ * Sample truth from `capinfos -c -a -e -S -d cluster-udp.pcap` and
+ * `tshark -r cluster-udp.pcap -T fields -e frame.time_epoch -e frame.cap_len`:
+ * 260 packets, data size 109209 bytes, file 113393 bytes, first
+ * 1700000000.000000000, last 1700000001.007544463.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "test_pcap_util.h"
+
+/* Path of the bundled sample. */
+static const char sample_path[] = SEGNET_PCAP_SAMPLES "/cluster-udp.pcap";
+
+/* Records in the sample. */
+enum { SAMPLE_N = 260 };
+
+/* Refusal message "<what> at byte offset <off>[ (record <rec>)]" for assert_refused. */
+static char *at(const char *what, uint64_t off, int64_t rec)
+{
+	char *s;
+	int n;
+
+	if (rec >= 0)
+		n = asprintf(&s, "%s at byte offset %" PRIu64 " (record %" PRId64 ")", what, off, rec);
+	else
+		n = asprintf(&s, "%s at byte offset %" PRIu64, what, off);
+	if (n < 0)
+		abort();
+	return s;
+}
+
+/* Save b as a scratch file and check it is refused as described. */
+static void refuse(const struct tbuf *b, size_t len, int code, uint64_t off, int64_t rec,
+		   const char *what)
+{
+	char *p = tbuf_save(b, len, "bad");
+	char *msg = at(what, off, rec);
+
+	assert_refused(p, code, (int64_t)off, rec, msg);
+	free(msg);
+	scratch_drop(p);
+}
+
+Test(reader, sample_exact)
+{
+	struct trace *t = load_ok(sample_path);
+
+	cr_assert_eq(t->n, SAMPLE_N);
+	cr_assert_eq(t->info.format, TRACE_FMT_PCAP_NS);
+	cr_assert_eq(t->info.cap_bytes, 109209);
+	cr_assert_eq(t->info.file_size, 113393);
+	cr_assert_eq(t->recs[0].ts_ns, 1700000000000000000ull);
+	cr_assert_eq(t->recs[SAMPLE_N - 1].ts_ns, 1700000001007544463ull);
+	cr_assert_eq(t->recs[0].offset, 24);
+	for (uint64_t k = 1; k < t->n; k++)
+		cr_assert_eq(t->recs[k].offset, t->recs[k - 1].offset + 16 + t->recs[k - 1].caplen);
+	cr_assert_eq(t->recs[SAMPLE_N - 1].offset + 16 + t->recs[SAMPLE_N - 1].caplen,
+		     t->info.file_size);
+	trace_free(t);
+}
+
+Test(reader, format_names)
+{
+	cr_assert_str_eq(trace_format_name(TRACE_FMT_PCAP_US), "pcap (us)");
+	cr_assert_str_eq(trace_format_name(TRACE_FMT_PCAP_NS), "pcap (ns)");
+	cr_assert_str_eq(trace_format_name(TRACE_FMT_PCAPNG), "pcapng");
+}
+
+Test(reader, missing_file)
+{
+	struct trace_err e = { 0 };
+	const char *p = SEGNET_TEST_TMPDIR "/no-such-file.pcap";
+
+	cr_assert_eq(trace_validate(p, NULL, &e), -ENOENT);
+	cr_assert_eq(e.offset, -1);
+	cr_assert_str_eq(e.msg, SEGNET_TEST_TMPDIR "/no-such-file.pcap: cannot open: "
+			 "No such file or directory");
+	errno = 0;
+	cr_assert_null(trace_load(p, NULL));
+	cr_assert_eq(errno, ENOENT);
+}
+
+Test(reader, big_endian_pcap)
+{
+	struct trace *t = load_ok(sample_path), *be;
+	struct tbuf b = make_pcap_be(t);
+	char *p = tbuf_save(&b, b.len, "be");
+
+	be = load_ok(p);
+	cr_assert(be->info.swapped);
+	cr_assert_eq(be->info.format, TRACE_FMT_PCAP_NS);
+	cr_assert(same_records(t, be));
+	trace_free(be);
+	trace_free(t);
+	scratch_drop(p);
+	free(b.p);
+}
+
+Test(reader, pcapng_both_byte_orders)
+{
+	struct trace *t = load_ok(sample_path);
+
+	for (int big = 0; big < 2; big++) {
+		uint64_t off[SAMPLE_N];
+		struct tbuf b = make_pcapng(t, big, off);
+		char *p = tbuf_save(&b, b.len, "ng");
+		struct trace *ng = load_ok(p);
+
+		cr_assert_eq(ng->info.format, TRACE_FMT_PCAPNG);
+		cr_assert_eq(ng->info.swapped, big);
+		cr_assert_eq(ng->info.linktype, 1);
+		cr_assert_eq(ng->info.file_size, b.len);
+		cr_assert(same_records(t, ng));
+		/* SHB 28 bytes, IDB 32 bytes: the first EPB is at 60 */
+		cr_assert_eq(off[0], 60);
+		for (uint64_t k = 0; k < t->n; k++)
+			cr_assert_eq(ng->recs[k].offset, off[k]);
+		trace_free(ng);
+		scratch_drop(p);
+		free(b.p);
+	}
+	trace_free(t);
+}
+
+Test(reader, pcapng_two_sections)
+{
+	struct trace *t = load_ok(sample_path), *ng;
+	struct tbuf b = make_pcapng(t, 0, NULL);
+	struct tbuf twice = { 0 };
+	size_t one = b.len;
+	char *p;
+
+	tbuf_put(&twice, b.p, one);
+	tbuf_put(&twice, b.p, one);
+	free(b.p);
+	b = twice;
+	p = tbuf_save(&b, b.len, "ng2");
+	ng = load_ok(p);
+	cr_assert_eq(ng->n, 2 * SAMPLE_N);
+	cr_assert_eq(ng->recs[SAMPLE_N].offset, one + 60);
+	cr_assert_eq(ng->recs[SAMPLE_N].ts_ns, t->recs[0].ts_ns);
+	cr_assert_eq(ng->ts_backwards, 1);
+	trace_free(ng);
+	trace_free(t);
+	scratch_drop(p);
+	free(b.p);
+}
+
+Test(reader, header_only_pcap_is_empty)
+{
+	struct tbuf b = tbuf_load(sample_path);
+	char *p = tbuf_save(&b, 24, "empty");
+	struct trace *t = load_ok(p);
+
+	cr_assert_eq(t->n, 0);
+	trace_free(t);
+	scratch_drop(p);
+	free(b.p);
+}
+
+Test(reader, pcap_header_faults)
+{
+	struct tbuf b = tbuf_load(sample_path);
+
+	refuse(&b, 0, -EBADMSG, 0, -1, "truncated file header (0 bytes)");
+	refuse(&b, 10, -EBADMSG, 0, -1, "truncated file header (10 of 24 bytes)");
+	b.p[6] = 3;	/* version 2.3 */
+	refuse(&b, b.len, -ENOTSUP, 0, -1, "unsupported pcap version 2.3 (only 2.4 is read)");
+	free(b.p);
+}
+
+Test(reader, pcap_record_faults)
+{
+	struct trace *t = load_ok(sample_path);
+	struct tbuf b = tbuf_load(sample_path);
+	uint64_t off = t->recs[5].offset;
+	uint32_t caplen = t->recs[5].caplen;
+	char what[96];
+
+	tbuf_set32(&b, off + 4, 1000000000, 0);
+	refuse(&b, b.len, -EBADMSG, off, 5, "nanosecond field 1000000000 out of range");
+	tbuf_set32(&b, off + 4, 0, 0);
+	tbuf_set32(&b, off + 12, caplen - 1, 0);
+	snprintf(what, sizeof(what), "caplen %u exceeds wire length %u", caplen, caplen - 1);
+	refuse(&b, b.len, -EBADMSG, off, 5, what);
+	tbuf_set32(&b, off + 8, 300000, 0);
+	tbuf_set32(&b, off + 12, 300000, 0);
+	refuse(&b, b.len, -EBADMSG, off, 5, "caplen 300000 exceeds snaplen 262144");
+	trace_free(t);
+	free(b.p);
+}
+
+Test(reader, pcapng_faults)
+{
+	struct trace *t = load_ok(sample_path);
+	uint64_t off[SAMPLE_N], k = 100;
+	struct tbuf b = make_pcapng(t, 0, off);
+	uint32_t len = 32 + ((t->recs[k].caplen + 3) & ~3u);
+	char what[128];
+
+	/* trailing length disagrees with the leading one */
+	tbuf_set32(&b, off[k] + len - 4, len + 4, 0);
+	snprintf(what, sizeof(what), "block total length %u does not match trailing length %u",
+		 len, len + 4);
+	refuse(&b, b.len, -EBADMSG, off[k], (int64_t)k, what);
+	tbuf_set32(&b, off[k] + len - 4, len, 0);
+
+	/* total length not a multiple of 4 */
+	tbuf_set32(&b, off[k] + 4, len + 2, 0);
+	snprintf(what, sizeof(what), "bad block total length %u (block type 0x00000006)", len + 2);
+	refuse(&b, b.len, -EBADMSG, off[k], (int64_t)k, what);
+	tbuf_set32(&b, off[k] + 4, len, 0);
+
+	/* cut inside the block, then inside its header */
+	snprintf(what, sizeof(what), "truncated block (total length %u, 20 bytes left)", len);
+	refuse(&b, off[k] + 20, -EBADMSG, off[k], (int64_t)k, what);
+	refuse(&b, off[k] + 5, -EBADMSG, off[k], -1, "truncated block header (5 of 8 bytes)");
+
+	/* interface that no IDB defined */
+	tbuf_set32(&b, off[k] + 8, 1, 0);
+	refuse(&b, b.len, -EBADMSG, off[k], (int64_t)k, "packet block for undefined interface 1");
+	tbuf_set32(&b, off[k] + 8, 0, 0);
+
+	/* captured length larger than the block holds */
+	tbuf_set32(&b, off[k] + 20, t->recs[k].caplen + 100, 0);
+	tbuf_set32(&b, off[k] + 24, t->recs[k].caplen + 100, 0);
+	snprintf(what, sizeof(what), "caplen %u does not fit in the block (total length %u)",
+		 t->recs[k].caplen + 100, len);
+	refuse(&b, b.len, -EBADMSG, off[k], (int64_t)k, what);
+
+	/* timestamp resolution libpcap cannot convert (2^-100 s) */
+	b.p[28 + 16 + 4] = 0x80 | 100;
+	refuse(&b, b.len, -EBADMSG, 28, -1, "interface timestamp resolution 0xe4 out of range");
+	b.p[28 + 16 + 4] = 9;
+
+	/* no IDB at all: the SHB alone */
+	refuse(&b, 28, -EBADMSG, 28, -1,
+	       "no interface description block before the end of the file");
+
+	/* bad byte-order magic */
+	tbuf_set32(&b, 8, 0x01020304, 1);
+	refuse(&b, b.len, -EBADMSG, 0, -1,
+	       "bad byte-order magic 0x01020304 in section header block");
+	trace_free(t);
+	free(b.p);
+}
+
+Test(reader, pcapng_section_faults)
+{
+	struct trace *t = load_ok(sample_path);
+	struct tbuf b = make_pcapng(t, 0, NULL);
+	struct tbuf twice = { 0 };
+	size_t one = b.len;
+
+	tbuf_put(&twice, b.p, one);
+	tbuf_put(&twice, b.p, one);
+	free(b.p);
+	b = twice;
+	/* second section written in the other byte order */
+	tbuf_set32(&b, one + 8, 0x1a2b3c4d, 1);
+	refuse(&b, b.len, -ENOTSUP, one, -1, "section byte order differs from the first section's");
+	tbuf_set32(&b, one + 8, 0x1a2b3c4d, 0);
+	/* second section's interface has another link type */
+	b.p[one + 28 + 8] = 101;
+	refuse(&b, b.len, -ENOTSUP, one + 28, -1,
+	       "interface link type 101 differs from the first interface's 1");
+	b.p[one + 28 + 8] = 1;
+	/* unsupported version in the second section */
+	b.p[one + 12] = 2;
+	refuse(&b, b.len, -ENOTSUP, one, -1, "unsupported pcapng version 2.0");
+	trace_free(t);
+	free(b.p);
+}
+
+/*
+ * Cut b at byte cut. starts[] holds the offsets of every header, block or
+ * record, the first nhdr being file headers. A cut at the start of a record
+ * (or at the end of the file) leaves a valid file of the records before it;
+ * any other cut is refused at the start of the structure it falls in.
+ */
+static void check_cut(const struct tbuf *b, const uint64_t *starts, uint64_t nstarts,
+		      uint64_t nhdr, size_t cut)
+{
+	char *p = tbuf_save(b, cut, "cut");
+	struct trace_err e = { 0 };
+	struct trace_info info;
+	uint64_t j = 0;
+	int rc = trace_validate(p, &info, &e);
+
+	while (j < nstarts && starts[j] < cut)
+		j++;
+	if (cut == b->len || (j >= nhdr && j < nstarts && starts[j] == cut)) {
+		cr_assert_eq(rc, 0, "cut at %zu: %s", cut, e.msg);
+		cr_assert_eq(info.records, j - nhdr, "cut at %zu", cut);
+	} else {
+		cr_assert_eq(rc, -EBADMSG, "cut at %zu", cut);
+		/* a cut right at a file header's start: refused at the cut */
+		if (j < nstarts && starts[j] == cut)
+			j++;
+		cr_assert_eq(e.offset, j ? (int64_t)starts[j - 1] : 0, "cut at %zu: %s", cut, e.msg);
+	}
+	scratch_drop(p);
+}
+
+/* Cut b every step bytes, and around every record start. */
+static void cut_everywhere(const struct tbuf *b, const uint64_t *starts, uint64_t nstarts,
+			   uint64_t nhdr, size_t step)
+{
+	static const size_t near[] = { 0, 1, 7, 8, 15, 16, 17 };
+
+	for (size_t cut = 0; cut <= b->len; cut += step)
+		check_cut(b, starts, nstarts, nhdr, cut);
+	for (uint64_t j = 0; j < nstarts; j++)
+		for (size_t i = 0; i < sizeof(near) / sizeof(near[0]); i++)
+			if (starts[j] + near[i] <= b->len)
+				check_cut(b, starts, nstarts, nhdr, starts[j] + near[i]);
+}
+
+Test(reader, every_cut_is_caught)
+{
+	struct trace *t = load_ok(sample_path);
+	uint64_t starts[SAMPLE_N + 2];
+	struct tbuf b = tbuf_load(sample_path), ng;
+
+	/* pcap: the file header, then the records */
+	starts[0] = 0;
+	for (uint64_t k = 0; k < t->n; k++)
+		starts[1 + k] = t->recs[k].offset;
+	cut_everywhere(&b, starts, t->n + 1, 1, 37);
+	/* pcapng: SHB at 0, IDB at 28, then the EPBs */
+	starts[1] = 28;
+	ng = make_pcapng(t, 1, starts + 2);
+	cut_everywhere(&ng, starts, t->n + 2, 2, 41);
+	free(ng.p);
+	free(b.p);
+	trace_free(t);
+}
+
+Test(reader, streaming_data_and_offsets)
+{
+	struct trace *t = load_ok(sample_path);
+	struct trace_err e = { 0 };
+	struct trace_reader *r = trace_reader_open(sample_path, &e);
+	struct trace_rec rec;
+	uint64_t k = 0;
+
+	cr_assert_not_null(r, "%s", e.msg);
+	cr_assert_eq(trace_reader_info(r)->format, TRACE_FMT_PCAP_NS);
+	while (trace_reader_next(r, &rec, &e) == 1) {
+		cr_assert_eq(rec.offset, t->recs[k].offset);
+		cr_assert_eq(rec.ts_ns, t->recs[k].ts_ns);
+		cr_assert_eq(memcmp(rec.data, t->recs[k].data, rec.caplen), 0);
+		k++;
+	}
+	cr_assert_eq(k, SAMPLE_N);
+	cr_assert_eq(trace_reader_next(r, &rec, &e), 0, "stays at the end");
+	trace_reader_close(r);
+	trace_free(t);
+}
