@@ -350,7 +350,9 @@ static void assert_pkt_eq(const struct proto_pkt *a, const struct proto_pkt *b,
 	case PROTO_T_BREQ:
 		cr_assert_eq(memcmp(a->payload, b->payload, a->payload_len), 0,
 			     "%s: payload", name);
-		/* fall through: BREQ has args too */
+		cr_assert_eq(memcmp(a->args, b->args, PROTO_ARGS_LEN), 0,
+			     "%s: args", name);
+		break;
 	case PROTO_T_QREQ:
 		cr_assert_eq(memcmp(a->args, b->args, PROTO_ARGS_LEN), 0,
 			     "%s: args", name);
