@@ -60,7 +60,7 @@ if [ ! -f "$builddir/build.ninja" ]; then
 	CC=clang meson setup "$builddir" "$top" -Dfuzz=true -Dtests=false \
 		-Db_sanitize=address,undefined -Dbuildtype=debugoptimized ||
 		die "meson setup of $builddir failed"
-elif ! meson introspect --compilers "$builddir" | grep -q '"id": "clang"'; then
+elif ! grep -A1 '^rule c_COMPILER' "$builddir/build.ninja" | grep -q 'command = clang '; then
 	die "$builddir was not configured with clang; remove it and run again"
 else
 	meson configure "$builddir" -Dfuzz=true -Dtests=false \
