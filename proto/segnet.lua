@@ -402,6 +402,7 @@ local function needed_len(tvb, h)
 	return fixed + CRC_LEN, n_nodes
 end
 
+-- Dissect one frame from the segnet header on; consumes the whole rest.
 function segnet.dissector(tvb, pinfo, root)
 	local len = tvb:len()
 

@@ -31,6 +31,7 @@ static const struct proto_limits fuzz_limits[FUZZ_LIM_COUNT] = {
 	[FUZZ_LIM_SMALL] = { .max_nodes = 16, .max_endpoints = 64, .skip_crc = true },
 };
 
+/* libFuzzer's entry point; declared for -Wmissing-prototypes. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Abort with the name of the broken invariant when ok is false. */
@@ -164,6 +165,7 @@ static void fuzz_check_reencode(const uint8_t *f, size_t len,
 	fuzz_check(fuzz_pkt_equal(p, &q), "re-encoded frame decodes to equal fields");
 }
 
+/* Decode one input with every set of limits and check the invariants. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	enum proto_reason r[FUZZ_LIM_COUNT];

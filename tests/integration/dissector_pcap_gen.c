@@ -23,8 +23,8 @@ enum { GEN_MAX_FRAME = 2200 };
 
 /* Flag bits and their dissector field names. */
 static const struct {
-	uint16_t bit;
-	const char *field;
+	uint16_t bit;		/* enum proto_flag */
+	const char *field;	/* dissector field */
 } gen_flags[] = {
 	{ PROTO_F_DATA, "segnet.flags.data" },
 	{ PROTO_F_ACK, "segnet.flags.ack" },
@@ -176,8 +176,8 @@ static uint32_t gen_be32(const uint8_t *p)
 
 /* Output state: the pcap dumper and the next frame number. */
 struct gen {
-	pcap_dumper_t *dump;
-	int frame;
+	pcap_dumper_t *dump;	/* the output file */
+	int frame;		/* frames written so far (tshark numbers from 1) */
 };
 
 /*
@@ -281,6 +281,7 @@ static int gen_all(struct gen *g)
 	return rc;
 }
 
+/* Write the pcap named on the command line and print the expectations. */
 int main(int argc, char **argv)
 {
 	struct gen g = { 0 };

@@ -65,17 +65,17 @@ enum { MAX_FRAME = PROTO_ETH_LEN + PROTO_HDR_LEN + PROTO_ARGS_LEN +
 
 /* Room for a packet's args, payload and CFG vectors. */
 struct pkt_store {
-	uint8_t args[PROTO_ARGS_LEN];
-	uint8_t payload[PROTO_MAX_PAYLOAD];
-	uint8_t counts[PROTO_MAX_NODES];
-	uint8_t bulk_en[PROTO_MAX_NODES / 8];
-	uint8_t quick_en[PROTO_MAX_NODES / 8];
+	uint8_t args[PROTO_ARGS_LEN];		/* BREQ, QREQ arguments */
+	uint8_t payload[PROTO_MAX_PAYLOAD];	/* BREQ payload */
+	uint8_t counts[PROTO_MAX_NODES];	/* CFG request counts */
+	uint8_t bulk_en[PROTO_MAX_NODES / 8];	/* CFG bulk enable vector */
+	uint8_t quick_en[PROTO_MAX_NODES / 8];	/* CFG quick enable vector */
 };
 
 /* An encoded frame with room to grow past its length. */
 struct frame {
-	uint8_t buf[MAX_FRAME + 64];
-	size_t len;
+	uint8_t buf[MAX_FRAME + 64];	/* frame bytes, then spare room */
+	size_t len;			/* frame length */
 };
 
 /* Limits used by the crafted frames that test configured maxima. */
@@ -142,7 +142,7 @@ static enum proto_reason decode_guarded(const void *frame, size_t len,
 
 /* One valid packet of the round-trip set (and of the seed corpus). */
 struct valid_case {
-	const char *name;
+	const char *name;		/* test message and corpus file name */
 	int fill;			/* byte for args/payload/vectors, -1: pattern */
 	struct proto_pkt pkt;		/* buffers are attached by valid_pkt() */
 };
@@ -392,6 +392,7 @@ Test(proto, qreq_round_trip)
 	cr_assert_eq(proto_decode(buf, (size_t)len, NULL, &q), PROTO_R_CRC);
 }
 
+/* Every valid case decodes OK to the fields it was encoded from. */
 Test(proto, round_trip_every_type_and_boundary)
 {
 	static struct pkt_store s;
@@ -415,6 +416,7 @@ Test(proto, round_trip_every_type_and_boundary)
 		cr_expect(seen[t], "no round trip for type %s", proto_type_name((uint8_t)t));
 }
 
+/* Frame lengths as doc/protocol.md lists them, padding included. */
 Test(proto, frame_lengths)
 {
 	static struct pkt_store s;
@@ -434,6 +436,7 @@ Test(proto, frame_lengths)
 	}
 }
 
+/* The encoder refuses what it cannot lay out, and short buffers. */
 Test(proto, encode_errors)
 {
 	static struct pkt_store s;
@@ -460,6 +463,7 @@ Test(proto, encode_errors)
 	cr_expect_eq(proto_encode(&p, buf, 59), -ENOSPC);
 }
 
+/* payload_len is written as 0 on every type but BREQ. */
 Test(proto, encode_ignores_payload_of_other_types)
 {
 	static struct pkt_store s;
@@ -537,6 +541,7 @@ Test(proto, crc_excludes_ethernet_header)
 	cr_expect_eq(q.eth_src[0], 0x03);
 }
 
+/* Configured limits narrow node and endpoint ranges; 0 means maxima. */
 Test(proto, limits)
 {
 	static struct pkt_store s;
@@ -563,6 +568,7 @@ Test(proto, limits)
 	cr_expect_eq(decode_guarded(f.buf, f.len, &lim16, &q), PROTO_R_DST_NODE);
 }
 
+/* skip_crc accepts a bad CRC and nothing else. */
 Test(proto, skip_crc)
 {
 	static struct pkt_store s;
@@ -634,20 +640,20 @@ static void base_pkt(enum base b, struct proto_pkt *p, struct pkt_store *s)
 
 /* A change to size (1, 2, 4) bytes at off, big endian; size 0: none. */
 struct patch {
-	uint16_t off;
-	uint8_t size;
-	uint32_t val;
+	uint16_t off;		/* frame offset */
+	uint8_t size;		/* bytes: 1, 2 or 4; 0 ends the list */
+	uint32_t val;		/* value written, or xor-ed when corrupting */
 };
 
 /* A frame built from a valid base to fail with one expected reason. */
 struct craft {
-	enum proto_reason reason;
-	const char *name;
-	enum base base;
+	enum proto_reason reason;	/* what the decoder must answer */
+	const char *name;		/* test message and corpus file name */
+	enum base base;			/* the valid frame it starts from */
 	struct patch patch[2];	/* set, then the CRC is recomputed */
 	bool corrupt;		/* patches XOR after the CRC instead */
 	int len_delta;		/* zero bytes added, or bytes cut at the end */
-	const struct proto_limits *lim;
+	const struct proto_limits *lim;	/* decoder limits; NULL: format's */
 };
 
 /* Shorthands for the crafted-frame table. */
@@ -820,6 +826,7 @@ static void craft_frame(const struct craft *c, struct frame *f)
 	f->len = (size_t)((long)f->len + c->len_delta);
 }
 
+/* The frames the crafted ones start from are valid, with limits too. */
 Test(proto, bases_are_valid)
 {
 	static struct pkt_store s;
@@ -837,6 +844,7 @@ Test(proto, bases_are_valid)
 	}
 }
 
+/* A reason added to PROTO_REASONS without a crafted frame fails here. */
 Test(proto, every_reason_has_a_crafted_frame)
 {
 	for (int r = PROTO_R_OK + 1; r < PROTO_R_COUNT; r++) {
@@ -850,6 +858,7 @@ Test(proto, every_reason_has_a_crafted_frame)
 	}
 }
 
+/* Each crafted frame is rejected with exactly its reason. */
 Test(proto, crafted_frames_fail_with_their_reason)
 {
 	struct proto_pkt q;
@@ -866,6 +875,7 @@ Test(proto, crafted_frames_fail_with_their_reason)
 	}
 }
 
+/* Every reason has a unique name and a sentence; out of range is "?". */
 Test(proto, reason_names)
 {
 	for (int r = 0; r < PROTO_R_COUNT; r++) {
@@ -884,6 +894,7 @@ Test(proto, reason_names)
 	cr_expect_str_eq(proto_reason_text((enum proto_reason)-1), "?");
 }
 
+/* Type names and the channel predicates. */
 Test(proto, type_names)
 {
 	static const char *const names[] = {
@@ -900,6 +911,7 @@ Test(proto, type_names)
 	cr_expect_not(proto_type_is_control(PROTO_T_BREQ));
 }
 
+/* Packet-number arithmetic wraps modulo 2^24. */
 Test(proto, seq_arithmetic)
 {
 	cr_expect_eq(proto_seq_add(0xFFFFFF, 1), 0);
@@ -913,6 +925,7 @@ Test(proto, seq_arithmetic)
 	cr_expect_not(proto_seq_lt(9, 9));
 }
 
+/* Bit vectors are LSB first within each byte. */
 Test(proto, bit_vectors)
 {
 	uint8_t v[3] = { 0 };
@@ -927,6 +940,7 @@ Test(proto, bit_vectors)
 	cr_expect_not(proto_bit(v, 8));
 }
 
+/* Node MACs are 02:53:4e:00 followed by the node id. */
 Test(proto, node_mac)
 {
 	static const uint8_t want[6] = { 0x02, 0x53, 0x4e, 0x00, 0x01, 0x23 };
@@ -951,6 +965,7 @@ static void expect_crc_at(const struct frame *f, size_t raw)
 	expect_be(f, raw - 4, 4, crc32c(f->buf + 14, raw - 4 - 14), "crc");
 }
 
+/* Every common-header field at its documented offset, big endian. */
 Test(proto, byte_order_common_header)
 {
 	static uint8_t args[PROTO_ARGS_LEN], payload[258];
@@ -997,6 +1012,7 @@ Test(proto, byte_order_common_header)
 	assert_pkt_eq(&p, &q, "byte order");
 }
 
+/* Every body field at its documented offset, and the CRC position. */
 Test(proto, byte_order_bodies)
 {
 	static uint8_t counts[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
@@ -1056,6 +1072,7 @@ Test(proto, byte_order_bodies)
 	expect_crc_at(&f, 50);
 }
 
+/* The standard check value, through both paths. */
 Test(crc32c, check_value)
 {
 	cr_assert_eq(crc32c("123456789", 9), 0xE3069283u);
@@ -1064,6 +1081,7 @@ Test(crc32c, check_value)
 	cr_assert_eq(crc32c_update(0xE3069283u, "", 0), 0xE3069283u);
 }
 
+/* Test vectors of RFC 3720 (iSCSI). */
 Test(crc32c, known_vectors)
 {
 	uint8_t zeros[32] = { 0 }, ones[32], inc[32];
@@ -1087,6 +1105,7 @@ static uint64_t rng_next(uint64_t *s)
 	return *s;
 }
 
+/* SSE4.2 and table paths agree on random data of lengths 0..300. */
 Test(crc32c, hardware_and_portable_agree)
 {
 	static const uint64_t seed = 0x5E6E7C3C2A1B0D11ull;
