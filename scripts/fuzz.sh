@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Fuzz one libFuzzer harness for SECONDS under ASan and UBSan. Exits 0 when
+# the run is clean, 1 on a crash, a sanitizer report or a build error, and
+# 2 on bad arguments.
+#
+#   scripts/fuzz.sh TARGET SECONDS     TARGET: proto (fuzz_proto, proto_decode)
+#   scripts/fuzz.sh --help
+#
+# It configures build-fuzz/ (CC=clang, -Dfuzz=true, -Dtests=false,
+# -Db_sanitize=address,undefined), builds the harness, copies the committed
+# seeds tests/fuzz/corpus/TARGET/ into the scratch corpus
+# tests/fuzz/corpus-run/TARGET/ (ignored by git, emptied at each run), and
+# runs on one core. The log is build-fuzz/fuzz-TARGET.log; crashing inputs
+# are kept as build-fuzz/artifacts/TARGET-*. Replay one with
+#   build-fuzz/tests/fuzz/fuzz_TARGET FILE
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+builddir="$top/build-fuzz"
+targets=(proto)
+
+usage() {
+	sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+}
+
+# Print a message naming what was wrong and exit 2.
+die_usage() {
+	echo "fuzz.sh: $*" >&2
+	echo "usage: scripts/fuzz.sh TARGET SECONDS (try --help)" >&2
+	exit 2
+}
+
+# Print a message and exit 1.
+die() {
+	echo "fuzz.sh: $*" >&2
+	exit 1
+}
+
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+esac
+[ $# -eq 2 ] || die_usage "expected 2 arguments, TARGET and SECONDS, got $#"
+target=$1
+seconds=$2
+known=0
+for t in "${targets[@]}"; do
+	[ "$t" = "$target" ] && known=1
+done
+[ $known -eq 1 ] || die_usage "unknown TARGET '$target' (known: ${targets[*]})"
+[[ "$seconds" =~ ^[0-9]+$ ]] && [ "$((10#$seconds))" -gt 0 ] ||
+	die_usage "SECONDS must be a positive whole number of seconds, got '$seconds'"
+seconds=$((10#$seconds))
+
+command -v clang >/dev/null || die "clang not found (scripts/setup.sh installs it)"
+seeds="$top/tests/fuzz/corpus/$target"
+[ -d "$seeds" ] || die "no seed corpus at $seeds"
+
+# Configure once; refuse a build-fuzz/ that was set up with another compiler.
+if [ ! -f "$builddir/build.ninja" ]; then
+	CC=clang meson setup "$builddir" "$top" -Dfuzz=true -Dtests=false \
+		-Db_sanitize=address,undefined -Dbuildtype=debugoptimized ||
+		die "meson setup of $builddir failed"
+elif ! grep -A1 '^rule c_COMPILER' "$builddir/build.ninja" | grep -q 'command = clang '; then
+	die "$builddir was not configured with clang; remove it and run again"
+else
+	meson configure "$builddir" -Dfuzz=true -Dtests=false \
+		-Db_sanitize=address,undefined || die "meson configure of $builddir failed"
+fi
+ninja -C "$builddir" -j2 "tests/fuzz/fuzz_$target" || die "build of fuzz_$target failed"
+
+run="$top/tests/fuzz/corpus-run/$target"
+artifacts="$builddir/artifacts"
+log="$builddir/fuzz-$target.log"
+rm -rf "$run"
+mkdir -p "$run" "$artifacts"
+cp "$seeds"/* "$run"/
+dict=()
+[ -f "$top/tests/fuzz/$target.dict" ] && dict=(-dict="$top/tests/fuzz/$target.dict")
+
+echo "fuzz.sh: fuzzing $target for ${seconds}s from $(ls "$seeds" | wc -l) seeds; log $log"
+set +e
+ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:allocator_may_return_null=0 \
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	"$builddir/tests/fuzz/fuzz_$target" "${dict[@]}" \
+	-max_total_time="$seconds" -max_len=4096 -timeout=10 -print_final_stats=1 \
+	-artifact_prefix="$artifacts/$target-" "$run" >"$log" 2>&1
+rc=$?
+set -e
+
+# The final coverage line and libFuzzer's statistics.
+grep -E '^#[0-9]+[[:space:]]+(DONE|INITED)' "$log" | tail -n 2 || true
+grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" || true
+if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|libFuzzer)|runtime error:|invariant broken|SUMMARY: ' "$log"; then
+	grep -E 'ERROR:|runtime error:|invariant broken|SUMMARY:|Test unit written' "$log" | head -n 20 >&2
+	die "$target: finding reported (full log: $log)"
+fi
+[ $rc -eq 0 ] || die "$target: fuzzer exited with status $rc (full log: $log)"
+echo "fuzz.sh: $target clean after ${seconds}s"
