@@ -4,7 +4,8 @@
 -- field of the common header and of each type's body, and checks the CRC32C
 -- trailer. It is a viewer: proto_decode() is the authority on what is
 -- valid; the dissector only flags what it can see locally (CRC, lengths,
--- reserved bits, 24-bit fields, unknown version or type).
+-- reserved bits, 24-bit fields, unknown version or type, a GNT with
+-- slot_frames 0).
 --
 --   tshark -X lua_script:proto/segnet.lua -r capture.pcap -V
 --   wireshark -X lua_script:proto/segnet.lua capture.pcap
@@ -19,6 +20,7 @@ local ETHERTYPE = 0x88B5
 local HDR_LEN = 32
 local CRC_LEN = 4
 local ARGS_LEN = 32
+local BREQ_SLOT_LEN = 4
 local ETH_LEN = 14
 local MIN_FRAME = 60
 local NODE_SWITCH = 0xFFFE
@@ -31,9 +33,10 @@ local type_names = {
 	[T_CFG] = "CFG", [T_GNT] = "GNT", [T_HELLO] = "HELLO",
 }
 
--- Fixed body length per type (CFG: the part before its vectors).
+-- Fixed body length per type (CFG: the part before its vectors; BREQ: before
+-- its payload).
 local body_len = {
-	[T_BREQ] = ARGS_LEN, [T_BACK] = 4, [T_QREQ] = ARGS_LEN, [T_QACK] = 0,
+	[T_BREQ] = BREQ_SLOT_LEN + ARGS_LEN, [T_BACK] = 4, [T_QREQ] = ARGS_LEN, [T_QACK] = 0,
 	[T_CFG] = 8, [T_GNT] = 28, [T_HELLO] = 8,
 }
 
@@ -41,6 +44,7 @@ local body_len = {
 local flag_bits = {
 	{ 0x0001, "DATA" }, { 0x0002, "ACK" }, { 0x0004, "LAST" },
 	{ 0x0008, "RETX" }, { 0x0010, "FORCE_ACK" }, { 0x0020, "NACK" },
+	{ 0x0040, "DOWN" },
 }
 
 -- Checksum status values, as Wireshark's own dissectors use them.
@@ -65,8 +69,10 @@ field("flag_last", ProtoField.bool("segnet.flags.last", "Last", 16, nil, 0x0004)
 field("flag_retx", ProtoField.bool("segnet.flags.retx", "Retransmission", 16, nil, 0x0008))
 field("flag_force_ack", ProtoField.bool("segnet.flags.force_ack", "Force ack", 16, nil, 0x0010))
 field("flag_nack", ProtoField.bool("segnet.flags.nack", "Nack", 16, nil, 0x0020))
+field("flag_down", ProtoField.bool("segnet.flags.down", "Down (target down or restarted)",
+	16, nil, 0x0040))
 field("flag_undefined", ProtoField.uint16("segnet.flags.undefined", "Undefined flags",
-	base.HEX, nil, 0xFFC0))
+	base.HEX, nil, 0xFF80))
 field("src_node", ProtoField.uint16("segnet.src_node", "Source node", base.DEC))
 field("dst_node", ProtoField.uint16("segnet.dst_node", "Destination node", base.DEC))
 field("vnet", ProtoField.uint16("segnet.vnet", "Virtual network", base.DEC))
@@ -78,6 +84,7 @@ field("ack_base", ProtoField.uint32("segnet.ack_base", "Ack base", base.DEC))
 field("ack_mask", ProtoField.uint32("segnet.ack_mask", "Ack mask", base.HEX))
 field("payload_len", ProtoField.uint16("segnet.payload_len", "Payload length", base.DEC))
 field("reserved", ProtoField.uint16("segnet.reserved", "Reserved", base.HEX))
+field("breq_slot", ProtoField.uint32("segnet.breq.slot", "Grant slot", base.DEC))
 field("args", ProtoField.bytes("segnet.args", "Arguments"))
 field("payload", ProtoField.bytes("segnet.payload", "Payload"))
 field("back_slot", ProtoField.uint32("segnet.back.slot", "Slot", base.DEC))
@@ -108,7 +115,8 @@ field("gnt_timestamp_ns", ProtoField.uint64("segnet.gnt.timestamp_ns", "Switch t
 	base.DEC))
 field("gnt_back_slots", ProtoField.uint16("segnet.gnt.back_slots", "BACK delay (slots)",
 	base.DEC))
-field("gnt_reserved", ProtoField.uint16("segnet.gnt.reserved", "Reserved", base.HEX))
+field("gnt_slot_frames", ProtoField.uint16("segnet.gnt.slot_frames", "BREQs per grant",
+	base.DEC))
 field("hello_nonce", ProtoField.uint32("segnet.hello.nonce", "Nonce", base.HEX))
 field("hello_caps", ProtoField.uint32("segnet.hello.caps", "Capabilities", base.HEX))
 field("crc", ProtoField.uint32("segnet.crc", "CRC32C", base.HEX))
@@ -253,6 +261,7 @@ local function dissect_header(tvb, tree)
 	ft:add(f.flag_retx, tvb(2, 2))
 	ft:add(f.flag_force_ack, tvb(2, 2))
 	ft:add(f.flag_nack, tvb(2, 2))
+	ft:add(f.flag_down, tvb(2, 2))
 	ft:add(f.flag_undefined, tvb(2, 2))
 	add_node(ht, f.src_node, tvb(4, 2))
 	add_node(ht, f.dst_node, tvb(6, 2))
@@ -315,7 +324,10 @@ local function dissect_gnt(tvb, bt, b)
 	bt:add(f.gnt_slot_ns, tvb(b + 12, 4))
 	bt:add(f.gnt_timestamp_ns, tvb(b + 16, 8))
 	bt:add(f.gnt_back_slots, tvb(b + 24, 2))
-	add_reserved(bt, f.gnt_reserved, tvb(b + 26, 2))
+	local item = bt:add(f.gnt_slot_frames, tvb(b + 26, 2))
+	if tvb(b + 26, 2):uint() == 0 then
+		item:add_proto_expert_info(ex.field, "A grant allows at least one BREQ")
+	end
 	return string.format(" slot %u target %s", tvb(b, 4):uint(),
 			     node_text(tvb(b + 4, 2):uint()))
 end
@@ -328,12 +340,17 @@ local function dissect_body(tvb, tree, h, b, n_nodes)
 		return b, ""
 	end
 	local bt = tree:add(segnet, tvb(b, body_len[t]), type_names[t] .. " body")
-	if t == T_BREQ or t == T_QREQ then
-		bt:add(f.args, tvb(b, ARGS_LEN))
-		if t == T_BREQ and h.payload_len > 0 then
-			tree:add(f.payload, tvb(b + ARGS_LEN, h.payload_len))
+	if t == T_BREQ then
+		bt:add(f.breq_slot, tvb(b, BREQ_SLOT_LEN))
+		bt:add(f.args, tvb(b + BREQ_SLOT_LEN, ARGS_LEN))
+		if h.payload_len > 0 then
+			tree:add(f.payload, tvb(b + body_len[t], h.payload_len))
 		end
-		return b + ARGS_LEN + h.payload_len, ""
+		return b + body_len[t] + h.payload_len,
+		       string.format(" slot %u", tvb(b, BREQ_SLOT_LEN):uint())
+	elseif t == T_QREQ then
+		bt:add(f.args, tvb(b, ARGS_LEN))
+		return b + ARGS_LEN, ""
 	elseif t == T_BACK then
 		bt:add(f.back_slot, tvb(b, 4))
 		return b + 4, string.format(" slot %u", tvb(b, 4):uint())

@@ -5,10 +5,11 @@
  * - every reason is a PROTO_REASONS entry;
  * - skipping the CRC changes nothing but CRC into OK, and tighter limits
  *   never accept what the format's limits reject;
- * - an accepted frame's pointers lie inside the frame, its length is its
- *   content plus at most the padding to 60 bytes, re-encoding the decoded
- *   packet gives back the same bytes (the encoding is canonical) and a
- *   frame that decodes OK to the same fields.
+ * - an accepted frame's pointers lie inside the frame; only BREQ and BACK
+ *   have a non-zero slot; a GNT's slot_frames is at least 1; the frame's
+ *   length is its content plus at most the padding to 60 bytes;
+ *   re-encoding the decoded packet gives back the same bytes (the encoding
+ *   is canonical) and a frame that decodes OK to the same fields.
  * A broken invariant aborts, so libFuzzer saves the input as a crash.
  */
 #include <stdio.h>
@@ -18,7 +19,7 @@
 #include "proto/proto.h"
 
 /* The largest frame the format allows: BREQ with 2048 bytes of payload. */
-enum { FUZZ_MAX_FRAME = PROTO_ETH_LEN + PROTO_HDR_LEN + PROTO_ARGS_LEN +
+enum { FUZZ_MAX_FRAME = PROTO_ETH_LEN + PROTO_HDR_LEN + sizeof(struct proto_breq_body) +
 			PROTO_MAX_PAYLOAD + PROTO_CRC_LEN };
 
 /* Limits each input is decoded with; the order is used by the checks. */
@@ -114,13 +115,14 @@ static bool fuzz_gnt_equal(const struct proto_gnt *a, const struct proto_gnt *b)
 	return a->slot == b->slot && a->target == b->target &&
 	       a->node_id == b->node_id && a->n_nodes == b->n_nodes &&
 	       a->gflags == b->gflags && a->slot_ns == b->slot_ns &&
-	       a->timestamp_ns == b->timestamp_ns && a->back_slots == b->back_slots;
+	       a->timestamp_ns == b->timestamp_ns && a->back_slots == b->back_slots &&
+	       a->slot_frames == b->slot_frames;
 }
 
 /* True when every field two decoded packets carry is equal. */
 static bool fuzz_pkt_equal(const struct proto_pkt *a, const struct proto_pkt *b)
 {
-	if (!fuzz_hdr_equal(a, b))
+	if (!fuzz_hdr_equal(a, b) || a->slot != b->slot)
 		return false;
 	switch (a->type) {
 	case PROTO_T_BREQ:
@@ -128,8 +130,6 @@ static bool fuzz_pkt_equal(const struct proto_pkt *a, const struct proto_pkt *b)
 		       !memcmp(a->payload, b->payload, a->payload_len);
 	case PROTO_T_QREQ:
 		return !memcmp(a->args, b->args, PROTO_ARGS_LEN);
-	case PROTO_T_BACK:
-		return a->back_slot == b->back_slot;
 	case PROTO_T_CFG:
 		return fuzz_cfg_equal(&a->cfg, &b->cfg);
 	case PROTO_T_GNT:
@@ -178,6 +178,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (r[i] != PROTO_R_OK)
 			continue;
 		fuzz_check_pointers(data, size, &pkt);
+		fuzz_check(pkt.type == PROTO_T_BREQ || pkt.type == PROTO_T_BACK ||
+			   pkt.slot == 0, "slot is 0 on types without one");
+		fuzz_check(pkt.type != PROTO_T_GNT || pkt.gnt.slot_frames >= 1,
+			   "an accepted GNT allows at least one BREQ");
 		fuzz_check_reencode(data, size, &fuzz_limits[i], &pkt);
 	}
 	fuzz_check(r[FUZZ_LIM_FORMAT] == r[FUZZ_LIM_NOCRC] ||

@@ -32,6 +32,7 @@ static const struct {
 	{ PROTO_F_RETX, "segnet.flags.retx" },
 	{ PROTO_F_FORCE_ACK, "segnet.flags.force_ack" },
 	{ PROTO_F_NACK, "segnet.flags.nack" },
+	{ PROTO_F_DOWN, "segnet.flags.down" },
 };
 
 /* Print an unsigned expected value. */
@@ -128,7 +129,7 @@ static void gen_gnt(int n, const struct proto_gnt *g)
 	gen_u(n, "segnet.gnt.slot_ns", g->slot_ns);
 	gen_u(n, "segnet.gnt.timestamp_ns", g->timestamp_ns);
 	gen_u(n, "segnet.gnt.back_slots", g->back_slots);
-	gen_u(n, "segnet.gnt.reserved", 0);
+	gen_u(n, "segnet.gnt.slot_frames", g->slot_frames);
 }
 
 /* Print the type-specific fields of pkt. */
@@ -136,6 +137,7 @@ static void gen_body(int n, const struct proto_pkt *p)
 {
 	switch (p->type) {
 	case PROTO_T_BREQ:
+		gen_u(n, "segnet.breq.slot", p->slot);
 		gen_x(n, "segnet.payload", p->payload, p->payload_len);
 		gen_x(n, "segnet.args", p->args, PROTO_ARGS_LEN);
 		break;
@@ -143,7 +145,7 @@ static void gen_body(int n, const struct proto_pkt *p)
 		gen_x(n, "segnet.args", p->args, PROTO_ARGS_LEN);
 		break;
 	case PROTO_T_BACK:
-		gen_u(n, "segnet.back.slot", p->back_slot);
+		gen_u(n, "segnet.back.slot", p->slot);
 		break;
 	case PROTO_T_CFG:
 		gen_cfg(n, &p->cfg);
@@ -238,11 +240,12 @@ static int gen_all(struct gen *g)
 		  PROTO_F_LAST | PROTO_F_RETX, .src_node = 3, .dst_node = 1021,
 		  .vnet = 0x0BEE, .src_ep = 17, .dst_ep = 4001, .handler = 0x0ABC,
 		  .pkt_num = 0xABCDEF, .ack_base = 0x123456, .ack_mask = 0x89ABCDEF,
-		  .payload_len = 100, .args = gen_args, .payload = gen_payload },
+		  .payload_len = 100, .args = gen_args, .payload = gen_payload,
+		  .slot = 0xFEDCBA98 },
 		{ .type = PROTO_T_BACK, .flags = PROTO_F_ACK | PROTO_F_NACK,
 		  .src_node = 1021, .dst_node = 3, .vnet = 0x0BEE, .src_ep = 4001,
 		  .dst_ep = 17, .ack_base = 0xABCDEF, .ack_mask = 1,
-		  .back_slot = 0xDEADBEEF },
+		  .slot = 0xDEADBEEF },
 		{ .type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_FORCE_ACK,
 		  .src_node = 0, .dst_node = 1023, .vnet = 65535, .src_ep = 4095,
 		  .dst_ep = 0, .handler = 0x7777, .pkt_num = 0, .args = gen_args },
@@ -256,13 +259,22 @@ static int gen_all(struct gen *g)
 		  .gnt = { .slot = 0x0BADF00D, .target = PROTO_NODE_NONE,
 		  .node_id = 3, .n_nodes = 12, .gflags = PROTO_GNT_F_JOINED,
 		  .slot_ns = 1638, .timestamp_ns = 0x0123456789ABCDEFull,
-		  .back_slots = 2 } },
+		  .back_slots = 2, .slot_frames = 1 } },
 		{ .type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH, .dst_node = 11,
 		  .gnt = { .slot = 4000000000u, .target = 7, .node_id = 11,
 		  .n_nodes = 12, .gflags = PROTO_GNT_F_FIFO, .slot_ns = 0xFFFFFFFF,
-		  .timestamp_ns = UINT64_MAX, .back_slots = 65535 } },
+		  .timestamp_ns = UINT64_MAX, .back_slots = 65535,
+		  .slot_frames = 65535 } },
 		{ .type = PROTO_T_HELLO, .src_node = PROTO_NODE_NONE,
 		  .dst_node = PROTO_NODE_SWITCH, .hello_nonce = 0xC0FFEE12 },
+		/* the switch's DOWN notices: node 1021 is down, told to node 3 */
+		{ .type = PROTO_T_BACK, .flags = PROTO_F_DOWN, .src_node = 1021,
+		  .dst_node = 3, .slot = 4000000001u },
+		{ .type = PROTO_T_QACK, .flags = PROTO_F_DOWN, .src_node = 1021,
+		  .dst_node = 3, .vnet = 0x0BEE },
+		{ .type = PROTO_T_BREQ, .flags = PROTO_F_DATA, .src_node = 1,
+		  .dst_node = 2, .args = gen_args, .payload = gen_payload,
+		  .payload_len = PROTO_MAX_PAYLOAD, .slot = 0 },
 	};
 	size_t n = sizeof(pkts) / sizeof(pkts[0]);
 	int rc = 0;

@@ -38,8 +38,10 @@ enum {
 	OFF_PAYLOAD_LEN = 42,
 	OFF_RESERVED = 44,
 	OFF_BODY = 46,
-	OFF_ARGS = 46,
-	OFF_PAYLOAD = 78,
+	OFF_BREQ_SLOT = 46,
+	OFF_BREQ_ARGS = 50,
+	OFF_BREQ_PAYLOAD = 82,
+	OFF_QREQ_ARGS = 46,
 	OFF_QREQ_CRC = 78,
 	OFF_BACK_SLOT = 46,
 	OFF_CFG_SLOT = 46,
@@ -54,14 +56,15 @@ enum {
 	OFF_GNT_SLOT_NS = 58,
 	OFF_GNT_TIMESTAMP = 62,
 	OFF_GNT_BACK_SLOTS = 70,
-	OFF_GNT_RESERVED = 72,
+	OFF_GNT_SLOT_FRAMES = 72,
 	OFF_HELLO_NONCE = 46,
 	OFF_HELLO_CAPS = 50,
 };
 
 /* Largest frame the format allows: BREQ with 2048 bytes of payload. */
-enum { MAX_FRAME = PROTO_ETH_LEN + PROTO_HDR_LEN + PROTO_ARGS_LEN +
+enum { MAX_FRAME = PROTO_ETH_LEN + PROTO_HDR_LEN + sizeof(struct proto_breq_body) +
 		   PROTO_MAX_PAYLOAD + PROTO_CRC_LEN };
+_Static_assert(MAX_FRAME == 2134, "full BREQ frame");
 
 /* Room for a packet's args, payload and CFG vectors. */
 struct pkt_store {
@@ -150,29 +153,34 @@ struct valid_case {
 /* Round-trip cases: every type with the boundary values of its fields. */
 static const struct valid_case valid_cases[] = {
 	{ "breq-payload0-min", 0, { .type = PROTO_T_BREQ, .flags = PROTO_F_DATA,
-	  .src_node = 0, .dst_node = 1023, .src_ep = 0, .dst_ep = 4095 } },
+	  .src_node = 0, .dst_node = 1023, .src_ep = 0, .dst_ep = 4095,
+	  .slot = 0 } },
 	{ "breq-payload1-all-flags", -1, { .type = PROTO_T_BREQ,
 	  .flags = PROTO_F_DATA | PROTO_F_ACK | PROTO_F_LAST | PROTO_F_RETX |
 		   PROTO_F_FORCE_ACK,
 	  .src_node = 1023, .dst_node = 0, .vnet = 1, .src_ep = 4095,
 	  .dst_ep = 0, .handler = 1, .pkt_num = 0xFFFFFF, .ack_base = 0xFFFFFF,
-	  .ack_mask = 0xFFFFFFFF, .payload_len = 1 } },
+	  .ack_mask = 0xFFFFFFFF, .payload_len = 1, .slot = 0x01020304 } },
 	{ "breq-payload2047", -1, { .type = PROTO_T_BREQ,
 	  .flags = PROTO_F_DATA | PROTO_F_RETX, .src_node = 17, .dst_node = 18,
 	  .vnet = 0x1234, .src_ep = 7, .dst_ep = 8, .handler = 0x4321,
-	  .pkt_num = 0x800000, .payload_len = 2047 } },
+	  .pkt_num = 0x800000, .payload_len = 2047, .slot = 0x80000000 } },
 	{ "breq-payload2048-ones", 0xFF, { .type = PROTO_T_BREQ,
 	  .flags = PROTO_F_DATA | PROTO_F_LAST, .src_node = 1023,
 	  .dst_node = 1023, .vnet = 0xFFFF, .src_ep = 4095, .dst_ep = 4095,
-	  .handler = 0xFFFF, .pkt_num = 0xFFFFFF, .payload_len = 2048 } },
+	  .handler = 0xFFFF, .pkt_num = 0xFFFFFF, .payload_len = 2048,
+	  .slot = 0xFFFFFFFF } },
 	{ "back-min", 0, { .type = PROTO_T_BACK, .src_node = 0, .dst_node = 0,
-	  .back_slot = 0 } },
-	{ "back-max", 0, { .type = PROTO_T_BACK, .flags = PROTO_F_ACK | PROTO_F_NACK,
+	  .slot = 0 } },
+	{ "back-max", 0, { .type = PROTO_T_BACK,
+	  .flags = PROTO_F_ACK | PROTO_F_NACK | PROTO_F_DOWN,
 	  .src_node = 1023, .dst_node = 1023, .vnet = 0xFFFF, .src_ep = 4095,
 	  .dst_ep = 4095, .ack_base = 0xFFFFFF, .ack_mask = 0xFFFFFFFF,
-	  .back_slot = 0xFFFFFFFF } },
+	  .slot = 0xFFFFFFFF } },
 	{ "back-nack", 0, { .type = PROTO_T_BACK, .flags = PROTO_F_NACK,
-	  .src_node = 4, .dst_node = 9, .vnet = 3, .back_slot = 77 } },
+	  .src_node = 4, .dst_node = 9, .vnet = 3, .slot = 77 } },
+	{ "back-down-notice", 0, { .type = PROTO_T_BACK, .flags = PROTO_F_DOWN,
+	  .src_node = 6, .dst_node = 2, .slot = 123456 } },
 	{ "qreq-args-zero", 0, { .type = PROTO_T_QREQ, .flags = PROTO_F_DATA,
 	  .src_node = 0, .dst_node = 1023, .pkt_num = 0 } },
 	{ "qreq-args-ones", 0xFF, { .type = PROTO_T_QREQ,
@@ -185,9 +193,13 @@ static const struct valid_case valid_cases[] = {
 	  .vnet = 7, .src_ep = 3, .dst_ep = 4, .handler = 9, .pkt_num = 1 } },
 	{ "qack-zero", 0, { .type = PROTO_T_QACK, .flags = PROTO_F_ACK,
 	  .src_node = 0, .dst_node = 0 } },
-	{ "qack-max", 0, { .type = PROTO_T_QACK, .flags = PROTO_F_ACK,
+	{ "qack-max", 0, { .type = PROTO_T_QACK, .flags = PROTO_F_ACK | PROTO_F_DOWN,
 	  .src_node = 1023, .dst_node = 1023, .vnet = 0xFFFF, .src_ep = 4095,
 	  .dst_ep = 4095, .ack_base = 0xFFFFFF, .ack_mask = 0xFFFFFFFF } },
+	{ "qack-no-flags", 0, { .type = PROTO_T_QACK, .flags = 0,
+	  .src_node = 7, .dst_node = 8, .vnet = 4, .src_ep = 5, .dst_ep = 6 } },
+	{ "qack-down-notice", 0, { .type = PROTO_T_QACK, .flags = PROTO_F_DOWN,
+	  .src_node = 6, .dst_node = 2, .vnet = 9, .slot = 55 } },
 	{ "cfg-n1", -1, { .type = PROTO_T_CFG, .src_node = 0,
 	  .dst_node = PROTO_NODE_SWITCH, .cfg = { .slot = 0, .n_nodes = 1 } } },
 	{ "cfg-n1-ones", 0xFF, { .type = PROTO_T_CFG, .src_node = 0,
@@ -204,19 +216,21 @@ static const struct valid_case valid_cases[] = {
 	  .dst_node = PROTO_NODE_SWITCH, .cfg = { .slot = 5, .n_nodes = 1024 } } },
 	{ "gnt-target-none", 0, { .type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH,
 	  .dst_node = 0, .gnt = { .slot = 0, .target = PROTO_NODE_NONE,
-	  .node_id = 0, .n_nodes = 1, .slot_ns = 1 } } },
+	  .node_id = 0, .n_nodes = 1, .slot_ns = 1, .slot_frames = 1 } } },
 	{ "gnt-max", 0, { .type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH,
 	  .dst_node = 1023, .gnt = { .slot = 0xFFFFFFFF, .target = 1023,
 	  .node_id = 1023, .n_nodes = 1024, .gflags = PROTO_GNT_F_ALL,
 	  .slot_ns = 0xFFFFFFFF, .timestamp_ns = UINT64_MAX,
-	  .back_slots = 0xFFFF } } },
+	  .back_slots = 0xFFFF, .slot_frames = 0xFFFF } } },
 	{ "gnt-target0-joined", 0, { .type = PROTO_T_GNT,
 	  .src_node = PROTO_NODE_SWITCH, .dst_node = 2, .gnt = { .slot = 12345,
 	  .target = 0, .node_id = 2, .n_nodes = 3, .gflags = PROTO_GNT_F_JOINED,
-	  .slot_ns = 1638, .timestamp_ns = 0x0123456789ABCDEFull, .back_slots = 2 } } },
+	  .slot_ns = 1638, .timestamp_ns = 0x0123456789ABCDEFull, .back_slots = 2,
+	  .slot_frames = 4 } } },
 	{ "gnt-fifo-self", 0, { .type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH,
 	  .dst_node = 5, .gnt = { .slot = 1, .target = 5, .node_id = 5,
-	  .n_nodes = 6, .gflags = PROTO_GNT_F_FIFO, .slot_ns = 1000 } } },
+	  .n_nodes = 6, .gflags = PROTO_GNT_F_FIFO, .slot_ns = 1000,
+	  .slot_frames = 1 } } },
 	{ "hello-unassigned", 0, { .type = PROTO_T_HELLO, .src_node = PROTO_NODE_NONE,
 	  .dst_node = PROTO_NODE_SWITCH, .hello_nonce = 0 } },
 	{ "hello-node-max", 0, { .type = PROTO_T_HELLO, .src_node = 1023,
@@ -326,9 +340,14 @@ static void assert_gnt_eq(const struct proto_gnt *a, const struct proto_gnt *b,
 	cr_assert_eq(a->slot_ns, b->slot_ns, "%s: slot_ns", name);
 	cr_assert_eq(a->timestamp_ns, b->timestamp_ns, "%s: timestamp", name);
 	cr_assert_eq(a->back_slots, b->back_slots, "%s: back_slots", name);
+	cr_assert_eq(a->slot_frames, b->slot_frames, "%s: slot_frames", name);
 }
 
-/* Assert the fields of b equal those of a, for a's type. */
+/*
+ * Assert the fields of b (decoded) equal those of a (encoded), for a's type.
+ * Only BREQ and BACK carry the common slot; the decoder sets it to 0 on the
+ * other types whatever the encoder was given.
+ */
 static void assert_pkt_eq(const struct proto_pkt *a, const struct proto_pkt *b,
 			  const char *name)
 {
@@ -346,6 +365,10 @@ static void assert_pkt_eq(const struct proto_pkt *a, const struct proto_pkt *b,
 	cr_assert_eq(a->ack_base, b->ack_base, "%s: ack_base", name);
 	cr_assert_eq(a->ack_mask, b->ack_mask, "%s: ack_mask", name);
 	cr_assert_eq(a->payload_len, b->payload_len, "%s: payload_len", name);
+	if (a->type == PROTO_T_BREQ || a->type == PROTO_T_BACK)
+		cr_assert_eq(a->slot, b->slot, "%s: slot", name);
+	else
+		cr_assert_eq(b->slot, 0, "%s: slot of a type without one", name);
 	switch (a->type) {
 	case PROTO_T_BREQ:
 		cr_assert_eq(memcmp(a->payload, b->payload, a->payload_len), 0,
@@ -356,9 +379,6 @@ static void assert_pkt_eq(const struct proto_pkt *a, const struct proto_pkt *b,
 	case PROTO_T_QREQ:
 		cr_assert_eq(memcmp(a->args, b->args, PROTO_ARGS_LEN), 0,
 			     "%s: args", name);
-		break;
-	case PROTO_T_BACK:
-		cr_assert_eq(a->back_slot, b->back_slot, "%s: slot", name);
 		break;
 	case PROTO_T_CFG:
 		assert_cfg_eq(&a->cfg, &b->cfg, name);
@@ -388,7 +408,7 @@ Test(proto, qreq_round_trip)
 	cr_assert_eq(proto_decode(buf, (size_t)len, NULL, &q), PROTO_R_OK);
 	cr_assert_eq(q.pkt_num, 0xFFFFFF);
 	cr_assert_eq(memcmp(q.args, args, PROTO_ARGS_LEN), 0);
-	buf[OFF_ARGS + 4] ^= 1;	/* covered by the CRC, checked by nothing else */
+	buf[OFF_QREQ_ARGS + 4] ^= 1;	/* covered by the CRC, checked by nothing else */
 	cr_assert_eq(proto_decode(buf, (size_t)len, NULL, &q), PROTO_R_CRC);
 }
 
@@ -421,9 +441,11 @@ Test(proto, frame_lengths)
 {
 	static struct pkt_store s;
 	static const struct { const char *name; size_t len; } want[] = {
-		{ "breq-payload0-min", 82 }, { "breq-payload1-all-flags", 83 },
-		{ "breq-payload2048-ones", 2130 }, { "back-min", 60 },
-		{ "qreq-args-zero", 82 }, { "qack-zero", 60 }, { "cfg-n1", 61 },
+		{ "breq-payload0-min", 86 }, { "breq-payload1-all-flags", 87 },
+		{ "breq-payload2047", 2133 }, { "breq-payload2048-ones", 2134 },
+		{ "back-min", 60 }, { "back-down-notice", 60 },
+		{ "qreq-args-zero", 82 }, { "qack-zero", 60 }, { "qack-no-flags", 60 },
+		{ "cfg-n1", 61 },
 		{ "cfg-n8-ones", 68 }, { "cfg-n9", 71 }, { "cfg-n1024", 1338 },
 		{ "gnt-max", 78 }, { "hello-node0", 60 },
 	};
@@ -452,8 +474,11 @@ Test(proto, encode_errors)
 	p.payload_len = PROTO_MAX_PAYLOAD + 1;
 	cr_expect_eq(proto_encode(&p, buf, sizeof(buf)), -EINVAL);
 	p.payload_len = 10;
-	cr_expect_eq(proto_encode(&p, buf, 91), -ENOSPC);
-	cr_expect_eq(proto_encode(&p, buf, 92), 92);
+	cr_expect_eq(proto_encode(&p, buf, 95), -ENOSPC);
+	cr_expect_eq(proto_encode(&p, buf, 96), 96);
+	p.payload_len = PROTO_MAX_PAYLOAD;	/* the largest frame, 2134 bytes */
+	cr_expect_eq(proto_encode(&p, buf, MAX_FRAME - 1), -ENOSPC);
+	cr_expect_eq(proto_encode(&p, buf, MAX_FRAME), MAX_FRAME);
 	valid_named("cfg-n9", &p, &s);
 	p.cfg.n_nodes = 0;
 	cr_expect_eq(proto_encode(&p, buf, sizeof(buf)), -EINVAL);
@@ -578,7 +603,7 @@ Test(proto, skip_crc)
 
 	valid_named("qreq-pattern", &p, &s);
 	encode_ok(&p, &f);
-	f.buf[OFF_ARGS] ^= 1;
+	f.buf[OFF_QREQ_ARGS] ^= 1;
 	cr_expect_eq(decode_guarded(f.buf, f.len, NULL, &q), PROTO_R_CRC);
 	cr_expect_eq(decode_guarded(f.buf, f.len, &nocrc, &q), PROTO_R_OK);
 	f.buf[OFF_RESERVED] = 1;
@@ -588,7 +613,7 @@ Test(proto, skip_crc)
 
 /* Bases the crafted frames start from: valid frames of each type. */
 enum base {
-	B_BREQ,		/* 16 bytes of payload */
+	B_BREQ,		/* 16 bytes of payload: 102 bytes */
 	B_BACK,
 	B_QREQ,
 	B_QACK,
@@ -606,10 +631,10 @@ static void base_pkt(enum base b, struct proto_pkt *p, struct pkt_store *s)
 			.flags = PROTO_F_DATA | PROTO_F_ACK | PROTO_F_LAST,
 			.src_node = 3, .dst_node = 5, .vnet = 2, .src_ep = 10,
 			.dst_ep = 11, .handler = 7, .pkt_num = 100, .ack_base = 50,
-			.ack_mask = 5, .payload_len = 16 },
+			.ack_mask = 5, .payload_len = 16, .slot = 41 },
 		[B_BACK] = { .type = PROTO_T_BACK, .flags = PROTO_F_ACK,
 			.src_node = 5, .dst_node = 3, .vnet = 2, .src_ep = 11,
-			.dst_ep = 10, .ack_base = 100, .ack_mask = 1, .back_slot = 42 },
+			.dst_ep = 10, .ack_base = 100, .ack_mask = 1, .slot = 41 },
 		[B_QREQ] = { .type = PROTO_T_QREQ, .flags = PROTO_F_DATA,
 			.src_node = 3, .dst_node = 5, .vnet = 2, .src_ep = 10,
 			.dst_ep = 11, .handler = 9, .pkt_num = 7 },
@@ -622,7 +647,8 @@ static void base_pkt(enum base b, struct proto_pkt *p, struct pkt_store *s)
 		[B_GNT] = { .type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH,
 			.dst_node = 3, .gnt = { .slot = 43, .target = 5,
 			.node_id = 3, .n_nodes = 9, .slot_ns = 1000,
-			.timestamp_ns = 123456789, .back_slots = 2 } },
+			.timestamp_ns = 123456789, .back_slots = 2,
+			.slot_frames = 1 } },
 		[B_HELLO] = { .type = PROTO_T_HELLO, .src_node = PROTO_NODE_NONE,
 			.dst_node = PROTO_NODE_SWITCH, .hello_nonce = 0xC0FFEE },
 	};
@@ -675,12 +701,19 @@ static const struct craft crafts[] = {
 	C(TYPE, "type0", B_QREQ, .patch = { P(OFF_TYPE, 1, 0) }),
 	C(TYPE, "type8", B_QREQ, .patch = { P(OFF_TYPE, 1, PROTO_T_MAX + 1) }),
 	C(TYPE, "type255", B_HELLO, .patch = { P(OFF_TYPE, 1, 255) }),
-	C(FLAGS, "undefined-bit6", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x40) }),
+	C(FLAGS, "undefined-bit7", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x80) }),
 	C(FLAGS, "top-bit", B_BREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x8000) }),
 	C(FLAGS, "nack-on-breq", B_BREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | PROTO_F_NACK) }),
 	C(FLAGS, "breq-without-data", B_BREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_ACK | PROTO_F_LAST) }),
 	C(FLAGS, "qreq-without-data", B_QREQ, .patch = { P(OFF_FLAGS, 2, 0) }),
-	C(FLAGS, "qack-without-ack", B_QACK, .patch = { P(OFF_FLAGS, 2, 0) }),
+	C(FLAGS, "data-on-qack", B_QACK, .patch = { P(OFF_FLAGS, 2, PROTO_F_ACK | PROTO_F_DATA) }),
+	C(FLAGS, "nack-on-qack", B_QACK, .patch = { P(OFF_FLAGS, 2, PROTO_F_ACK | PROTO_F_NACK) }),
+	C(FLAGS, "down-on-qreq", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | PROTO_F_DOWN) }),
+	C(FLAGS, "down-on-breq", B_BREQ, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_DATA | PROTO_F_ACK | PROTO_F_LAST | PROTO_F_DOWN) }),
+	C(FLAGS, "down-on-cfg", B_CFG9, .patch = { P(OFF_FLAGS, 2, PROTO_F_DOWN) }),
+	C(FLAGS, "down-on-gnt", B_GNT, .patch = { P(OFF_FLAGS, 2, PROTO_F_DOWN) }),
+	C(FLAGS, "down-on-hello", B_HELLO, .patch = { P(OFF_FLAGS, 2, PROTO_F_DOWN) }),
 	C(FLAGS, "data-on-back", B_BACK, .patch = { P(OFF_FLAGS, 2, PROTO_F_ACK | PROTO_F_DATA) }),
 	C(FLAGS, "retx-on-qack", B_QACK, .patch = { P(OFF_FLAGS, 2, PROTO_F_ACK | PROTO_F_RETX) }),
 	C(FLAGS, "ack-on-cfg", B_CFG9, .patch = { P(OFF_FLAGS, 2, PROTO_F_ACK) }),
@@ -725,6 +758,9 @@ static const struct craft crafts[] = {
 	C(ACK_FIELDS, "qreq-mask-without-ack", B_QREQ, .patch = { P(OFF_ACK_MASK, 4, 1) }),
 	C(ACK_FIELDS, "qreq-base-without-ack", B_QREQ, .patch = { P(OFF_ACK_BASE, 4, 1) }),
 	C(ACK_FIELDS, "nack-without-ack", B_BACK, .patch = { P(OFF_FLAGS, 2, PROTO_F_NACK) }),
+	C(ACK_FIELDS, "back-down-without-ack", B_BACK, .patch = { P(OFF_FLAGS, 2, PROTO_F_DOWN) }),
+	C(ACK_FIELDS, "qack-without-ack", B_QACK, .patch = { P(OFF_FLAGS, 2, 0) }),
+	C(ACK_FIELDS, "qack-down-without-ack", B_QACK, .patch = { P(OFF_FLAGS, 2, PROTO_F_DOWN) }),
 	C(ACK_FIELDS, "gnt-mask", B_GNT, .patch = { P(OFF_ACK_MASK, 4, 0x80000000) }),
 	C(ACK_FIELDS, "hello-base", B_HELLO, .patch = { P(OFF_ACK_BASE, 4, 5) }),
 	C(PAYLOAD_LEN, "breq-2049", B_BREQ, .patch = { P(OFF_PAYLOAD_LEN, 2, 2049) }),
@@ -771,17 +807,23 @@ static const struct craft crafts[] = {
 	C(BODY, "gnt-gflags-bit2", B_GNT, .patch = { P(OFF_GNT_GFLAGS, 2, 4) }),
 	C(BODY, "gnt-gflags-top", B_GNT, .patch = { P(OFF_GNT_GFLAGS, 2, 0x8001) }),
 	C(BODY, "gnt-slot-ns-0", B_GNT, .patch = { P(OFF_GNT_SLOT_NS, 4, 0) }),
+	C(BODY, "gnt-slot-frames-0", B_GNT, .patch = { P(OFF_GNT_SLOT_FRAMES, 2, 0) }),
 	C(RESERVED, "qreq-hdr-reserved", B_QREQ, .patch = { P(OFF_RESERVED, 2, 1) }),
 	C(RESERVED, "cfg-hdr-reserved", B_CFG9, .patch = { P(OFF_RESERVED, 2, 0x8000) }),
 	C(RESERVED, "cfg-reserved", B_CFG9, .patch = { P(OFF_CFG_RESERVED, 2, 1) }),
 	C(RESERVED, "cfg-bulk-bit-9", B_CFG9, .patch = { P(OFF_CFG_COUNTS + 9 + 1, 1, 0x03) }),
 	C(RESERVED, "cfg-quick-bit-15", B_CFG9, .patch = { P(OFF_CFG_COUNTS + 9 + 3, 1, 0x81) }),
-	C(RESERVED, "gnt-reserved", B_GNT, .patch = { P(OFF_GNT_RESERVED, 2, 1) }),
+	C(RESERVED, "breq-hdr-reserved", B_BREQ, .patch = { P(OFF_RESERVED, 2, 0x0100) }),
+	C(RESERVED, "gnt-hdr-reserved", B_GNT, .patch = { P(OFF_RESERVED, 2, 1) }),
 	C(RESERVED, "hello-caps", B_HELLO, .patch = { P(OFF_HELLO_CAPS, 4, 1) }),
 	C(CRC, "crc-byte", B_QREQ, .patch = { P(OFF_QREQ_CRC, 1, 0x01) }, .corrupt = true),
-	C(CRC, "args-bit", B_QREQ, .patch = { P(OFF_ARGS, 1, 0x80) },
+	C(CRC, "args-bit", B_QREQ, .patch = { P(OFF_QREQ_ARGS, 1, 0x80) },
 	  .corrupt = true),
-	C(CRC, "payload-last-byte", B_BREQ, .patch = { P(OFF_PAYLOAD + 15, 1, 0x10) },
+	C(CRC, "breq-slot", B_BREQ, .patch = { P(OFF_BREQ_SLOT, 4, 0x80000001) },
+	  .corrupt = true),
+	C(CRC, "breq-args-last-byte", B_BREQ, .patch = { P(OFF_BREQ_ARGS + 31, 1, 0x02) },
+	  .corrupt = true),
+	C(CRC, "payload-last-byte", B_BREQ, .patch = { P(OFF_BREQ_PAYLOAD + 15, 1, 0x10) },
 	  .corrupt = true),
 	C(CRC, "back-slot", B_BACK, .patch = { P(OFF_BACK_SLOT, 4, 0x00010000) }, .corrupt = true),
 	C(CRC, "qack-ack-mask", B_QACK, .patch = { P(OFF_ACK_MASK, 4, 0x40000000) },
@@ -976,7 +1018,8 @@ Test(proto, byte_order_common_header)
 		.src_node = 0x0123, .dst_node = 0x0345, .vnet = 0xA1B2,
 		.src_ep = 0x0C0D, .dst_ep = 0x0E0F, .handler = 0x1A2B,
 		.pkt_num = 0xABCDEF, .ack_base = 0x123456, .ack_mask = 0x89ABCDEF,
-		.payload_len = 0x0102, .args = args, .payload = payload }, q;
+		.payload_len = 0x0102, .args = args, .payload = payload,
+		.slot = 0xA0B1C2D3 }, q;
 	struct frame f;
 
 	memcpy(p.eth_dst, dst, 6);
@@ -986,7 +1029,7 @@ Test(proto, byte_order_common_header)
 	for (int i = 0; i < 258; i++)
 		payload[i] = (uint8_t)(i ^ 0x3C);
 	encode_ok(&p, &f);
-	cr_expect_eq(f.len, 14 + 32 + 32 + 258 + 4);
+	cr_expect_eq(f.len, 14 + 32 + 4 + 32 + 258 + 4);
 	cr_expect_eq(memcmp(f.buf + OFF_ETH_DST, dst, 6), 0);
 	cr_expect_eq(memcmp(f.buf + OFF_ETH_SRC, src, 6), 0);
 	cr_expect_eq(f.buf[12], 0x88);
@@ -1005,11 +1048,17 @@ Test(proto, byte_order_common_header)
 	expect_be(&f, 38, 4, 0x89ABCDEF, "ack_mask");
 	expect_be(&f, 42, 2, 0x0102, "payload_len");
 	expect_be(&f, 44, 2, 0, "reserved");
-	cr_expect_eq(memcmp(f.buf + 46, args, 32), 0, "args at 46");
-	cr_expect_eq(memcmp(f.buf + 78, payload, 258), 0, "payload at 78");
+	expect_be(&f, 46, 4, 0xA0B1C2D3, "BREQ slot");
+	cr_expect_eq(memcmp(f.buf + 50, args, 32), 0, "args at 50");
+	cr_expect_eq(memcmp(f.buf + 82, payload, 258), 0, "payload at 82");
 	expect_crc_at(&f, f.len);
 	cr_expect_eq(decode_guarded(f.buf, f.len, NULL, &q), PROTO_R_OK);
 	assert_pkt_eq(&p, &q, "byte order");
+	/* the decoded pointers are the documented offsets of this frame */
+	cr_assert_eq(proto_decode(f.buf, f.len, NULL, &q), PROTO_R_OK);
+	cr_expect_eq(q.args, f.buf + OFF_BREQ_ARGS, "args pointer");
+	cr_expect_eq(q.payload, f.buf + OFF_BREQ_PAYLOAD, "payload pointer");
+	cr_expect_eq(q.slot, 0xA0B1C2D3);
 }
 
 /* Every body field at its documented offset, and the CRC position. */
@@ -1017,12 +1066,13 @@ Test(proto, byte_order_bodies)
 {
 	static uint8_t counts[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
 	static uint8_t bulk[2] = { 0xA5, 0x01 }, quick[2] = { 0x5A, 0x00 };
-	struct proto_pkt p = { .type = PROTO_T_BACK, .flags = PROTO_F_ACK,
-		.src_node = 1, .dst_node = 2, .ack_base = 3,
-		.back_slot = 0x01020304 };
+	struct proto_pkt p = { .type = PROTO_T_BACK,
+		.flags = PROTO_F_ACK | PROTO_F_DOWN, .src_node = 1, .dst_node = 2,
+		.ack_base = 3, .slot = 0x01020304 };
 	struct frame f;
 
 	encode_ok(&p, &f);
+	expect_be(&f, OFF_FLAGS, 2, 0x0042, "ACK | DOWN");
 	expect_be(&f, OFF_BACK_SLOT, 4, 0x01020304, "BACK slot");
 	expect_crc_at(&f, 54);
 	expect_be(&f, 54, 6, 0, "padding");
@@ -1044,7 +1094,7 @@ Test(proto, byte_order_bodies)
 		.dst_node = 6, .gnt = { .slot = 0x01020304, .target = 0x0005,
 		.node_id = 0x0006, .n_nodes = 0x0007, .gflags = 0x0003,
 		.slot_ns = 0xA0B0C0D0, .timestamp_ns = 0x1122334455667788ull,
-		.back_slots = 0x0E0F } };
+		.back_slots = 0x0E0F, .slot_frames = 0x0A0B } };
 	encode_ok(&p, &f);
 	expect_be(&f, OFF_GNT_SLOT, 4, 0x01020304, "GNT slot");
 	expect_be(&f, OFF_GNT_TARGET, 2, 5, "GNT target");
@@ -1054,7 +1104,7 @@ Test(proto, byte_order_bodies)
 	expect_be(&f, OFF_GNT_SLOT_NS, 4, 0xA0B0C0D0, "GNT slot_ns");
 	expect_be(&f, OFF_GNT_TIMESTAMP, 8, 0x1122334455667788ull, "GNT timestamp");
 	expect_be(&f, OFF_GNT_BACK_SLOTS, 2, 0x0E0F, "GNT back_slots");
-	expect_be(&f, OFF_GNT_RESERVED, 2, 0, "GNT reserved");
+	expect_be(&f, OFF_GNT_SLOT_FRAMES, 2, 0x0A0B, "GNT slot_frames");
 	expect_crc_at(&f, 78);
 
 	p = (struct proto_pkt) { .type = PROTO_T_HELLO, .src_node = PROTO_NODE_NONE,
@@ -1070,6 +1120,52 @@ Test(proto, byte_order_bodies)
 	encode_ok(&p, &f);
 	expect_be(&f, OFF_ACK_BASE, 4, 0x00FFFFFF, "QACK ack_base");
 	expect_crc_at(&f, 50);
+
+	/* a QACK has no slot: the encoder writes nothing of it */
+	p = (struct proto_pkt) { .type = PROTO_T_QACK, .flags = PROTO_F_DOWN,
+		.src_node = 1, .dst_node = 2, .slot = 0xFFFFFFFF };
+	encode_ok(&p, &f);
+	expect_be(&f, OFF_FLAGS, 2, 0x0040, "QACK DOWN");
+	expect_crc_at(&f, 50);
+	expect_be(&f, 50, 4, 0, "padding");
+}
+
+/*
+ * Each flag bit alone on top of a valid frame of each type, against the
+ * per-type rules written out here independently of proto.c.
+ */
+Test(proto, flag_bits_per_type)
+{
+	static const struct { enum base base; uint16_t allowed; } rules[] = {
+		{ B_BREQ, 0x001F },	/* DATA ACK LAST RETX FORCE_ACK */
+		{ B_QREQ, 0x001F },
+		{ B_BACK, 0x0062 },	/* ACK NACK DOWN */
+		{ B_QACK, 0x0042 },	/* ACK DOWN */
+		{ B_CFG9, 0 },
+		{ B_GNT, 0 },
+		{ B_HELLO, 0 },
+	};
+	static struct pkt_store s;
+	struct proto_pkt p, q;
+	struct frame f;
+
+	cr_assert_eq(PROTO_F_DOWN, 0x0040);
+	cr_assert_eq(PROTO_F_ALL, 0x007F);
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		for (unsigned int bit = 0; bit < 16; bit++) {
+			uint16_t flag = (uint16_t)(1u << bit);
+			enum proto_reason r, want;
+
+			base_pkt(rules[i].base, &p, &s);
+			p.flags |= flag;
+			want = rules[i].allowed & flag ? PROTO_R_OK : PROTO_R_FLAGS;
+			encode_ok(&p, &f);
+			r = decode_guarded(f.buf, f.len, NULL, &q);
+			cr_expect_eq(r, want, "%s with flag 0x%04x: %s, want %s",
+				     proto_type_name(p.type), flag,
+				     proto_reason_name(r), proto_reason_name(want));
+		}
+	}
 }
 
 /* The standard check value, through both paths. */
