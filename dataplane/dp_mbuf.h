@@ -9,7 +9,7 @@
 
 enum {
 	/* Largest frame: a BREQ with a full payload. */
-	DP_MAX_FRAME = PROTO_ETH_LEN + PROTO_HDR_LEN + PROTO_ARGS_LEN +
+	DP_MAX_FRAME = PROTO_ETH_LEN + PROTO_HDR_LEN + sizeof(struct proto_breq_body) +
 		       PROTO_MAX_PAYLOAD + PROTO_CRC_LEN,
 	/* Data room after the headroom: the largest frame, rounded up. */
 	DP_MBUF_DATA = 2304,

@@ -79,6 +79,8 @@ struct sn_conn {
 	struct sn_pkt *unacked;		/* numbered, unacknowledged, oldest first */
 	struct sn_pkt *unacked_tail;	/* last of that list */
 	uint32_t outstanding;		/* packets on that list */
+	uint64_t tx_unscanned;		/* first transmission since the timer's last
+					 * look at this connection (0: none) */
 	/* receive side: maintained by build_acks, read by dup_find and xmit */
 	uint32_t rx_base;		/* last packet received in sequence */
 	uint32_t rx_mask;		/* bit i: rx_base + 1 + i received */

@@ -47,7 +47,7 @@ struct stage_param {
 
 /* Events one stage raises for the others (e.g. a timer expiry). */
 enum stage_event {
-	STAGE_EV_TIMEOUT,	/* retransmission timer of conn expired */
+	STAGE_EV_TIMEOUT,	/* the packet given waited too long for its ack */
 	STAGE_EV_RESET,		/* peer down or restarted: forget the connection */
 };
 
@@ -69,7 +69,7 @@ struct stage_ops {
 		       uint64_t now);
 	/* Timers; returns the next time the stage needs a tick. */
 	uint64_t (*tick)(struct stage *st, uint64_t now);
-	/* An event about conn. */
+	/* An event about conn (and the packet it concerns, if any). */
 	void (*event)(struct stage *st, struct sn_conn *conn, enum stage_event ev,
 		      struct sn_pkt *pkt, uint64_t now);
 	/* Set up a new connection's state (already zeroed). */

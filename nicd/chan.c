@@ -200,6 +200,12 @@ static void chan_prefetch_quick(struct nic *nic)
 void chan_joined(struct nic *nic)
 {
 	struct nic_chan *ch = &nic->ch;
+	struct proto_pkt gnt = { .type = PROTO_T_GNT }, back = { .type = PROTO_T_BACK };
+	struct proto_pkt qreq = { .type = PROTO_T_QREQ };
+
+	nic->gnt_wire_ns = nic_quick_wire_ns(nic, (uint32_t)proto_frame_len(&gnt));
+	nic->back_wire_ns = nic_quick_wire_ns(nic, (uint32_t)proto_frame_len(&back));
+	nic->qreq_wire_ns = nic_quick_wire_ns(nic, (uint32_t)proto_frame_len(&qreq));
 
 	if (!nic->fifo)
 		return;
@@ -215,7 +221,7 @@ void chan_joined(struct nic *nic)
 }
 
 /* Send the CFG of this slot: requests per target and enable vectors. */
-static void chan_send_cfg(struct nic *nic, uint32_t slot)
+static void chan_send_cfg(struct nic *nic, uint32_t slot, uint64_t now)
 {
 	struct nic_chan *ch = &nic->ch;
 	uint16_t n = nic->n_nodes;
@@ -239,7 +245,7 @@ static void chan_send_cfg(struct nic *nic, uint32_t slot)
 		.slot = slot, .n_nodes = n, .counts = ch->cfg_counts,
 		.bulk_en = ch->cfg_enable, .quick_en = ch->cfg_enable,
 	};
-	nic_send_control(nic, &p);
+	nic_send_control(nic, &p, now);
 	nic->stats.cfg_sent++;
 }
 
@@ -272,7 +278,7 @@ void chan_grant(struct nic *nic, const struct proto_gnt *g, uint64_t now)
 			nic->stats.gnt_unused++;
 	}
 	chan_prefetch_bulk(nic);
-	chan_send_cfg(nic, g->slot);
+	chan_send_cfg(nic, g->slot, now);
 }
 
 /* A bulk packet must be requested again: back to the front of its queue. */
@@ -327,13 +333,59 @@ static void chan_check_backs(struct nic *nic, uint64_t now)
 	}
 }
 
-/* Send every quick packet that has a buffer. */
+/* A pseudo-random delay in [0, span) so deferred senders do not all resume at once. */
+static uint64_t chan_jitter(const struct nic *nic, uint64_t span)
+{
+	uint64_t x = (uint64_t)nic->id * 0x9E3779B97F4A7C15ull + nic->stats.quick_deferred;
+
+	x ^= x >> 31;
+	x *= 0xBF58476D1CE4E5B9ull;
+	x ^= x >> 29;
+	return span ? x % span : 0;
+}
+
+/*
+ * Slot-aware quick timing. Every switch output sends its GNT at the same
+ * instant each slot, and a BACK often follows it; in drop mode a QREQ that
+ * reaches the switch then is lost. The grants arrive at a fixed time, so a
+ * NIC that knows its link rate can tell when a QREQ starting to leave at
+ * `start` would arrive in that window: it returns the window's end, or
+ * start when the QREQ may go. guard_ns covers the propagation delays.
+ */
+static uint64_t chan_quick_defer(const struct nic *nic, uint64_t start)
+{
+	uint64_t q = nic->qreq_wire_ns;
+
+	if (!q || !nic->slot_ns)
+		return start;
+	for (uint64_t k = 1; k <= 2; k++) {
+		uint64_t g = nic->gnt_time + k * nic->slot_ns;
+		uint64_t lo = g - nic->gnt_wire_ns - q - nic->cfg.guard_ns;
+		uint64_t hi = g - q + nic->back_wire_ns;
+
+		if (start >= lo && start < hi)
+			return hi + chan_jitter(nic, q);
+	}
+	return start;
+}
+
+/* Send every quick packet that has a buffer and may leave now. */
 static void chan_send_quick(struct nic *nic, uint64_t now)
 {
 	struct nic_chan *ch = &nic->ch;
 	struct sn_pkt *p;
 
-	while ((p = chan_pop_head(&ch->qtx))) {
+	ch->quick_resume = UINT64_MAX;
+	while ((p = ch->qtx.head)) {
+		uint64_t start = nic_quick_start(nic, now);
+		uint64_t go = chan_quick_defer(nic, start);
+
+		if (go > start) {
+			ch->quick_resume = go;
+			nic->stats.quick_deferred++;
+			break;
+		}
+		chan_unlink(&ch->qtx, p);
 		nic_xmit(nic, p, now);
 		if (p->flags & SN_PKT_HELD) {
 			chan_push_tail(&ch->qwait, p, CQ_QWAIT);
@@ -356,7 +408,9 @@ uint64_t chan_poll(struct nic *nic, uint64_t now)
 	chan_prefetch_quick(nic);
 	chan_send_quick(nic, now);
 	head = nic->ch.inflight.head;
-	return head ? chan_back_deadline(nic, head) : UINT64_MAX;
+	if (head && chan_back_deadline(nic, head) < nic->ch.quick_resume)
+		return chan_back_deadline(nic, head);
+	return nic->ch.quick_resume;
 }
 
 /* Fail the packets for peer on list l (those no protocol holds). */

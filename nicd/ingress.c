@@ -48,8 +48,7 @@ static void nic_split_gnt(struct nic *nic, const struct proto_pkt *p, uint64_t n
 		DP_LOG(nic_ingress_logtype, INFO, "joined as node %u of %u (slot %u ns%s)",
 		       nic->id, nic->n_nodes, g->slot_ns, nic->fifo ? ", FIFO model" : "");
 	}
-	if (proto_seq_diff(g->slot & PROTO_PKT_NUM_MASK,
-			   nic->gnt_slot & PROTO_PKT_NUM_MASK) <= 0) {
+	if ((int32_t)(g->slot - nic->gnt_slot) <= 0) {
 		nic->stats.gnt_out_of_order++;
 		return;
 	}

@@ -143,6 +143,8 @@ struct nic *nic_create(const struct nic_config *cfg, const struct nic_ops *ops,
 		nic->cfg.lost_gnt_slots = 1000;
 	if (!nic->cfg.max_endpoints)
 		nic->cfg.max_endpoints = PROTO_MAX_ENDPOINTS;
+	if (!nic->cfg.guard_ns)
+		nic->cfg.guard_ns = 500;
 	nic->ops = *ops;
 	nic->bulk = bulk;
 	nic->quick = quick;
@@ -286,7 +288,7 @@ static uint64_t nic_join_poll(struct nic *nic, uint64_t now)
 			.dst_node = PROTO_NODE_SWITCH, .hello_nonce = ++nic->hello_nonce,
 		};
 
-		nic_send_control(nic, &p);
+		nic_send_control(nic, &p, now);
 		nic->stats.hello_sent++;
 		nic->next_hello = now + nic->cfg.hello_ns;
 	}

@@ -99,9 +99,16 @@ void sw_bulk_cfg(struct sw_fabric *sw, uint16_t i, const struct proto_pkt *p)
 	nd->last_cfg_slot = sw->cur;
 }
 
-/* The record of slot s if it is still kept. */
-static struct sw_slotrec *sw_slot_rec(struct sw_fabric *sw, uint64_t s)
+/* The switch's slot number nearest cur whose low 32 bits are wire (a frame's slot). */
+static uint64_t sw_slot_unwrap(const struct sw_fabric *sw, uint32_t wire)
 {
+	return sw->cur + (uint64_t)(int64_t)(int32_t)(wire - (uint32_t)sw->cur);
+}
+
+/* The record of the slot a frame names, if it is still kept. */
+static struct sw_slotrec *sw_slot_rec(struct sw_fabric *sw, uint32_t wire)
+{
+	uint64_t s = sw_slot_unwrap(sw, wire);
 	struct sw_slotrec *rec = &sw->ring[s % sw->ring_len];
 
 	return rec->slot == s ? rec : NULL;
@@ -141,14 +148,14 @@ static void sw_outq_add(struct sw_fabric *sw, uint16_t t, struct rte_mbuf *m)
 
 void sw_bulk_breq(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
 {
-	uint64_t s = r->p.slot;
+	uint64_t s = sw_slot_unwrap(sw, r->p.slot);
 	uint16_t i = r->p.src_node, t = r->p.dst_node;
 	struct sw_slotrec *rec = NULL;
 
 	(void)now;
 	/* Grants for slot cur+1 are out; late frames may use slot cur-1. */
 	if (s + 1 >= sw->cur && s <= sw->cur + 1)
-		rec = sw_slot_rec(sw, s);
+		rec = sw_slot_rec(sw, r->p.slot);
 	if (!rec || rec->grant[i] != t || rec->used[i] >= sw->cfg.slot_frames) {
 		sw->stats.breq_not_granted++;
 		rte_pktmbuf_free(r->m);

@@ -239,6 +239,8 @@ static void sw_accept(struct sw_fabric *sw, uint16_t in, struct dp_port *port,
 		sw_node_join(sw, in, now);
 	} else if (r->p.src_node != in) {
 		sw->stats.forged_src++;
+	} else if (r->p.flags & PROTO_F_DOWN) {
+		sw->stats.forged_notice++;	/* only the switch says a node is down */
 	} else if (!sw->nodes[in].joined) {
 		sw->stats.not_joined++;
 	} else if (r->p.type == PROTO_T_GNT) {
@@ -287,10 +289,18 @@ static void sw_quick_forward(struct sw_fabric *sw, struct sw_rx *r, uint64_t now
 		rte_pktmbuf_free(r->m);
 		return;
 	}
-	if (!quick_arb_admit(&sw->quick, dst, is_qreq, r->m->data_len, now)) {
+	switch (quick_arb_admit(&sw->quick, dst, is_qreq, r->m->data_len, now)) {
+	case QUICK_LOST_QREQ:
 		sw->stats.qreq_collision++;
 		rte_pktmbuf_free(r->m);
 		return;
+	case QUICK_LOST_CONTROL:
+		sw->stats.qreq_collision++;
+		sw->stats.qreq_lost_to_control++;
+		rte_pktmbuf_free(r->m);
+		return;
+	case QUICK_PASS:
+		break;
 	}
 	if (is_qreq)
 		sw->stats.qreq_forwarded++;

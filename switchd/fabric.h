@@ -46,6 +46,7 @@ struct sw_config {
 	X(rx_frames, "frames received on all ports") \
 	X(rx_invalid, "frames that failed validation (by reason: decode.*)") \
 	X(forged_src, "frames whose source node is not the node on their port") \
+	X(forged_notice, "frames from a node carrying the DOWN flag only the switch sets") \
 	X(not_joined, "frames from a node that has not sent HELLO") \
 	X(unexpected_type, "frames of a type a node may not send") \
 	X(dst_down, "frames for a node that is down") \
@@ -58,6 +59,7 @@ struct sw_config {
 	X(back_not_scheduled, "BACKs not along the inverted schedule") \
 	X(qreq_forwarded, "QREQs forwarded") \
 	X(qreq_collision, "QREQs dropped: output busy (first come wins)") \
+	X(qreq_lost_to_control, "of those, lost to a control frame on the output (drop mode)") \
 	X(qreq_disabled, "QREQs the target's quick enable vector refuses") \
 	X(qack_forwarded, "QACKs forwarded") \
 	X(cfg_received, "CFGs received") \

@@ -14,7 +14,8 @@ int quick_arb_init(struct quick_arb *q, uint16_t n, enum sw_quick_mode mode,
 	q->n = n;
 	q->busy_ps = calloc(n, sizeof(*q->busy_ps));
 	q->qreq_ps = calloc(n, sizeof(*q->qreq_ps));
-	if (!q->busy_ps || !q->qreq_ps) {
+	q->ctl_ps = calloc(n, sizeof(*q->ctl_ps));
+	if (!q->busy_ps || !q->qreq_ps || !q->ctl_ps) {
 		quick_arb_fini(q);
 		return -ENOMEM;
 	}
@@ -25,26 +26,29 @@ void quick_arb_fini(struct quick_arb *q)
 {
 	free(q->busy_ps);
 	free(q->qreq_ps);
+	free(q->ctl_ps);
 	q->busy_ps = NULL;
 	q->qreq_ps = NULL;
+	q->ctl_ps = NULL;
 }
 
-bool quick_arb_admit(struct quick_arb *q, uint16_t out, bool is_qreq,
-		     uint32_t len, uint64_t now)
+enum quick_verdict quick_arb_admit(struct quick_arb *q, uint16_t out, bool is_qreq,
+				   uint32_t len, uint64_t now)
 {
 	uint64_t now_ps = now * 1000;
 	uint64_t start;
 
 	if (is_qreq) {
-		uint64_t blocker = q->mode == SW_QUICK_DROP ? q->busy_ps[out]
-							    : q->qreq_ps[out];
-
-		if (now_ps < blocker)
-			return false;
+		if (now_ps < q->qreq_ps[out])
+			return QUICK_LOST_QREQ;
+		if (q->mode == SW_QUICK_DROP && now_ps < q->busy_ps[out])
+			return QUICK_LOST_CONTROL;
 	}
 	start = q->busy_ps[out] > now_ps ? q->busy_ps[out] : now_ps;
 	q->busy_ps[out] = start + dp_wire_ps(len, q->gbps);
 	if (is_qreq)
 		q->qreq_ps[out] = q->busy_ps[out];
-	return true;
+	else
+		q->ctl_ps[out] = q->busy_ps[out];
+	return QUICK_PASS;
 }

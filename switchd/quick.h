@@ -14,6 +14,13 @@
 
 #include "fabric.h"
 
+/* Outcome of arbitration for one frame. */
+enum quick_verdict {
+	QUICK_PASS,		/* forwarded */
+	QUICK_LOST_QREQ,	/* a QREQ lost to a QREQ still on the wire */
+	QUICK_LOST_CONTROL,	/* a QREQ lost to a control frame (drop mode) */
+};
+
 /* Busy state of every quick output. */
 struct quick_arb {
 	enum sw_quick_mode mode;	/* drop or interleave */
@@ -21,6 +28,7 @@ struct quick_arb {
 	uint16_t n;			/* outputs */
 	uint64_t *busy_ps;		/* end of everything sent on output o */
 	uint64_t *qreq_ps;		/* end of the last QREQ sent on output o */
+	uint64_t *ctl_ps;		/* end of the last control frame on output o */
 };
 
 /* Set up for n outputs; 0 or -ENOMEM. */
@@ -35,7 +43,7 @@ void quick_arb_fini(struct quick_arb *q);
  * when it may, the output is marked busy for its serialization. Control
  * frames are always admitted.
  */
-bool quick_arb_admit(struct quick_arb *q, uint16_t out, bool is_qreq,
-		     uint32_t len, uint64_t now);
+enum quick_verdict quick_arb_admit(struct quick_arb *q, uint16_t out, bool is_qreq,
+				   uint32_t len, uint64_t now);
 
 #endif

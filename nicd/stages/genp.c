@@ -240,36 +240,46 @@ static uint16_t genp_rx(struct stage *st, struct sn_pkt **pkts, uint16_t n,
 	return out;
 }
 
-/* Give up on p: it failed too many times. */
-static void genp_give_up(struct stage *st, struct sn_conn *c, struct sn_pkt *prev,
-			 struct sn_pkt *p, uint64_t now)
+/* Take p off the unacknowledged list wherever it is. */
+static void genp_unlink_any(struct sn_conn *c, struct sn_pkt *p)
 {
-	st->cnt[GENP_GAVE_UP]++;
+	struct sn_pkt *prev = NULL;
+
+	for (struct sn_pkt *q = c->unacked; q && q != p; q = q->next)
+		prev = q;
 	genp_unlink(c, prev, p);
-	pipeline_complete(st->pl, p, SN_ERR_RETRIES, now);
 }
 
-/* A timeout: resend the oldest (sr) or every (gbn) waiting packet. */
-static void genp_timeout(struct stage *st, struct sn_conn *c, uint64_t now)
+/* Resend p, or give it up once it used up its transmissions. */
+static void genp_retry(struct stage *st, struct sn_conn *c, struct sn_pkt *p,
+		       uint64_t now)
 {
 	int64_t max_retx = st->param[2];
-	struct sn_pkt *p, *prev = NULL, *next;
 
-	for (p = c->unacked; p; p = next) {
-		next = p->next;
-		if (!genp_waiting_ack(p)) {
-			prev = p;
-			continue;
+	if (max_retx && p->tx_count >= max_retx) {
+		st->cnt[GENP_GAVE_UP]++;
+		genp_unlink_any(c, p);
+		pipeline_complete(st->pl, p, SN_ERR_RETRIES, now);
+		return;
+	}
+	st->cnt[GENP_TIMEOUT_RETX]++;
+	genp_resend(st, p, now);
+}
+
+/* A timeout of p: resend it (sr), or it and every later waiting packet (gbn). */
+static void genp_timeout(struct stage *st, struct sn_conn *c, struct sn_pkt *p,
+			 uint64_t now)
+{
+	struct sn_pkt *nx;
+
+	if (st->param[1] == GENP_SR) {
+		genp_retry(st, c, p, now);
+	} else {
+		for (; p; p = nx) {
+			nx = p->next;
+			if (genp_waiting_ack(p))
+				genp_retry(st, c, p, now);
 		}
-		if (max_retx && p->tx_count >= max_retx) {
-			genp_give_up(st, c, prev, p, now);
-			continue;
-		}
-		st->cnt[GENP_TIMEOUT_RETX]++;
-		genp_resend(st, p, now);
-		if (st->param[1] == GENP_SR)
-			break;
-		prev = p;
 	}
 	genp_release(st, c, now);
 }
@@ -295,9 +305,8 @@ static void genp_reset(struct stage *st, struct sn_conn *c, uint64_t now)
 static void genp_event(struct stage *st, struct sn_conn *c, enum stage_event ev,
 		       struct sn_pkt *pkt, uint64_t now)
 {
-	(void)pkt;
-	if (ev == STAGE_EV_TIMEOUT)
-		genp_timeout(st, c, now);
+	if (ev == STAGE_EV_TIMEOUT && pkt)
+		genp_timeout(st, c, pkt, now);
 	else if (ev == STAGE_EV_RESET)
 		genp_reset(st, c, now);
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * timer: one retransmission timer per connection. It watches the oldest
- * packet that has left and is waiting only for its acknowledgment; when that
- * wait exceeds the timeout it raises STAGE_EV_TIMEOUT, and genp decides what
- * to resend. The default timeout is the fixed round-trip bound of a
+ * timer: one retransmission timer per connection. It watches the packets
+ * that have left and wait only for their acknowledgment, oldest first; when
+ * one has waited longer than the timeout it raises STAGE_EV_TIMEOUT for it,
+ * and genp decides what to resend. The default timeout is the fixed round-trip bound of a
  * single-switch network; segnet-sim derives it from the link rates.
  */
 #include "stages.h"
@@ -21,6 +21,16 @@ enum timer_counter {
 
 static const char *const timer_counter_names[] = { "expired", NULL };
 
+/* Per-pipeline state: when the connections must be looked at again. */
+struct timer_priv {
+	uint64_t next_scan;	/* no deadline of any connection falls before this */
+};
+
+/* Per-connection state. */
+struct timer_conn {
+	uint64_t next_scan;	/* earliest deadline of this connection */
+};
+
 /* Timer needs numbered packets. */
 static int timer_init(struct stage *st, char *err, size_t errlen)
 {
@@ -31,42 +41,72 @@ static int timer_init(struct stage *st, char *err, size_t errlen)
 	return 0;
 }
 
-/* The oldest packet of c that only waits for its ack, or NULL. */
-static struct sn_pkt *timer_oldest(struct sn_conn *c)
+/* True when p has left and waits only for its acknowledgment. */
+static bool timer_waiting(const struct sn_pkt *p)
 {
-	for (struct sn_pkt *p = c->unacked; p; p = p->next)
-		if (p->tx_count && !(p->flags & SN_PKT_SENDING))
-			return p;
-	return NULL;
+	return p->tx_count && !(p->flags & SN_PKT_SENDING);
 }
 
-/* Check every connection with packets in flight. */
+/*
+ * One pass over c's unacknowledged packets, oldest first: each that waited
+ * longer than the timeout gets a STAGE_EV_TIMEOUT (genp resends it, or with
+ * go-back-N everything after it too). Returns the next deadline of c, or
+ * UINT64_MAX when nothing waits (a later transmission sets tx_unscanned).
+ */
+static uint64_t timer_scan(struct stage *st, struct sn_conn *c, uint64_t now)
+{
+	uint64_t timeout = (uint64_t)st->param[0], next = UINT64_MAX;
+	struct sn_pkt *p, *nx;
+
+	c->tx_unscanned = 0;
+	for (p = c->unacked; p; p = nx) {
+		nx = p->next;	/* p may be completed (given up) by genp */
+		if (!timer_waiting(p))
+			continue;
+		if (now >= p->t_tx + timeout) {
+			st->cnt[TIMER_EXPIRED]++;
+			pipeline_event(st->pl, c, STAGE_EV_TIMEOUT, p, now);
+		} else if (p->t_tx + timeout < next) {
+			next = p->t_tx + timeout;
+		}
+	}
+	return next;
+}
+
+/*
+ * Check every connection with packets in flight. A packet sent after a scan
+ * has its deadline at least one timeout after that scan, so until the
+ * earliest known deadline or scan + timeout nothing can expire.
+ */
 static uint64_t timer_tick(struct stage *st, uint64_t now)
 {
+	struct timer_priv *priv = st->priv;
 	struct pipeline *pl = st->pl;
-	uint64_t timeout = (uint64_t)st->param[0], next = UINT64_MAX;
+	uint64_t timeout = (uint64_t)st->param[0], next;
 	struct sn_conn **link = &pl->active;
 
+	if (now < priv->next_scan)
+		return priv->next_scan;
+	next = now + timeout;
 	while (*link) {
 		struct sn_conn *c = *link;
-		struct sn_pkt *p;
+		struct timer_conn *tc = stage_conn(st, c);
 
 		if (!c->outstanding) {
 			*link = c->active_next;
 			c->on_active = 0;
 			continue;
 		}
-		p = timer_oldest(c);
-		if (p && now >= p->t_tx + timeout) {
-			st->cnt[TIMER_EXPIRED]++;
-			pipeline_event(pl, c, STAGE_EV_TIMEOUT, NULL, now);
-			p = timer_oldest(c);
-		}
-		if (p && p->t_tx + timeout < next)
-			next = p->t_tx + timeout;
+		if (c->tx_unscanned && c->tx_unscanned + timeout < tc->next_scan)
+			tc->next_scan = c->tx_unscanned + timeout;
+		if (now >= tc->next_scan)
+			tc->next_scan = timer_scan(st, c, now);
+		if (tc->next_scan < next)
+			next = tc->next_scan;
 		link = &c->active_next;
 	}
-	return next;
+	priv->next_scan = next;
+	return pl->active ? next : UINT64_MAX;
 }
 
 const struct stage_ops stage_timer = {
@@ -74,6 +114,8 @@ const struct stage_ops stage_timer = {
 	.help = "per-connection retransmission timer",
 	.params = timer_params,
 	.counter_names = timer_counter_names,
+	.priv_size = sizeof(struct timer_priv),
+	.conn_size = sizeof(struct timer_conn),
 	.init = timer_init,
 	.tick = timer_tick,
 };

@@ -71,7 +71,7 @@ struct simctx {
 	uint64_t win_start;			/* measurement window start */
 	uint64_t win_end;			/* end of generation */
 	uint64_t msgs_left;			/* messages mode: still to generate */
-	struct samples queue[SN_CHAN_COUNT];	/* gen -> last tx start */
+	struct samples queue[SN_CHAN_COUNT];	/* gen -> first tx start */
 	struct samples e2e[SN_CHAN_COUNT];	/* gen -> delivery */
 	uint64_t delivered_all[SN_CHAN_COUNT];	/* deliveries, whole run */
 	uint64_t retx[SN_CHAN_COUNT];		/* retransmissions, whole run */
@@ -106,6 +106,7 @@ void simrun_defaults(struct simrun_config *c)
 	c->warmup = 0.2;
 	c->seed = 1;
 	c->check_crc = true;
+	c->slot_aware = true;
 }
 
 /* Add one sample. */
@@ -212,7 +213,7 @@ static void sim_on_complete(void *arg, const struct sn_pkt *pkt, int status,
 	if (pkt->tx_count > 1)
 		ctx->retx[pkt->chan] += pkt->tx_count - 1u;
 	if (pkt->tx_count && pkt->t_gen >= ctx->win_start && pkt->t_gen < ctx->win_end)
-		samples_add(&ctx->queue[pkt->chan], pkt->t_tx - pkt->t_gen);
+		samples_add(&ctx->queue[pkt->chan], pkt->t_first_tx - pkt->t_gen);
 }
 
 /* Generate the messages of channel ch that are due. */
@@ -375,8 +376,8 @@ static int sim_build_nics(struct simctx *ctx, char *err, size_t errlen)
 	struct nic_config nc = {
 		.max_nodes = cfg->nodes, .bulk_bufs = cfg->bulk_bufs,
 		.bulk_per_target = cfg->per_target, .quick_bufs = cfg->quick_bufs,
-		.descriptors = 32768, .hello_ns = 2 * slot_ns, .mp = ctx->mp,
-		.check_crc = true,
+		.descriptors = 16384, .hello_ns = 2 * slot_ns, .mp = ctx->mp,
+		.check_crc = true, .quick_gbps = cfg->slot_aware ? cfg->quick_gbps : 0,
 	};
 	char spec[512], over[600];
 	int rc;

@@ -44,6 +44,7 @@ struct simrun_config {
 	uint16_t payload;		/* bulk payload bytes */
 	const char *conf;		/* protocol configuration (name or spec) */
 	bool one_vnet;			/* both channels on one virtual network */
+	bool slot_aware;		/* NICs time quick sends around the grants */
 	uint64_t duration_ns;		/* generation time */
 	double warmup;			/* fraction of duration not measured */
 	uint64_t messages;		/* > 0: generate this many, then drain */
@@ -65,7 +66,7 @@ struct simrun_chan {
 	uint64_t delivered;		/* delivered in the window */
 	double offered;			/* generated / capacity */
 	double throughput;		/* delivered / capacity */
-	struct simrun_lat queue;	/* generation -> last transmission start */
+	struct simrun_lat queue;	/* generation -> first transmission start */
 	struct simrun_lat e2e;		/* generation -> delivery */
 	double collisions;		/* per delivered packet */
 	double retransmissions;		/* per delivered packet */
