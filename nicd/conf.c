@@ -80,7 +80,7 @@ int conf_expand(const char *in, char *out, size_t outlen, char *err, size_t errl
 	int rc = 0;
 
 	if (!c) {
-		if (strncmp(in, "conf", 4) == 0 && !strchr(in, ':')) {
+		if (strncmp(in, "conf", 4) == 0 && !memchr(in, ':', nlen)) {
 			snprintf(err, errlen, "unknown configuration '%.*s' (conf1, conf2, conf3, conf4-gbn, conf4-sr)",
 				 (int)nlen, in);
 			return -EINVAL;
@@ -92,7 +92,11 @@ int conf_expand(const char *in, char *out, size_t outlen, char *err, size_t errl
 		strcpy(out, in);	/* a plain stage list */
 		return 0;
 	}
-	snprintf(out, outlen, "%s", c->spec);
+	if (strlen(c->spec) >= outlen) {
+		snprintf(err, errlen, "configuration too long");
+		return -EINVAL;
+	}
+	strcpy(out, c->spec);
 	if (!comma)
 		return 0;
 	rest = strdup(comma + 1);

@@ -100,9 +100,11 @@ struct sw_fabric *sw_fabric_create(const struct sw_config *cfg,
 	};
 	sw->rx_cap = 2u * sw->n * SW_BURST;
 	sw->rx = calloc(sw->rx_cap, sizeof(*sw->rx));
+	sw->qorder = calloc(sw->rx_cap, sizeof(*sw->qorder));
+	sw->qrr = calloc(sw->n, sizeof(*sw->qrr));
 	sw->match_hist = calloc(sw->n + 1u, sizeof(*sw->match_hist));
 	rc = -ENOMEM;
-	if (!sw->rx || !sw->match_hist)
+	if (!sw->rx || !sw->qorder || !sw->qrr || !sw->match_hist)
 		goto fail;
 	rc = sw_nodes_init(sw, bulk, quick);
 	if (!rc)
@@ -133,6 +135,8 @@ void sw_fabric_destroy(struct sw_fabric *sw)
 	}
 	free(sw->nodes);
 	free(sw->match_hist);
+	free(sw->qrr);
+	free(sw->qorder);
 	free(sw->rx);
 	free(sw);
 }
@@ -302,10 +306,12 @@ static void sw_quick_forward(struct sw_fabric *sw, struct sw_rx *r, uint64_t now
 	case QUICK_PASS:
 		break;
 	}
-	if (is_qreq)
+	if (is_qreq) {
 		sw->stats.qreq_forwarded++;
-	else
+		sw->qrr[dst] = (uint16_t)((r->in + 1) % sw->n);
+	} else {
 		sw->stats.qack_forwarded++;
+	}
 	dp_port_tx1(sw->nodes[dst].quick, r->m);
 }
 
@@ -334,6 +340,38 @@ static void sw_dispatch(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
 	}
 }
 
+/* Order of two QREQ keys (rank, then arrival). */
+static int sw_qorder_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * QREQs that arrived together: at each output, inputs from the one after
+ * the output's last winner come first, so two inputs contending for an
+ * output take turns whatever their port numbers.
+ */
+static void sw_dispatch_qreqs(struct sw_fabric *sw, unsigned int k, uint64_t now)
+{
+	unsigned int m = 0;
+
+	for (unsigned int i = 0; i < k; i++) {
+		const struct sw_rx *r = &sw->rx[i];
+		uint64_t rank;
+
+		if (r->p.type != PROTO_T_QREQ)
+			continue;
+		rank = (r->in + sw->n - sw->qrr[r->p.dst_node]) % sw->n;
+		sw->qorder[m++] = rank << 32 | i;
+	}
+	if (m > 1)
+		qsort(sw->qorder, m, sizeof(*sw->qorder), sw_qorder_cmp);
+	for (unsigned int j = 0; j < m; j++)
+		sw_dispatch(sw, &sw->rx[(uint32_t)sw->qorder[j]], now);
+}
+
 uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now)
 {
 	unsigned int k;
@@ -349,9 +387,7 @@ uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now)
 	for (unsigned int i = 0; i < k; i++)
 		if (sw->rx[i].p.type != PROTO_T_QREQ)
 			sw_dispatch(sw, &sw->rx[i], now);
-	for (unsigned int i = 0; i < k; i++)
-		if (sw->rx[i].p.type == PROTO_T_QREQ)
-			sw_dispatch(sw, &sw->rx[i], now);
+	sw_dispatch_qreqs(sw, k, now);
 	if (now >= sw->next_boundary)
 		sw_bulk_slot(sw, now);
 	return sw->next_boundary;

@@ -58,6 +58,8 @@ struct sw_fabric {
 	uint64_t cur;			/* current slot */
 	uint64_t next_boundary;		/* start of slot cur + 1 */
 	uint16_t rr;			/* round-robin start for arrivals */
+	uint16_t *qrr;			/* per quick output: input favoured next */
+	uint64_t *qorder;		/* QREQs of this poll: rank << 32 | index */
 	struct quick_arb quick;		/* output busy state */
 	struct proto_limits lim;	/* what decoding accepts */
 	struct sw_rx *rx;		/* frames of this poll */

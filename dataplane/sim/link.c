@@ -79,7 +79,7 @@ static uint16_t sim_tx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
 		uint64_t start, arrive;
 
 		if (p->inflight >= p->lp.tx_queue) {
-			p->stats.tx_queue_full++;
+			p->stats.tx_queue_full += n - i;
 			break;
 		}
 		start = p->busy_until_ps > now_ps ? p->busy_until_ps : now_ps;

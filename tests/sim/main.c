@@ -19,6 +19,9 @@
 
 #include "dataplane/dp_fault.h"
 #include "dataplane/dp_mbuf.h"
+#include "dataplane/stage.h"
+#include "nicd/conf.h"
+#include "nicd/stages/stages.h"
 #include "sim_cli.h"
 #include "simrun.h"
 #include "switchd/arb.h"
@@ -187,6 +190,21 @@ static void check_arbiter(const char *spec, uint16_t nodes)
 	arb_destroy(a);
 }
 
+/* Check --conf by building its pipeline (no EAL needed), or exit 2. */
+static void check_conf(const char *conf, uint16_t nodes)
+{
+	const struct pipeline_env env = { .ctx = NULL };
+	char spec[512], err[256] = "";
+	struct pipeline *pl;
+
+	if (conf_expand(conf, spec, sizeof(spec), err, sizeof(err)))
+		usage_error("--conf: %s", err);
+	pl = pipeline_create(&stage_registry, spec, 1, 0, nodes, &env, err, sizeof(err));
+	if (!pl)
+		usage_error("--conf: %s", err);
+	pipeline_destroy(pl);
+}
+
 /* Parse A:B:STEP into the load list of cli. */
 static void parse_sweep(struct sim_cli *cli, const char *s)
 {
@@ -315,6 +333,7 @@ static void parse_args(struct sim_cli *cli, int argc, char **argv)
 			    cli->base.per_target, cli->base.bulk_bufs);
 	if (cli->arbiter && strcmp(cli->arbiter, "all"))
 		check_arbiter(cli->arbiter, cli->base.nodes);
+	check_conf(cli->base.conf, cli->base.nodes);
 	if (cli->base.traffic == TRAFFIC_DIAGONAL && cli->base.nodes < 3)
 		usage_error("--traffic: diagonal needs at least 3 nodes");
 }

@@ -1,0 +1,633 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The switch fabric on array ports (tests/unit/test_dp_util.h): the test
+ * decides exactly which frames one poll reads and sees every frame sent.
+ * Joining, the enforced bulk schedule, enable vectors under every arbiter,
+ * the inverted schedule of BACKs, first-come and round-robin quick
+ * arbitration, forged and unjoined sources, and down nodes. Scripted, no
+ * randomness (the arbiters' seed is fixed).
+ */
+#include "switchd/arb.h"
+#include "switchd/fabric.h"
+#include "test_dp_util.h"
+
+enum {
+	T_N = 4,		/* nodes */
+	T_SLOT = 100000,	/* slot length, ns */
+	T_POOL = 4095,		/* frames in the pool */
+	T_PORT_CAP = 1024,	/* frames an array port holds each way */
+};
+
+/* The pool every test uses (made by the suite's init). */
+static struct rte_mempool *t_mp;
+
+/* EAL and a pool in this test's process. */
+static void t_setup(void)
+{
+	tdp_eal_init();
+	t_mp = tdp_pool("t_fabric", T_POOL);
+}
+
+TestSuite(fabric, .init = t_setup);
+
+/* A switch on T_N array ports (one port per node) and its clock. */
+struct t_sw {
+	struct sw_fabric *sw;			/* the fabric under test */
+	struct dp_port *port[T_N];		/* node i's port */
+	unsigned int avail;			/* pool frames before it was built */
+};
+
+/* Build a switch with arbiter spec, quick mode and down_slots. */
+static struct t_sw *t_sw_new(const char *arbiter, enum sw_quick_mode mode,
+			     uint32_t down_slots)
+{
+	struct t_sw *t = calloc(1, sizeof(*t));
+	struct sw_config cfg = {
+		.n_nodes = T_N, .arbiter = arbiter, .quick_mode = mode,
+		.bulk_gbps = 10, .quick_gbps = 10, .slot_frames = 1,
+		.slot_ns = T_SLOT, .down_slots = down_slots, .seed = 1,
+		.mp = t_mp, .check_crc = true,
+	};
+	char err[256] = "", name[16];
+
+	cr_assert_not_null(t);
+	t->avail = rte_mempool_avail_count(t_mp);
+	for (int i = 0; i < T_N; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		t->port[i] = tport_create(name, T_PORT_CAP);
+	}
+	t->sw = sw_fabric_create(&cfg, t->port, t->port, err, sizeof(err));
+	cr_assert_not_null(t->sw, "sw_fabric_create(%s): %s", arbiter, err);
+	return t;
+}
+
+/* Free the switch and its ports; no frame may be missing from the pool. */
+static void t_sw_free(struct t_sw *t)
+{
+	sw_fabric_destroy(t->sw);
+	for (int i = 0; i < T_N; i++)
+		dp_port_destroy(t->port[i]);
+	cr_assert_eq(rte_mempool_avail_count(t_mp), t->avail, "frames leaked: %d",
+		     (int)t->avail - (int)rte_mempool_avail_count(t_mp));
+	free(t);
+}
+
+/* Queue p (MACs filled in) on the port of node `on`. */
+static void t_push(struct t_sw *t, int on, struct proto_pkt p)
+{
+	proto_node_mac(p.src_node, p.eth_src);
+	proto_node_mac(p.dst_node, p.eth_dst);
+	tport_push(t->port[on], tdp_encode(t_mp, &p));
+}
+
+/* HELLO from node i, with src_node set to src (i or PROTO_NODE_NONE). */
+static void t_hello(struct t_sw *t, int i, uint16_t src)
+{
+	t_push(t, i, (struct proto_pkt) {
+		.type = PROTO_T_HELLO, .src_node = src, .dst_node = PROTO_NODE_SWITCH,
+		.hello_nonce = 7,
+	});
+}
+
+/* CFG from node i: targets in `req` (bit t), enable vectors as bit masks. */
+static void t_cfg(struct t_sw *t, int i, unsigned int req, uint8_t bulk_en,
+		  uint8_t quick_en)
+{
+	uint8_t counts[T_N] = { 0 };
+
+	for (int k = 0; k < T_N; k++)
+		counts[k] = (req >> k) & 1;
+	t_push(t, i, (struct proto_pkt) {
+		.type = PROTO_T_CFG, .src_node = (uint16_t)i, .dst_node = PROTO_NODE_SWITCH,
+		.cfg = { .n_nodes = T_N, .counts = counts, .bulk_en = &bulk_en,
+			 .quick_en = &quick_en },
+	});
+}
+
+/* Every node joins at time 0 and enables every initiator; returns the switch. */
+static struct t_sw *t_sw_joined(const char *arbiter, enum sw_quick_mode mode,
+				uint32_t down_slots)
+{
+	struct t_sw *t = t_sw_new(arbiter, mode, down_slots);
+
+	for (int i = 0; i < T_N; i++)
+		t_hello(t, i, PROTO_NODE_NONE);
+	sw_fabric_poll(t->sw, 0);
+	for (int i = 0; i < T_N; i++)
+		t_cfg(t, i, 0, 0xF, 0xF);
+	sw_fabric_poll(t->sw, 10);
+	for (int i = 0; i < T_N; i++)
+		tport_clear(t->port[i]);
+	return t;
+}
+
+/* A data frame of type type from src to dst (BREQ: with slot). */
+static void t_data(struct t_sw *t, uint8_t type, int src, int dst, uint32_t slot)
+{
+	static const uint8_t args[PROTO_ARGS_LEN] = { 1, 2, 3 };
+	static const uint8_t payload[16] = { 9 };
+	struct proto_pkt p = {
+		.type = type, .flags = PROTO_F_DATA, .src_node = (uint16_t)src,
+		.dst_node = (uint16_t)dst, .vnet = 1, .pkt_num = 5, .args = args,
+	};
+
+	if (type == PROTO_T_BREQ) {
+		p.slot = slot;
+		p.payload = payload;
+		p.payload_len = sizeof(payload);
+	}
+	t_push(t, src, p);
+}
+
+/* An acknowledgment of type type (BACK or QACK) from src to dst. */
+static void t_ack(struct t_sw *t, uint8_t type, int src, int dst, uint32_t slot)
+{
+	t_push(t, src, (struct proto_pkt) {
+		.type = type, .flags = PROTO_F_ACK, .src_node = (uint16_t)src,
+		.dst_node = (uint16_t)dst, .vnet = 1, .ack_base = 5, .slot = slot,
+	});
+}
+
+/* Frames of type type sent to node i (any type when type is 0). */
+static unsigned int t_count(struct t_sw *t, int i, uint8_t type)
+{
+	unsigned int c = 0;
+
+	for (unsigned int k = 0; k < tport_sent(t->port[i]); k++) {
+		struct proto_pkt p;
+
+		cr_assert_eq(tdp_decode(tport_frame(t->port[i], k), &p), PROTO_R_OK,
+			     "the switch sent node %d an invalid frame", i);
+		c += !type || p.type == type;
+	}
+	return c;
+}
+
+/* The k-th frame sent to node i, decoded. */
+static struct proto_pkt t_sent(struct t_sw *t, int i, unsigned int k)
+{
+	struct proto_pkt p;
+
+	cr_assert_lt(k, tport_sent(t->port[i]), "node %d got %u frames", i,
+		     tport_sent(t->port[i]));
+	cr_assert_eq(tdp_decode(tport_frame(t->port[i], k), &p), PROTO_R_OK);
+	return p;
+}
+
+/* The GNT sent to node i in the frames it has now (or fail). */
+static struct proto_gnt t_gnt(struct t_sw *t, int i)
+{
+	for (unsigned int k = 0; k < tport_sent(t->port[i]); k++) {
+		struct proto_pkt p = t_sent(t, i, k);
+
+		if (p.type == PROTO_T_GNT)
+			return p.gnt;
+	}
+	cr_assert_fail("no GNT for node %d", i);
+	return (struct proto_gnt) { 0 };
+}
+
+/* Forget what every port has sent. */
+static void t_clear(struct t_sw *t)
+{
+	for (int i = 0; i < T_N; i++)
+		tport_clear(t->port[i]);
+}
+
+/* Counters of the switch. */
+static const struct sw_stats *t_st(struct t_sw *t)
+{
+	return sw_fabric_stats(t->sw);
+}
+
+/* ---- joining ------------------------------------------------------------ */
+
+Test(fabric, nodes_join_with_hello_and_get_grants_carrying_their_id)
+{
+	struct t_sw *t = t_sw_new("lcf", SW_QUICK_DROP, 0);
+	struct sw_node_info info;
+
+	/* Nodes 0..2 say HELLO (node 2 with its id already); 3 stays silent. */
+	t_hello(t, 0, PROTO_NODE_NONE);
+	t_hello(t, 1, PROTO_NODE_NONE);
+	t_hello(t, 2, 2);
+	cr_assert_eq(sw_fabric_poll(t->sw, 0), T_SLOT, "next poll at the next slot");
+	cr_assert_eq(t_st(t)->joins, 3);
+	for (int i = 0; i < 3; i++) {
+		struct proto_gnt g = t_gnt(t, i);
+
+		cr_assert_eq(t_count(t, i, 0), 1, "node %d: one frame, its GNT", i);
+		cr_assert_eq(g.node_id, i, "node %d's GNT names node %u", i, g.node_id);
+		cr_assert_eq(t_sent(t, i, 0).dst_node, i);
+		cr_assert_eq(g.slot, 1);
+		cr_assert_eq(g.target, PROTO_NODE_NONE);
+		cr_assert_eq(g.n_nodes, T_N);
+		cr_assert_eq(g.slot_ns, T_SLOT);
+		cr_assert_eq(g.slot_frames, 1);
+		cr_assert_eq(g.gflags, PROTO_GNT_F_JOINED, "the first GNT announces the join");
+		sw_fabric_node_info(t->sw, (uint16_t)i, &info);
+		cr_assert(info.joined && info.up);
+	}
+	cr_assert_eq(t_count(t, 3, 0), 0, "node 3 has not joined: no GNT");
+	sw_fabric_node_info(t->sw, 3, &info);
+	cr_assert_not(info.joined);
+	t_clear(t);
+	/* Next slot: a GNT for slot 2, without the join flag. */
+	sw_fabric_poll(t->sw, T_SLOT);
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(t_gnt(t, i).slot, 2);
+		cr_assert_eq(t_gnt(t, i).gflags, 0);
+	}
+	cr_assert_eq(t_st(t)->gnt_sent, 6);
+	/* A HELLO claiming another node's id is forged. */
+	t_hello(t, 3, 1);
+	sw_fabric_poll(t->sw, T_SLOT + 10);
+	cr_assert_eq(t_st(t)->forged_src, 1);
+	cr_assert_eq(t_st(t)->joins, 3);
+	t_sw_free(t);
+}
+
+/* ---- bulk channel --------------------------------------------------------- */
+
+Test(fabric, schedule_enforcement_drops_what_was_not_granted)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+
+	/* Node 0 has data for 1, node 2 for 3. */
+	t_cfg(t, 0, 1u << 1, 0xF, 0xF);
+	t_cfg(t, 2, 1u << 3, 0xF, 0xF);
+	sw_fabric_poll(t->sw, T_SLOT);		/* slot 1 starts: grants for slot 2 */
+	cr_assert_eq(t_gnt(t, 0).slot, 2);
+	cr_assert_eq(t_gnt(t, 0).target, 1);
+	cr_assert_eq(t_gnt(t, 2).target, 3);
+	cr_assert_eq(t_gnt(t, 1).target, PROTO_NODE_NONE);
+	cr_assert_eq(t_gnt(t, 3).target, PROTO_NODE_NONE);
+	t_clear(t);
+	t_data(t, PROTO_T_BREQ, 0, 1, 2);	/* granted */
+	t_data(t, PROTO_T_BREQ, 0, 1, 2);	/* second frame on a 1-frame grant */
+	t_data(t, PROTO_T_BREQ, 0, 2, 2);	/* wrong target */
+	t_data(t, PROTO_T_BREQ, 1, 0, 2);	/* no grant at all */
+	t_data(t, PROTO_T_BREQ, 2, 3, 3);	/* slot not granted yet */
+	t_data(t, PROTO_T_BREQ, 2, 3, 1);	/* slot 1 had no grants */
+	t_data(t, PROTO_T_BREQ, 2, 3, 2);	/* granted */
+	sw_fabric_poll(t->sw, T_SLOT + 1000);
+	cr_assert_eq(t_st(t)->breq_forwarded, 2);
+	cr_assert_eq(t_st(t)->breq_not_granted, 5, "not granted: %llu",
+		     (unsigned long long)t_st(t)->breq_not_granted);
+	cr_assert_eq(t_count(t, 1, PROTO_T_BREQ), 1);
+	cr_assert_eq(t_sent(t, 1, 0).src_node, 0);
+	cr_assert_eq(t_count(t, 3, PROTO_T_BREQ), 1);
+	cr_assert_eq(t_sent(t, 3, 0).src_node, 2);
+	cr_assert_eq(t_count(t, 0, 0) + t_count(t, 2, 0), 0, "nothing else forwarded");
+	t_sw_free(t);
+}
+
+Test(fabric, back_must_follow_the_inverted_schedule)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+
+	t_cfg(t, 0, 1u << 1, 0xF, 0xF);
+	t_cfg(t, 2, 1u << 3, 0xF, 0xF);
+	sw_fabric_poll(t->sw, T_SLOT);
+	t_clear(t);
+	t_ack(t, PROTO_T_BACK, 1, 0, 2);	/* 0 -> 1 in slot 2: back to 0 */
+	t_ack(t, PROTO_T_BACK, 1, 2, 2);	/* 1 was not 2's target */
+	t_ack(t, PROTO_T_BACK, 3, 0, 2);	/* 3 was not 0's target */
+	t_ack(t, PROTO_T_BACK, 1, 0, 1);	/* slot 1 had no grants */
+	t_ack(t, PROTO_T_BACK, 1, 0, 9);	/* a slot never arbitrated */
+	t_ack(t, PROTO_T_BACK, 3, 2, 2);	/* 2 -> 3 in slot 2: back to 2 */
+	sw_fabric_poll(t->sw, T_SLOT + 1000);
+	cr_assert_eq(t_st(t)->back_forwarded, 2);
+	cr_assert_eq(t_st(t)->back_not_scheduled, 4);
+	cr_assert_eq(t_count(t, 0, PROTO_T_BACK), 1);
+	cr_assert_eq(t_sent(t, 0, 0).src_node, 1);
+	cr_assert_eq(t_count(t, 2, PROTO_T_BACK), 1);
+	cr_assert_eq(t_sent(t, 2, 0).src_node, 3);
+	t_sw_free(t);
+}
+
+/* Run slots with node 0 requesting req0 and nodes 1, 2 requesting 3; count grants. */
+static void t_enable_case(const char *arbiter, unsigned int req0, unsigned int *to3,
+			  unsigned int *from0, unsigned int *zero_to3)
+{
+	struct t_sw *t = t_sw_joined(arbiter, SW_QUICK_DROP, 0);
+
+	/* Node 3 accepts bulk from 1 and 2 only; every node requests every slot. */
+	for (int s = 1; s <= 40; s++) {
+		t_cfg(t, 0, req0, 0xF, 0xF);
+		t_cfg(t, 1, 1u << 3, 0xF, 0xF);
+		t_cfg(t, 2, 1u << 3, 0xF, 0xF);
+		t_cfg(t, 3, 0, 0xE, 0xF);
+		sw_fabric_poll(t->sw, (uint64_t)s * T_SLOT);
+		for (int i = 0; i < T_N; i++) {
+			uint16_t g = t_gnt(t, i).target;
+
+			*to3 += g == 3;
+			*from0 += i == 0 && g != PROTO_NODE_NONE;
+			*zero_to3 += i == 0 && g == 3;
+		}
+		t_clear(t);
+	}
+	t_sw_free(t);
+}
+
+Test(fabric, every_arbiter_respects_the_bulk_enable_vectors)
+{
+	for (const struct arb_ops *const *o = arb_list(); *o; o++) {
+		unsigned int to3 = 0, from0 = 0, zero_to3 = 0;
+
+		/* Node 0 wants only 3, which refuses it: it never gets a grant. */
+		t_enable_case((*o)->name, 1u << 3, &to3, &from0, &zero_to3);
+		cr_assert_eq(from0, 0, "%s granted node 0 %u times", (*o)->name, from0);
+		cr_assert_gt(to3, 0, "%s never granted target 3", (*o)->name);
+		/* Node 0 wants 1, 2 and 3: granted, but never 3. */
+		to3 = from0 = 0;
+		t_enable_case((*o)->name, 0xEu, &to3, &from0, &zero_to3);
+		cr_assert_gt(from0, 0, "%s never granted node 0", (*o)->name);
+		cr_assert_eq(zero_to3, 0, "%s granted 0 -> 3 against 3's enable vector",
+			     (*o)->name);
+	}
+}
+
+/* ---- quick channel -------------------------------------------------------- */
+
+Test(fabric, quick_arbitration_is_first_come)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+	uint64_t qreq_ns = dp_wire_ps(PROTO_ETH_LEN + PROTO_HDR_LEN + PROTO_ARGS_LEN +
+				      PROTO_CRC_LEN, 10) / 1000 + 1;
+
+	/* Two QREQs for output 2 in one poll: one wins. */
+	t_data(t, PROTO_T_QREQ, 0, 2, 0);
+	t_data(t, PROTO_T_QREQ, 1, 2, 0);
+	sw_fabric_poll(t->sw, 50000);
+	cr_assert_eq(t_st(t)->qreq_forwarded, 1);
+	cr_assert_eq(t_st(t)->qreq_collision, 1);
+	cr_assert_eq(t_count(t, 2, PROTO_T_QREQ), 1);
+	/* Later polls: the first to arrive wins while its frame serializes. */
+	t_data(t, PROTO_T_QREQ, 3, 2, 0);
+	sw_fabric_poll(t->sw, 60000);
+	t_data(t, PROTO_T_QREQ, 0, 2, 0);
+	sw_fabric_poll(t->sw, 60000 + qreq_ns - 2);
+	cr_assert_eq(t_st(t)->qreq_collision, 2, "a QREQ beat one still on the wire");
+	t_data(t, PROTO_T_QREQ, 0, 2, 0);
+	sw_fabric_poll(t->sw, 60000 + qreq_ns);
+	cr_assert_eq(t_st(t)->qreq_forwarded, 3);
+	cr_assert_eq(t_count(t, 2, PROTO_T_QREQ), 3);
+	cr_assert_eq(t_sent(t, 2, 1).src_node, 3);
+	cr_assert_eq(t_sent(t, 2, 2).src_node, 0);
+	/* Outputs are independent. */
+	t_data(t, PROTO_T_QREQ, 0, 1, 0);
+	t_data(t, PROTO_T_QREQ, 2, 3, 0);
+	sw_fabric_poll(t->sw, 70000);
+	cr_assert_eq(t_st(t)->qreq_forwarded, 5);
+	t_sw_free(t);
+}
+
+/* A QACK to 2, then a QREQ to 2 while the QACK serializes; QREQs forwarded. */
+static uint64_t t_qreq_behind_qack(enum sw_quick_mode mode)
+{
+	struct t_sw *t = t_sw_joined("lcf", mode, 0);
+	uint64_t fwd;
+
+	t_ack(t, PROTO_T_QACK, 3, 2, 0);
+	sw_fabric_poll(t->sw, 50000);
+	cr_assert_eq(t_st(t)->qack_forwarded, 1);
+	t_data(t, PROTO_T_QREQ, 0, 2, 0);
+	sw_fabric_poll(t->sw, 50010);
+	fwd = t_st(t)->qreq_forwarded;
+	cr_assert_eq(fwd + t_st(t)->qreq_collision, 1);
+	cr_assert_eq(t_count(t, 2, PROTO_T_QREQ), fwd);
+	t_sw_free(t);
+	return fwd;
+}
+
+Test(fabric, drop_mode_drops_a_qreq_behind_an_ack_interleave_forwards_it)
+{
+	cr_assert_eq(t_qreq_behind_qack(SW_QUICK_DROP), 0, "drop mode forwarded the QREQ");
+	cr_assert_eq(t_qreq_behind_qack(SW_QUICK_INTERLEAVE), 1,
+		     "interleave mode dropped the QREQ");
+}
+
+Test(fabric, control_beats_qreq_in_the_same_poll)
+{
+	for (int mode = SW_QUICK_DROP; mode <= SW_QUICK_INTERLEAVE; mode++) {
+		struct t_sw *t = t_sw_joined("lcf", (enum sw_quick_mode)mode, 0);
+
+		/* Both orders of ports, so the QREQ is read first in one of them. */
+		for (int k = 0; k < 2; k++) {
+			t_data(t, PROTO_T_QREQ, k, 2, 0);
+			t_ack(t, PROTO_T_QACK, 1 - k, 2, 0);
+			sw_fabric_poll(t->sw, 50000 + 10000 * (uint64_t)k);
+			cr_assert_eq(t_st(t)->qack_forwarded, (uint64_t)k + 1);
+			cr_assert_eq(t_sent(t, 2, 0).type, PROTO_T_QACK,
+				     "mode %d order %d: the QACK leaves first", mode, k);
+			if (mode == SW_QUICK_DROP) {
+				cr_assert_eq(t_count(t, 2, 0), 1);
+				cr_assert_eq(t_st(t)->qreq_collision, (uint64_t)k + 1);
+			} else {
+				cr_assert_eq(t_count(t, 2, 0), 2);
+				cr_assert_eq(t_sent(t, 2, 1).type, PROTO_T_QREQ);
+			}
+			t_clear(t);
+		}
+		t_sw_free(t);
+	}
+}
+
+Test(fabric, quick_arbitration_is_round_robin_fair)
+{
+	enum { POLLS = 200 };
+
+	/* Every pair of inputs contending for one output, in every poll. */
+	for (int a = 0; a < T_N; a++) {
+		for (int b = a + 1; b < T_N; b++) {
+			struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+			int out = 0, wins[T_N] = { 0 };
+
+			while (out == a || out == b)
+				out++;
+			for (int k = 0; k < POLLS; k++) {
+				t_data(t, PROTO_T_QREQ, a, out, 0);
+				t_data(t, PROTO_T_QREQ, b, out, 0);
+				sw_fabric_poll(t->sw, 50000 + 1000 * (uint64_t)k);
+				cr_assert_eq(t_count(t, out, PROTO_T_QREQ), 1);
+				for (unsigned int f = 0; f < tport_sent(t->port[out]); f++) {
+					struct proto_pkt p = t_sent(t, out, f);
+
+					if (p.type == PROTO_T_QREQ)
+						wins[p.src_node]++;
+				}
+				t_clear(t);
+			}
+			cr_log_info("inputs %d and %d -> %d: %d / %d", a, b, out, wins[a], wins[b]);
+			cr_assert(wins[a] >= POLLS * 2 / 5 && wins[b] >= POLLS * 2 / 5,
+				  "inputs %d and %d contending for %d won %d and %d of %d",
+				  a, b, out, wins[a], wins[b], POLLS);
+			t_sw_free(t);
+		}
+	}
+}
+
+Test(fabric, quick_enable_vector_refuses_qreqs)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+
+	t_cfg(t, 2, 0, 0xF, 0xD);		/* 2 takes quick traffic from all but 1 */
+	sw_fabric_poll(t->sw, 20);
+	t_data(t, PROTO_T_QREQ, 1, 2, 0);
+	sw_fabric_poll(t->sw, 50000);
+	cr_assert_eq(t_st(t)->qreq_disabled, 1);
+	t_data(t, PROTO_T_QREQ, 0, 2, 0);
+	sw_fabric_poll(t->sw, 51000);
+	cr_assert_eq(t_st(t)->qreq_forwarded, 1);
+	cr_assert_eq(t_count(t, 2, PROTO_T_QREQ), 1);
+	cr_assert_eq(t_sent(t, 2, 0).src_node, 0);
+	t_sw_free(t);
+}
+
+/* ---- sources and liveness --------------------------------------------------- */
+
+Test(fabric, forged_source_is_dropped)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+	uint8_t counts[T_N] = { 0 }, off = 0;
+
+	/* Frames on node 1's port that claim to come from other nodes. */
+	t_push(t, 1, (struct proto_pkt) {
+		.type = PROTO_T_QREQ, .flags = PROTO_F_DATA, .src_node = 2, .dst_node = 3,
+		.vnet = 1,
+	});
+	t_push(t, 1, (struct proto_pkt) {
+		.type = PROTO_T_QACK, .flags = PROTO_F_ACK, .src_node = 0, .dst_node = 3,
+		.vnet = 1, .ack_base = 1,
+	});
+	/* A forged CFG would switch off node 3's quick enable vector. */
+	t_push(t, 1, (struct proto_pkt) {
+		.type = PROTO_T_CFG, .src_node = 3, .dst_node = PROTO_NODE_SWITCH,
+		.cfg = { .n_nodes = T_N, .counts = counts, .bulk_en = &off, .quick_en = &off },
+	});
+	sw_fabric_poll(t->sw, 50000);
+	cr_assert_eq(t_st(t)->forged_src, 3, "forged: %llu",
+		     (unsigned long long)t_st(t)->forged_src);
+	cr_assert_eq(t_st(t)->cfg_received, T_N, "the forged CFG was taken");
+	cr_assert_eq(t_count(t, 3, 0), 0, "a forged frame was forwarded");
+	cr_assert_eq(t_st(t)->qreq_forwarded + t_st(t)->qack_forwarded, 0);
+	/* The genuine node 1 still reaches 3. */
+	t_data(t, PROTO_T_QREQ, 1, 3, 0);
+	sw_fabric_poll(t->sw, 60000);
+	cr_assert_eq(t_st(t)->qreq_forwarded, 1);
+	cr_assert_eq(t_st(t)->qreq_disabled, 0);
+	t_sw_free(t);
+}
+
+Test(fabric, frames_from_a_node_that_has_not_joined_are_dropped)
+{
+	struct t_sw *t = t_sw_new("lcf", SW_QUICK_DROP, 0);
+
+	for (int i = 0; i < 3; i++)
+		t_hello(t, i, PROTO_NODE_NONE);
+	sw_fabric_poll(t->sw, 0);
+	for (int i = 0; i < 3; i++)
+		t_cfg(t, i, 0, 0xF, 0xF);
+	sw_fabric_poll(t->sw, 10);
+	t_clear(t);
+	/* Node 3 never said HELLO. */
+	t_data(t, PROTO_T_QREQ, 3, 0, 0);
+	t_cfg(t, 3, 1u << 0, 0xF, 0xF);
+	t_data(t, PROTO_T_BREQ, 3, 0, 1);
+	sw_fabric_poll(t->sw, 50000);
+	cr_assert_eq(t_st(t)->not_joined, 3);
+	cr_assert_eq(t_st(t)->cfg_received, 3, "its CFG must not count");
+	cr_assert_eq(t_count(t, 0, 0), 0);
+	/* Frames for it: it is not up, the sender hears it is down. */
+	t_data(t, PROTO_T_QREQ, 0, 3, 0);
+	sw_fabric_poll(t->sw, 60000);
+	cr_assert_eq(t_st(t)->dst_down, 1);
+	cr_assert_eq(t_count(t, 3, 0), 0);
+	cr_assert_eq(t_count(t, 0, PROTO_T_QACK), 1);
+	cr_assert(t_sent(t, 0, 0).flags & PROTO_F_DOWN);
+	cr_assert_eq(t_sent(t, 0, 0).src_node, 3);
+	t_sw_free(t);
+}
+
+Test(fabric, silent_node_is_marked_down_and_requesters_are_told)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 3);
+	struct sw_node_info info;
+	int first_notice = -1;
+
+	/* Everyone but node 2 keeps sending CFGs; node 0 wants to send to 2. */
+	for (int s = 1; s <= 6; s++) {
+		t_cfg(t, 0, 1u << 2, 0xF, 0xF);
+		t_cfg(t, 1, 0, 0xF, 0xF);
+		t_cfg(t, 3, 0, 0xF, 0xF);
+		sw_fabric_poll(t->sw, (uint64_t)s * T_SLOT);
+		for (unsigned int k = 0; k < tport_sent(t->port[0]); k++) {
+			struct proto_pkt p = t_sent(t, 0, k);
+
+			if (p.type == PROTO_T_BACK && (p.flags & PROTO_F_DOWN)) {
+				cr_assert_eq(p.src_node, 2, "the notice names the down node");
+				if (first_notice < 0)
+					first_notice = s;
+			}
+		}
+		sw_fabric_node_info(t->sw, 2, &info);
+		/* CFG last at slot 0; down once more than 3 slots have passed. */
+		cr_assert_eq(info.up, s < 4, "slot %d: node 2 up=%d", s, info.up);
+		if (s >= 4)
+			cr_assert_eq(t_count(t, 2, PROTO_T_GNT), 0, "a down node gets no GNT");
+		t_clear(t);
+	}
+	cr_assert_eq(t_st(t)->downs, 1);
+	cr_assert_eq(first_notice, 4, "first DOWN notice in slot %d", first_notice);
+	/* A QREQ for the down node is answered with a DOWN QACK. */
+	t_data(t, PROTO_T_QREQ, 1, 2, 0);
+	sw_fabric_poll(t->sw, 6 * T_SLOT + 50000);
+	cr_assert_eq(t_st(t)->dst_down, 1);
+	cr_assert_eq(t_count(t, 1, PROTO_T_QACK), 1);
+	cr_assert(t_sent(t, 1, 0).flags & PROTO_F_DOWN);
+	cr_assert_eq(t_sent(t, 1, 0).src_node, 2);
+	cr_assert_eq(t_count(t, 2, 0), 0);
+	t_clear(t);
+	/* A CFG does not revive it; HELLO does, and its peers hear it restarted. */
+	t_cfg(t, 2, 0, 0xF, 0xF);
+	sw_fabric_poll(t->sw, 6 * T_SLOT + 60000);
+	sw_fabric_node_info(t->sw, 2, &info);
+	cr_assert_not(info.up);
+	t_hello(t, 2, 2);
+	sw_fabric_poll(t->sw, 6 * T_SLOT + 70000);
+	sw_fabric_node_info(t->sw, 2, &info);
+	cr_assert(info.up);
+	for (int i = 0; i < T_N; i++) {
+		if (i == 2)
+			continue;
+		cr_assert_eq(t_count(t, i, PROTO_T_BACK), 1, "node %d not told of the restart", i);
+		cr_assert(t_sent(t, i, 0).flags & PROTO_F_DOWN);
+	}
+	t_sw_free(t);
+}
+
+Test(fabric, control_frames_a_node_may_not_send_are_counted)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+	uint8_t counts[8] = { 0 }, en = 0x7;
+
+	/* A GNT from a node. */
+	t_push(t, 1, (struct proto_pkt) {
+		.type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH, .dst_node = 1,
+		.gnt = { .slot = 3, .target = PROTO_NODE_NONE, .node_id = 1, .n_nodes = T_N,
+			 .slot_ns = 1, .slot_frames = 1 },
+	});
+	/* A CFG sized for another cluster. */
+	t_push(t, 1, (struct proto_pkt) {
+		.type = PROTO_T_CFG, .src_node = 1, .dst_node = PROTO_NODE_SWITCH,
+		.cfg = { .n_nodes = 3, .counts = counts, .bulk_en = &en, .quick_en = &en },
+	});
+	sw_fabric_poll(t->sw, 50000);
+	/* A GNT always names the switch as its source: it is forged on a port. */
+	cr_assert_eq(t_st(t)->forged_src, 1, "the GNT is refused");
+	cr_assert_eq(t_st(t)->cfg_bad_size, 1, "the CFG of another size is refused");
+	cr_assert_eq(t_st(t)->rx_invalid, 0);
+	t_sw_free(t);
+}

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * segnet-sim as a program: a seed fixes every CSV column but the wall-clock
+ * speed, another seed changes them, parallel jobs give the rows one job
+ * gives, bad arguments exit 2 naming the argument, --help exits 0. Runs are
+ * 4 nodes for a millisecond or two so the suite stays fast.
+ */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+enum {
+	T_MAX_ARGS = 48,	/* arguments of one run */
+	T_OUT = 1 << 16,	/* bytes of output kept */
+	T_MAX_ROWS = 16,	/* CSV rows compared */
+	T_MAX_COLS = 32,	/* CSV columns */
+};
+
+/* The only column that may differ between two runs of one seed. */
+static const char t_wall_col[] = "sim_pkts_per_wall_s";
+
+/* A scratch file name unique to this process: SEGNET_TEST_TMPDIR/sim-<pid>-<tag>. */
+static void t_path(char *buf, size_t len, const char *tag)
+{
+	snprintf(buf, len, "%s/sim-%d-%s", SEGNET_TEST_TMPDIR, (int)getpid(), tag);
+}
+
+/* Read a file into buf (NUL-terminated, truncated to len - 1). */
+static void t_slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t got = 0;
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	got = fread(buf, 1, len - 1, f);
+	buf[got] = '\0';
+	fclose(f);
+}
+
+/* What one run of segnet-sim did. */
+struct t_run {
+	int status;		/* exit status, or -1 when it did not exit */
+	char out[T_OUT];	/* its stdout */
+	char err[T_OUT];	/* its stderr */
+};
+
+/* Run segnet-sim with args (NULL-terminated); fills r. */
+static void t_sim(const char *const *args, struct t_run *r)
+{
+	char *argv[T_MAX_ARGS + 2], out_path[256], err_path[256];
+	posix_spawn_file_actions_t fa;
+	int n = 0, ws, rc;
+	pid_t pid;
+
+	argv[n++] = (char *)SEGNET_SIM_BIN;
+	for (; args[n - 1]; n++) {
+		cr_assert_lt(n, T_MAX_ARGS);
+		argv[n] = (char *)args[n - 1];
+	}
+	argv[n] = NULL;
+	t_path(out_path, sizeof(out_path), "stdout");
+	t_path(err_path, sizeof(err_path), "stderr");
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	cr_assert_eq(rc, 0, "cannot run %s: %s", argv[0], strerror(rc));
+	cr_assert_eq(waitpid(pid, &ws, 0), pid);
+	r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+	t_slurp(out_path, r->out, sizeof(r->out));
+	t_slurp(err_path, r->err, sizeof(r->err));
+	unlink(out_path);
+	unlink(err_path);
+}
+
+/* A CSV file split into rows and fields (pointers into text). */
+struct t_csv {
+	char text[T_OUT];			/* the file, commas and newlines cut */
+	char *cell[T_MAX_ROWS][T_MAX_COLS];	/* row 0 is the header */
+	int rows;				/* rows including the header */
+	int cols;				/* fields of the header */
+};
+
+/* Load and split a CSV file; every row must have the header's width. */
+static void t_csv_load(const char *path, struct t_csv *c)
+{
+	char *line, *save = NULL;
+
+	t_slurp(path, c->text, sizeof(c->text));
+	c->rows = 0;
+	for (line = strtok_r(c->text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int n = 0;
+
+		cr_assert_lt(c->rows, T_MAX_ROWS, "%s: too many rows", path);
+		for (char *f = line; f; n++) {
+			char *comma = strchr(f, ',');
+
+			cr_assert_lt(n, T_MAX_COLS, "%s: too many columns", path);
+			c->cell[c->rows][n] = f;
+			if (comma)
+				*comma++ = '\0';
+			f = comma;
+		}
+		if (c->rows == 0)
+			c->cols = n;
+		cr_assert_eq(n, c->cols, "%s row %d: %d fields, header has %d", path,
+			     c->rows, n, c->cols);
+		c->rows++;
+	}
+	cr_assert_gt(c->rows, 1, "%s: no data rows", path);
+}
+
+/* Index of column name in c, or fail. */
+static int t_csv_col(const struct t_csv *c, const char *name)
+{
+	for (int k = 0; k < c->cols; k++)
+		if (strcmp(c->cell[0][k], name) == 0)
+			return k;
+	cr_assert_fail("no column %s", name);
+	return -1;
+}
+
+/* Columns (other than the wall clock and skip) where a and b differ. */
+static int t_csv_diff(const struct t_csv *a, const struct t_csv *b, const char *skip,
+		      char *first, size_t len)
+{
+	int wall = t_csv_col(a, t_wall_col), diffs = 0;
+
+	cr_assert_eq(a->cols, b->cols);
+	cr_assert_eq(a->rows, b->rows, "%d rows, then %d", a->rows, b->rows);
+	for (int k = 0; k < a->cols; k++)
+		cr_assert_str_eq(a->cell[0][k], b->cell[0][k], "headers differ");
+	first[0] = '\0';
+	for (int r = 1; r < a->rows; r++) {
+		for (int k = 0; k < a->cols; k++) {
+			if (k == wall || (skip && strcmp(a->cell[0][k], skip) == 0) ||
+			    strcmp(a->cell[r][k], b->cell[r][k]) == 0)
+				continue;
+			if (!diffs++)
+				snprintf(first, len, "row %d %s: %s vs %s", r, a->cell[0][k],
+					 a->cell[r][k], b->cell[r][k]);
+		}
+	}
+	return diffs;
+}
+
+/* Run a short simulation with seed and extra args; its CSV into c. */
+static void t_sim_csv(const char *seed, const char *const *extra, struct t_csv *c)
+{
+	const char *args[T_MAX_ARGS] = {
+		"--nodes", "4", "--duration", "2ms", "--load", "0.3", "--jobs", "1",
+		"--conf", "conf4-sr", "--loss", "0.01", "--reorder", "0.02", "--seed", seed,
+	};
+	int n = 16;
+	char csv[256];
+	struct t_run *r = calloc(1, sizeof(*r));
+
+	cr_assert_not_null(r);
+	t_path(csv, sizeof(csv), "csv");
+	args[n++] = "--csv";
+	args[n++] = csv;
+	for (int i = 0; extra && extra[i]; i++)
+		args[n++] = extra[i];
+	args[n] = NULL;
+	t_sim(args, r);
+	cr_assert_eq(r->status, 0, "segnet-sim exited %d: %s", r->status, r->err);
+	t_csv_load(csv, c);
+	unlink(csv);
+	free(r);
+}
+
+Test(simrun, same_seed_gives_an_identical_csv)
+{
+	struct t_csv *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	char first[256];
+	int gen, seed;
+
+	cr_assert(a && b);
+	t_sim_csv("7", NULL, a);
+	t_sim_csv("7", NULL, b);
+	cr_assert_eq(a->rows, 3, "a header and one row per channel");
+	gen = t_csv_col(a, "generated");
+	seed = t_csv_col(a, "seed");
+	cr_assert_str_eq(a->cell[1][seed], "7");
+	cr_assert_gt(atoll(a->cell[1][gen]), 0, "the run generated no bulk traffic");
+	cr_assert_gt(atoll(a->cell[2][gen]), 0, "the run generated no quick traffic");
+	cr_assert_eq(t_csv_diff(a, b, NULL, first, sizeof(first)), 0,
+		     "seed 7 twice: %s", first);
+	free(a);
+	free(b);
+}
+
+Test(simrun, another_seed_gives_another_csv)
+{
+	struct t_csv *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	char first[256];
+
+	cr_assert(a && b);
+	t_sim_csv("7", NULL, a);
+	t_sim_csv("8", NULL, b);
+	cr_assert_gt(t_csv_diff(a, b, "seed", first, sizeof(first)), 0,
+		     "seeds 7 and 8 gave the same results");
+	cr_log_info("seeds 7 and 8: first difference %s", first);
+	free(a);
+	free(b);
+}
+
+Test(simrun, parallel_jobs_give_the_rows_of_one_job)
+{
+	static const char *const sweep1[] = { "--load-sweep", "0.2:0.3:0.1", NULL };
+	static const char *const sweep2[] = { "--load-sweep", "0.2:0.3:0.1", "--jobs", "2", NULL };
+	struct t_csv *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	char first[256];
+
+	cr_assert(a && b);
+	t_sim_csv("7", sweep1, a);
+	t_sim_csv("7", sweep2, b);
+	cr_assert_eq(a->rows, 5, "two loads, two channels");
+	cr_assert_eq(t_csv_diff(a, b, NULL, first, sizeof(first)), 0,
+		     "--jobs 1 and --jobs 2: %s", first);
+	free(a);
+	free(b);
+}
+
+/* One bad command line and the argument its message must name. */
+struct t_bad {
+	const char *args[4];	/* NULL-terminated */
+	const char *names;	/* text the message must contain */
+};
+
+Test(simrun, bad_arguments_exit_2_naming_the_argument)
+{
+	static const struct t_bad bad[] = {
+		{ { "--arbiter", "nope", NULL }, "--arbiter" },
+		{ { "--arbiter", "islip:0", NULL }, "--arbiter" },
+		{ { "--load", "0", NULL }, "--load" },
+		{ { "--load", "1.5", NULL }, "--load" },
+		{ { "--load", "x", NULL }, "--load" },
+		{ { "--nodes", "5000", NULL }, "--nodes" },
+		{ { "--nodes", "1", NULL }, "--nodes" },
+		{ { "--traffic", "x", NULL }, "--traffic" },
+		{ { "--duration", "-1", NULL }, "--duration" },
+		{ { "--duration", "5 parsecs", NULL }, "--duration" },
+		{ { "--quick-mode", "fast", NULL }, "--quick-mode" },
+		{ { "--loss", "1", NULL }, "--loss" },
+		{ { "--conf", "conf9", NULL }, "--conf" },
+		{ { "--conf", "conf2,genp:window=99", NULL }, "--conf" },
+		{ { "--conf", "order", NULL }, "--conf" },
+		{ { "stray", NULL }, "stray" },
+	};
+	struct t_run *r = calloc(1, sizeof(*r));
+
+	cr_assert_not_null(r);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		t_sim(bad[i].args, r);
+		cr_assert_eq(r->status, 2, "%s %s: exit %d (want 2); stderr: %s",
+			     bad[i].args[0], bad[i].args[1] ? bad[i].args[1] : "",
+			     r->status, r->err);
+		cr_assert_not_null(strstr(r->err, bad[i].names),
+				   "%s %s: message does not name %s: %s", bad[i].args[0],
+				   bad[i].args[1] ? bad[i].args[1] : "", bad[i].names, r->err);
+		cr_assert_eq(r->out[0], '\0', "%s: nothing on stdout: %s", bad[i].args[0],
+			     r->out);
+	}
+	free(r);
+}
+
+Test(simrun, help_exits_0)
+{
+	static const char *const args[] = { "--help", NULL };
+	struct t_run *r = calloc(1, sizeof(*r));
+
+	cr_assert_not_null(r);
+	t_sim(args, r);
+	cr_assert_eq(r->status, 0, "--help exited %d", r->status);
+	cr_assert_not_null(strstr(r->out, "Usage: segnet-sim"));
+	cr_assert_not_null(strstr(r->out, "Exit status"));
+	cr_assert_eq(r->err[0], '\0', "--help wrote to stderr: %s", r->err);
+	free(r);
+}

@@ -1,0 +1,1060 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The protocol stages, driven directly: two pipelines (node 0 and node 1)
+ * joined by a test "wire" that does what xmit and split would do (numbers
+ * and acks copied into a header, FORCE_ACK on retransmissions) and lets a
+ * test drop or hold any frame. Covers packet-number wrap, the selective-ack
+ * mask, forced and delayed acks, the timer, duplicates, the reorder buffer,
+ * go-back-N, the window, the retry limit, pacing, configuration errors and
+ * the standard configurations. No randomness: every case is scripted.
+ */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nicd/conf.h"
+#include "nicd/stages/stages.h"
+
+enum {
+	T_MAX = 4096,	/* frames on the wire, deliveries, completions */
+	T_VNET = 1,	/* the virtual network of every pipeline */
+};
+
+/* A frame on the test wire. */
+struct t_frame {
+	struct proto_pkt h;	/* header as xmit would build it */
+	uint8_t chan;		/* enum sn_chan */
+	uint8_t from;		/* sending node */
+	uint8_t to;		/* receiving node */
+	uint64_t t;		/* when it left */
+};
+
+struct t_net;
+
+/* One node: its pipeline and what happened at it. */
+struct t_side {
+	struct t_net *net;		/* the test network */
+	uint8_t id;			/* node id (0 or 1) */
+	struct pipeline *pl;		/* its pipeline */
+	uint32_t deliv[T_MAX];		/* packet numbers delivered, in order */
+	int n_deliv;			/* entries in deliv */
+	uint32_t done[T_MAX];		/* packet numbers completed, in order */
+	int done_status[T_MAX];		/* their status */
+	int n_done;			/* entries in done */
+	uint64_t sink_t[T_MAX];		/* when data packets reached the sink */
+	int n_sink;			/* entries in sink_t */
+	int released_hdr_only;		/* packets released with their data dropped */
+};
+
+/* Two nodes and the wire between them. */
+struct t_net {
+	struct t_side side[2];		/* node 0 and node 1 */
+	struct t_frame wire[T_MAX];	/* frames sent, in order */
+	int n_wire;			/* frames put on the wire */
+	int next_wire;			/* next frame to hand over */
+	uint64_t now;			/* the injected clock */
+	int live;			/* descriptors allocated, not released */
+};
+
+/* A zeroed descriptor. */
+static struct sn_pkt *t_pkt_new(struct t_net *net)
+{
+	struct sn_pkt *p = calloc(1, sizeof(*p));
+
+	cr_assert_not_null(p);
+	net->live++;
+	return p;
+}
+
+/* Free a descriptor. */
+static void t_pkt_free(struct t_net *net, struct sn_pkt *p)
+{
+	cr_assert_null(p->m, "descriptors of this test never hold an mbuf");
+	net->live--;
+	free(p);
+}
+
+/* Put a frame on the wire. */
+static void t_wire_put(struct t_net *net, uint8_t from, const struct proto_pkt *h,
+		       uint8_t chan)
+{
+	struct t_frame *f;
+
+	cr_assert_lt(net->n_wire, T_MAX, "wire full");
+	f = &net->wire[net->n_wire++];
+	f->h = *h;
+	f->h.args = NULL;
+	f->chan = chan;
+	f->from = from;
+	f->to = (uint8_t)(1 - from);
+	f->t = net->now;
+}
+
+/* Piggyback conn's receive state, as xmit does (the connection is then acked). */
+static void t_add_ack(struct sn_conn *conn, struct proto_pkt *h)
+{
+	if (!conn->pl->acked)
+		return;
+	h->flags |= PROTO_F_ACK;
+	h->ack_base = conn->rx_base;
+	h->ack_mask = conn->rx_mask;
+	conn->rx_unacked = 0;
+	conn->ack_now = 0;
+}
+
+/* Sink: what the channel layer and xmit do, at once. */
+static void t_sink(void *ctx, struct sn_pkt *pkt, uint64_t now)
+{
+	struct t_side *s = ctx;
+	struct t_net *net = s->net;
+	struct proto_pkt h = pkt->h;
+
+	if (pkt->flags & SN_PKT_ACK_ONLY) {
+		h = (struct proto_pkt) {
+			.type = PROTO_T_QACK, .src_node = s->id,
+			.dst_node = pkt->h.dst_node, .vnet = pkt->h.vnet,
+		};
+		t_add_ack(pkt->conn, &h);
+		t_wire_put(net, s->id, &h, SN_CHAN_QUICK);
+		t_pkt_free(net, pkt);
+		return;
+	}
+	h.type = pkt->chan == SN_CHAN_BULK ? PROTO_T_BREQ : PROTO_T_QREQ;
+	h.src_node = s->id;
+	h.flags = (uint16_t)(h.flags & (PROTO_F_DATA | PROTO_F_LAST | PROTO_F_FORCE_ACK));
+	if (pkt->tx_count)
+		h.flags |= PROTO_F_RETX | PROTO_F_FORCE_ACK;
+	t_add_ack(pkt->conn, &h);
+	pkt->tx_count++;
+	pkt->t_tx = now;
+	cr_assert_lt(s->n_sink, T_MAX);
+	s->sink_t[s->n_sink++] = now;
+	t_wire_put(net, s->id, &h, pkt->chan);
+	if (!(pkt->flags & SN_PKT_HELD)) {
+		/* No protocol holds it: the channel completes it once sent. */
+		s->done[s->n_done] = pkt->h.pkt_num;
+		s->done_status[s->n_done++] = SN_OK;
+		t_pkt_free(net, pkt);
+	}
+}
+
+/* Deliver: record the packet number, then free the descriptor. */
+static void t_deliver(void *ctx, struct sn_pkt *pkt, uint64_t now)
+{
+	struct t_side *s = ctx;
+
+	(void)now;
+	cr_assert(pkt->h.flags & PROTO_F_DATA);
+	cr_assert_not(pkt->flags & (SN_PKT_HDR_ONLY | SN_PKT_BUFFERED));
+	cr_assert_lt(s->n_deliv, T_MAX);
+	s->deliv[s->n_deliv++] = pkt->h.pkt_num;
+	t_pkt_free(s->net, pkt);
+}
+
+/* Complete: record number and status (release follows). */
+static void t_complete(void *ctx, struct sn_pkt *pkt, int status, uint64_t now)
+{
+	struct t_side *s = ctx;
+
+	(void)now;
+	cr_assert_lt(s->n_done, T_MAX);
+	s->done[s->n_done] = pkt->h.pkt_num;
+	s->done_status[s->n_done++] = status;
+}
+
+/* Alloc: a descriptor for an acknowledgment. */
+static struct sn_pkt *t_alloc(void *ctx)
+{
+	struct t_side *s = ctx;
+
+	return t_pkt_new(s->net);
+}
+
+/* Release: free the descriptor, noting packets whose data was dropped. */
+static void t_release(void *ctx, struct sn_pkt *pkt)
+{
+	struct t_side *s = ctx;
+
+	if ((pkt->h.flags & PROTO_F_DATA) && (pkt->flags & SN_PKT_HDR_ONLY))
+		s->released_hdr_only++;
+	t_pkt_free(s->net, pkt);
+}
+
+/* Build a pipeline or fail with its message. */
+static struct pipeline *t_pipeline(struct t_side *s, const char *spec)
+{
+	struct pipeline_env env = {
+		.ctx = s, .sink = t_sink, .deliver = t_deliver,
+		.complete = t_complete, .alloc = t_alloc, .release = t_release,
+	};
+	char err[256] = "";
+	struct pipeline *pl = pipeline_create(&stage_registry, spec, T_VNET, s->id, 2,
+					      &env, err, sizeof(err));
+
+	cr_assert_not_null(pl, "pipeline_create(%s): %s", spec, err);
+	return pl;
+}
+
+/* A network of two nodes running spec0 and spec1. */
+static struct t_net *t_net_new(const char *spec0, const char *spec1)
+{
+	struct t_net *net = calloc(1, sizeof(*net));
+
+	cr_assert_not_null(net);
+	for (uint8_t i = 0; i < 2; i++) {
+		net->side[i].net = net;
+		net->side[i].id = i;
+		net->side[i].pl = t_pipeline(&net->side[i], i ? spec1 : spec0);
+	}
+	return net;
+}
+
+/* Tear a network down. */
+static void t_net_free(struct t_net *net)
+{
+	pipeline_destroy(net->side[0].pl);
+	pipeline_destroy(net->side[1].pl);
+	free(net);
+}
+
+/* Node a's connection to the other node. */
+static struct sn_conn *t_conn(struct t_net *net, int a)
+{
+	struct sn_conn *c = pipeline_conn(net->side[a].pl, (uint16_t)(1 - a));
+
+	cr_assert_not_null(c);
+	return c;
+}
+
+/* Send n new data packets from node a on channel chan with extra flags. */
+static void t_send(struct t_net *net, int a, int n, uint8_t chan, uint16_t flags)
+{
+	struct sn_pkt *pkts[64];
+
+	cr_assert_leq(n, 64);
+	for (int i = 0; i < n; i++) {
+		struct sn_pkt *p = t_pkt_new(net);
+
+		p->h.flags = (uint16_t)(PROTO_F_DATA | flags);
+		p->h.dst_node = (uint16_t)(1 - a);
+		p->h.vnet = T_VNET;
+		p->chan = chan;
+		p->conn = t_conn(net, a);
+		pkts[i] = p;
+	}
+	pipeline_tx(net->side[a].pl, pkts, (uint16_t)n, net->now);
+}
+
+/* Hand a frame to its receiver's pipeline, as split does. */
+static void t_rx_frame(struct t_net *net, const struct t_frame *f)
+{
+	struct t_side *s = &net->side[f->to];
+	struct sn_pkt *p = t_pkt_new(net);
+
+	p->h = f->h;
+	p->chan = f->chan;
+	p->conn = pipeline_conn(s->pl, f->from);
+	cr_assert_not_null(p->conn);
+	pipeline_rx(s->pl, &p, 1, net->now);
+}
+
+/* A data frame from node `from` with packet number num, straight to rx. */
+static void t_inject(struct t_net *net, uint8_t from, uint32_t num, uint8_t chan,
+		     uint16_t flags)
+{
+	struct t_frame f = {
+		.h = { .type = chan == SN_CHAN_BULK ? PROTO_T_BREQ : PROTO_T_QREQ,
+		       .flags = (uint16_t)(PROTO_F_DATA | flags), .src_node = from,
+		       .dst_node = (uint16_t)(1 - from), .vnet = T_VNET, .pkt_num = num },
+		.chan = chan, .from = from, .to = (uint8_t)(1 - from),
+	};
+
+	t_rx_frame(net, &f);
+}
+
+/* An acknowledgment (base, mask) to node `to`, straight to rx. */
+static void t_inject_ack(struct t_net *net, uint8_t to, uint32_t base, uint32_t mask)
+{
+	struct t_frame f = {
+		.h = { .type = PROTO_T_QACK, .flags = PROTO_F_ACK, .src_node = (uint16_t)(1 - to),
+		       .dst_node = to, .vnet = T_VNET, .ack_base = base, .ack_mask = mask },
+		.chan = SN_CHAN_QUICK, .from = (uint8_t)(1 - to), .to = to,
+	};
+
+	t_rx_frame(net, &f);
+}
+
+/* Decides whether the wire loses a frame. */
+typedef bool (*t_drop_fn)(void *arg, const struct t_frame *f);
+
+/* Hand over every frame on the wire (and those they cause); returns how many. */
+static int t_wire_run(struct t_net *net, t_drop_fn drop, void *arg)
+{
+	int moved = 0;
+
+	while (net->next_wire < net->n_wire) {
+		struct t_frame f = net->wire[net->next_wire++];
+
+		moved++;
+		if (drop && drop(arg, &f))
+			continue;
+		t_rx_frame(net, &f);
+	}
+	return moved;
+}
+
+/* Lose every frame now on the wire. */
+static void t_wire_lose_all(struct t_net *net)
+{
+	net->next_wire = net->n_wire;
+}
+
+/* Frames on the wire not yet handed over. */
+static int t_wire_pending(const struct t_net *net)
+{
+	return net->n_wire - net->next_wire;
+}
+
+/* The i-th pending frame (0 = next). */
+static const struct t_frame *t_wire_peek(const struct t_net *net, int i)
+{
+	cr_assert_lt(net->next_wire + i, net->n_wire);
+	return &net->wire[net->next_wire + i];
+}
+
+/* Pending standalone acks from node a. */
+static int t_pending_acks(const struct t_net *net, int a)
+{
+	int n = 0;
+
+	for (int i = net->next_wire; i < net->n_wire; i++)
+		n += net->wire[i].from == a && net->wire[i].h.type == PROTO_T_QACK;
+	return n;
+}
+
+/* Stage name of pipeline pl, or fail. */
+static struct stage *t_stage(struct pipeline *pl, const char *name)
+{
+	for (unsigned int i = 0; i < pl->n_stages; i++)
+		if (strcmp(pl->stages[i].ops->name, name) == 0)
+			return &pl->stages[i];
+	cr_assert_fail("no stage %s", name);
+	return NULL;
+}
+
+/* Counter `counter` of stage `name` of pl. */
+static uint64_t t_cnt(struct pipeline *pl, const char *name, const char *counter)
+{
+	struct stage *st = t_stage(pl, name);
+
+	for (int i = 0; st->ops->counter_names[i]; i++)
+		if (strcmp(st->ops->counter_names[i], counter) == 0)
+			return st->cnt[i];
+	cr_assert_fail("stage %s has no counter %s", name, counter);
+	return 0;
+}
+
+/* Start the order stage of conn at packet number next (order_conn begins with it). */
+static void t_order_start(struct pipeline *pl, struct sn_conn *conn, uint32_t next)
+{
+	*(uint32_t *)stage_conn(t_stage(pl, "order"), conn) = next;
+}
+
+/* Packets numbers on the unacknowledged list of conn, into out; returns how many. */
+static int t_unacked(const struct sn_conn *c, uint32_t *out, int cap)
+{
+	int n = 0;
+
+	for (const struct sn_pkt *p = c->unacked; p; p = p->next) {
+		cr_assert_lt(n, cap);
+		out[n++] = p->h.pkt_num;
+	}
+	cr_assert_eq((uint32_t)n, c->outstanding, "outstanding %u, list %d", c->outstanding, n);
+	return n;
+}
+
+/* Node a delivered exactly first, first + 1, ... (n packets, modulo 2^24). */
+static void t_assert_delivered_in_order(const struct t_side *s, uint32_t first, int n)
+{
+	cr_assert_eq(s->n_deliv, n, "node %u delivered %d packets, want %d", s->id,
+		     s->n_deliv, n);
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(s->deliv[i], proto_seq_add(first, (uint32_t)i),
+			     "node %u delivery %d: packet 0x%x, want 0x%x", s->id, i,
+			     s->deliv[i], proto_seq_add(first, (uint32_t)i));
+}
+
+/* Node a completed exactly n packets, all with SN_OK. */
+static void t_assert_all_ok(const struct t_side *s, int n)
+{
+	cr_assert_eq(s->n_done, n, "node %u completed %d packets, want %d", s->id,
+		     s->n_done, n);
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(s->done_status[i], SN_OK, "packet 0x%x status %d", s->done[i],
+			     s->done_status[i]);
+}
+
+/* The reliable ordered configuration with a short timer and ack delay. */
+static const char t_conf4_sr[] =
+	"build_acks:threshold=4:delay_ns=2000,order:mode=sr,dup_find,"
+	"timer:timeout_ns=10000,genp:retx=sr";
+
+/* Reliable, unordered; acks only when 32 packets wait or after 1 ms. */
+static const char t_slow_acks[] =
+	"build_acks:threshold=32:delay_ns=1000000,dup_find,timer,genp";
+
+/* The same with an ack threshold of 4 and of 8. */
+static const char t_acks4[] = "build_acks:threshold=4:delay_ns=1000000,dup_find,timer,genp";
+static const char t_acks8[] = "build_acks:threshold=8:delay_ns=1000000,dup_find,timer,genp";
+
+/* Selective-repeat order with a reorder buffer of 4. */
+static const char t_sr4[] =
+	"build_acks:threshold=32:delay_ns=1000000,order:mode=sr:buffer=4,dup_find,timer,genp";
+
+/* A network running spec on both nodes. */
+static struct t_net *t_net_same(const char *spec)
+{
+	return t_net_new(spec, spec);
+}
+
+/* ---- packet numbers ------------------------------------------------------ */
+
+/* Loses the first transmission of packet number *arg. */
+static bool t_drop_first_of(void *arg, const struct t_frame *f)
+{
+	uint32_t *num = arg;
+
+	if ((f->h.flags & PROTO_F_DATA) && !(f->h.flags & PROTO_F_RETX) &&
+	    f->h.pkt_num == *num)
+		return true;
+	return false;
+}
+
+Test(stages, sequence_wraps_at_2_pow_24_in_order_with_acks)
+{
+	struct t_net *net = t_net_new(t_conf4_sr, t_conf4_sr);
+	struct sn_conn *tx = t_conn(net, 0), *rx = t_conn(net, 1);
+	const uint32_t first = 0xFFFFF0;
+	uint32_t lost = 0x000000;
+	int sent = 0;
+
+	/* Both ends as if 0xFFFFEF packets had already gone by. */
+	tx->tx_next = first;
+	rx->rx_base = proto_seq_add(first, PROTO_PKT_NUM_MASK);	/* first - 1 */
+	t_order_start(net->side[1].pl, rx, first);
+	/* 40 packets in bursts of 8: 0xFFFFF0 .. 0xFFFFFF, 0x000000 .. 0x000017. */
+	for (int round = 0; round < 5; round++) {
+		t_send(net, 0, 8, SN_CHAN_QUICK, 0);
+		sent += 8;
+		t_wire_run(net, t_drop_first_of, &lost);
+		net->now += 1000;
+		pipeline_tick(net->side[0].pl, net->now);
+		pipeline_tick(net->side[1].pl, net->now);
+		t_wire_run(net, t_drop_first_of, &lost);
+	}
+	/* Let the timer and delayed acks finish the job. */
+	for (int k = 0; k < 20 && net->side[0].n_done < sent; k++) {
+		net->now += 5000;
+		pipeline_tick(net->side[0].pl, net->now);
+		pipeline_tick(net->side[1].pl, net->now);
+		t_wire_run(net, NULL, NULL);
+	}
+	t_assert_delivered_in_order(&net->side[1], first, sent);
+	t_assert_all_ok(&net->side[0], sent);
+	cr_assert_eq(tx->tx_next, 0x18, "tx_next 0x%x", tx->tx_next);
+	cr_assert_eq(rx->rx_base, 0x17, "receiver's ack base 0x%x, want 0x17", rx->rx_base);
+	cr_assert_eq(rx->rx_mask, 0);
+	cr_assert_null(tx->unacked);
+	cr_assert_eq(tx->outstanding, 0);
+	/* Packet 0 was lost once: packets after it waited in the reorder buffer. */
+	cr_assert_geq(t_cnt(net->side[1].pl, "order", "buffered"), 1);
+	cr_assert_geq(t_cnt(net->side[0].pl, "genp", "fast_retx") +
+		      t_cnt(net->side[0].pl, "genp", "timeout_retx"), 1);
+	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
+	t_net_free(net);
+}
+
+Test(stages, receiver_sack_mask_edges)
+{
+	/* No order stage: every packet within the mask is recorded at once. */
+	struct t_net *net = t_net_same(t_slow_acks);
+	struct sn_conn *rx = t_conn(net, 1);
+	struct pipeline *pl = net->side[1].pl;
+
+	/* Bit 1 for packet 2 (bit 0 would be packet 1). */
+	t_inject(net, 0, 2, SN_CHAN_QUICK, 0);
+	cr_assert_eq(rx->rx_base, 0);
+	cr_assert_eq(rx->rx_mask, 0x2, "mask 0x%x", rx->rx_mask);
+	/* 33 ahead of the base: beyond the mask, not recorded, data dropped, acked. */
+	t_inject(net, 0, 33, SN_CHAN_QUICK, 0);
+	cr_assert_eq(rx->rx_mask, 0x2, "mask 0x%x after packet 33", rx->rx_mask);
+	cr_assert_eq(t_cnt(pl, "build_acks", "beyond_window"), 1);
+	cr_assert_eq(net->side[1].n_deliv, 1, "packet 33 must not be delivered");
+	cr_assert_eq(net->side[1].released_hdr_only, 1);
+	cr_assert_eq(t_pending_acks(net, 1), 1, "a packet beyond the window is answered");
+	cr_assert_eq(t_wire_peek(net, 0)->h.ack_base, 0);
+	cr_assert_eq(t_wire_peek(net, 0)->h.ack_mask, 0x2);
+	t_wire_lose_all(net);
+	/* Exactly 32 ahead: bit 31. */
+	t_inject(net, 0, 32, SN_CHAN_QUICK, 0);
+	cr_assert_eq(rx->rx_mask, 0x80000002u, "mask 0x%x after packet 32", rx->rx_mask);
+	/* Bit 0 fills: the base moves over 1 and 2, the mask shifts with it. */
+	t_inject(net, 0, 1, SN_CHAN_QUICK, 0);
+	cr_assert_eq(rx->rx_base, 2);
+	cr_assert_eq(rx->rx_mask, 0x20000000u, "mask 0x%x (packet 32 = 2 + 1 + 29)", rx->rx_mask);
+	/* Holes: every other packet of 4..31. */
+	for (uint32_t n = 4; n <= 31; n += 2)
+		t_inject(net, 0, n, SN_CHAN_QUICK, 0);
+	cr_assert_eq(rx->rx_base, 2);
+	cr_assert_eq(rx->rx_mask, 0x2AAAAAAAu, "mask 0x%x", rx->rx_mask);
+	/* Filling the holes moves the base to 32 and empties the mask. */
+	for (uint32_t n = 3; n <= 31; n += 2)
+		t_inject(net, 0, n, SN_CHAN_QUICK, 0);
+	cr_assert_eq(rx->rx_base, 32, "base %u", rx->rx_base);
+	cr_assert_eq(rx->rx_mask, 0);
+	/* Now 33 is next; the largest mask: 34 .. 64 without 33. */
+	for (uint32_t n = 34; n <= 64; n++)
+		t_inject(net, 0, n, SN_CHAN_QUICK, 0);
+	cr_assert_eq(rx->rx_mask, 0xFFFFFFFEu, "mask 0x%x", rx->rx_mask);
+	t_inject(net, 0, 65, SN_CHAN_QUICK, 0);
+	cr_assert_eq(t_cnt(pl, "build_acks", "beyond_window"), 2, "65 is 33 ahead of 32");
+	t_inject(net, 0, 33, SN_CHAN_QUICK, 0);
+	cr_assert_eq(rx->rx_base, 64);
+	cr_assert_eq(rx->rx_mask, 0);
+	/* Without order, every recorded packet was delivered once. */
+	cr_assert_eq(net->side[1].n_deliv, 64, "delivered %d", net->side[1].n_deliv);
+	t_wire_lose_all(net);
+	t_net_free(net);
+}
+
+Test(stages, sender_sack_mask_edges)
+{
+	struct t_net *net = t_net_new("build_acks,dup_find,timer,genp:window=32:retx=sr",
+				      "build_acks,dup_find,timer,genp");
+	struct sn_conn *tx = t_conn(net, 0);
+	uint32_t left[40];
+	int n;
+
+	t_send(net, 0, 32, SN_CHAN_QUICK, 0);
+	t_wire_lose_all(net);
+	cr_assert_eq(tx->outstanding, 32);
+	/* Bit 0: packet 1. */
+	t_inject_ack(net, 0, 0, 0x1);
+	cr_assert_eq(net->side[0].n_done, 1);
+	cr_assert_eq(net->side[0].done[0], 1);
+	/* Bit 31: packet 32. */
+	t_inject_ack(net, 0, 0, 0x80000000u);
+	cr_assert_eq(net->side[0].n_done, 2);
+	cr_assert_eq(net->side[0].done[1], 32);
+	/* Holes: bits 2, 4, .. 30 are packets 3, 5, .. 31. */
+	t_inject_ack(net, 0, 0, 0x55555554u);
+	n = t_unacked(tx, left, 40);
+	cr_assert_eq(n, 15, "left %d", n);
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(left[i], 2u + 2u * (uint32_t)i, "unacked[%d] = %u", i, left[i]);
+	cr_assert_eq(t_cnt(net->side[0].pl, "genp", "sacked"), 17);
+	/* A cumulative ack for everything. */
+	t_inject_ack(net, 0, 32, 0);
+	t_assert_all_ok(&net->side[0], 32);
+	cr_assert_null(tx->unacked);
+	/* All 32 bits: 33 .. 64 acknowledged by the mask alone. */
+	t_send(net, 0, 32, SN_CHAN_QUICK, 0);
+	t_wire_lose_all(net);
+	t_inject_ack(net, 0, 32, 0xFFFFFFFFu);
+	t_assert_all_ok(&net->side[0], 64);
+	cr_assert_eq(tx->outstanding, 0);
+	/* An ack for numbers never sent is ignored. */
+	t_send(net, 0, 1, SN_CHAN_QUICK, 0);
+	t_wire_lose_all(net);
+	t_inject_ack(net, 0, 66, 0);
+	cr_assert_eq(t_cnt(net->side[0].pl, "genp", "stale_acks"), 1);
+	cr_assert_eq(tx->outstanding, 1);
+	t_inject_ack(net, 0, 65, 0);
+	cr_assert_eq(tx->outstanding, 0);
+	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
+	t_net_free(net);
+}
+
+Test(stages, go_back_n_sender_ignores_the_mask)
+{
+	struct t_net *net = t_net_new("build_acks,dup_find,timer,genp:retx=gbn",
+				      "build_acks,dup_find,timer,genp");
+	struct sn_conn *tx = t_conn(net, 0);
+
+	t_send(net, 0, 4, SN_CHAN_QUICK, 0);
+	t_wire_lose_all(net);
+	t_inject_ack(net, 0, 0, 0xFFFFFFFFu);
+	cr_assert_eq(tx->outstanding, 4, "go-back-N frees only what the base covers");
+	t_inject_ack(net, 0, 2, 0xFFFFFFFFu);
+	cr_assert_eq(tx->outstanding, 2);
+	cr_assert_eq(tx->unacked->h.pkt_num, 3);
+	t_inject_ack(net, 0, 4, 0);
+	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
+	t_net_free(net);
+}
+
+/* ---- acknowledgments ------------------------------------------------------ */
+
+Test(stages, threshold_forces_a_standalone_ack)
+{
+	struct t_net *net = t_net_same(t_acks4);
+	struct pipeline *pl = net->side[1].pl;
+
+	for (uint32_t n = 1; n <= 3; n++)
+		t_inject(net, 0, n, SN_CHAN_QUICK, 0);
+	cr_assert_eq(t_pending_acks(net, 1), 0, "3 of 4: no ack yet");
+	t_inject(net, 0, 4, SN_CHAN_QUICK, 0);
+	cr_assert_eq(t_pending_acks(net, 1), 1, "the 4th packet forces an ack");
+	cr_assert_eq(t_wire_peek(net, 0)->h.ack_base, 4);
+	cr_assert_eq(t_wire_peek(net, 0)->h.flags, PROTO_F_ACK);
+	cr_assert_eq(t_cnt(pl, "build_acks", "threshold_acks"), 1);
+	t_wire_lose_all(net);
+	/* The ack reset the count: 3 more do not force another. */
+	for (uint32_t n = 5; n <= 7; n++)
+		t_inject(net, 0, n, SN_CHAN_QUICK, 0);
+	cr_assert_eq(t_pending_acks(net, 1), 0);
+	/* Bulk packets are acknowledged by their BACK and never count. */
+	for (uint32_t n = 8; n <= 15; n++)
+		t_inject(net, 0, n, SN_CHAN_BULK, 0);
+	cr_assert_eq(t_pending_acks(net, 1), 0, "bulk packets forced an ack");
+	cr_assert_eq(net->side[1].n_deliv, 15);
+	cr_assert_eq(t_conn(net, 1)->rx_base, 15);
+	t_net_free(net);
+}
+
+Test(stages, force_ack_flag_acks_at_once)
+{
+	struct t_net *net = t_net_same(t_acks8);
+
+	t_inject(net, 0, 1, SN_CHAN_QUICK, 0);
+	cr_assert_eq(t_pending_acks(net, 1), 0);
+	t_inject(net, 0, 2, SN_CHAN_QUICK, PROTO_F_FORCE_ACK);
+	cr_assert_eq(t_pending_acks(net, 1), 1, "FORCE_ACK must be answered at once");
+	cr_assert_eq(t_wire_peek(net, 0)->h.ack_base, 2);
+	cr_assert_eq(t_cnt(net->side[1].pl, "build_acks", "forced_acks"), 1);
+	t_wire_lose_all(net);
+	t_net_free(net);
+}
+
+Test(stages, delayed_ack_leaves_after_delay_ns)
+{
+	struct t_net *net = t_net_new("build_acks:threshold=8:delay_ns=5000,dup_find,timer,genp",
+				      "build_acks:threshold=8:delay_ns=5000,dup_find,timer,genp");
+	struct pipeline *pl = net->side[1].pl;
+
+	net->now = 1000;
+	t_inject(net, 0, 1, SN_CHAN_QUICK, 0);
+	net->now = 3000;
+	t_inject(net, 0, 2, SN_CHAN_QUICK, 0);
+	cr_assert_eq(pipeline_tick(pl, 3000), 6000, "the oldest unacked packet sets the time");
+	cr_assert_eq(pipeline_tick(pl, 5999), 6000);
+	cr_assert_eq(t_pending_acks(net, 1), 0, "no ack before delay_ns");
+	pipeline_tick(pl, 6000);
+	cr_assert_eq(t_pending_acks(net, 1), 1, "no ack at delay_ns");
+	cr_assert_eq(t_wire_peek(net, 0)->h.ack_base, 2);
+	cr_assert_eq(t_cnt(pl, "build_acks", "delayed_acks"), 1);
+	cr_assert_eq(pipeline_tick(pl, 7000), UINT64_MAX, "nothing owed any more");
+	t_wire_lose_all(net);
+	/* A piggybacked ack pays the debt: no delayed ack follows. */
+	net->now = 8000;
+	t_inject(net, 0, 3, SN_CHAN_QUICK, 0);
+	t_send(net, 1, 1, SN_CHAN_QUICK, 0);
+	cr_assert(t_wire_peek(net, 0)->h.flags & PROTO_F_ACK);
+	cr_assert_eq(t_wire_peek(net, 0)->h.ack_base, 3);
+	t_wire_lose_all(net);
+	pipeline_tick(pl, 20000);
+	cr_assert_eq(t_pending_acks(net, 1), 0, "ack sent twice");
+	cr_assert_eq(t_cnt(pl, "build_acks", "delayed_acks"), 1);
+	t_net_free(net);
+}
+
+/* ---- timer, duplicates, retries ------------------------------------------- */
+
+/* Send 3 packets at t=0, lose them, expire the timer; resent numbers out. */
+static int t_timeout_case(const char *spec, uint32_t *resent)
+{
+	struct t_net *net = t_net_new(spec, "build_acks,dup_find,timer,genp");
+	struct pipeline *pl = net->side[0].pl;
+	int n = 0;
+
+	t_send(net, 0, 3, SN_CHAN_QUICK, 0);
+	cr_assert_eq(t_wire_pending(net), 3);
+	t_wire_lose_all(net);
+	cr_assert_eq(pipeline_tick(pl, 0), 5000);
+	cr_assert_eq(pipeline_tick(pl, 4999), 5000);
+	cr_assert_eq(t_wire_pending(net), 0, "resent before the timeout");
+	cr_assert_eq(t_cnt(pl, "timer", "expired"), 0);
+	pipeline_tick(pl, 5000);
+	cr_assert_eq(t_cnt(pl, "timer", "expired"), 1);
+	while (t_wire_pending(net)) {
+		const struct t_frame *f = t_wire_peek(net, 0);
+
+		cr_assert_eq(f->h.flags & (PROTO_F_RETX | PROTO_F_FORCE_ACK),
+			     PROTO_F_RETX | PROTO_F_FORCE_ACK, "a resend asks for an ack");
+		resent[n++] = f->h.pkt_num;
+		net->next_wire++;
+	}
+	cr_assert_eq(t_cnt(pl, "genp", "timeout_retx"), (uint64_t)n);
+	t_net_free(net);
+	return n;
+}
+
+Test(stages, timer_expiry_resends_oldest_sr_or_all_gbn)
+{
+	uint32_t r[8];
+
+	cr_assert_eq(t_timeout_case("build_acks,dup_find,timer:timeout_ns=5000,genp:retx=sr",
+				    r), 1, "selective repeat resends only the oldest");
+	cr_assert_eq(r[0], 1);
+	cr_assert_eq(t_timeout_case("build_acks,dup_find,timer:timeout_ns=5000,genp:retx=gbn",
+				    r), 3, "go-back-N resends everything");
+	for (uint32_t i = 0; i < 3; i++)
+		cr_assert_eq(r[i], i + 1);
+}
+
+Test(stages, duplicate_of_a_delivered_packet_is_dropped_and_acked_again)
+{
+	const char *spec = "build_acks:threshold=8:delay_ns=1000000,dup_find,"
+			   "timer:timeout_ns=5000,genp";
+	struct t_net *net = t_net_new(spec, spec);
+	struct pipeline *rpl = net->side[1].pl;
+
+	t_send(net, 0, 1, SN_CHAN_QUICK, 0);
+	t_wire_run(net, NULL, NULL);
+	cr_assert_eq(net->side[1].n_deliv, 1);
+	cr_assert_eq(t_pending_acks(net, 1), 0, "threshold 8: no ack for one packet");
+	/* The ack never comes: the sender resends packet 1. */
+	pipeline_tick(net->side[0].pl, 5000);
+	cr_assert_eq(t_wire_pending(net), 1);
+	cr_assert(t_wire_peek(net, 0)->h.flags & PROTO_F_RETX);
+	net->now = 5000;
+	t_wire_run(net, NULL, NULL);
+	/* Dropped (not delivered twice), but acknowledged at once, and the ack lands. */
+	cr_assert_eq(net->side[1].n_deliv, 1, "delivered twice");
+	cr_assert_eq(t_cnt(rpl, "dup_find", "duplicates_dropped"), 1);
+	cr_assert_eq(net->side[1].released_hdr_only, 1);
+	t_assert_all_ok(&net->side[0], 1);
+	cr_assert_eq(t_conn(net, 0)->outstanding, 0);
+	/* A duplicate without FORCE_ACK (an old copy) is answered too. */
+	t_inject(net, 0, 1, SN_CHAN_QUICK, 0);
+	cr_assert_eq(net->side[1].n_deliv, 1);
+	cr_assert_eq(t_pending_acks(net, 1), 1, "a duplicate must be acknowledged again");
+	cr_assert_eq(t_wire_peek(net, 0)->h.ack_base, 1);
+	t_wire_run(net, NULL, NULL);
+	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
+	t_net_free(net);
+}
+
+Test(stages, max_retx_gives_up_with_sn_err_retries)
+{
+	struct t_net *net = t_net_new("build_acks,dup_find,timer:timeout_ns=1000,genp:max_retx=3",
+				      "build_acks,dup_find,timer,genp");
+	struct pipeline *pl = net->side[0].pl;
+	uint64_t t = 0;
+
+	t_send(net, 0, 1, SN_CHAN_QUICK, 0);
+	for (int k = 0; k < 10; k++) {
+		t_wire_lose_all(net);
+		t = pipeline_tick(pl, t);
+		if (t == UINT64_MAX)
+			break;
+	}
+	cr_assert_eq(net->side[0].n_sink, 3, "transmissions %d, want 3", net->side[0].n_sink);
+	cr_assert_eq(net->side[0].n_done, 1);
+	cr_assert_eq(net->side[0].done_status[0], SN_ERR_RETRIES);
+	cr_assert_eq(t_cnt(pl, "genp", "gave_up"), 1);
+	cr_assert_eq(t_conn(net, 0)->outstanding, 0);
+	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
+	t_net_free(net);
+}
+
+/* ---- order ---------------------------------------------------------------- */
+
+Test(stages, reorder_buffer_full_discards_and_counts)
+{
+	struct t_net *net = t_net_same(t_sr4);
+	struct pipeline *pl = net->side[1].pl;
+	struct sn_conn *rx = t_conn(net, 1);
+
+	/* Packet 1 is missing; 2..5 fill the buffer, 6 does not fit. */
+	for (uint32_t n = 2; n <= 6; n++)
+		t_inject(net, 0, n, SN_CHAN_QUICK, 0);
+	cr_assert_eq(net->side[1].n_deliv, 0);
+	cr_assert_eq(t_cnt(pl, "order", "buffered"), 4);
+	cr_assert_eq(t_cnt(pl, "order", "buffer_full"), 1);
+	cr_assert_eq(net->side[1].released_hdr_only, 1, "packet 6's data must be dropped");
+	/* Buffered packets are recorded (acked), the discarded one is not. */
+	cr_assert_eq(rx->rx_base, 0);
+	cr_assert_eq(rx->rx_mask, 0x1Eu, "mask 0x%x: 2..5 recorded, 6 not", rx->rx_mask);
+	cr_assert_eq(t_pending_acks(net, 1), 1, "a discarded packet is answered");
+	t_wire_lose_all(net);
+	/* The gap fills: 1..5 in order. */
+	t_inject(net, 0, 1, SN_CHAN_QUICK, 0);
+	t_assert_delivered_in_order(&net->side[1], 1, 5);
+	cr_assert_eq(t_cnt(pl, "order", "released"), 4);
+	cr_assert_eq(rx->rx_base, 5);
+	/* 6 again (its resend): delivered once. */
+	t_inject(net, 0, 6, SN_CHAN_QUICK, PROTO_F_RETX | PROTO_F_FORCE_ACK);
+	t_assert_delivered_in_order(&net->side[1], 1, 6);
+	t_wire_lose_all(net);
+	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
+	t_net_free(net);
+}
+
+Test(stages, go_back_n_order_discards_out_of_order)
+{
+	const char *spec = "build_acks:threshold=32:delay_ns=1000000,order:mode=gbn,dup_find,"
+			   "timer:timeout_ns=5000,genp:retx=gbn";
+	struct t_net *net = t_net_new(spec, spec);
+	struct pipeline *rpl = net->side[1].pl;
+	uint32_t lose = 2;
+
+	t_send(net, 0, 5, SN_CHAN_QUICK, 0);
+	t_wire_run(net, t_drop_first_of, &lose);
+	/* 1 delivered; 3, 4, 5 discarded and not recorded. */
+	t_assert_delivered_in_order(&net->side[1], 1, 1);
+	cr_assert_eq(t_cnt(rpl, "order", "discarded_out_of_order"), 3);
+	cr_assert_eq(t_cnt(rpl, "order", "buffered"), 0);
+	cr_assert_eq(t_conn(net, 1)->rx_base, 1);
+	cr_assert_eq(t_conn(net, 1)->rx_mask, 0);
+	cr_assert_eq(net->side[1].released_hdr_only, 3);
+	/* The acks freed packet 1; the timeout resends 2..5, which arrive in order. */
+	cr_assert_eq(t_conn(net, 0)->outstanding, 4);
+	net->now = 5000;
+	pipeline_tick(net->side[0].pl, net->now);
+	cr_assert_eq(t_wire_pending(net), 4);
+	t_wire_run(net, NULL, NULL);
+	t_assert_delivered_in_order(&net->side[1], 1, 5);
+	net->now = 2000000;
+	pipeline_tick(rpl, net->now);
+	t_wire_run(net, NULL, NULL);
+	t_assert_all_ok(&net->side[0], 5);
+	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
+	t_net_free(net);
+}
+
+/* ---- genp window ------------------------------------------------------------ */
+
+Test(stages, genp_window_limits_outstanding_and_releases_on_ack)
+{
+	struct t_net *net = t_net_new("build_acks,dup_find,timer,genp:window=4",
+				      "build_acks,dup_find,timer,genp");
+	struct pipeline *pl = net->side[0].pl;
+	struct sn_conn *tx = t_conn(net, 0);
+
+	t_send(net, 0, 10, SN_CHAN_QUICK, 0);
+	cr_assert_eq(t_wire_pending(net), 4, "window 4: %d sent", t_wire_pending(net));
+	cr_assert_eq(tx->outstanding, 4);
+	cr_assert_eq(t_cnt(pl, "genp", "window_waits"), 6);
+	t_wire_lose_all(net);
+	/* Selective acks of 2..4 do not open the window: 1 is still out. */
+	t_inject_ack(net, 0, 0, 0x7u << 1);
+	cr_assert_eq(t_wire_pending(net), 0, "the window spans from the oldest unacked");
+	cr_assert_eq(tx->outstanding, 1);
+	/* Acking 1 opens 4 places: 5..8 leave, in order. */
+	t_inject_ack(net, 0, 4, 0);
+	cr_assert_eq(t_wire_pending(net), 4);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(t_wire_peek(net, i)->h.pkt_num, 5u + (uint32_t)i);
+	t_wire_lose_all(net);
+	t_inject_ack(net, 0, 5, 0);
+	cr_assert_eq(t_wire_pending(net), 1);
+	cr_assert_eq(t_wire_peek(net, 0)->h.pkt_num, 9);
+	t_wire_lose_all(net);
+	t_inject_ack(net, 0, 9, 0);
+	cr_assert_eq(t_wire_peek(net, 0)->h.pkt_num, 10);
+	t_wire_lose_all(net);
+	t_inject_ack(net, 0, 10, 0);
+	t_assert_all_ok(&net->side[0], 10);
+	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
+	t_net_free(net);
+}
+
+/* ---- rate ------------------------------------------------------------------- */
+
+Test(stages, rate_spaces_departures_on_the_injected_clock)
+{
+	struct t_net *net = t_net_new("rate:pps=1000:burst=1,build_acks,dup_find,"
+				      "timer:timeout_ns=1000000000,genp",
+				      "build_acks,dup_find,timer,genp");
+	struct pipeline *pl = net->side[0].pl;
+	struct t_side *s = &net->side[0];
+	uint64_t t;
+
+	net->now = 7;
+	t_send(net, 0, 5, SN_CHAN_QUICK, 0);
+	cr_assert_eq(s->n_sink, 1, "the first packet leaves at once");
+	t = pipeline_tick(pl, net->now);
+	cr_assert_eq(t, 7 + 1000000, "next departure at %llu", (unsigned long long)t);
+	cr_assert_eq(pipeline_tick(pl, t - 1), t);
+	cr_assert_eq(s->n_sink, 1, "left early");
+	while (t != UINT64_MAX && t < 1000000000)
+		t = pipeline_tick(pl, t);
+	cr_assert_eq(s->n_sink, 5);
+	for (int i = 0; i < 5; i++)
+		cr_assert_eq(s->sink_t[i], 7 + 1000000 * (uint64_t)i, "departure %d at %llu", i,
+			     (unsigned long long)s->sink_t[i]);
+	cr_assert_eq(t_cnt(pl, "rate", "delayed"), 4);
+	t_wire_lose_all(net);
+	t_net_free(net);
+}
+
+Test(stages, rate_burst_lets_packets_leave_back_to_back)
+{
+	struct t_net *net = t_net_new("rate:pps=1000:burst=3,build_acks,dup_find,"
+				      "timer:timeout_ns=1000000000,genp",
+				      "build_acks,dup_find,timer,genp");
+	struct pipeline *pl = net->side[0].pl;
+	struct t_side *s = &net->side[0];
+	uint64_t t;
+
+	t_send(net, 0, 1, SN_CHAN_QUICK, 0);
+	/* Idle for 10 ms: the bucket holds 3 tokens, not 10. */
+	net->now = 10000000;
+	t_send(net, 0, 5, SN_CHAN_QUICK, 0);
+	cr_assert_eq(s->n_sink, 4, "1 + a burst of 3");
+	t = pipeline_tick(pl, net->now);
+	cr_assert_eq(t, 11000000);
+	pipeline_tick(pl, t);
+	pipeline_tick(pl, t + 1000000);
+	cr_assert_eq(s->n_sink, 6);
+	cr_assert_eq(s->sink_t[5], 12000000);
+	t_wire_lose_all(net);
+	t_net_free(net);
+}
+
+/* ---- configuration errors --------------------------------------------------- */
+
+/* pipeline_create must refuse spec, its message holding every '|'-separated word. */
+static void t_bad_spec(const char *spec, const char *words)
+{
+	struct t_side side = { .id = 0 };
+	struct pipeline_env env = {
+		.ctx = &side, .sink = t_sink, .deliver = t_deliver,
+		.complete = t_complete, .alloc = t_alloc, .release = t_release,
+	};
+	char err[256] = "", list[128], *save = NULL;
+	struct pipeline *pl;
+
+	errno = 0;
+	pl = pipeline_create(&stage_registry, spec, T_VNET, 0, 2, &env, err, sizeof(err));
+	cr_assert_null(pl, "'%s' was accepted", spec);
+	cr_assert_eq(errno, EINVAL, "'%s': errno %d", spec, errno);
+	snprintf(list, sizeof(list), "%s", words);
+	for (char *w = strtok_r(list, "|", &save); w; w = strtok_r(NULL, "|", &save))
+		cr_assert_not_null(strstr(err, w), "'%s': message '%s' lacks '%s'", spec, err, w);
+	cr_log_info("'%s': %s", spec, err);
+}
+
+Test(stages, bad_configurations_are_refused_with_a_clear_message)
+{
+	t_bad_spec("build_acks,nope,genp", "unknown stage|nope|genp");
+	t_bad_spec("build_acks,genp:speed=3", "genp|speed");
+	t_bad_spec("build_acks,genp:window=33", "genp|window|33|32");
+	t_bad_spec("build_acks,genp:window=0", "genp|window");
+	t_bad_spec("build_acks,genp:window=4x", "genp|window");
+	t_bad_spec("build_acks,genp:window", "genp|window|value");
+	t_bad_spec("build_acks,genp:retx=fast", "genp|retx|sr|gbn");
+	t_bad_spec("build_acks:delay_ns=-1,genp", "build_acks|delay_ns");
+	t_bad_spec("order", "order|genp");
+	t_bad_spec("build_acks,order,genp", "order|dup_find");
+	t_bad_spec("dup_find,genp", "dup_find|build_acks");
+	t_bad_spec("build_acks,dup_find", "build_acks|genp");
+	t_bad_spec("genp", "genp|build_acks");
+	t_bad_spec("timer", "timer|genp");
+	t_bad_spec("build_acks,genp,rate", "rate|genp");
+	t_bad_spec("build_acks:threshold=8,genp:window=4", "threshold=8|window=4");
+	t_bad_spec("build_acks,genp,genp", "genp|twice");
+	t_bad_spec("build_acks,timer,genp,timer", "timer|twice");
+	t_bad_spec("rate,rate,rate,rate,rate,rate,rate,rate,rate,rate,rate,rate,rate", "more than");
+	t_bad_spec("build_acks,:x=1,genp", "unknown stage|x=1");
+}
+
+Test(stages, every_standard_configuration_builds)
+{
+	for (const struct conf_def *c = conf_table; c->name; c++) {
+		char spec[256], err[256] = "", desc[512];
+		struct t_side side = { .id = 0 };
+		struct pipeline *pl;
+
+		cr_assert_eq(conf_expand(c->name, spec, sizeof(spec), err, sizeof(err)), 0,
+			     "%s: %s", c->name, err);
+		pl = t_pipeline(&side, spec);
+		pipeline_describe(pl, desc, sizeof(desc));
+		cr_log_info("%s = %s", c->name, desc);
+		cr_assert_eq(pl->numbered, strcmp(c->name, "conf1") != 0);
+		cr_assert_eq(pl->acked, strcmp(c->name, "conf1") != 0);
+		pipeline_destroy(pl);
+	}
+}
+
+/* conf_expand(in) must give want. */
+static void t_expand(const char *in, const char *want)
+{
+	char out[256], err[256] = "";
+
+	cr_assert_eq(conf_expand(in, out, sizeof(out), err, sizeof(err)), 0, "%s: %s", in, err);
+	cr_assert_str_eq(out, want, "conf_expand(%s)", in);
+}
+
+Test(stages, conf_expand_names_and_overrides)
+{
+	char out[256], err[256];
+
+	t_expand("conf1", "");
+	t_expand("conf2", "build_acks,timer,genp");
+	t_expand("conf3", "build_acks,dup_find,timer,genp");
+	t_expand("conf4-gbn", "build_acks,order:mode=gbn,dup_find,timer,genp:retx=gbn");
+	t_expand("conf4-sr", "build_acks,order:mode=sr,dup_find,timer,genp:retx=sr");
+	t_expand("conf4-sr,timer:timeout_ns=30000,genp:window=16",
+		 "build_acks,order:mode=sr,dup_find,timer:timeout_ns=30000,genp:retx=sr:window=16");
+	t_expand("conf4-gbn,order:buffer=8",
+		 "build_acks,order:mode=gbn:buffer=8,dup_find,timer,genp:retx=gbn");
+	/* A stage the configuration lacks goes on top. */
+	t_expand("conf2,rate:pps=1000", "rate:pps=1000,build_acks,timer,genp");
+	t_expand("conf1,rate:pps=1000", "rate:pps=1000");
+	/* A plain stage list passes through. */
+	t_expand("build_acks,genp:window=8", "build_acks,genp:window=8");
+	/* Errors name what is wrong. */
+	cr_assert_eq(conf_expand("conf5", out, sizeof(out), err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "conf5"), "message: %s", err);
+	cr_assert_eq(conf_expand("conf4", out, sizeof(out), err, sizeof(err)), -EINVAL,
+		     "conf4 alone is ambiguous (gbn or sr)");
+	cr_assert_not_null(strstr(err, "'conf4'"), "message: %s", err);
+	cr_assert_eq(conf_expand("conf9,genp:window=4", out, sizeof(out), err, sizeof(err)),
+		     -EINVAL);
+	cr_assert_not_null(strstr(err, "conf9"), "message: %s", err);
+	cr_assert_eq(conf_expand("conf3,genp", out, sizeof(out), err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "genp"), "message: %s", err);
+	cr_assert_eq(conf_expand("conf4-sr,timer:timeout_ns=1", out, 40, err, sizeof(err)),
+		     -EINVAL);
+	cr_assert_not_null(strstr(err, "too long"), "message: %s", err);
+	/* A spec that does not fit is an error, never a truncated spec. */
+	err[0] = '\0';
+	cr_assert_eq(conf_expand("conf4-sr", out, 40, err, sizeof(err)), -EINVAL,
+		     "conf4-sr in 40 bytes gave '%s'", out);
+	cr_assert_not_null(strstr(err, "too long"), "message: %s", err);
+}
+
+Test(stages, overrides_take_effect_in_the_pipeline)
+{
+	char spec[256], err[256] = "", desc[512];
+	struct t_side side = { .id = 0 };
+	struct pipeline *pl;
+
+	cr_assert_eq(conf_expand("conf4-sr,genp:retx=gbn:window=8,build_acks:threshold=8",
+				 spec, sizeof(spec), err, sizeof(err)), 0, "%s", err);
+	pl = t_pipeline(&side, spec);
+	cr_assert_eq(stage_param(t_stage(pl, "genp"), "retx"), 1, "the later retx wins");
+	cr_assert_eq(stage_param(t_stage(pl, "genp"), "window"), 8);
+	cr_assert_eq(stage_param(t_stage(pl, "build_acks"), "threshold"), 8);
+	pipeline_describe(pl, desc, sizeof(desc));
+	cr_assert_not_null(strstr(desc, "genp(window=8,retx=gbn"), "%s", desc);
+	pipeline_destroy(pl);
+	/* An override the stage refuses fails at pipeline_create, naming it. */
+	cr_assert_eq(conf_expand("conf2,genp:window=64", spec, sizeof(spec), err, sizeof(err)), 0);
+	t_bad_spec(spec, "genp|window");
+}
