@@ -81,6 +81,8 @@ struct sn_conn {
 	uint32_t outstanding;		/* packets on that list */
 	uint64_t tx_unscanned;		/* first transmission since the timer's last
 					 * look at this connection (0: none) */
+	uint32_t srtt_ns;		/* smoothed round-trip time (0: no sample yet) */
+	uint32_t rttvar_ns;		/* its mean deviation */
 	/* receive side: maintained by build_acks, read by dup_find and xmit */
 	uint32_t rx_base;		/* last packet received in sequence */
 	uint32_t rx_mask;		/* bit i: rx_base + 1 + i received */
@@ -91,6 +93,37 @@ struct sn_conn {
 	struct sn_conn *active_next;	/* next on that list */
 	_Alignas(8) unsigned char priv[];	/* stage states */
 };
+
+/*
+ * Record that pkt started to leave at now: egress (xmit) calls it for every
+ * data frame, so the timer knows what to watch.
+ */
+static inline void sn_pkt_sent(struct sn_pkt *pkt, uint64_t now)
+{
+	if (pkt->tx_count == 0)
+		pkt->t_first_tx = now;
+	pkt->tx_count++;
+	pkt->t_tx = now;
+	if (pkt->conn && !pkt->conn->tx_unscanned)
+		pkt->conn->tx_unscanned = now ? now : 1;
+}
+
+/*
+ * Add a round-trip sample to conn (Jacobson/Karels: gains 1/8 and 1/4).
+ * genp calls it for packets acknowledged after one transmission (Karn).
+ */
+static inline void sn_conn_rtt_sample(struct sn_conn *c, uint64_t rtt)
+{
+	uint32_t r = rtt > UINT32_MAX ? UINT32_MAX : (uint32_t)rtt;
+
+	if (!c->srtt_ns) {
+		c->srtt_ns = r;
+		c->rttvar_ns = r / 2;
+		return;
+	}
+	c->rttvar_ns = (3 * c->rttvar_ns + (r > c->srtt_ns ? r - c->srtt_ns : c->srtt_ns - r)) / 4;
+	c->srtt_ns = (7 * c->srtt_ns + r) / 8;
+}
 
 /* True when packet number n is already recorded in conn's receive state. */
 static inline bool sn_conn_rx_has(const struct sn_conn *c, uint32_t n)

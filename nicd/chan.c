@@ -24,7 +24,9 @@ int chan_init(struct nic *nic)
 	ch->held = calloc(n, sizeof(*ch->held));
 	ch->cfg_counts = calloc(n, 1);
 	ch->cfg_enable = calloc((n + 7u) / 8, 1);
-	if (!ch->backlog || !ch->voq || !ch->held || !ch->cfg_counts || !ch->cfg_enable)
+	ch->cfg_sent = calloc((n + 7u) / 8, 1);
+	if (!ch->backlog || !ch->voq || !ch->held || !ch->cfg_counts || !ch->cfg_enable ||
+	    !ch->cfg_sent)
 		return -ENOMEM;
 	return 0;
 }
@@ -38,6 +40,7 @@ void chan_fini(struct nic *nic)
 	free(ch->held);
 	free(ch->cfg_counts);
 	free(ch->cfg_enable);
+	free(ch->cfg_sent);
 }
 
 /* The list a packet's cq names. */
@@ -95,6 +98,8 @@ static void chan_remove(struct nic *nic, struct sn_pkt *p)
 
 	if (q == CQ_BACKLOG)
 		nic->ch.backlogged--;
+	if (q == CQ_VOQ || q == CQ_FIFO)
+		nic->ch.voq_changes++;
 	chan_unlink(chan_list_of(nic, p), p);
 	chan_free_buffer(nic, p, q);
 	p->flags &= (uint16_t)~SN_PKT_IN_CHAN;
@@ -156,6 +161,7 @@ static void chan_take_buffer(struct nic *nic, struct chan_list *from,
 	p->flags |= SN_PKT_IN_CHAN;
 	nic->ch.held[p->h.dst_node]++;
 	nic->ch.bulk_used++;
+	nic->ch.voq_changes++;
 }
 
 /* Fill free bulk send buffers, one target at a time, round robin. */
@@ -203,6 +209,8 @@ void chan_joined(struct nic *nic)
 	struct proto_pkt gnt = { .type = PROTO_T_GNT }, back = { .type = PROTO_T_BACK };
 	struct proto_pkt qreq = { .type = PROTO_T_QREQ };
 
+	ch->cfg_time = 0;	/* the first poll sends a CFG */
+	memset(ch->cfg_sent, 0, (nic->cfg.max_nodes + 7u) / 8);
 	nic->gnt_wire_ns = nic_quick_wire_ns(nic, (uint32_t)proto_frame_len(&gnt));
 	nic->back_wire_ns = nic_quick_wire_ns(nic, (uint32_t)proto_frame_len(&back));
 	nic->qreq_wire_ns = nic_quick_wire_ns(nic, (uint32_t)proto_frame_len(&qreq));
@@ -220,15 +228,12 @@ void chan_joined(struct nic *nic)
 	}
 }
 
-/* Send the CFG of this slot: requests per target and enable vectors. */
-static void chan_send_cfg(struct nic *nic, uint32_t slot, uint64_t now)
+/* Build the request vector into cfg_counts; true when its request set differs from the last CFG's. */
+static bool chan_build_requests(struct nic *nic)
 {
 	struct nic_chan *ch = &nic->ch;
 	uint16_t n = nic->n_nodes;
-	struct proto_pkt p = {
-		.type = PROTO_T_CFG, .src_node = nic->id,
-		.dst_node = PROTO_NODE_SWITCH,
-	};
+	bool changed = false;
 
 	memset(ch->cfg_counts, 0, n);
 	if (nic->fifo) {
@@ -238,14 +243,53 @@ static void chan_send_cfg(struct nic *nic, uint32_t slot, uint64_t now)
 		for (uint16_t t = 0; t < n; t++)
 			ch->cfg_counts[t] = (uint8_t)(ch->voq[t].len > 255 ? 255 : ch->voq[t].len);
 	}
+	for (uint16_t t = 0; t < n; t++) {
+		bool want = ch->cfg_counts[t] != 0;
+
+		if (want != proto_bit(ch->cfg_sent, t)) {
+			changed = true;
+			ch->cfg_sent[t >> 3] ^= (uint8_t)(1u << (t & 7));
+		}
+	}
+	return changed;
+}
+
+/*
+ * Send a CFG when the set of requested targets changed, and at least every
+ * cfg_keepalive slots so the switch knows the node is alive. The switch
+ * keeps each node's last CFG, so a CFG that repeats the last one carries
+ * nothing; skipping it leaves the quick link to quick traffic. The counts
+ * go along but the arbiters use only the request set.
+ */
+static void chan_maybe_send_cfg(struct nic *nic, uint64_t now)
+{
+	struct nic_chan *ch = &nic->ch;
+	uint16_t n = nic->n_nodes;
+	uint64_t keepalive = (uint64_t)nic->cfg.cfg_keepalive * nic->slot_ns;
+	struct proto_pkt p = {
+		.type = PROTO_T_CFG, .src_node = nic->id,
+		.dst_node = PROTO_NODE_SWITCH,
+	};
+	bool changed = false;
+
+	if (ch->voq_changes != ch->cfg_changes) {
+		ch->cfg_changes = ch->voq_changes;
+		changed = chan_build_requests(nic);
+	}
+	if (!changed && ch->cfg_time && now < ch->cfg_time + keepalive)
+		return;
+	if (!changed)
+		chan_build_requests(nic);	/* counts for the keepalive */
 	memset(ch->cfg_enable, 0, (n + 7u) / 8);
 	for (uint16_t i = 0; i < n; i++)
 		proto_bit_set(ch->cfg_enable, i);
 	p.cfg = (struct proto_cfg) {
-		.slot = slot, .n_nodes = n, .counts = ch->cfg_counts,
+		.slot = nic->gnt_slot + (uint32_t)((now - nic->gnt_time) / nic->slot_ns),
+		.n_nodes = n, .counts = ch->cfg_counts,
 		.bulk_en = ch->cfg_enable, .quick_en = ch->cfg_enable,
 	};
 	nic_send_control(nic, &p, now);
+	ch->cfg_time = now;
 	nic->stats.cfg_sent++;
 }
 
@@ -261,6 +305,7 @@ static bool chan_send_breq(struct nic *nic, uint16_t target, uint32_t slot,
 		return false;
 	chan_unlink(from, p);
 	chan_push_tail(&ch->inflight, p, CQ_INFLIGHT);
+	ch->voq_changes++;
 	p->slot = slot;
 	nic_xmit(nic, p, now);
 	return true;
@@ -278,7 +323,6 @@ void chan_grant(struct nic *nic, const struct proto_gnt *g, uint64_t now)
 			nic->stats.gnt_unused++;
 	}
 	chan_prefetch_bulk(nic);
-	chan_send_cfg(nic, g->slot, now);
 }
 
 /* A bulk packet must be requested again: back to the front of its queue. */
@@ -291,6 +335,7 @@ static void chan_request_again(struct nic *nic, struct sn_pkt *p)
 		chan_push_head(&ch->fifo, p, CQ_FIFO);
 	else
 		chan_push_head(&ch->voq[p->h.dst_node], p, CQ_VOQ);
+	ch->voq_changes++;
 }
 
 void chan_back(struct nic *nic, const struct proto_pkt *b, uint64_t now)
@@ -356,16 +401,17 @@ static uint64_t chan_quick_defer(const struct nic *nic, uint64_t start)
 {
 	uint64_t q = nic->qreq_wire_ns;
 
-	if (!q || !nic->slot_ns)
-		return start;
-	for (uint64_t k = 1; k <= 2; k++) {
-		uint64_t g = nic->gnt_time + k * nic->slot_ns;
-		uint64_t lo = g - nic->gnt_wire_ns - q - nic->cfg.guard_ns;
-		uint64_t hi = g - q + nic->back_wire_ns;
+	uint64_t k, g, lo, hi;
 
-		if (start >= lo && start < hi)
-			return hi + chan_jitter(nic, q);
-	}
+	if (!q || !nic->slot_ns || start + q < nic->gnt_time + nic->back_wire_ns)
+		return start;
+	/* The first grant boundary whose window ends after start. */
+	k = (start + q - nic->back_wire_ns - nic->gnt_time) / nic->slot_ns + 1;
+	g = nic->gnt_time + k * nic->slot_ns;
+	lo = g - nic->gnt_wire_ns - q - nic->cfg.guard_ns;
+	hi = g - q + nic->back_wire_ns;
+	if (start >= lo && start < hi)
+		return hi + chan_jitter(nic, q);
 	return start;
 }
 
@@ -401,16 +447,20 @@ static void chan_send_quick(struct nic *nic, uint64_t now)
 uint64_t chan_poll(struct nic *nic, uint64_t now)
 {
 	struct sn_pkt *head;
+	uint64_t next;
 
 	if (nic->state != NIC_UP)
 		return UINT64_MAX;
 	chan_check_backs(nic, now);
+	chan_prefetch_bulk(nic);
+	chan_maybe_send_cfg(nic, now);
 	chan_prefetch_quick(nic);
 	chan_send_quick(nic, now);
 	head = nic->ch.inflight.head;
-	if (head && chan_back_deadline(nic, head) < nic->ch.quick_resume)
-		return chan_back_deadline(nic, head);
-	return nic->ch.quick_resume;
+	next = nic->ch.cfg_time + (uint64_t)nic->cfg.cfg_keepalive * nic->slot_ns;
+	if (head && chan_back_deadline(nic, head) < next)
+		next = chan_back_deadline(nic, head);
+	return nic->ch.quick_resume < next ? nic->ch.quick_resume : next;
 }
 
 /* Fail the packets for peer on list l (those no protocol holds). */

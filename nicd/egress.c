@@ -84,14 +84,9 @@ void nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 	nic_add_ack(pkt->conn, &p);
 	if (!nic_emit(nic, bulk ? nic->bulk : nic->quick, &p, now))
 		return;
-	if (pkt->tx_count == 0)
-		pkt->t_first_tx = now;
-	else
+	if (pkt->tx_count)
 		nic->stats.retransmissions++;
-	pkt->tx_count++;
-	pkt->t_tx = now;
-	if (pkt->conn && !pkt->conn->tx_unscanned)
-		pkt->conn->tx_unscanned = now ? now : 1;
+	sn_pkt_sent(pkt, now);
 	nic->stats.tx_frames++;
 	if (bulk)
 		nic->stats.breq_sent++;

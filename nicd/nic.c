@@ -145,6 +145,8 @@ struct nic *nic_create(const struct nic_config *cfg, const struct nic_ops *ops,
 		nic->cfg.max_endpoints = PROTO_MAX_ENDPOINTS;
 	if (!nic->cfg.guard_ns)
 		nic->cfg.guard_ns = 500;
+	if (!nic->cfg.cfg_keepalive)
+		nic->cfg.cfg_keepalive = 8;
 	nic->ops = *ops;
 	nic->bulk = bulk;
 	nic->quick = quick;

@@ -38,6 +38,7 @@ struct nic_config {
 	struct rte_mempool *mp;		/* frames */
 	bool check_crc;			/* verify CRC32C of received frames */
 	double quick_gbps;		/* quick link rate; 0 = unknown (no slot-aware timing) */
+	uint32_t cfg_keepalive;		/* slots between CFGs when nothing changes (0 = 8) */
 	uint32_t guard_ns;		/* slot-aware timing: margin for propagation (0 = 500) */
 };
 

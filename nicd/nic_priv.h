@@ -36,6 +36,10 @@ struct nic_chan {
 	uint64_t quick_resume;		/* quick sends wait for this time (slot-aware) */
 	uint8_t *cfg_counts;		/* CFG request vector being built */
 	uint8_t *cfg_enable;		/* CFG enable vector: every node */
+	uint8_t *cfg_sent;		/* request set of the last CFG sent */
+	uint64_t cfg_time;		/* when the last CFG left (0: none yet) */
+	uint64_t voq_changes;		/* send buffers changed this many times */
+	uint64_t cfg_changes;		/* ... as of the last request-set check */
 };
 
 /* The NIC. */

@@ -234,7 +234,13 @@ static void sw_build_requests(struct sw_fabric *sw, uint64_t now)
 	}
 }
 
-/* Send every node that is up its grant for slot s. */
+/*
+ * Send the GNTs of slot s: to every node granted a target, to nodes that
+ * just joined, and at least every gnt_keepalive slots to every node that is
+ * up (its sign that the switch lives; it also refreshes the slot clock).
+ * A GNT granting nothing carries no news, and the quick links are better
+ * left to quick traffic.
+ */
 static void sw_send_grants(struct sw_fabric *sw, uint64_t s, uint64_t now)
 {
 	struct proto_pkt p = {
@@ -253,6 +259,9 @@ static void sw_send_grants(struct sw_fabric *sw, uint64_t s, uint64_t now)
 
 		if (!nd->up)
 			continue;
+		if (sw->grant[i] == ARB_NONE && !nd->announce_join &&
+		    s - nd->last_gnt_slot < sw->cfg.gnt_keepalive)
+			continue;
 		p.dst_node = i;
 		p.gnt.node_id = i;
 		p.gnt.target = sw->grant[i];
@@ -263,6 +272,7 @@ static void sw_send_grants(struct sw_fabric *sw, uint64_t s, uint64_t now)
 		if (!m)
 			continue;
 		nd->announce_join = false;
+		nd->last_gnt_slot = s;
 		sw->stats.gnt_sent++;
 		sw_send_control(sw, i, m, now);
 	}

@@ -92,6 +92,8 @@ struct sw_fabric *sw_fabric_create(const struct sw_config *cfg,
 	sw->vec_len = (uint16_t)((sw->n + 7) / 8);
 	if (!sw->cfg.slot_ns)
 		sw->cfg.slot_ns = sw_slot_ns_for(cfg->bulk_gbps, cfg->slot_frames);
+	if (!sw->cfg.gnt_keepalive)
+		sw->cfg.gnt_keepalive = 8;
 	sw->lim = (struct proto_limits) {
 		.max_nodes = sw->n,
 		.max_endpoints = cfg->max_endpoints ? cfg->max_endpoints

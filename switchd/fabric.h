@@ -34,6 +34,7 @@ struct sw_config {
 	uint32_t slot_frames;		/* bulk frames per slot (>= 1) */
 	uint64_t slot_ns;		/* 0: derived from bulk_gbps and slot_frames */
 	uint32_t down_slots;		/* slots without CFG before a node is down; 0 = never */
+	uint32_t gnt_keepalive;		/* slots between GNTs to a node without grants (0 = 8) */
 	uint16_t max_endpoints;		/* endpoint ids must be below this */
 	uint64_t seed;			/* for randomized arbiters */
 	struct rte_mempool *mp;		/* frames the switch originates */

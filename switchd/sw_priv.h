@@ -27,6 +27,7 @@ struct sw_node {
 	uint8_t *quick_en;		/* initiators it accepts on quick */
 	uint32_t requests;		/* targets in its last CFG */
 	uint64_t grants;		/* grants it received */
+	uint64_t last_gnt_slot;		/* slot of the last GNT it was sent */
 	struct rte_mbuf **outq;		/* ARB_OUT_BUFFER: queued BREQs, a ring */
 	uint16_t outq_head;		/* next to send */
 	uint16_t outq_len;		/* frames queued */

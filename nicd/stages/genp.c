@@ -182,7 +182,7 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 {
 	bool sr = st->param[1] == GENP_SR;
 	struct sn_pkt *p, *prev = NULL, *next;
-	uint64_t sacked_tx = 0;
+	uint64_t sacked_tx = 0, rtt_from = 0;
 	uint32_t highest = a->ack_base;
 	bool progress = false;
 
@@ -204,10 +204,14 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 				highest = p->h.pkt_num;
 		}
 		st->cnt[GENP_ACKED]++;
+		if (p->tx_count == 1 && p->t_tx > rtt_from)
+			rtt_from = p->t_tx;	/* Karn: only unambiguous samples */
 		genp_unlink(c, prev, p);
 		pipeline_complete(st->pl, p, SN_OK, now);
 		progress = true;
 	}
+	if (rtt_from && now > rtt_from)
+		sn_conn_rtt_sample(c, now - rtt_from);
 	/* A hole below a packet that was sent later and arrived: resend it. */
 	for (p = c->unacked; sr && sacked_tx && p; p = p->next) {
 		if (!proto_seq_lt(p->h.pkt_num, highest))

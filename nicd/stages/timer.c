@@ -3,14 +3,18 @@
  * timer: one retransmission timer per connection. It watches the packets
  * that have left and wait only for their acknowledgment, oldest first; when
  * one has waited longer than the timeout it raises STAGE_EV_TIMEOUT for it,
- * and genp decides what to resend. The default timeout is the fixed round-trip bound of a
- * single-switch network; segnet-sim derives it from the link rates.
+ * and genp decides what to resend.
  */
 #include "stages.h"
 
+static const char *const timer_adaptive_names[] = { "off", "on", NULL };
+
 static const struct stage_param timer_params[] = {
-	{ "timeout_ns", "wait for an acknowledgment before retransmitting",
+	{ "timeout_ns", "round-trip bound: the longest wait for an acknowledgment",
 	  100, 10000000000LL, 200000, NULL },
+	{ "adaptive", "on = wait srtt + 4 rttvar (never above timeout_ns)",
+	  0, 1, 1, timer_adaptive_names },
+	{ "min_ns", "shortest adaptive wait", 100, 10000000000LL, 2000, NULL },
 	{ NULL, NULL, 0, 0, 0, NULL },
 };
 
@@ -41,6 +45,19 @@ static int timer_init(struct stage *st, char *err, size_t errlen)
 	return 0;
 }
 
+/* How long c's packets may wait for their acknowledgment. */
+static uint64_t timer_timeout(const struct stage *st, const struct sn_conn *c)
+{
+	uint64_t bound = (uint64_t)st->param[0], t;
+
+	if (!st->param[1] || !c->srtt_ns)
+		return bound;
+	t = (uint64_t)c->srtt_ns + 4ull * c->rttvar_ns;
+	if (t < (uint64_t)st->param[2])
+		t = (uint64_t)st->param[2];
+	return t < bound ? t : bound;
+}
+
 /* True when p has left and waits only for its acknowledgment. */
 static bool timer_waiting(const struct sn_pkt *p)
 {
@@ -55,7 +72,7 @@ static bool timer_waiting(const struct sn_pkt *p)
  */
 static uint64_t timer_scan(struct stage *st, struct sn_conn *c, uint64_t now)
 {
-	uint64_t timeout = (uint64_t)st->param[0], next = UINT64_MAX;
+	uint64_t timeout = timer_timeout(st, c), next = UINT64_MAX;
 	struct sn_pkt *p, *nx;
 
 	c->tx_unscanned = 0;
@@ -85,8 +102,13 @@ static uint64_t timer_tick(struct stage *st, uint64_t now)
 	uint64_t timeout = (uint64_t)st->param[0], next;
 	struct sn_conn **link = &pl->active;
 
+	if (!pl->active)
+		return UINT64_MAX;
 	if (now < priv->next_scan)
 		return priv->next_scan;
+	/* The shortest wait any connection may get bounds the next look. */
+	if (st->param[1] && st->param[2] < st->param[0])
+		timeout = (uint64_t)st->param[2];
 	next = now + timeout;
 	while (*link) {
 		struct sn_conn *c = *link;
@@ -97,8 +119,8 @@ static uint64_t timer_tick(struct stage *st, uint64_t now)
 			c->on_active = 0;
 			continue;
 		}
-		if (c->tx_unscanned && c->tx_unscanned + timeout < tc->next_scan)
-			tc->next_scan = c->tx_unscanned + timeout;
+		if (c->tx_unscanned && c->tx_unscanned + timer_timeout(st, c) < tc->next_scan)
+			tc->next_scan = c->tx_unscanned + timer_timeout(st, c);
 		if (now >= tc->next_scan)
 			tc->next_scan = timer_scan(st, c, now);
 		if (tc->next_scan < next)

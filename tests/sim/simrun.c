@@ -149,8 +149,8 @@ static struct simrun_lat samples_stats(struct samples *s)
 	return l;
 }
 
-/* Record a delivery of (src, seq) at dst in the checker. */
-static void flow_deliver(struct simctx *ctx, uint16_t src, uint16_t dst, uint32_t seq)
+/* Record a delivery of (src, seq) at dst in the checker; false for a duplicate. */
+static bool flow_deliver(struct simctx *ctx, uint16_t src, uint16_t dst, uint32_t seq)
 {
 	struct flow *f = &ctx->flows[(size_t)src * ctx->cfg->nodes + dst];
 	struct simrun_delivery *d = &ctx->res->delivery;
@@ -164,20 +164,21 @@ static void flow_deliver(struct simctx *ctx, uint16_t src, uint16_t dst, uint32_
 			cap *= 2;
 		s = realloc(f->seen, cap / 8);
 		if (!s)
-			return;
+			return true;
 		memset(s + f->cap_bits / 8, 0, (cap - f->cap_bits) / 8);
 		f->seen = s;
 		f->cap_bits = cap;
 	}
 	if (proto_bit(f->seen, seq)) {
 		d->duplicated++;
-		return;
+		return false;
 	}
 	proto_bit_set(f->seen, seq);
 	if (seq + 1 < f->max_seen)
 		d->reordered++;
 	if (seq + 1 > f->max_seen)
 		f->max_seen = seq + 1;
+	return true;
 }
 
 /* NIC callback: a message arrived. */
@@ -190,12 +191,13 @@ static void sim_on_deliver(void *arg, const struct sn_pkt *pkt, uint64_t now)
 	memcpy(&a, pkt->h.args, sizeof(a));
 	if (a.chan >= SN_CHAN_COUNT || a.src >= ctx->cfg->nodes)
 		return;
+	if (!flow_deliver(ctx, a.src, node->idx, a.seq))
+		return;		/* throughput and latency count each message once */
 	ctx->delivered_all[a.chan]++;
 	if (now >= ctx->win_start && now < ctx->win_end)
 		ctx->res->chan[a.chan].delivered++;
 	if (a.gen_ns >= ctx->win_start && a.gen_ns < ctx->win_end)
 		samples_add(&ctx->e2e[a.chan], now - a.gen_ns);
-	flow_deliver(ctx, a.src, node->idx, a.seq);
 }
 
 /* NIC callback: a sent message finished. */

@@ -128,8 +128,7 @@ static void t_sink(void *ctx, struct sn_pkt *pkt, uint64_t now)
 	if (pkt->tx_count)
 		h.flags |= PROTO_F_RETX | PROTO_F_FORCE_ACK;
 	t_add_ack(pkt->conn, &h);
-	pkt->tx_count++;
-	pkt->t_tx = now;
+	sn_pkt_sent(pkt, now);
 	cr_assert_lt(s->n_sink, T_MAX);
 	s->sink_t[s->n_sink++] = now;
 	t_wire_put(net, s->id, &h, pkt->chan);
@@ -673,17 +672,24 @@ Test(stages, delayed_ack_leaves_after_delay_ns)
 
 /* ---- timer, duplicates, retries ------------------------------------------- */
 
-/* Send 3 packets at t=0, lose them, expire the timer; resent numbers out. */
+/*
+ * Send packet 1 at t=0 and packets 2 and 3 at t=2000, lose them all, and
+ * tick at 5000, when only packet 1 has waited the timeout: selective repeat
+ * resends it alone, go-back-N resends it and everything after it. The
+ * resent numbers come out in resent.
+ */
 static int t_timeout_case(const char *spec, uint32_t *resent)
 {
 	struct t_net *net = t_net_new(spec, "build_acks,dup_find,timer,genp");
 	struct pipeline *pl = net->side[0].pl;
 	int n = 0;
 
-	t_send(net, 0, 3, SN_CHAN_QUICK, 0);
+	t_send(net, 0, 1, SN_CHAN_QUICK, 0);
+	net->now = 2000;
+	t_send(net, 0, 2, SN_CHAN_QUICK, 0);
 	cr_assert_eq(t_wire_pending(net), 3);
 	t_wire_lose_all(net);
-	cr_assert_eq(pipeline_tick(pl, 0), 5000);
+	cr_assert_eq(pipeline_tick(pl, 2000), 5000);
 	cr_assert_eq(pipeline_tick(pl, 4999), 5000);
 	cr_assert_eq(t_wire_pending(net), 0, "resent before the timeout");
 	cr_assert_eq(t_cnt(pl, "timer", "expired"), 0);
@@ -707,7 +713,7 @@ Test(stages, timer_expiry_resends_oldest_sr_or_all_gbn)
 	uint32_t r[8];
 
 	cr_assert_eq(t_timeout_case("build_acks,dup_find,timer:timeout_ns=5000,genp:retx=sr",
-				    r), 1, "selective repeat resends only the oldest");
+				    r), 1, "selective repeat resends only the expired packet");
 	cr_assert_eq(r[0], 1);
 	cr_assert_eq(t_timeout_case("build_acks,dup_find,timer:timeout_ns=5000,genp:retx=gbn",
 				    r), 3, "go-back-N resends everything");
