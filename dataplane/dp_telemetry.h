@@ -11,12 +11,27 @@
 
 #include "dp_counters.h"
 
-/* Add every counter of set to a telemetry dictionary (d must be a dict). */
-void dp_telemetry_add_set(struct rte_tel_data *d, const struct dp_counter_set *set);
+/*
+ * Add every counter of set to a telemetry dictionary (d must be a dict),
+ * keyed by counter name. 0, or -ENOSPC when the dictionary is full
+ * (RTE_TEL_MAX_DICT_ENTRIES): the counters that fitted are in.
+ */
+int dp_telemetry_add_set(struct rte_tel_data *d, const struct dp_counter_set *set);
+
+/*
+ * Add set as a nested dictionary under its group name, so one reply can
+ * carry several sets; characters telemetry refuses in names become '_'
+ * ("net_ring0.q0" is written "net_ring0_q0"). 0 or -errno.
+ */
+int dp_telemetry_add_group(struct rte_tel_data *d, const struct dp_counter_set *set);
 
 /*
  * Register endpoint path ("/segnet/switch/stats") with help text; fn fills
- * the reply. 0 or -errno (e.g. telemetry disabled or path taken).
+ * the reply. 0 or -errno: -EINVAL for a path DPDK refuses (it must start
+ * with '/', hold only letters, digits, '_' and '/', and be shorter than 56
+ * characters), -EEXIST when this process registered it already. Commands
+ * are registered even when the EAL runs with --no-telemetry; nobody can
+ * read them then.
  */
 int dp_telemetry_register(const char *path, telemetry_cb fn, const char *help);
 
