@@ -8,9 +8,10 @@
 #include "proto/proto.h"
 
 enum {
-	/* Largest frame: a BREQ with a full payload. */
-	DP_MAX_FRAME = PROTO_ETH_LEN + PROTO_HDR_LEN + sizeof(struct proto_breq_body) +
-		       PROTO_MAX_PAYLOAD + PROTO_CRC_LEN,
+	/* Largest frame: a BREQ (grant slot, arguments) with a full payload. */
+	DP_MAX_FRAME = PROTO_ETH_LEN + PROTO_HDR_LEN +
+		       sizeof(struct proto_breq_body) + PROTO_MAX_PAYLOAD +
+		       PROTO_CRC_LEN,
 	/* Data room after the headroom: the largest frame, rounded up. */
 	DP_MBUF_DATA = 2304,
 	/* Per-frame bytes on the wire beyond the frame: FCS, preamble, gap. */

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Around the EAL: initialisation, per-socket frame pools, NUMA placement
+ * checks, core pinning, the TSC clock, idle back-off and the stop signal.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <numa.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+#include "dp_eal.h"
+#include "dp_log.h"
+#include "dp_mbuf.h"
+
+DP_LOG_REGISTER(dp_eal_logtype, dataplane.eal);
+
+enum {
+	/* Fixed-point shift of the TSC-to-nanoseconds multiplier. */
+	DP_TSC_SHIFT = 40,
+	/* Ports dp_numa_check remembers having warned about. */
+	DP_NUMA_WARNED_MAX = 64,
+	/* Longest port name it compares. */
+	DP_NUMA_NAME_LEN = 64,
+};
+
+volatile sig_atomic_t dp_stop;
+
+/* Nanoseconds per TSC cycle << DP_TSC_SHIFT; 0 until first needed. */
+static uint64_t dp_tsc_mult;
+
+/* Names of the ports dp_numa_check warned about. */
+static char dp_numa_warned[DP_NUMA_WARNED_MAX][DP_NUMA_NAME_LEN];
+
+/* Guards dp_numa_warned (set-up code may run on several threads). */
+static pthread_mutex_t dp_numa_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int dp_eal_init(int argc, char **argv, char *err, size_t errlen)
+{
+	int ret = rte_eal_init(argc, argv);
+
+	if (ret < 0) {
+		int e = rte_errno ? rte_errno : EINVAL;
+
+		snprintf(err, errlen, "cannot initialise the DPDK EAL: %s",
+			 rte_strerror(e));
+		return -e;
+	}
+	dp_tsc_ns();
+	return ret;
+}
+
+void dp_eal_cleanup(void)
+{
+	rte_eal_cleanup();
+}
+
+struct rte_mempool *dp_pool_for_socket(const char *prefix, int socket,
+				       unsigned int frames, char *err, size_t errlen)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct rte_mempool *mp;
+	int n;
+
+	if (socket == SOCKET_ID_ANY)
+		n = snprintf(name, sizeof(name), "%s-sany", prefix);
+	else
+		n = snprintf(name, sizeof(name), "%s-s%d", prefix, socket);
+	if (n < 0 || (size_t)n >= sizeof(name)) {
+		snprintf(err, errlen, "pool name \"%s\" longer than %zu characters",
+			 prefix, sizeof(name) - 7);
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	mp = rte_mempool_lookup(name);
+	if (mp)
+		return mp;
+	mp = dp_pool_create(name, frames, socket);
+	if (!mp) {
+		errno = rte_errno ? rte_errno : ENOMEM;
+		snprintf(err, errlen, "cannot create pool %s of %u frames on socket %d: %s",
+			 name, frames, socket, rte_strerror(errno));
+		return NULL;
+	}
+	return mp;
+}
+
+int dp_lcore_socket(unsigned int lcore)
+{
+	if (lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lcore))
+		return SOCKET_ID_ANY;
+	return (int)rte_lcore_to_socket_id(lcore);
+}
+
+int dp_core_socket(int core)
+{
+	int node;
+
+	if (core < 0 || numa_available() < 0)
+		return SOCKET_ID_ANY;
+	node = numa_node_of_cpu(core);
+	return node < 0 ? SOCKET_ID_ANY : node;
+}
+
+/* True the first time port_name is seen (then remembers it). */
+static bool dp_numa_first_warning(const char *port_name)
+{
+	bool first = true;
+	int i;
+
+	pthread_mutex_lock(&dp_numa_lock);
+	for (i = 0; i < DP_NUMA_WARNED_MAX && dp_numa_warned[i][0]; i++)
+		if (!strncmp(dp_numa_warned[i], port_name, DP_NUMA_NAME_LEN - 1)) {
+			first = false;
+			break;
+		}
+	if (first && i < DP_NUMA_WARNED_MAX)
+		snprintf(dp_numa_warned[i], DP_NUMA_NAME_LEN, "%s", port_name);
+	pthread_mutex_unlock(&dp_numa_lock);
+	return first;
+}
+
+bool dp_numa_check(const char *port_name, int port_socket, unsigned int lcore)
+{
+	int lcore_socket = dp_lcore_socket(lcore);
+
+	if (port_socket == SOCKET_ID_ANY || lcore_socket == SOCKET_ID_ANY ||
+	    port_socket == lcore_socket)
+		return true;
+	if (dp_numa_first_warning(port_name))
+		DP_LOG(dp_eal_logtype, WARNING,
+		       "port %s is on NUMA node %d but is polled by lcore %u on node %d: every frame crosses the interconnect",
+		       port_name, port_socket, lcore, lcore_socket);
+	return false;
+}
+
+int dp_pin_to_core(int core, char *err, size_t errlen)
+{
+	cpu_set_t set;
+	int ret;
+
+	if (core < 0 || core >= CPU_SETSIZE) {
+		snprintf(err, errlen, "cannot pin to core %d: not a CPU number", core);
+		return -EINVAL;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(core, &set);
+	ret = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (ret) {
+		snprintf(err, errlen, "cannot pin to core %d: %s%s", core, strerror(ret),
+			 ret == EINVAL ? " (core offline or outside this process's cpuset)" : "");
+		return -ret;
+	}
+	return 0;
+}
+
+/* The TSC multiplier, computed on first use (the EAL must be up). */
+static uint64_t dp_tsc_mult_get(void)
+{
+	uint64_t mult = __atomic_load_n(&dp_tsc_mult, __ATOMIC_RELAXED);
+	uint64_t hz;
+
+	if (likely(mult))
+		return mult;
+	hz = rte_get_tsc_hz();
+	if (!hz)
+		return 0;
+	mult = (uint64_t)(((__uint128_t)NS_PER_S << DP_TSC_SHIFT) / hz);
+	__atomic_store_n(&dp_tsc_mult, mult, __ATOMIC_RELAXED);
+	return mult;
+}
+
+uint64_t dp_tsc_ns(void)
+{
+	return (uint64_t)(((__uint128_t)rte_rdtsc() * dp_tsc_mult_get()) >> DP_TSC_SHIFT);
+}
+
+uint64_t dp_tsc_cycles(void)
+{
+	return rte_rdtsc();
+}
+
+void dp_idle_init(struct dp_idle *idle, uint64_t idle_ns, uint32_t sleep_us,
+		  uint64_t now)
+{
+	memset(idle, 0, sizeof(*idle));
+	idle->idle_ns = idle_ns;
+	idle->sleep_us = sleep_us;
+	idle->last_work = now;
+}
+
+/* CLOCK_MONOTONIC in nanoseconds, to measure a sleep. */
+static uint64_t dp_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t dp_idle_poll(struct dp_idle *idle, bool did_work, uint64_t now,
+		      uint64_t next_due)
+{
+	uint64_t ns = (uint64_t)idle->sleep_us * 1000;
+	struct timespec ts;
+	uint64_t t0, took;
+
+	if (did_work || idle->idle_ns == 0) {
+		idle->last_work = now;
+		return now;
+	}
+	if (now < idle->last_work || now - idle->last_work < idle->idle_ns ||
+	    next_due <= now || ns == 0)
+		return now;
+	if (next_due - now < ns)
+		ns = next_due - now;
+	ts.tv_sec = (time_t)(ns / NS_PER_S);
+	ts.tv_nsec = (long)(ns % NS_PER_S);
+	t0 = dp_mono_ns();
+	nanosleep(&ts, NULL);
+	took = dp_mono_ns() - t0;
+	idle->sleeps++;
+	idle->slept_ns += took;
+	idle->last_sleep_ns = ns;
+	return now + took;
+}
+
+/* Ask the poll loops to stop. */
+static void dp_stop_handler(int sig)
+{
+	(void)sig;
+	dp_stop = 1;
+}
+
+void dp_signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = dp_stop_handler;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}

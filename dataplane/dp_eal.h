@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What a daemon's main needs around the EAL: initialisation with the EAL's
+ * arguments before "--" and the daemon's own after, NUMA placement of
+ * mempools and polling cores, explicit core pinning, the TSC clock, idle
+ * back-off so several pollers can share a small machine, and a stop flag
+ * set by SIGINT/SIGTERM.
+ */
+#ifndef SEGNET_DP_EAL_H
+#define SEGNET_DP_EAL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+/*
+ * Initialise the EAL from argv (EAL arguments up to "--"). Returns how many
+ * arguments it consumed (so argv + ret, argc - ret are the daemon's own,
+ * with argv[ret] being the program name again), or -errno with a message.
+ * A program may call it with no "--" and no EAL arguments: then defaults
+ * suitable for tests are NOT added; the caller passes what it needs.
+ */
+int dp_eal_init(int argc, char **argv, char *err, size_t errlen);
+
+/* Release the EAL at exit. */
+void dp_eal_cleanup(void);
+
+/*
+ * A frame pool for NUMA node socket (SOCKET_ID_ANY for any), named
+ * "<prefix>-s<socket>" ("<prefix>-sany" for SOCKET_ID_ANY), created once and
+ * returned again on later calls. NULL with a message (and errno) on failure.
+ */
+struct rte_mempool *dp_pool_for_socket(const char *prefix, int socket,
+				       unsigned int frames, char *err, size_t errlen);
+
+/* NUMA node of lcore, or SOCKET_ID_ANY when unknown. */
+int dp_lcore_socket(unsigned int lcore);
+
+/*
+ * NUMA node of CPU core (as for dp_pin_to_core, not an EAL lcore id), from
+ * libnuma, or SOCKET_ID_ANY when unknown.
+ */
+int dp_core_socket(int core);
+
+/*
+ * Warn (log, once per port) when port_socket and the polling lcore's socket
+ * differ: each frame would cross the NUMA interconnect. Returns true when
+ * they match or either is unknown.
+ */
+bool dp_numa_check(const char *port_name, int port_socket, unsigned int lcore);
+
+/* Pin the calling thread to CPU core; 0 or -errno with a message. */
+int dp_pin_to_core(int core, char *err, size_t errlen);
+
+/*
+ * Nanoseconds from the TSC (monotonic, calibrated by the EAL; 0 until the
+ * EAL is up). One multiplication and shift per call.
+ */
+uint64_t dp_tsc_ns(void);
+
+/* TSC cycles (for arbitration-time counters). */
+uint64_t dp_tsc_cycles(void);
+
+/*
+ * Idle back-off: a poller that found no work for idle_ns sleeps sleep_us per
+ * empty poll (capped at the time of its next timer) until work comes back.
+ * idle_ns == 0 disables it (pure busy polling).
+ */
+struct dp_idle {
+	uint64_t idle_ns;	/* empty polling before sleeping */
+	uint32_t sleep_us;	/* sleep per empty poll once idle */
+	uint64_t last_work;	/* time work was last seen */
+	uint64_t sleeps;	/* sleeps taken (counter) */
+	uint64_t slept_ns;	/* time spent sleeping (counter) */
+	uint64_t last_sleep_ns;	/* length of the last sleep asked for */
+};
+
+/* Set up back-off parameters. */
+void dp_idle_init(struct dp_idle *idle, uint64_t idle_ns, uint32_t sleep_us,
+		  uint64_t now);
+
+/*
+ * Call once per poll with whether it did work and the next time the poller
+ * must run (UINT64_MAX if none); sleeps when idle. Returns the time after:
+ * now, plus the time the sleep took when it slept (measured on
+ * CLOCK_MONOTONIC, so an injected clock only has to be in nanoseconds). A
+ * signal cuts a sleep short.
+ */
+uint64_t dp_idle_poll(struct dp_idle *idle, bool did_work, uint64_t now,
+		      uint64_t next_due);
+
+/* Set by SIGINT and SIGTERM once dp_signals_install() ran. */
+extern volatile sig_atomic_t dp_stop;
+
+/*
+ * Install the SIGINT/SIGTERM handlers that set dp_stop. Without SA_RESTART,
+ * so a sleep or blocking call returns; a second signal of the same kind
+ * gets the default action (kills a process that does not stop).
+ */
+void dp_signals_install(void);
+
+#endif

@@ -1,0 +1,625 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The DPDK backend of the port interface: finding an ethdev, bringing it up
+ * for segnet frames (queues, MTU, promiscuous mode, link) and dp_ports on
+ * its queues.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
+#include <rte_ethdev.h>
+#include <rte_kvargs.h>
+#include <rte_pci.h>
+
+#include "dp_eal.h"
+#include "dp_ethdev.h"
+#include "dp_ethdev_priv.h"
+#include "dp_log.h"
+#include "dp_mbuf.h"
+
+DP_LOG_REGISTER(dp_ethdev_logtype, dataplane.ethdev);
+
+enum {
+	/* Descriptors per queue when the configuration says 0. */
+	DP_ETHDEV_DEFAULT_DESC = 1024,
+	/* MTU a full BREQ needs: the frame without its Ethernet header. */
+	DP_ETHDEV_MTU = DP_MAX_FRAME - RTE_ETHER_HDR_LEN,
+	/* Interval between link status polls. */
+	DP_ETHDEV_LINK_POLL_MS = 10,
+	/* Frames drained from one receive queue at close, at most. */
+	DP_ETHDEV_DRAIN_MAX = 65536,
+	/* Burst size used to drain receive queues. */
+	DP_ETHDEV_DRAIN_BURST = 32,
+	/* af_packet's frame slots when its framesz devarg is not given. */
+	DP_AFP_DEFAULT_FRAMESZ = 2048,
+	/* Where TPACKET_V2 puts a received frame in its slot (macoff). */
+	DP_AFP_RX_OFFSET = 66,
+	/* Slot bytes the af_packet driver does not copy to the mbuf. */
+	DP_AFP_DATA_OFFSET = 32,
+	/* Smallest slot for a full BREQ, a multiple of TPACKET_ALIGNMENT. */
+	DP_AFP_MIN_FRAMESZ = (DP_MAX_FRAME + DP_AFP_RX_OFFSET + 15) / 16 * 16,
+};
+
+/* Names of the backend counters, from the X-macro list. */
+const char *const dp_ethdev_port_counter_names[] = {
+	DP_ETHDEV_PORT_COUNTERS(DP_COUNTER_NAME)
+};
+
+/* A dp_port on one queue pair of an ethdev. */
+struct dp_ethdev_port {
+	struct dp_port port;			/* must be first */
+	uint16_t port_id;			/* DPDK port id */
+	uint16_t rxq;				/* receive queue polled */
+	uint16_t txq;				/* transmit queue used */
+	struct dp_ethdev_port_stats stats;	/* backend drops */
+	struct dp_ratelimit drop_log;		/* limits the drop warning */
+};
+
+/*
+ * A driver whose reported maximum frame (dev_info.max_rx_pktlen) is a fixed
+ * value that does not limit what it carries, so segnet frames pass anyway.
+ */
+struct dp_ethdev_lax_driver {
+	const char *driver;	/* dev_info.driver_name */
+	const char *limit;	/* what really limits the frame size */
+	/* Check what really limits it, if it can be checked; 0 or -errno. */
+	int (*check)(const char *name, const struct rte_eth_dev_info *info,
+		     uint32_t buf, char *err, size_t errlen);
+};
+
+/* MTU of kernel interface ifname, or -1 if it cannot be read. */
+static int dp_ethdev_kernel_mtu(const char *ifname)
+{
+	struct ifreq ifr;
+	int fd, ret;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return -1;
+	ret = ioctl(fd, SIOCGIFMTU, &ifr);
+	close(fd);
+	return ret ? -1 : ifr.ifr_mtu;
+}
+
+/* The af_packet devargs that carry full BREQs in 2304-byte mbufs. */
+#define DP_AFP_HINT "framesz=2304,blocksz=36864"
+
+/*
+ * af_packet: each frame slot (framesz) must hold a full BREQ after the
+ * TPACKET_V2 header and fit the pool's buffers, a block must hold whole
+ * slots, and the kernel interface must take the frames.
+ */
+static int dp_ethdev_check_af_packet(const char *name,
+				     const struct rte_eth_dev_info *info,
+				     uint32_t buf, char *err, size_t errlen)
+{
+	const struct rte_devargs *da = info->device ? rte_dev_devargs(info->device) : NULL;
+	struct rte_kvargs *kv = da && da->args ? rte_kvargs_parse(da->args, NULL) : NULL;
+	const char *fs = kv ? rte_kvargs_get(kv, "framesz") : NULL;
+	const char *bs = kv ? rte_kvargs_get(kv, "blocksz") : NULL;
+	const char *iface = kv ? rte_kvargs_get(kv, "iface") : NULL;
+	unsigned long framesz = fs ? strtoul(fs, NULL, 0) : DP_AFP_DEFAULT_FRAMESZ;
+	unsigned long blocksz = bs ? strtoul(bs, NULL, 0) : (unsigned long)getpagesize();
+	int mtu = iface ? dp_ethdev_kernel_mtu(iface) : -1;
+	int ret = -EMSGSIZE;
+
+	if (framesz < DP_AFP_MIN_FRAMESZ)
+		snprintf(err, errlen, "port %s: af_packet framesz=%lu holds frames of %lu bytes, segnet sends %u: use " DP_AFP_HINT,
+			 name, framesz, framesz > DP_AFP_RX_OFFSET ? framesz - DP_AFP_RX_OFFSET : 0,
+			 DP_MAX_FRAME);
+	else if (framesz - DP_AFP_DATA_OFFSET > buf)
+		snprintf(err, errlen, "port %s: af_packet framesz=%lu needs receive buffers of %lu bytes, the pool's hold %u: use " DP_AFP_HINT,
+			 name, framesz, framesz - DP_AFP_DATA_OFFSET, buf);
+	else if (blocksz % framesz)
+		/* The driver addresses slot i at i * framesz, the kernel per block. */
+		snprintf(err, errlen, "port %s: af_packet blocksz=%lu is not a multiple of framesz=%lu, frames would be misplaced: use " DP_AFP_HINT,
+			 name, blocksz, framesz);
+	else if (mtu >= 0 && mtu < DP_ETHDEV_MTU)
+		snprintf(err, errlen, "port %s: kernel interface %s has MTU %d, segnet needs %u: ip link set dev %s mtu 2200",
+			 name, iface, mtu, DP_ETHDEV_MTU, iface);
+	else
+		ret = 0;
+	rte_kvargs_free(kv);
+	return ret;
+}
+
+/*
+ * DPDK 22.11 reports 1518-byte frames for both, and refuses a larger MTU
+ * before the driver sees it; tests/integration/ethdev_pair.sh sends full
+ * BREQs over each.
+ */
+static const struct dp_ethdev_lax_driver dp_ethdev_lax_drivers[] = {
+	{ "net_memif", "frames longer than the bsize devarg span several memif buffers",
+	  NULL },
+	{ "net_af_packet",
+	  "its frame slots (" DP_AFP_HINT ") and the kernel interface MTU (2120 or more) are the limits",
+	  dp_ethdev_check_af_packet },
+};
+
+/* The lax-driver entry for driver, or NULL. */
+static const struct dp_ethdev_lax_driver *dp_ethdev_lax(const char *driver)
+{
+	for (size_t i = 0; i < RTE_DIM(dp_ethdev_lax_drivers); i++)
+		if (driver && !strcmp(driver, dp_ethdev_lax_drivers[i].driver))
+			return &dp_ethdev_lax_drivers[i];
+	return NULL;
+}
+
+/* True when s is a decimal port number, stored in *id. */
+static bool dp_ethdev_parse_number(const char *s, uint16_t *id)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v >= RTE_MAX_ETHPORTS)
+		return false;
+	*id = (uint16_t)v;
+	return true;
+}
+
+/* Append the names of the known ports to err (for "no such port"). */
+static void dp_ethdev_list_known(char *err, size_t errlen)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	bool any = false;
+	size_t len;
+	uint16_t id;
+
+	if (errlen == 0)
+		return;
+	len = strlen(err);
+	RTE_ETH_FOREACH_DEV(id) {
+		if (len + 1 >= errlen || rte_eth_dev_get_name_by_port(id, name))
+			break;
+		len += snprintf(err + len, errlen - len, "%s%u=%s",
+				any ? ", " : " (known ports: ", id, name);
+		any = true;
+	}
+	if (len + 1 < errlen)
+		snprintf(err + len, errlen - len, "%s",
+			 any ? ")" : " (no ports: add one with --vdev or -a)");
+}
+
+int dp_ethdev_find(const char *name, uint16_t *port_id, char *err, size_t errlen)
+{
+	char canon[RTE_ETH_NAME_MAX_LEN];
+	struct rte_pci_addr pci;
+	bool is_pci;
+
+	if (!name || !*name) {
+		snprintf(err, errlen, "empty port name");
+		return -ENODEV;
+	}
+	if (dp_ethdev_parse_number(name, port_id)) {
+		if (rte_eth_dev_is_valid_port(*port_id))
+			return 0;
+		snprintf(err, errlen, "no DPDK port number %s", name);
+		dp_ethdev_list_known(err, errlen);
+		return -ENODEV;
+	}
+	/* The PCI bus names its devices in full: "0000:3b:00.0". */
+	is_pci = rte_pci_addr_parse(name, &pci) == 0;
+	if (is_pci)
+		rte_pci_device_name(&pci, canon, sizeof(canon));
+	else
+		snprintf(canon, sizeof(canon), "%s", name);
+	if (rte_eth_dev_get_port_by_name(canon, port_id) == 0)
+		return 0;
+	if (is_pci && rte_dev_probe(canon) == 0 &&
+	    rte_eth_dev_get_port_by_name(canon, port_id) == 0) {
+		DP_LOG(dp_ethdev_logtype, INFO, "probed PCI device %s as port %u",
+		       canon, *port_id);
+		return 0;
+	}
+	if (is_pci)
+		snprintf(err, errlen,
+			 "no DPDK port on PCI device %s: is it bound to vfio-pci (dpdk-devbind.py --status) and allowed (no --no-pci, in the -a list)?",
+			 canon);
+	else
+		snprintf(err, errlen, "no DPDK port called \"%s\"", name);
+	dp_ethdev_list_known(err, errlen);
+	return -ENODEV;
+}
+
+/* Largest MTU the device says it takes, as the ethdev layer checks it. */
+static uint32_t dp_ethdev_max_mtu(const struct rte_eth_dev_info *info,
+				  uint32_t *overhead)
+{
+	uint32_t max = info->max_mtu;
+
+	*overhead = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	if (info->max_mtu != UINT16_MAX && info->max_rx_pktlen > info->max_mtu)
+		*overhead = info->max_rx_pktlen - info->max_mtu;
+	if (info->max_rx_pktlen < *overhead)
+		return 0;
+	return RTE_MIN(max, info->max_rx_pktlen - *overhead);
+}
+
+/* Check the queue counts against the device. */
+static int dp_ethdev_check_queues(const char *name, const struct dp_ethdev_conf *conf,
+				  const struct rte_eth_dev_info *info,
+				  char *err, size_t errlen)
+{
+	if (conf->rx_queues == 0 || conf->tx_queues == 0) {
+		snprintf(err, errlen, "port %s: needs at least one receive and one transmit queue (asked for %u and %u)",
+			 name, conf->rx_queues, conf->tx_queues);
+		return -EINVAL;
+	}
+	if (conf->rx_queues > info->max_rx_queues) {
+		snprintf(err, errlen, "port %s: %u receive queues asked for, the device (%s) has at most %u",
+			 name, conf->rx_queues, info->driver_name, info->max_rx_queues);
+		return -EINVAL;
+	}
+	if (conf->tx_queues > info->max_tx_queues) {
+		snprintf(err, errlen, "port %s: %u transmit queues asked for, the device (%s) has at most %u",
+			 name, conf->tx_queues, info->driver_name, info->max_tx_queues);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int dp_ethdev_plan_rx(const char *name, const struct rte_eth_dev_info *info,
+		      struct rte_mempool *mp, struct rte_eth_conf *ec,
+		      bool *set_mtu, char *err, size_t errlen)
+{
+	uint32_t buf = rte_pktmbuf_data_room_size(mp) - RTE_PKTMBUF_HEADROOM;
+	const struct dp_ethdev_lax_driver *lax = NULL;
+	uint32_t overhead, max_mtu = dp_ethdev_max_mtu(info, &overhead);
+	uint32_t frame = DP_ETHDEV_MTU + overhead;
+
+	*set_mtu = true;
+	if (max_mtu < DP_ETHDEV_MTU) {
+		lax = dp_ethdev_lax(info->driver_name);
+		if (!lax) {
+			snprintf(err, errlen, "port %s: segnet frames of %u bytes need MTU %u, but the device (%s) supports at most MTU %u: enable jumbo frames",
+				 name, DP_MAX_FRAME, DP_ETHDEV_MTU, info->driver_name, max_mtu);
+			return -EMSGSIZE;
+		}
+		if (lax->check) {
+			int ret = lax->check(name, info, buf, err, errlen);
+
+			if (ret)
+				return ret;
+		}
+		DP_LOG(dp_ethdev_logtype, NOTICE,
+		       "port %s: %s reports MTU %u at most, which it does not enforce; %s",
+		       name, info->driver_name, max_mtu, lax->limit);
+		*set_mtu = false;
+		frame = DP_MAX_FRAME + RTE_ETHER_CRC_LEN;
+	} else {
+		ec->rxmode.mtu = DP_ETHDEV_MTU;
+	}
+	if (info->min_rx_bufsize > buf) {
+		snprintf(err, errlen, "port %s: the device needs receive buffers of %u bytes, the pool's hold %u",
+			 name, info->min_rx_bufsize, buf);
+		return -EINVAL;
+	}
+	if (frame <= buf)
+		return 0;
+	if (!(info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)) {
+		snprintf(err, errlen, "port %s: frames of %u bytes do not fit the pool's %u-byte buffers and the device cannot scatter",
+			 name, frame, buf);
+		return -EINVAL;
+	}
+	DP_LOG(dp_ethdev_logtype, NOTICE,
+	       "port %s: frames of %u bytes exceed %u-byte buffers, receiving with scatter (multi-segment frames are dropped)",
+	       name, frame, buf);
+	ec->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+	return 0;
+}
+
+/* Configure the device and set up its queues. */
+static int dp_ethdev_configure(const char *name, uint16_t id,
+			       const struct dp_ethdev_conf *conf,
+			       const struct rte_eth_conf *ec, int socket,
+			       struct rte_mempool *mp, char *err, size_t errlen)
+{
+	uint16_t nrx = conf->rx_desc ? conf->rx_desc : DP_ETHDEV_DEFAULT_DESC;
+	uint16_t ntx = conf->tx_desc ? conf->tx_desc : DP_ETHDEV_DEFAULT_DESC;
+	unsigned int qsock = socket == SOCKET_ID_ANY ? rte_socket_id() : (unsigned int)socket;
+	int ret;
+
+	ret = rte_eth_dev_configure(id, conf->rx_queues, conf->tx_queues, ec);
+	if (ret) {
+		snprintf(err, errlen, "port %s: cannot configure %u receive and %u transmit queues: %s%s",
+			 name, conf->rx_queues, conf->tx_queues, rte_strerror(-ret),
+			 ret == -EBUSY ? " (already started: set up twice?)" : "");
+		return ret;
+	}
+	ret = rte_eth_dev_adjust_nb_rx_tx_desc(id, &nrx, &ntx);
+	if (ret) {
+		snprintf(err, errlen, "port %s: cannot fit descriptor counts: %s",
+			 name, rte_strerror(-ret));
+		return ret;
+	}
+	for (uint16_t q = 0; q < conf->rx_queues; q++) {
+		ret = rte_eth_rx_queue_setup(id, q, nrx, qsock, NULL, mp);
+		if (ret) {
+			snprintf(err, errlen, "port %s: cannot set up receive queue %u with %u descriptors: %s",
+				 name, q, nrx, rte_strerror(-ret));
+			return ret;
+		}
+	}
+	for (uint16_t q = 0; q < conf->tx_queues; q++) {
+		ret = rte_eth_tx_queue_setup(id, q, ntx, qsock, NULL);
+		if (ret) {
+			snprintf(err, errlen, "port %s: cannot set up transmit queue %u with %u descriptors: %s",
+				 name, q, ntx, rte_strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Set the segnet MTU. A driver without an MTU operation already has it from
+ * rte_eth_dev_configure (rxmode.mtu, checked against its limits there).
+ */
+static int dp_ethdev_set_mtu(const char *name, uint16_t id, char *err, size_t errlen)
+{
+	int ret = rte_eth_dev_set_mtu(id, DP_ETHDEV_MTU);
+
+	if (ret == 0 || ret == -ENOTSUP)
+		return 0;
+	snprintf(err, errlen, "port %s: cannot set MTU %u for %u-byte segnet frames: %s",
+		 name, DP_ETHDEV_MTU, DP_MAX_FRAME, rte_strerror(-ret));
+	return ret;
+}
+
+/* Poll the link until it is up or wait_ms passed; fills out. */
+static int dp_ethdev_wait_link(const char *name, uint16_t id, uint32_t wait_ms,
+			       struct dp_ethdev *out, char *err, size_t errlen)
+{
+	struct rte_eth_link link;
+	uint32_t waited = 0;
+
+	for (;;) {
+		memset(&link, 0, sizeof(link));
+		/* A driver that cannot tell is taken to be up. */
+		if (rte_eth_link_get_nowait(id, &link) == -ENOTSUP)
+			link.link_status = RTE_ETH_LINK_UP;
+		if (link.link_status == RTE_ETH_LINK_UP || waited >= wait_ms)
+			break;
+		rte_delay_us_sleep(DP_ETHDEV_LINK_POLL_MS * 1000);
+		waited += DP_ETHDEV_LINK_POLL_MS;
+	}
+	out->link_up = link.link_status == RTE_ETH_LINK_UP;
+	out->link_speed_mbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ?
+			       0 : link.link_speed;
+	if (wait_ms && !out->link_up) {
+		snprintf(err, errlen, "port %s: link still down after %u ms", name, wait_ms);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* Start the device, promiscuous mode, link. */
+static int dp_ethdev_start(const char *name, uint16_t id, const struct dp_ethdev_conf *conf,
+			   struct dp_ethdev *out, char *err, size_t errlen)
+{
+	int ret = rte_eth_dev_start(id);
+
+	if (ret) {
+		snprintf(err, errlen, "port %s: cannot start: %s", name, rte_strerror(-ret));
+		return ret;
+	}
+	if (conf->promiscuous) {
+		ret = rte_eth_promiscuous_enable(id);
+		if (ret && ret != -ENOTSUP) {
+			snprintf(err, errlen, "port %s: cannot enable promiscuous mode: %s",
+				 name, rte_strerror(-ret));
+			goto stop;
+		}
+	}
+	ret = dp_ethdev_wait_link(name, id, conf->link_wait_ms, out, err, errlen);
+	if (ret)
+		goto stop;
+	return 0;
+stop:
+	rte_eth_dev_stop(id);
+	return ret;
+}
+
+int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
+		    struct rte_mempool *mp, struct dp_ethdev *out,
+		    char *err, size_t errlen)
+{
+	struct rte_eth_conf ec;
+	struct rte_eth_dev_info info;
+	bool set_mtu;
+	uint16_t id;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->port_id = RTE_MAX_ETHPORTS;
+	ret = dp_ethdev_find(name, &id, err, errlen);
+	if (ret)
+		return ret;
+	if (!mp) {
+		snprintf(err, errlen, "port %s: no mempool for its receive buffers", name);
+		return -EINVAL;
+	}
+	ret = rte_eth_dev_info_get(id, &info);
+	if (ret) {
+		snprintf(err, errlen, "port %s: cannot read device information: %s",
+			 name, rte_strerror(-ret));
+		return ret;
+	}
+	ret = dp_ethdev_check_queues(name, conf, &info, err, errlen);
+	if (ret)
+		return ret;
+	memset(&ec, 0, sizeof(ec));
+	ret = dp_ethdev_plan_rx(name, &info, mp, &ec, &set_mtu, err, errlen);
+	if (ret)
+		return ret;
+	out->socket = rte_eth_dev_socket_id(id);
+	ret = dp_ethdev_configure(name, id, conf, &ec, out->socket, mp, err, errlen);
+	if (!ret && set_mtu)
+		ret = dp_ethdev_set_mtu(name, id, err, errlen);
+	if (!ret)
+		ret = dp_ethdev_start(name, id, conf, out, err, errlen);
+	if (ret)
+		return ret;
+	out->port_id = id;
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	if (!set_mtu || rte_eth_dev_get_mtu(id, &out->mtu))
+		out->mtu = DP_ETHDEV_MTU;
+	DP_LOG(dp_ethdev_logtype, INFO,
+	       "port %s (%u, %s): %u rx / %u tx queues, MTU %u, socket %d, link %s %u Mb/s",
+	       name, id, info.driver_name, conf->rx_queues, conf->tx_queues, out->mtu,
+	       out->socket, out->link_up ? "up" : "down", out->link_speed_mbps);
+	return 0;
+}
+
+/* Free the frames waiting in the device's receive queues. */
+static void dp_ethdev_drain(uint16_t id)
+{
+	struct rte_mbuf *pkts[DP_ETHDEV_DRAIN_BURST];
+	struct rte_eth_dev_info info;
+
+	if (rte_eth_dev_info_get(id, &info))
+		return;
+	for (uint16_t q = 0; q < info.nb_rx_queues; q++) {
+		for (unsigned int total = 0; total < DP_ETHDEV_DRAIN_MAX;) {
+			uint16_t n = rte_eth_rx_burst(id, q, pkts, DP_ETHDEV_DRAIN_BURST);
+
+			if (n == 0)
+				break;
+			rte_pktmbuf_free_bulk(pkts, n);
+			total += n;
+		}
+	}
+}
+
+void dp_ethdev_close(struct dp_ethdev *dev)
+{
+	int ret;
+
+	if (!dev || !rte_eth_dev_is_valid_port(dev->port_id))
+		return;
+	/* Some drivers (ring) keep received frames past close: take them. */
+	dp_ethdev_drain(dev->port_id);
+	ret = rte_eth_dev_stop(dev->port_id);
+	if (ret)
+		DP_LOG(dp_ethdev_logtype, WARNING, "port %s: stop failed: %s",
+		       dev->name, rte_strerror(-ret));
+	ret = rte_eth_dev_close(dev->port_id);
+	if (ret)
+		DP_LOG(dp_ethdev_logtype, WARNING, "port %s: close failed: %s",
+		       dev->name, rte_strerror(-ret));
+	dev->port_id = RTE_MAX_ETHPORTS;
+}
+
+/* Container of a port. */
+static struct dp_ethdev_port *dp_ethdev_of(struct dp_port *port)
+{
+	return (struct dp_ethdev_port *)port;
+}
+
+/* Drop a multi-segment frame: components only handle single segments. */
+static void dp_ethdev_drop_multiseg(struct dp_ethdev_port *p, struct rte_mbuf *m)
+{
+	p->stats.rx_multiseg++;
+	if (dp_ratelimit_ok(&p->drop_log, dp_tsc_ns()))
+		DP_LOG(dp_ethdev_logtype, WARNING,
+		       "port %s: dropped a %u-byte frame in %u segments (%llu so far): receive buffers smaller than the frames?",
+		       p->port.name, m->pkt_len, m->nb_segs,
+		       (unsigned long long)p->stats.rx_multiseg);
+	rte_pktmbuf_free(m);
+}
+
+/* Receive a burst, keeping only single-segment frames. */
+static uint16_t dp_ethdev_rx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct dp_ethdev_port *p = dp_ethdev_of(port);
+	uint16_t got = rte_eth_rx_burst(p->port_id, p->rxq, pkts, n);
+	uint16_t kept = 0;
+
+	for (uint16_t i = 0; i < got; i++) {
+		if (likely(pkts[i]->nb_segs == 1))
+			pkts[kept++] = pkts[i];
+		else
+			dp_ethdev_drop_multiseg(p, pkts[i]);
+	}
+	return kept;
+}
+
+/* Queue a burst for transmission; returns how many the device took. */
+static uint16_t dp_ethdev_tx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct dp_ethdev_port *p = dp_ethdev_of(port);
+
+	return rte_eth_tx_burst(p->port_id, p->txq, pkts, n);
+}
+
+/* Free the port (the device stays up: dp_ethdev_close owns it). */
+static void dp_ethdev_destroy(struct dp_port *port)
+{
+	free(dp_ethdev_of(port));
+}
+
+/* The ethdev backend of the port interface. */
+static const struct dp_port_ops dp_ethdev_ops = {
+	.kind = "ethdev",
+	.rx = dp_ethdev_rx,
+	.tx = dp_ethdev_tx,
+	.destroy = dp_ethdev_destroy,
+};
+
+struct dp_port *dp_ethdev_port_create(const struct dp_ethdev *dev, uint16_t rxq,
+				      uint16_t txq)
+{
+	struct rte_eth_dev_info info;
+	struct dp_ethdev_port *p;
+
+	if (!dev || !rte_eth_dev_is_valid_port(dev->port_id) ||
+	    rte_eth_dev_info_get(dev->port_id, &info) ||
+	    rxq >= info.nb_rx_queues || txq >= info.nb_tx_queues) {
+		errno = EINVAL;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->port.ops = &dp_ethdev_ops;
+	if (rxq == txq)
+		snprintf(p->port.name, sizeof(p->port.name), "%.38s.q%u", dev->name, rxq);
+	else
+		snprintf(p->port.name, sizeof(p->port.name), "%.32s.r%u.t%u",
+			 dev->name, rxq, txq);
+	p->port_id = dev->port_id;
+	p->rxq = rxq;
+	p->txq = txq;
+	p->drop_log.interval_ns = NS_PER_S;
+	p->drop_log.burst = 1;
+	return &p->port;
+}
+
+int dp_ethdev_port_id(const struct dp_port *port)
+{
+	if (!port || port->ops != &dp_ethdev_ops)
+		return -1;
+	return ((const struct dp_ethdev_port *)port)->port_id;
+}
+
+const struct dp_ethdev_port_stats *dp_ethdev_port_stats(const struct dp_port *port)
+{
+	if (!port || port->ops != &dp_ethdev_ops)
+		return NULL;
+	return &((const struct dp_ethdev_port *)port)->stats;
+}

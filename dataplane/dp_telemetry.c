@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Counter sets published through DPDK telemetry.
+ *
+ * Where the endpoints can be read (DPDK 22.11.11 on Debian 12, checked with
+ * dpdk-telemetry.py): the EAL's telemetry thread listens on
+ * <runtime dir>/dpdk_telemetry.v2, the runtime dir being
+ * $RUNTIME_DIRECTORY/dpdk/<file-prefix> under systemd, else
+ * /var/run/dpdk/<file-prefix> for root and $XDG_RUNTIME_DIR/dpdk/<prefix>
+ * (or /tmp/dpdk/<prefix>) for other users. The socket exists whenever the
+ * EAL runs without --no-telemetry, with --no-shconf too (the directory is
+ * still created, only the shared config files are not; nothing removes the
+ * directory at exit). Two processes with the same prefix and --no-shconf
+ * both answer: the second binds dpdk_telemetry.v2:1 (read it with
+ * dpdk-telemetry.py -f <prefix> -i 1); without --no-shconf a second primary
+ * with the same prefix does not start ("Cannot create lock"). So give every
+ * daemon its own --file-prefix and read it with dpdk-telemetry.py -f
+ * <prefix>.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dp_log.h"
+#include "dp_telemetry.h"
+
+DP_LOG_REGISTER(dp_tel_logtype, dataplane.telemetry);
+
+enum {
+	/* DPDK's limit on a command (MAX_CMD_LEN in lib/telemetry). */
+	DP_TEL_CMD_MAX = 56,
+};
+
+/* A path this process registered (DPDK itself accepts duplicates). */
+struct dp_tel_path {
+	struct dp_tel_path *next;	/* next registered path */
+	char path[DP_TEL_CMD_MAX];	/* the command */
+};
+
+/* Paths registered through dp_telemetry_register. */
+static struct dp_tel_path *dp_tel_paths;
+
+/* Guards dp_tel_paths. */
+static pthread_mutex_t dp_tel_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Map DPDK's positive E2BIG (name truncated) to a negative errno. */
+static int dp_tel_ret(int ret)
+{
+	return ret > 0 ? -ret : ret;
+}
+
+int dp_telemetry_add_set(struct rte_tel_data *d, const struct dp_counter_set *set)
+{
+	for (unsigned int i = 0; i < set->n; i++) {
+		int ret = rte_tel_data_add_dict_u64(d, set->names[i], set->values[i]);
+
+		if (ret)
+			return dp_tel_ret(ret);
+	}
+	return 0;
+}
+
+int dp_telemetry_add_group(struct rte_tel_data *d, const struct dp_counter_set *set)
+{
+	char key[RTE_TEL_MAX_STRING_LEN];
+	struct rte_tel_data *child;
+	int ret;
+
+	/* Telemetry names take letters, digits, '_' and '/' only. */
+	snprintf(key, sizeof(key), "%s", set->group);
+	for (char *c = key; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '/')
+			*c = '_';
+	child = rte_tel_data_alloc();
+	if (!child)
+		return -ENOMEM;
+	rte_tel_data_start_dict(child);
+	ret = dp_telemetry_add_set(child, set);
+	if (!ret)
+		ret = dp_tel_ret(rte_tel_data_add_dict_container(d, key, child, 0));
+	if (ret)
+		rte_tel_data_free(child);
+	return ret;
+}
+
+/* True when path is a command DPDK accepts. */
+static bool dp_tel_path_ok(const char *path)
+{
+	if (!path || path[0] != '/' || strlen(path) >= DP_TEL_CMD_MAX)
+		return false;
+	for (const char *c = path; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '/')
+			return false;
+	return true;
+}
+
+/* True when this process registered path already. */
+static bool dp_tel_path_taken(const char *path)
+{
+	for (struct dp_tel_path *p = dp_tel_paths; p; p = p->next)
+		if (!strcmp(p->path, path))
+			return true;
+	return false;
+}
+
+int dp_telemetry_register(const char *path, telemetry_cb fn, const char *help)
+{
+	struct dp_tel_path *p;
+	int ret;
+
+	if (!dp_tel_path_ok(path) || !fn) {
+		DP_LOG(dp_tel_logtype, ERR,
+		       "telemetry path \"%s\" refused: it must start with '/', hold only letters, digits, '_' and '/', and be shorter than %d characters",
+		       path ? path : "(null)", DP_TEL_CMD_MAX);
+		return -EINVAL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	snprintf(p->path, sizeof(p->path), "%s", path);
+	pthread_mutex_lock(&dp_tel_lock);
+	if (dp_tel_path_taken(path)) {
+		ret = -EEXIST;
+	} else {
+		ret = rte_telemetry_register_cmd(path, fn, help ? help : "");
+		if (!ret) {
+			p->next = dp_tel_paths;
+			dp_tel_paths = p;
+		}
+	}
+	pthread_mutex_unlock(&dp_tel_lock);
+	if (ret) {
+		DP_LOG(dp_tel_logtype, ERR, "cannot register telemetry path %s: %s",
+		       path, strerror(-ret));
+		free(p);
+	}
+	return ret;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Telemetry: publish counter sets through DPDK telemetry (read with
+ * dpdk-telemetry.py), e.g. /segnet/switch/stats. A daemon registers
+ * endpoints at start-up with a callback that fills a dictionary.
+ */
+#ifndef SEGNET_DP_TELEMETRY_H
+#define SEGNET_DP_TELEMETRY_H
+
+#include <rte_telemetry.h>
+
+#include "dp_counters.h"
+
+/*
+ * Add every counter of set to a telemetry dictionary (d must be a dict),
+ * keyed by counter name. 0, or -ENOSPC when the dictionary is full
+ * (RTE_TEL_MAX_DICT_ENTRIES): the counters that fitted are in.
+ */
+int dp_telemetry_add_set(struct rte_tel_data *d, const struct dp_counter_set *set);
+
+/*
+ * Add set as a nested dictionary under its group name, so one reply can
+ * carry several sets; characters telemetry refuses in names become '_'
+ * ("net_ring0.q0" is written "net_ring0_q0"). 0 or -errno.
+ */
+int dp_telemetry_add_group(struct rte_tel_data *d, const struct dp_counter_set *set);
+
+/*
+ * Register endpoint path ("/segnet/switch/stats") with help text; fn fills
+ * the reply. 0 or -errno: -EINVAL for a path DPDK refuses (it must start
+ * with '/', hold only letters, digits, '_' and '/', and be shorter than 56
+ * characters), -EEXIST when this process registered it already. Commands
+ * are registered even when the EAL runs with --no-telemetry; nobody can
+ * read them then.
+ */
+int dp_telemetry_register(const char *path, telemetry_cb fn, const char *help);
+
+#endif

@@ -1,0 +1,182 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Two processes exchange every segnet frame length both ways through
+# dp_ethdev ports (ethdev_peer, one server, one client), without NICs or
+# hugepages:
+#
+#   ethdev_pair.sh ETHDEV_PEER memif      net_memif, socket file in a temp dir
+#   ethdev_pair.sh ETHDEV_PEER vhost      net_vhost (server) and
+#                                         net_virtio_user (client) on a
+#                                         vhost-user socket in a temp dir
+#   ethdev_pair.sh ETHDEV_PEER af_packet  net_af_packet on a veth pair between
+#                                         two network namespaces (root only;
+#                                         exit 77, skipped, otherwise)
+#
+# Each process runs its own EAL: --no-huge --no-shconf and a --file-prefix
+# of its own, so the two (and any other DPDK program) never share runtime
+# files or telemetry sockets. The memif run also reads the server's
+# counters with dpdk-telemetry.py while it waits. Everything it creates
+# (processes, namespaces, veths, temp dir, runtime dirs) goes at exit.
+set -u
+
+peer=${1:?usage: ethdev_pair.sh ETHDEV_PEER memif|af_packet}
+mode=${2:?usage: ethdev_pair.sh ETHDEV_PEER memif|af_packet}
+tag=segnet-it-$mode-$$
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/segnet-ethdev.XXXXXX") || exit 1
+pids=
+netns_a=
+netns_b=
+eal="--no-huge -m 128 --no-pci --no-shconf --log-level lib.telemetry:error \
+	--log-level lib.vhost.config:warning"
+
+# The EAL's runtime directory for a file prefix (as DPDK chooses it).
+runtime_dir() {
+	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
+		echo "$RUNTIME_DIRECTORY/dpdk/$1"
+	elif [ "$(id -u)" = 0 ]; then
+		echo "/var/run/dpdk/$1"
+	else
+		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
+	fi
+}
+
+cleanup() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	[ -n "$netns_a" ] && ip netns del "$netns_a" 2>/dev/null
+	[ -n "$netns_b" ] && ip netns del "$netns_b" 2>/dev/null
+	rm -rf "$tmp" "$(runtime_dir "$tag-s")" "$(runtime_dir "$tag-c")"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# Wait up to $2 tenths of a second for file $1 (or for process $3 to end).
+wait_for() {
+	i=0
+	while [ ! -e "$1" ] && [ "$i" -lt "$2" ]; do
+		if [ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null; then
+			return 1
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -e "$1" ]
+}
+
+# Read the server's counters through telemetry while it holds.
+check_telemetry() {
+	if ! command -v dpdk-telemetry.py >/dev/null 2>&1; then
+		echo "dpdk-telemetry.py not installed: telemetry not checked"
+		return 0
+	fi
+	echo /segnet/peer/stats | dpdk-telemetry.py -f "$tag-s" >"$tmp/telemetry.json" 2>&1
+	python3 - "$tmp/telemetry.json" <<'EOF'
+import json, sys
+text = open(sys.argv[1]).read()
+reply = json.loads(text[text.index('{'):])["/segnet/peer/stats"]
+port = next(v for v in reply.values() if isinstance(v, dict))
+assert reply["exchanged"] > 0 and reply["wrong"] == 0, reply
+assert port["rx_frames"] >= reply["exchanged"], reply
+print("telemetry:", json.dumps(reply))
+EOF
+}
+
+# Run server and client (commands in $server_cmd / $client_cmd); 0 if both pass.
+run_pair() {
+	sh -c "$server_cmd" >"$tmp/server.log" 2>&1 &
+	spid=$!
+	pids="$spid"
+	if [ -n "${server_ready:-}" ] && ! wait_for "$server_ready" 100 "$spid"; then
+		echo "server did not come up"
+	fi
+	sh -c "$client_cmd" >"$tmp/client.log" 2>&1 &
+	cpid=$!
+	pids="$spid $cpid"
+	tel=0
+	if wait_for "$tmp/server.done" 400 "$spid"; then
+		check_telemetry || tel=1
+	fi
+	touch "$tmp/release"
+	wait "$cpid"
+	crc=$?
+	wait "$spid"
+	src=$?
+	pids=
+	echo "--- server (exit $src)"
+	cat "$tmp/server.log"
+	echo "--- client (exit $crc)"
+	cat "$tmp/client.log"
+	[ "$src" = 0 ] && [ "$crc" = 0 ] && [ "$tel" = 0 ]
+}
+
+# Common arguments of both ends after the EAL's.
+peer_args="--timeout-ms 30000 --link-wait-ms 10000"
+
+case "$mode" in
+memif)
+	sock=$tmp/memif.sock
+	dev="net_memif0,id=0,socket=$sock,socket-abstract=no"
+	server_cmd="exec $peer $eal -l 0 --file-prefix $tag-s --vdev $dev,role=server -- \
+		--port net_memif0 --role server $peer_args \
+		--done-file $tmp/server.done --release-file $tmp/release"
+	client_cmd="exec $peer $eal -l 1 --file-prefix $tag-c --vdev $dev,role=client -- \
+		--port net_memif0 --role client $peer_args"
+	server_ready=$sock
+	run_pair
+	;;
+vhost)
+	# DPDK 22.11 backs --no-huge memory with a memfd, which virtio-user
+	# can share with the vhost side: no hugepages needed.
+	sock=$tmp/vhost.sock
+	server_cmd="exec $peer $eal -l 0 --file-prefix $tag-s \
+		--vdev net_vhost0,iface=$sock,queues=1 -- \
+		--port net_vhost0 --role server $peer_args"
+	client_cmd="exec $peer $eal -l 1 --file-prefix $tag-c \
+		--vdev net_virtio_user0,path=$sock,queues=1 -- \
+		--port net_virtio_user0 --role client $peer_args"
+	server_ready=$sock
+	run_pair
+	;;
+af_packet)
+	if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1; then
+		echo "SKIP: needs root and ip(8) for network namespaces"
+		exit 77
+	fi
+	netns_a=$tag-a
+	if ! ip netns add "$netns_a" 2>/dev/null; then
+		netns_a=
+		echo "SKIP: cannot create network namespaces"
+		exit 77
+	fi
+	netns_b=$tag-b
+	ip netns add "$netns_b" || exit 1
+	va=sga$$
+	vb=sgb$$
+	ip link add "$va" type veth peer name "$vb" || exit 1
+	ip link set "$va" netns "$netns_a" || exit 1
+	ip link set "$vb" netns "$netns_b" || exit 1
+	for p in "$netns_a $va" "$netns_b $vb"; do
+		set -- $p
+		# IPv6 would send neighbour discovery frames; the peers count
+		# them as foreign anyway.
+		ip netns exec "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1" 2>/dev/null
+		# A full BREQ is 2134 bytes: the kernel drops it at MTU 1500.
+		ip -n "$1" link set "$2" mtu 2200 up || exit 1
+	done
+	server_cmd="exec ip netns exec $netns_a $peer $eal -l 0 --file-prefix $tag-s \
+		--vdev net_af_packet0,iface=$va,framesz=2304,blocksz=36864 -- \
+		--port net_af_packet0 --role server $peer_args"
+	client_cmd="exec ip netns exec $netns_b $peer $eal -l 1 --file-prefix $tag-c \
+		--vdev net_af_packet0,iface=$vb,framesz=2304,blocksz=36864 -- \
+		--port net_af_packet0 --role client $peer_args"
+	server_ready=
+	run_pair
+	;;
+*)
+	echo "unknown mode $mode" >&2
+	exit 2
+	;;
+esac

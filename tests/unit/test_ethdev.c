@@ -1,0 +1,723 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The DPDK backend without hardware: ethdev ports on net_ring vdevs (a
+ * net_ring vdev created without devargs loops each transmit queue back to
+ * the receive queue of the same number), the MTU plan for made-up devices,
+ * the EAL helpers (pools, NUMA, pinning, TSC clock, idle back-off,
+ * signals) and telemetry read back through the EAL's socket.
+ *
+ * Criterion runs every test in its own process, so each one brings up its
+ * own EAL, with a file prefix of its own and no shared config.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include "dataplane/dp_eal.h"
+#include "dataplane/dp_ethdev.h"
+#include "dataplane/dp_ethdev_priv.h"
+#include "dataplane/dp_mbuf.h"
+#include "dataplane/dp_telemetry.h"
+#include "tests/common/test_frames.h"
+
+enum {
+	/* Frames in the test pool. */
+	POOL_FRAMES = 4096,
+	/* Burst size of the tests. */
+	BURST = 32,
+	/* MTU a full BREQ needs. */
+	SEGNET_MTU = DP_MAX_FRAME - RTE_ETHER_HDR_LEN,
+};
+
+/* The pool every test uses. */
+static struct rte_mempool *pool;
+
+/* The EAL's runtime directory, removed at the end of a test. */
+static char runtime_dir[PATH_MAX];
+
+/* Bring up the EAL with two net_ring vdevs and a pool. */
+static void eal_up(void)
+{
+	char prefix[64], err[256];
+	char *argv[] = {
+		"test_ethdev", "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
+		"-l", "0", "--file-prefix", prefix, "--vdev", "net_ring0",
+		"--vdev", "net_ring1", "--log-level", "lib.eal:warning",
+		"--log-level", "lib.telemetry:error", NULL,
+	};
+	int argc = (int)(sizeof(argv) / sizeof(argv[0])) - 1;
+	int ret;
+
+	snprintf(prefix, sizeof(prefix), "segnet-ut-ethdev-%d", (int)getpid());
+	ret = dp_eal_init(argc, argv, err, sizeof(err));
+	cr_assert_eq(ret, argc - 1, "dp_eal_init: %d %s", ret, err);
+	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
+	pool = dp_pool_for_socket("ut", SOCKET_ID_ANY, POOL_FRAMES, err, sizeof(err));
+	cr_assert_not_null(pool, "%s", err);
+}
+
+/* Release the EAL and remove its runtime directory (our prefix only). */
+static void eal_down(void)
+{
+	struct dirent *e;
+	char path[PATH_MAX + 256];
+	DIR *d;
+
+	dp_eal_cleanup();
+	d = opendir(runtime_dir);
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", runtime_dir, e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	rmdir(runtime_dir);
+}
+
+TestSuite(ethdev, .init = eal_up, .fini = eal_down);
+TestSuite(eal, .init = eal_up, .fini = eal_down);
+TestSuite(idle);
+TestSuite(frames);
+
+/* Bring up a ring vdev with nq queue pairs. */
+static void ring_up(const char *name, uint16_t nq, struct dp_ethdev *dev)
+{
+	struct dp_ethdev_conf conf = {
+		.rx_queues = nq, .tx_queues = nq, .link_wait_ms = 1000,
+		.promiscuous = true,
+	};
+	char err[256];
+	int ret = dp_ethdev_setup(name, &conf, pool, dev, err, sizeof(err));
+
+	cr_assert_eq(ret, 0, "setup %s: %d %s", name, ret, err);
+}
+
+/* An mbuf holding test frame i from node `from`. */
+static struct rte_mbuf *frame_mbuf(unsigned int i, uint16_t from)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	int len;
+
+	cr_assert_not_null(m, "pool empty");
+	len = test_frames_encode(i, from, 1 - from, rte_pktmbuf_mtod(m, uint8_t *),
+				 DP_MBUF_DATA);
+	cr_assert_gt(len, 0, "encode frame %u: %d", i, len);
+	m->data_len = (uint16_t)len;
+	m->pkt_len = (uint32_t)len;
+	return m;
+}
+
+/* Check that m is test frame i from node `from`, byte for byte. */
+static void frame_check(const struct rte_mbuf *m, unsigned int i, uint16_t from)
+{
+	uint8_t want[TEST_FRAMES_MAX_LEN];
+	struct proto_pkt pkt;
+	int len = test_frames_encode(i, from, 1 - from, want, sizeof(want));
+
+	cr_assert_eq(m->nb_segs, 1, "frame %u in %u segments", i, m->nb_segs);
+	cr_assert_eq(m->data_len, (uint16_t)len, "frame %u: %u bytes, sent %d",
+		     i, m->data_len, len);
+	cr_assert_eq(memcmp(rte_pktmbuf_mtod(m, const void *), want, (size_t)len), 0,
+		     "frame %u differs", i);
+	cr_assert_eq(proto_decode(want, (size_t)len, NULL, &pkt), PROTO_R_OK,
+		     "frame %u does not decode", i);
+}
+
+/* Send frames first .. first+n-1 on tx and receive them on rx. */
+static void send_and_check(struct dp_port *tx, struct dp_port *rx,
+			   unsigned int first, unsigned int n, uint16_t from)
+{
+	struct rte_mbuf *pkts[BURST];
+	unsigned int got = 0;
+
+	for (unsigned int k = 0; k < n; k++)
+		pkts[k] = frame_mbuf(first + k, from);
+	dp_port_tx(tx, pkts, (uint16_t)n);
+	while (got < n) {
+		uint16_t r = dp_port_rx(rx, pkts, BURST);
+
+		cr_assert_gt(r, 0, "frames %u..%u: only %u came back", first,
+			     first + n - 1, got);
+		for (uint16_t k = 0; k < r; k++)
+			frame_check(pkts[k], first + got + k, from);
+		rte_pktmbuf_free_bulk(pkts, r);
+		got += r;
+	}
+}
+
+Test(frames, every_possible_length_up_to_a_full_breq)
+{
+	bool seen[DP_MAX_FRAME + 1] = { false };
+	uint8_t buf[TEST_FRAMES_MAX_LEN];
+	struct proto_pkt pkt;
+
+	for (unsigned int i = 0; i < TEST_FRAMES_N; i++) {
+		int len = test_frames_encode(i, 1, 0, buf, sizeof(buf));
+
+		cr_assert(len >= PROTO_MIN_FRAME && len <= DP_MAX_FRAME, "frame %u: %d", i, len);
+		cr_assert_eq(proto_decode(buf, (size_t)len, NULL, &pkt), PROTO_R_OK,
+			     "frame %u", i);
+		seen[len] = true;
+	}
+	for (int len = PROTO_MIN_FRAME; len <= DP_MAX_FRAME; len++)
+		cr_assert_eq(seen[len], !(len == 69 || len == 70 || len == 79 || len == 80),
+			     "length %d", len);
+}
+
+Test(ethdev, every_frame_size_loops_back)
+{
+	unsigned int avail = rte_mempool_avail_count(pool);
+	struct dp_ethdev dev;
+	struct dp_port *p;
+
+	ring_up("net_ring0", 1, &dev);
+	cr_assert(dev.link_up);
+	p = dp_ethdev_port_create(&dev, 0, 0);
+	cr_assert_not_null(p);
+	cr_assert_str_eq(p->ops->kind, "ethdev");
+	cr_assert_eq(dp_ethdev_port_id(p), dev.port_id);
+	for (unsigned int i = 0; i < TEST_FRAMES_N; i += BURST)
+		send_and_check(p, p, i, RTE_MIN((unsigned int)BURST, TEST_FRAMES_N - i), 0);
+	cr_assert_eq(p->stats.tx_frames, TEST_FRAMES_N);
+	cr_assert_eq(p->stats.rx_frames, TEST_FRAMES_N);
+	cr_assert_eq(p->stats.rx_bytes, p->stats.tx_bytes);
+	cr_assert_eq(p->stats.tx_full, 0);
+	cr_assert_eq(dp_ethdev_port_stats(p)->rx_multiseg, 0);
+	dp_port_destroy(p);
+	dp_ethdev_close(&dev);
+	cr_assert_eq(rte_mempool_avail_count(pool), avail);
+}
+
+Test(ethdev, queues_and_devices_are_separate)
+{
+	struct dp_ethdev d0, d1;
+	struct dp_port *q0, *q1, *r1;
+	struct rte_mbuf *pkts[BURST];
+
+	ring_up("net_ring0", 2, &d0);
+	ring_up("net_ring1", 1, &d1);
+	q0 = dp_ethdev_port_create(&d0, 0, 0);
+	q1 = dp_ethdev_port_create(&d0, 1, 1);
+	r1 = dp_ethdev_port_create(&d1, 0, 0);
+	cr_assert(q0 && q1 && r1);
+	cr_assert_str_eq(q1->name, "net_ring0.q1");
+	send_and_check(q1, q1, 0, 8, 1);
+	cr_assert_eq(dp_port_rx(q0, pkts, BURST), 0);
+	cr_assert_eq(dp_port_rx(r1, pkts, BURST), 0);
+	send_and_check(r1, r1, TEST_FRAMES_BREQ - 4, 4, 0);
+	cr_assert_eq(dp_port_rx(q0, pkts, BURST), 0);
+	cr_assert_eq(dp_port_rx(q1, pkts, BURST), 0);
+	dp_port_destroy(q0);
+	dp_port_destroy(q1);
+	dp_port_destroy(r1);
+	dp_ethdev_close(&d0);
+	dp_ethdev_close(&d1);
+}
+
+Test(ethdev, mtu_fits_a_full_breq)
+{
+	struct dp_ethdev dev;
+	uint16_t mtu = 0;
+
+	ring_up("net_ring1", 1, &dev);
+	cr_assert_eq(dev.mtu, SEGNET_MTU);
+	cr_assert_eq(rte_eth_dev_get_mtu(dev.port_id, &mtu), 0);
+	cr_assert_eq(mtu, SEGNET_MTU);
+	cr_assert_eq(DP_MAX_FRAME, 2134);
+	cr_assert_str_eq(dev.name, "net_ring1");
+	dp_ethdev_close(&dev);
+}
+
+/* A made-up device description: a NIC that takes MTU max_mtu at most. */
+static struct rte_eth_dev_info fake_nic(const char *driver, uint16_t max_mtu,
+					uint32_t max_rx_pktlen, uint64_t rx_capa)
+{
+	struct rte_eth_dev_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.driver_name = driver;
+	info.max_mtu = max_mtu;
+	info.max_rx_pktlen = max_rx_pktlen;
+	info.rx_offload_capa = rx_capa;
+	info.max_rx_queues = 4;
+	info.max_tx_queues = 4;
+	return info;
+}
+
+Test(ethdev, mtu_too_small_is_an_error_naming_the_port)
+{
+	struct rte_eth_dev_info info = fake_nic("net_ixgbe", 1500, 1518, 0);
+	struct rte_eth_conf ec;
+	bool set_mtu;
+	char err[256] = "";
+
+	memset(&ec, 0, sizeof(ec));
+	cr_assert_eq(dp_ethdev_plan_rx("0000:3b:00.0", &info, pool, &ec, &set_mtu,
+				       err, sizeof(err)), -EMSGSIZE);
+	cr_assert(strstr(err, "0000:3b:00.0"), "%s", err);
+	cr_assert(strstr(err, "at most MTU 1500"), "%s", err);
+	cr_assert(strstr(err, "2120"), "%s", err);
+
+	/* A jumbo-capable NIC: MTU set, no scatter with 2304-byte buffers. */
+	info = fake_nic("net_ixgbe", 9710, 9728, RTE_ETH_RX_OFFLOAD_SCATTER);
+	memset(&ec, 0, sizeof(ec));
+	cr_assert_eq(dp_ethdev_plan_rx("p", &info, pool, &ec, &set_mtu, err,
+				       sizeof(err)), 0, "%s", err);
+	cr_assert(set_mtu);
+	cr_assert_eq(ec.rxmode.mtu, SEGNET_MTU);
+	cr_assert_eq(ec.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER, 0);
+
+	/* memif reports 1518-byte frames but carries more: no MTU set. */
+	info = fake_nic("net_memif", UINT16_MAX, 1518, 0);
+	memset(&ec, 0, sizeof(ec));
+	cr_assert_eq(dp_ethdev_plan_rx("m", &info, pool, &ec, &set_mtu, err,
+				       sizeof(err)), 0, "%s", err);
+	cr_assert_not(set_mtu);
+	cr_assert_eq(ec.rxmode.mtu, 0);
+}
+
+Test(ethdev, small_buffers_need_scatter)
+{
+	struct rte_mempool *small = rte_pktmbuf_pool_create("ut-small", 64, 0, 0,
+		RTE_PKTMBUF_HEADROOM + 1024, SOCKET_ID_ANY);
+	struct rte_eth_dev_info info = fake_nic("net_x", 9000, 9018,
+						RTE_ETH_RX_OFFLOAD_SCATTER);
+	struct rte_eth_conf ec;
+	bool set_mtu;
+	char err[256] = "";
+
+	cr_assert_not_null(small);
+	memset(&ec, 0, sizeof(ec));
+	cr_assert_eq(dp_ethdev_plan_rx("s", &info, small, &ec, &set_mtu, err,
+				       sizeof(err)), 0, "%s", err);
+	cr_assert_neq(ec.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER, 0);
+	info.rx_offload_capa = 0;
+	memset(&ec, 0, sizeof(ec));
+	cr_assert_eq(dp_ethdev_plan_rx("s", &info, small, &ec, &set_mtu, err,
+				       sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "cannot scatter"), "%s", err);
+	rte_mempool_free(small);
+}
+
+Test(ethdev, bad_names_are_enodev_with_the_name)
+{
+	struct dp_ethdev_conf conf = { .rx_queues = 1, .tx_queues = 1 };
+	struct dp_ethdev dev;
+	char err[256] = "", num[8];
+	uint16_t id, id1;
+
+	cr_assert_eq(dp_ethdev_find("net_ring1", &id1, err, sizeof(err)), 0, "%s", err);
+	snprintf(num, sizeof(num), "%u", id1);
+	cr_assert_eq(dp_ethdev_find(num, &id, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(id, id1);
+
+	cr_assert_eq(dp_ethdev_find("net_nosuch7", &id, err, sizeof(err)), -ENODEV);
+	cr_assert(strstr(err, "\"net_nosuch7\""), "%s", err);
+	cr_assert(strstr(err, "net_ring0") && strstr(err, "net_ring1"), "%s", err);
+	cr_assert_eq(dp_ethdev_find("77", &id, err, sizeof(err)), -ENODEV);
+	cr_assert(strstr(err, "77"), "%s", err);
+	cr_assert_eq(dp_ethdev_find("", &id, err, sizeof(err)), -ENODEV);
+	/* --no-pci: the PCI address is written in full and not found. */
+	cr_assert_eq(dp_ethdev_find("3b:00.0", &id, err, sizeof(err)), -ENODEV);
+	cr_assert(strstr(err, "0000:3b:00.0") && strstr(err, "vfio-pci"), "%s", err);
+
+	cr_assert_eq(dp_ethdev_setup("net_nosuch7", &conf, pool, &dev, err,
+				     sizeof(err)), -ENODEV);
+	cr_assert(strstr(err, "net_nosuch7"), "%s", err);
+	/* A tiny buffer gets a truncated but terminated message. */
+	cr_assert_eq(dp_ethdev_find("net_nosuch7", &id, err, 8), -ENODEV);
+	cr_assert_eq(strlen(err), 7);
+}
+
+Test(ethdev, queue_counts_beyond_the_device_are_refused)
+{
+	struct dp_ethdev_conf conf = { .rx_queues = 17, .tx_queues = 1 };
+	struct dp_ethdev dev;
+	char err[256] = "";
+
+	cr_assert_eq(dp_ethdev_setup("net_ring0", &conf, pool, &dev, err,
+				     sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "net_ring0") && strstr(err, "17 receive queues") &&
+		  strstr(err, "at most 16"), "%s", err);
+	conf = (struct dp_ethdev_conf) { .rx_queues = 1, .tx_queues = 40 };
+	cr_assert_eq(dp_ethdev_setup("net_ring0", &conf, pool, &dev, err,
+				     sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "40 transmit queues") && strstr(err, "at most 16"), "%s", err);
+	conf = (struct dp_ethdev_conf) { .rx_queues = 0, .tx_queues = 1 };
+	cr_assert_eq(dp_ethdev_setup("net_ring0", &conf, pool, &dev, err,
+				     sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "net_ring0"), "%s", err);
+	cr_assert_eq(dp_ethdev_setup("net_ring0", &conf, NULL, &dev, err,
+				     sizeof(err)), -EINVAL);
+	/* The device is still usable after the refusals. */
+	ring_up("net_ring0", 16, &dev);
+	dp_ethdev_close(&dev);
+}
+
+Test(ethdev, setup_twice_and_bad_queues)
+{
+	struct dp_ethdev_conf conf = { .rx_queues = 1, .tx_queues = 1 };
+	struct dp_ethdev dev, again;
+	struct dp_port fake = { 0 };
+	char err[256] = "";
+
+	ring_up("net_ring0", 1, &dev);
+	cr_assert_eq(dp_ethdev_setup("net_ring0", &conf, pool, &again, err,
+				     sizeof(err)), -EBUSY);
+	cr_assert(strstr(err, "net_ring0") && strstr(err, "already started"), "%s", err);
+	errno = 0;
+	cr_assert_null(dp_ethdev_port_create(&dev, 1, 0));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_null(dp_ethdev_port_create(&dev, 0, 3));
+	cr_assert_null(dp_ethdev_port_create(NULL, 0, 0));
+	cr_assert_eq(dp_ethdev_port_id(&fake), -1);
+	cr_assert_null(dp_ethdev_port_stats(&fake));
+	dp_ethdev_close(&dev);
+	dp_ethdev_close(&dev);
+	cr_assert_null(dp_ethdev_port_create(&dev, 0, 0));
+}
+
+Test(ethdev, close_frees_every_frame)
+{
+	unsigned int avail = rte_mempool_avail_count(pool);
+	struct rte_mbuf *pkts[BURST];
+	struct dp_ethdev dev;
+	struct dp_port *p;
+
+	ring_up("net_ring0", 2, &dev);
+	p = dp_ethdev_port_create(&dev, 1, 1);
+	cr_assert_not_null(p);
+	for (unsigned int i = 0; i < 100; i += 20) {
+		for (unsigned int k = 0; k < 20; k++)
+			pkts[k] = frame_mbuf(TEST_FRAMES_BREQ - 1 - i - k, 1);
+		dp_port_tx(p, pkts, 20);
+	}
+	cr_assert_eq(dp_port_rx(p, pkts, 10), 10);
+	rte_pktmbuf_free_bulk(pkts, 10);
+	cr_assert_lt(rte_mempool_avail_count(pool), avail);
+	dp_port_destroy(p);
+	dp_ethdev_close(&dev);
+	cr_assert_eq(rte_mempool_avail_count(pool), avail);
+}
+
+Test(ethdev, multi_segment_frames_are_dropped_and_counted)
+{
+	unsigned int avail = rte_mempool_avail_count(pool);
+	struct rte_mbuf *pkts[BURST], *head, *tail;
+	struct dp_ethdev dev;
+	struct dp_port *p;
+
+	ring_up("net_ring1", 1, &dev);
+	p = dp_ethdev_port_create(&dev, 0, 0);
+	head = frame_mbuf(100, 0);
+	tail = frame_mbuf(200, 0);
+	cr_assert_eq(rte_pktmbuf_chain(head, tail), 0);
+	pkts[0] = frame_mbuf(5, 0);
+	pkts[1] = head;
+	pkts[2] = frame_mbuf(6, 0);
+	/* Straight to the device: a driver may hand chains to the port. */
+	cr_assert_eq(rte_eth_tx_burst(dev.port_id, 0, pkts, 3), 3);
+	cr_assert_eq(dp_port_rx(p, pkts, BURST), 2);
+	frame_check(pkts[0], 5, 0);
+	frame_check(pkts[1], 6, 0);
+	rte_pktmbuf_free_bulk(pkts, 2);
+	cr_assert_eq(dp_ethdev_port_stats(p)->rx_multiseg, 1);
+	cr_assert_eq(p->stats.rx_frames, 2);
+	dp_port_destroy(p);
+	dp_ethdev_close(&dev);
+	cr_assert_eq(rte_mempool_avail_count(pool), avail);
+}
+
+Test(eal, init_twice_fails_with_a_message)
+{
+	char *argv[] = { "again", "--no-huge", NULL };
+	char err[256] = "";
+	int ret = dp_eal_init(2, argv, err, sizeof(err));
+
+	cr_assert_eq(ret, -EALREADY, "%d", ret);
+	cr_assert(strstr(err, "EAL"), "%s", err);
+}
+
+Test(eal, pools_per_socket_are_created_once)
+{
+	char err[256] = "";
+	struct rte_mempool *a, *b;
+	char longname[64];
+
+	a = dp_pool_for_socket("ut", SOCKET_ID_ANY, 16, err, sizeof(err));
+	cr_assert_eq(a, pool);
+	cr_assert_str_eq(a->name, "ut-sany");
+	a = dp_pool_for_socket("p2", 0, 128, err, sizeof(err));
+	cr_assert_not_null(a, "%s", err);
+	cr_assert_str_eq(a->name, "p2-s0");
+	b = dp_pool_for_socket("p2", 0, 128, err, sizeof(err));
+	cr_assert_eq(a, b);
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	errno = 0;
+	cr_assert_null(dp_pool_for_socket(longname, 0, 16, err, sizeof(err)));
+	cr_assert_eq(errno, ENAMETOOLONG);
+	cr_assert(strstr(err, "pool name"), "%s", err);
+}
+
+Test(eal, numa_sockets_and_the_mismatch_warning)
+{
+	char *log = NULL;
+	size_t loglen = 0;
+	FILE *f = open_memstream(&log, &loglen);
+	int s0 = dp_lcore_socket(0);
+	const char *w;
+
+	cr_assert_geq(s0, 0);
+	cr_assert_eq(dp_lcore_socket(1), SOCKET_ID_ANY);	/* not an EAL lcore */
+	cr_assert_eq(dp_lcore_socket(RTE_MAX_LCORE + 5), SOCKET_ID_ANY);
+	cr_assert_eq(dp_core_socket(-1), SOCKET_ID_ANY);
+	cr_assert(dp_core_socket(0) >= 0 || dp_core_socket(0) == SOCKET_ID_ANY);
+
+	cr_assert_not_null(f);
+	rte_openlog_stream(f);
+	cr_assert(dp_numa_check("p0", s0, 0));
+	cr_assert(dp_numa_check("p0", SOCKET_ID_ANY, 0));
+	cr_assert_not(dp_numa_check("far", s0 + 1, 0));
+	cr_assert_not(dp_numa_check("far", s0 + 1, 0));
+	cr_assert_not(dp_numa_check("far2", s0 + 1, 0));
+	rte_openlog_stream(NULL);
+	fclose(f);
+	w = strstr(log, "port far is on NUMA node");
+	cr_assert_not_null(w, "log: %s", log);
+	cr_assert_null(strstr(w + 1, "port far is on"), "warned twice: %s", log);
+	cr_assert_not_null(strstr(log, "port far2 is on"), "log: %s", log);
+	free(log);
+}
+
+Test(eal, pin_to_core)
+{
+	char err[256] = "";
+	cpu_set_t set;
+
+	cr_assert_eq(dp_pin_to_core(0, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(pthread_getaffinity_np(pthread_self(), sizeof(set), &set), 0);
+	cr_assert_eq(CPU_COUNT(&set), 1);
+	cr_assert(CPU_ISSET(0, &set));
+	cr_assert_eq(dp_pin_to_core(-1, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "core -1"), "%s", err);
+	cr_assert_eq(dp_pin_to_core(1000, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "core 1000"), "%s", err);
+}
+
+Test(eal, tsc_clock_is_monotonic_and_in_nanoseconds)
+{
+	struct timespec ts = { .tv_nsec = 20 * 1000 * 1000 };
+	uint64_t prev = dp_tsc_ns(), c0 = dp_tsc_cycles(), t0, t1;
+
+	cr_assert_gt(prev, 0);
+	for (int i = 0; i < 100000; i++) {
+		uint64_t t = dp_tsc_ns();
+
+		cr_assert_geq(t, prev);
+		prev = t;
+	}
+	cr_assert_gt(dp_tsc_cycles(), c0);
+	t0 = dp_tsc_ns();
+	nanosleep(&ts, NULL);
+	t1 = dp_tsc_ns();
+	/* 20 ms asleep: the clock saw at least that, and not wildly more. */
+	cr_assert_geq(t1 - t0, 20 * 1000 * 1000ull - 100 * 1000, "%llu",
+		      (unsigned long long)(t1 - t0));
+	cr_assert_lt(t1 - t0, 2000 * 1000 * 1000ull, "%llu",
+		     (unsigned long long)(t1 - t0));
+}
+
+/* The telemetry reply's counters. */
+static struct dp_port_stats tel_stats = { .rx_frames = 7, .tx_bytes = 1234 };
+
+/* Fill a reply with the counters, flat and under their group. */
+static int tel_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct dp_counter_set set = DP_COUNTER_SET("net_ring0.q0", dp_port_counter_names,
+						   &tel_stats);
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	if (dp_telemetry_add_set(d, &set) || dp_telemetry_add_group(d, &set))
+		return -1;
+	return 0;
+}
+
+/* Send cmd to the telemetry socket fd and read the reply into buf. */
+static void tel_query(int fd, const char *cmd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	cr_assert_eq(write(fd, cmd, strlen(cmd)), (ssize_t)strlen(cmd));
+	n = read(fd, buf, len - 1);
+	cr_assert_gt(n, 0);
+	buf[n] = '\0';
+}
+
+Test(eal, telemetry_endpoint_reads_back_through_the_socket)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char buf[16384], pid[32];
+	struct rte_tel_data *d = rte_tel_data_alloc();
+	int fd;
+	ssize_t n;
+
+	cr_assert_eq(dp_telemetry_register("/segnet/test/stats", tel_cb, "test counters"), 0);
+	cr_assert_eq(dp_telemetry_register("/segnet/test/stats", tel_cb, "again"), -EEXIST);
+	cr_assert_eq(dp_telemetry_register("segnet/test", tel_cb, "no slash"), -EINVAL);
+	cr_assert_eq(dp_telemetry_register("/segnet/te.st", tel_cb, "dot"), -EINVAL);
+	cr_assert_eq(dp_telemetry_register("/segnet/x", NULL, "no callback"), -EINVAL);
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/dpdk_telemetry.v2",
+		 rte_eal_get_runtime_dir());
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0,
+		     "%s: %s", sun.sun_path, strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);
+	cr_assert_gt(n, 0);
+	buf[n] = '\0';
+	snprintf(pid, sizeof(pid), "\"pid\":%d", (int)getpid());
+	cr_assert_not_null(strstr(buf, pid), "not our process: %s", buf);
+	tel_query(fd, "/segnet/test/stats", buf, sizeof(buf));
+	cr_assert_not_null(strstr(buf, "{\"/segnet/test/stats\":{\"rx_frames\":7,"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "\"tx_bytes\":1234"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "\"net_ring0_q0\":{\"rx_frames\":7,"), "%s", buf);
+	close(fd);
+
+	/* A full dictionary says so. */
+	cr_assert_not_null(d);
+	rte_tel_data_start_dict(d);
+	for (int i = 0; i < RTE_TEL_MAX_DICT_ENTRIES; i++) {
+		snprintf(buf, 32, "k%d", i);
+		cr_assert_eq(rte_tel_data_add_dict_u64(d, buf, 1), 0);
+	}
+	{
+		struct dp_counter_set set = DP_COUNTER_SET("g", dp_port_counter_names,
+							   &tel_stats);
+
+		cr_assert_eq(dp_telemetry_add_set(d, &set), -ENOSPC);
+		cr_assert_eq(dp_telemetry_add_group(d, &set), -ENOSPC);
+	}
+	rte_tel_data_free(d);
+}
+
+/* Send SIGTERM to the thread given, 20 ms from now. */
+static void *term_later(void *arg)
+{
+	struct timespec ts = { .tv_nsec = 20 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+	pthread_kill(*(pthread_t *)arg, SIGTERM);
+	return NULL;
+}
+
+Test(eal, signals_set_the_stop_flag_and_cut_sleeps_short)
+{
+	pthread_t self = pthread_self(), killer;
+	struct sigaction now;
+	struct dp_idle idle;
+	uint64_t t0, t1;
+
+	dp_signals_install();
+	cr_assert_eq(sigaction(SIGTERM, NULL, &now), 0);
+	cr_assert_eq(now.sa_flags & SA_RESTART, 0);
+	cr_assert_eq(dp_stop, 0);
+
+	/* Idle, asked to sleep 5 s: SIGTERM after 20 ms ends the sleep. */
+	dp_idle_init(&idle, 1, 5000000, 0);
+	cr_assert_eq(pthread_create(&killer, NULL, term_later, &self), 0);
+	t0 = dp_tsc_ns();
+	dp_idle_poll(&idle, false, 10, UINT64_MAX);
+	t1 = dp_tsc_ns();
+	pthread_join(killer, NULL);
+	cr_assert_eq(dp_stop, 1);
+	cr_assert_lt(t1 - t0, 2000 * 1000 * 1000ull);
+	cr_assert_eq(idle.sleeps, 1);
+	cr_assert_eq(idle.last_sleep_ns, 5000000000ull);
+	/* One signal stops; the next one would kill. */
+	cr_assert_eq(sigaction(SIGTERM, NULL, &now), 0);
+	cr_assert_eq(now.sa_handler, SIG_DFL);
+}
+
+Test(idle, no_sleep_before_idle_ns)
+{
+	struct dp_idle idle;
+
+	dp_idle_init(&idle, 1000000, 100, 5000);
+	cr_assert_eq(dp_idle_poll(&idle, false, 5000, UINT64_MAX), 5000);
+	cr_assert_eq(dp_idle_poll(&idle, false, 1004999, UINT64_MAX), 1004999);
+	cr_assert_eq(idle.sleeps, 0);
+	/* Work restarts the idle period. */
+	cr_assert_eq(dp_idle_poll(&idle, true, 1004999, UINT64_MAX), 1004999);
+	cr_assert_eq(dp_idle_poll(&idle, false, 2004998, UINT64_MAX), 2004998);
+	cr_assert_eq(idle.sleeps, 0);
+	cr_assert_eq(idle.last_work, 1004999);
+}
+
+Test(idle, sleeps_sleep_us_once_idle)
+{
+	struct dp_idle idle;
+	uint64_t after;
+
+	dp_idle_init(&idle, 1000000, 100, 0);
+	after = dp_idle_poll(&idle, false, 1000000, UINT64_MAX);
+	cr_assert_eq(idle.sleeps, 1);
+	cr_assert_eq(idle.last_sleep_ns, 100000);
+	cr_assert_geq(idle.slept_ns, 100000);
+	cr_assert_eq(after, 1000000 + idle.slept_ns);
+	after = dp_idle_poll(&idle, false, after, UINT64_MAX);
+	cr_assert_eq(idle.sleeps, 2);
+	cr_assert_geq(idle.slept_ns, 200000);
+}
+
+Test(idle, sleeps_at_most_until_next_due)
+{
+	struct dp_idle idle;
+
+	dp_idle_init(&idle, 1000, 1000, 0);
+	dp_idle_poll(&idle, false, 50000, 50000 + 30000);
+	cr_assert_eq(idle.sleeps, 1);
+	cr_assert_eq(idle.last_sleep_ns, 30000);
+	/* Due now or overdue: no sleep at all. */
+	cr_assert_eq(dp_idle_poll(&idle, false, 90000, 90000), 90000);
+	cr_assert_eq(dp_idle_poll(&idle, false, 90000, 10), 90000);
+	cr_assert_eq(idle.sleeps, 1);
+	/* Next timer beyond sleep_us: sleep_us wins. */
+	dp_idle_poll(&idle, false, 100000, 100000 + 5000000);
+	cr_assert_eq(idle.last_sleep_ns, 1000000);
+	cr_assert_eq(idle.sleeps, 2);
+}
+
+Test(idle, idle_ns_zero_is_busy_polling)
+{
+	struct dp_idle idle;
+
+	dp_idle_init(&idle, 0, 100, 0);
+	for (uint64_t t = 0; t < 100000000; t += 1000000)
+		cr_assert_eq(dp_idle_poll(&idle, false, t, UINT64_MAX), t);
+	cr_assert_eq(idle.sleeps, 0);
+	/* And a clock that went back never makes it sleep. */
+	dp_idle_init(&idle, 10, 100, 5000);
+	cr_assert_eq(dp_idle_poll(&idle, false, 100, UINT64_MAX), 100);
+	cr_assert_eq(idle.sleeps, 0);
+}
