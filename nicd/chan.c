@@ -206,14 +206,8 @@ static void chan_prefetch_quick(struct nic *nic)
 void chan_joined(struct nic *nic)
 {
 	struct nic_chan *ch = &nic->ch;
-	struct proto_pkt gnt = { .type = PROTO_T_GNT }, back = { .type = PROTO_T_BACK };
-	struct proto_pkt qreq = { .type = PROTO_T_QREQ };
-
 	ch->cfg_time = 0;	/* the first poll sends a CFG */
 	memset(ch->cfg_sent, 0, (nic->cfg.max_nodes + 7u) / 8);
-	nic->gnt_wire_ns = nic_quick_wire_ns(nic, (uint32_t)proto_frame_len(&gnt));
-	nic->back_wire_ns = nic_quick_wire_ns(nic, (uint32_t)proto_frame_len(&back));
-	nic->qreq_wire_ns = nic_quick_wire_ns(nic, (uint32_t)proto_frame_len(&qreq));
 
 	if (!nic->fifo)
 		return;
@@ -288,7 +282,7 @@ static void chan_maybe_send_cfg(struct nic *nic, uint64_t now)
 		.n_nodes = n, .counts = ch->cfg_counts,
 		.bulk_en = ch->cfg_enable, .quick_en = ch->cfg_enable,
 	};
-	nic_send_control(nic, &p, now);
+	nic_send_control(nic, &p);
 	ch->cfg_time = now;
 	nic->stats.cfg_sent++;
 }
@@ -378,60 +372,13 @@ static void chan_check_backs(struct nic *nic, uint64_t now)
 	}
 }
 
-/* A pseudo-random delay in [0, span) so deferred senders do not all resume at once. */
-static uint64_t chan_jitter(const struct nic *nic, uint64_t span)
-{
-	uint64_t x = (uint64_t)nic->id * 0x9E3779B97F4A7C15ull + nic->stats.quick_deferred;
-
-	x ^= x >> 31;
-	x *= 0xBF58476D1CE4E5B9ull;
-	x ^= x >> 29;
-	return span ? x % span : 0;
-}
-
-/*
- * Slot-aware quick timing. Every switch output sends its GNT at the same
- * instant each slot, and a BACK often follows it; in drop mode a QREQ that
- * reaches the switch then is lost. The grants arrive at a fixed time, so a
- * NIC that knows its link rate can tell when a QREQ starting to leave at
- * `start` would arrive in that window: it returns the window's end, or
- * start when the QREQ may go. guard_ns covers the propagation delays.
- */
-static uint64_t chan_quick_defer(const struct nic *nic, uint64_t start)
-{
-	uint64_t q = nic->qreq_wire_ns;
-
-	uint64_t k, g, lo, hi;
-
-	if (!q || !nic->slot_ns || start + q < nic->gnt_time + nic->back_wire_ns)
-		return start;
-	/* The first grant boundary whose window ends after start. */
-	k = (start + q - nic->back_wire_ns - nic->gnt_time) / nic->slot_ns + 1;
-	g = nic->gnt_time + k * nic->slot_ns;
-	lo = g - nic->gnt_wire_ns - q - nic->cfg.guard_ns;
-	hi = g - q + nic->back_wire_ns;
-	if (start >= lo && start < hi)
-		return hi + chan_jitter(nic, q);
-	return start;
-}
-
-/* Send every quick packet that has a buffer and may leave now. */
+/* Send every quick packet that has a buffer. */
 static void chan_send_quick(struct nic *nic, uint64_t now)
 {
 	struct nic_chan *ch = &nic->ch;
 	struct sn_pkt *p;
 
-	ch->quick_resume = UINT64_MAX;
-	while ((p = ch->qtx.head)) {
-		uint64_t start = nic_quick_start(nic, now);
-		uint64_t go = chan_quick_defer(nic, start);
-
-		if (go > start) {
-			ch->quick_resume = go;
-			nic->stats.quick_deferred++;
-			break;
-		}
-		chan_unlink(&ch->qtx, p);
+	while ((p = chan_pop_head(&ch->qtx))) {
 		nic_xmit(nic, p, now);
 		if (p->flags & SN_PKT_HELD) {
 			chan_push_tail(&ch->qwait, p, CQ_QWAIT);
@@ -460,7 +407,7 @@ uint64_t chan_poll(struct nic *nic, uint64_t now)
 	next = nic->ch.cfg_time + (uint64_t)nic->cfg.cfg_keepalive * nic->slot_ns;
 	if (head && chan_back_deadline(nic, head) < next)
 		next = chan_back_deadline(nic, head);
-	return nic->ch.quick_resume < next ? nic->ch.quick_resume : next;
+	return next;
 }
 
 /* Fail the packets for peer on list l (those no protocol holds). */

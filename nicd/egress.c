@@ -7,23 +7,8 @@
 #include "dataplane/dp_mbuf.h"
 #include "nic_priv.h"
 
-uint64_t nic_quick_wire_ns(const struct nic *nic, uint32_t len)
-{
-	if (!(nic->cfg.quick_gbps > 0))
-		return 0;
-	return (dp_wire_ps(len, nic->cfg.quick_gbps) + 999) / 1000;
-}
-
-uint64_t nic_quick_start(const struct nic *nic, uint64_t now)
-{
-	uint64_t busy_ns = (nic->quick_busy_ps + 999) / 1000;
-
-	return busy_ns > now ? busy_ns : now;
-}
-
 /* Encode p into a new frame and send it on port; false if no mbuf. */
-static bool nic_emit(struct nic *nic, struct dp_port *port, struct proto_pkt *p,
-		     uint64_t now)
+static bool nic_emit(struct nic *nic, struct dp_port *port, struct proto_pkt *p)
 {
 	struct rte_mbuf *m;
 
@@ -37,12 +22,6 @@ static bool nic_emit(struct nic *nic, struct dp_port *port, struct proto_pkt *p,
 	if (proto_encode(p, rte_pktmbuf_mtod(m, void *), m->buf_len - m->data_off) < 0) {
 		rte_pktmbuf_free(m);
 		return false;
-	}
-	if (port == nic->quick && nic->cfg.quick_gbps > 0) {
-		uint64_t now_ps = now * 1000;
-		uint64_t start = nic->quick_busy_ps > now_ps ? nic->quick_busy_ps : now_ps;
-
-		nic->quick_busy_ps = start + dp_wire_ps(m->data_len, nic->cfg.quick_gbps);
 	}
 	dp_port_tx1(port, m);
 	return true;
@@ -72,7 +51,7 @@ void nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 			.dst_node = pkt->h.dst_node, .vnet = pkt->h.vnet,
 		};
 		nic_add_ack(pkt->conn, &p);
-		if (nic_emit(nic, nic->quick, &p, now))
+		if (nic_emit(nic, nic->quick, &p))
 			nic->stats.qack_sent++;
 		return;
 	}
@@ -82,7 +61,7 @@ void nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 	if (pkt->tx_count)
 		p.flags |= PROTO_F_RETX | PROTO_F_FORCE_ACK;
 	nic_add_ack(pkt->conn, &p);
-	if (!nic_emit(nic, bulk ? nic->bulk : nic->quick, &p, now))
+	if (!nic_emit(nic, bulk ? nic->bulk : nic->quick, &p))
 		return;
 	if (pkt->tx_count)
 		nic->stats.retransmissions++;
@@ -95,7 +74,7 @@ void nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 }
 
 void nic_send_back(struct nic *nic, struct sn_conn *conn, uint16_t peer,
-		   uint16_t vnet, uint32_t slot, bool nack, uint64_t now)
+		   uint16_t vnet, uint32_t slot, bool nack)
 {
 	struct proto_pkt p = {
 		.type = PROTO_T_BACK, .flags = nack ? PROTO_F_NACK : 0,
@@ -104,11 +83,11 @@ void nic_send_back(struct nic *nic, struct sn_conn *conn, uint16_t peer,
 
 	if (!nack)
 		nic_add_ack(conn, &p);
-	if (nic_emit(nic, nic->quick, &p, now))
+	if (nic_emit(nic, nic->quick, &p))
 		nic->stats.back_sent++;
 }
 
-void nic_send_control(struct nic *nic, struct proto_pkt *p, uint64_t now)
+void nic_send_control(struct nic *nic, struct proto_pkt *p)
 {
-	nic_emit(nic, nic->quick, p, now);
+	nic_emit(nic, nic->quick, p);
 }

@@ -143,8 +143,6 @@ struct nic *nic_create(const struct nic_config *cfg, const struct nic_ops *ops,
 		nic->cfg.lost_gnt_slots = 1000;
 	if (!nic->cfg.max_endpoints)
 		nic->cfg.max_endpoints = PROTO_MAX_ENDPOINTS;
-	if (!nic->cfg.guard_ns)
-		nic->cfg.guard_ns = 500;
 	if (!nic->cfg.cfg_keepalive)
 		nic->cfg.cfg_keepalive = 8;
 	nic->ops = *ops;
@@ -290,7 +288,7 @@ static uint64_t nic_join_poll(struct nic *nic, uint64_t now)
 			.dst_node = PROTO_NODE_SWITCH, .hello_nonce = ++nic->hello_nonce,
 		};
 
-		nic_send_control(nic, &p, now);
+		nic_send_control(nic, &p);
 		nic->stats.hello_sent++;
 		nic->next_hello = now + nic->cfg.hello_ns;
 	}
@@ -310,13 +308,18 @@ uint64_t nic_poll(struct nic *nic, uint64_t now)
 		nic_ingress(nic, burst, got, now);
 	}
 	next = nic_join_poll(nic, now);
+	for (unsigned int i = 0; i < nic->n_vnets; i++)
+		pipeline_tick(nic->vnets[i].pl, now);
+	t = chan_poll(nic, now);
+	if (t < next)
+		next = t;
+	/* Again after the channel sent: the timers must see what just left. */
 	for (unsigned int i = 0; i < nic->n_vnets; i++) {
 		t = pipeline_tick(nic->vnets[i].pl, now);
 		if (t < next)
 			next = t;
 	}
-	t = chan_poll(nic, now);
-	return t < next ? t : next;
+	return next;
 }
 
 uint16_t nic_node_id(const struct nic *nic)

@@ -37,9 +37,7 @@ struct nic_config {
 	uint32_t lost_gnt_slots;	/* slots without GNT before rejoining */
 	struct rte_mempool *mp;		/* frames */
 	bool check_crc;			/* verify CRC32C of received frames */
-	double quick_gbps;		/* quick link rate; 0 = unknown (no slot-aware timing) */
 	uint32_t cfg_keepalive;		/* slots between CFGs when nothing changes (0 = 8) */
-	uint32_t guard_ns;		/* slot-aware timing: margin for propagation (0 = 500) */
 };
 
 /* What a NIC reports to its owner (endpoints in nicd, the generator in sim). */
@@ -96,7 +94,6 @@ struct nic_msg {
 	X(back_unmatched, "BACKs matching no BREQ in flight") \
 	X(back_sent, "BACKs sent") \
 	X(qreq_sent, "QREQs sent") \
-	X(quick_deferred, "times quick sends waited out the grant window") \
 	X(qack_sent, "QACKs sent") \
 	X(down_notices, "DOWN notices from the switch") \
 	X(completed_ok, "sends completed successfully") \

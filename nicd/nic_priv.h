@@ -33,7 +33,6 @@ struct nic_chan {
 	struct chan_list qwait;		/* quick sent, waiting for its ack */
 	uint16_t quick_used;		/* quick buffers in use (qtx + qwait) */
 	uint32_t backlogged;		/* packets on the per-target backlogs */
-	uint64_t quick_resume;		/* quick sends wait for this time (slot-aware) */
 	uint8_t *cfg_counts;		/* CFG request vector being built */
 	uint8_t *cfg_enable;		/* CFG enable vector: every node */
 	uint8_t *cfg_sent;		/* request set of the last CFG sent */
@@ -57,10 +56,6 @@ struct nic {
 	bool fifo;			/* unscheduled model: request head only */
 	uint32_t gnt_slot;		/* slot of the last grant */
 	uint64_t gnt_time;		/* when it arrived */
-	uint64_t quick_busy_ps;		/* end of what is queued on the quick uplink */
-	uint64_t gnt_wire_ns;		/* a GNT's time on a quick link */
-	uint64_t back_wire_ns;		/* a BACK's time on a quick link */
-	uint64_t qreq_wire_ns;		/* a QREQ's time on a quick link */
 	uint64_t next_hello;		/* next HELLO while joining */
 	uint32_t hello_nonce;		/* incarnation, for logs */
 	struct nic_vnet vnets[NIC_MAX_VNETS];	/* served virtual networks */
@@ -93,21 +88,15 @@ void nic_peer_down(struct nic *nic, uint16_t peer, uint64_t now);
 void nic_ingress(struct nic *nic, struct rte_mbuf **frames, uint16_t n,
 		 uint64_t now);
 
-/* Egress: when a frame of len bytes queued on the quick uplink now would start. */
-uint64_t nic_quick_start(const struct nic *nic, uint64_t now);
-
-/* Egress: wire time in ns of len bytes on the quick link (0 if unknown). */
-uint64_t nic_quick_wire_ns(const struct nic *nic, uint32_t len);
-
 /* Egress: build and send the frame of a data or ack-only packet. */
 void nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now);
 
 /* Egress: send a BACK for a BREQ of peer in slot, with acks of conn. */
 void nic_send_back(struct nic *nic, struct sn_conn *conn, uint16_t peer,
-		   uint16_t vnet, uint32_t slot, bool nack, uint64_t now);
+		   uint16_t vnet, uint32_t slot, bool nack);
 
 /* Egress: send a frame the NIC originates (CFG, HELLO) on the quick port. */
-void nic_send_control(struct nic *nic, struct proto_pkt *p, uint64_t now);
+void nic_send_control(struct nic *nic, struct proto_pkt *p);
 
 /* Channel: take a packet from the bottom of a pipeline. */
 void chan_sink(struct nic *nic, struct sn_pkt *pkt, uint64_t now);

@@ -25,11 +25,6 @@ enum timer_counter {
 
 static const char *const timer_counter_names[] = { "expired", NULL };
 
-/* Per-pipeline state: when the connections must be looked at again. */
-struct timer_priv {
-	uint64_t next_scan;	/* no deadline of any connection falls before this */
-};
-
 /* Per-connection state. */
 struct timer_conn {
 	uint64_t next_scan;	/* earliest deadline of this connection */
@@ -91,25 +86,18 @@ static uint64_t timer_scan(struct stage *st, struct sn_conn *c, uint64_t now)
 }
 
 /*
- * Check every connection with packets in flight. A packet sent after a scan
- * has its deadline at least one timeout after that scan, so until the
- * earliest known deadline or scan + timeout nothing can expire.
+ * Check the connections with packets in flight. A connection is scanned only
+ * at its earliest deadline, or one timeout after its first transmission
+ * since the last scan (egress records it), so an idle connection costs one
+ * comparison. Returns the earliest deadline; the NIC ticks its pipelines
+ * after every transmission, so no deadline is missed.
  */
 static uint64_t timer_tick(struct stage *st, uint64_t now)
 {
-	struct timer_priv *priv = st->priv;
 	struct pipeline *pl = st->pl;
-	uint64_t timeout = (uint64_t)st->param[0], next;
 	struct sn_conn **link = &pl->active;
+	uint64_t next = UINT64_MAX;
 
-	if (!pl->active)
-		return UINT64_MAX;
-	if (now < priv->next_scan)
-		return priv->next_scan;
-	/* The shortest wait any connection may get bounds the next look. */
-	if (st->param[1] && st->param[2] < st->param[0])
-		timeout = (uint64_t)st->param[2];
-	next = now + timeout;
 	while (*link) {
 		struct sn_conn *c = *link;
 		struct timer_conn *tc = stage_conn(st, c);
@@ -123,12 +111,14 @@ static uint64_t timer_tick(struct stage *st, uint64_t now)
 			tc->next_scan = c->tx_unscanned + timer_timeout(st, c);
 		if (now >= tc->next_scan)
 			tc->next_scan = timer_scan(st, c, now);
+		/* What the scan itself resent. */
+		if (c->tx_unscanned && c->tx_unscanned + timer_timeout(st, c) < tc->next_scan)
+			tc->next_scan = c->tx_unscanned + timer_timeout(st, c);
 		if (tc->next_scan < next)
 			next = tc->next_scan;
 		link = &c->active_next;
 	}
-	priv->next_scan = next;
-	return pl->active ? next : UINT64_MAX;
+	return next;
 }
 
 const struct stage_ops stage_timer = {
@@ -136,7 +126,6 @@ const struct stage_ops stage_timer = {
 	.help = "per-connection retransmission timer",
 	.params = timer_params,
 	.counter_names = timer_counter_names,
-	.priv_size = sizeof(struct timer_priv),
 	.conn_size = sizeof(struct timer_conn),
 	.init = timer_init,
 	.tick = timer_tick,

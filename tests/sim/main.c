@@ -84,7 +84,6 @@ static const char sim_help[] =
 "Protocol and faults:\n"
 "  --conf NAME             conf1 | conf2 | conf3 | conf4-gbn | conf4-sr, or a\n"
 "                          stage list (default conf2)\n"
-"  --no-slot-aware         NICs send QREQs without avoiding the grant window\n"
 "  --one-vnet              both channels on one virtual network (one packet-\n"
 "                          number space, so ordering spans the channels);\n"
 "                          default: each channel its own virtual network\n"
@@ -107,7 +106,7 @@ enum sim_opt {
 	O_PAYLOAD, O_PRESET, O_LOAD, O_LOAD_SWEEP, O_TRAFFIC, O_HOT_SHARE,
 	O_BURSTY, O_BURST_MAX, O_CHANNELS, O_DURATION, O_MESSAGES, O_CONF,
 	O_LOSS, O_DUP, O_REORDER, O_CORRUPT, O_SEED, O_CSV, O_PLOT, O_JOBS,
-	O_VERBOSE, O_HELP, O_ONE_VNET, O_NO_BURSTY, O_NO_SLOT_AWARE,
+	O_VERBOSE, O_HELP, O_ONE_VNET, O_NO_BURSTY,
 };
 
 static const struct option sim_options[] = {
@@ -135,7 +134,6 @@ static const struct option sim_options[] = {
 	{ "messages", required_argument, NULL, O_MESSAGES },
 	{ "conf", required_argument, NULL, O_CONF },
 	{ "one-vnet", no_argument, NULL, O_ONE_VNET },
-	{ "no-slot-aware", no_argument, NULL, O_NO_SLOT_AWARE },
 	{ "loss", required_argument, NULL, O_LOSS },
 	{ "dup", required_argument, NULL, O_DUP },
 	{ "reorder", required_argument, NULL, O_REORDER },
@@ -290,7 +288,6 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 	case O_MESSAGES: c->messages = (uint64_t)parse_num("messages", arg, 1, 1e12); break;
 	case O_CONF: c->conf = arg; break;
 	case O_ONE_VNET: c->one_vnet = true; break;
-	case O_NO_SLOT_AWARE: c->slot_aware = false; break;
 	case O_LOSS: c->faults.loss = parse_num("loss", arg, 0, 0.999); break;
 	case O_DUP: c->faults.dup = parse_num("dup", arg, 0, 0.999); break;
 	case O_REORDER: c->faults.reorder = parse_num("reorder", arg, 0, 0.999); break;

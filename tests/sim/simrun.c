@@ -106,7 +106,6 @@ void simrun_defaults(struct simrun_config *c)
 	c->warmup = 0.2;
 	c->seed = 1;
 	c->check_crc = true;
-	c->slot_aware = true;
 }
 
 /* Add one sample. */
@@ -379,7 +378,7 @@ static int sim_build_nics(struct simctx *ctx, char *err, size_t errlen)
 		.max_nodes = cfg->nodes, .bulk_bufs = cfg->bulk_bufs,
 		.bulk_per_target = cfg->per_target, .quick_bufs = cfg->quick_bufs,
 		.descriptors = 16384, .hello_ns = 2 * slot_ns, .mp = ctx->mp,
-		.check_crc = true, .quick_gbps = cfg->slot_aware ? cfg->quick_gbps : 0,
+		.check_crc = true,
 	};
 	char spec[512], over[600];
 	int rc;

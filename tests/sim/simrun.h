@@ -44,7 +44,6 @@ struct simrun_config {
 	uint16_t payload;		/* bulk payload bytes */
 	const char *conf;		/* protocol configuration (name or spec) */
 	bool one_vnet;			/* both channels on one virtual network */
-	bool slot_aware;		/* NICs time quick sends around the grants */
 	uint64_t duration_ns;		/* generation time */
 	double warmup;			/* fraction of duration not measured */
 	uint64_t messages;		/* > 0: generate this many, then drain */

@@ -37,16 +37,19 @@ struct t_sw {
 	unsigned int avail;			/* pool frames before it was built */
 };
 
-/* Build a switch with arbiter spec, quick mode and down_slots. */
-static struct t_sw *t_sw_new(const char *arbiter, enum sw_quick_mode mode,
-			     uint32_t down_slots)
+/*
+ * Build a switch with arbiter spec, quick mode, down_slots and GNT keepalive
+ * (1: every node gets a GNT every slot, which most tests look at).
+ */
+static struct t_sw *t_sw_new_ka(const char *arbiter, enum sw_quick_mode mode,
+				uint32_t down_slots, uint32_t keepalive)
 {
 	struct t_sw *t = calloc(1, sizeof(*t));
 	struct sw_config cfg = {
 		.n_nodes = T_N, .arbiter = arbiter, .quick_mode = mode,
 		.bulk_gbps = 10, .quick_gbps = 10, .slot_frames = 1,
 		.slot_ns = T_SLOT, .down_slots = down_slots, .seed = 1,
-		.mp = t_mp, .check_crc = true,
+		.mp = t_mp, .check_crc = true, .gnt_keepalive = keepalive,
 	};
 	char err[256] = "", name[16];
 
@@ -59,6 +62,13 @@ static struct t_sw *t_sw_new(const char *arbiter, enum sw_quick_mode mode,
 	t->sw = sw_fabric_create(&cfg, t->port, t->port, err, sizeof(err));
 	cr_assert_not_null(t->sw, "sw_fabric_create(%s): %s", arbiter, err);
 	return t;
+}
+
+/* A switch whose nodes get a GNT every slot. */
+static struct t_sw *t_sw_new(const char *arbiter, enum sw_quick_mode mode,
+			     uint32_t down_slots)
+{
+	return t_sw_new_ka(arbiter, mode, down_slots, 1);
 }
 
 /* Free the switch and its ports; no frame may be missing from the pool. */
@@ -244,6 +254,33 @@ Test(fabric, nodes_join_with_hello_and_get_grants_carrying_their_id)
 	sw_fabric_poll(t->sw, T_SLOT + 10);
 	cr_assert_eq(t_st(t)->forged_src, 1);
 	cr_assert_eq(t_st(t)->joins, 3);
+	t_sw_free(t);
+}
+
+/* With the default keepalive, only granted nodes get a GNT every slot. */
+Test(fabric, grants_go_to_granted_nodes_and_keepalives_to_the_rest)
+{
+	struct t_sw *t = t_sw_new_ka("lcf", SW_QUICK_DROP, 0, 8);
+	unsigned int gnts[T_N] = { 0 };
+
+	for (int i = 0; i < T_N; i++)
+		t_hello(t, i, PROTO_NODE_NONE);
+	sw_fabric_poll(t->sw, 0);		/* everyone's join GNT */
+	for (int i = 1; i < T_N; i++)
+		t_cfg(t, i, 0, 0xF, 0xF);	/* accept everyone, request nothing */
+	t_clear(t);
+	for (int s = 1; s <= 16; s++) {
+		t_cfg(t, 0, 1u << 1, 0xF, 0xF);	/* node 0 always wants node 1 */
+		sw_fabric_poll(t->sw, (uint64_t)s * T_SLOT);
+		for (int i = 0; i < T_N; i++)
+			for (unsigned int k = 0; k < tport_sent(t->port[i]); k++)
+				gnts[i] += t_sent(t, i, k).type == PROTO_T_GNT;
+		t_clear(t);
+	}
+	cr_assert_eq(gnts[0], 16, "the granted node hears every slot, got %u", gnts[0]);
+	for (int i = 1; i < T_N; i++)
+		cr_assert_eq(gnts[i], 2, "node %d: a keepalive every 8 slots, got %u",
+			     i, gnts[i]);
 	t_sw_free(t);
 }
 
