@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libsegnet: the application interface of segnet. An application opens an
+ * endpoint on a virtual network (presenting the network's key) through the
+ * nicd serving its node, then sends active messages — quick (a handler and
+ * 32 bytes of arguments) or bulk (a handler, arguments and up to 2 KiB) — to
+ * (node, endpoint) pairs, and polls to run the handlers of the messages that
+ * arrived and to reap the completions of its sends. The endpoint lives in
+ * shared memory that only the application's user can map; the library and
+ * nicd exchange everything through single-producer/single-consumer rings,
+ * so neither ever takes a lock, and the library has no DPDK dependency.
+ */
+#ifndef SEGNET_LIBSEGNET_H
+#define SEGNET_LIBSEGNET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+	SEGNET_ARGS_LEN = 32,		/* bytes of active-message arguments */
+	SEGNET_MAX_PAYLOAD = 2048,	/* bytes of a bulk message */
+	SEGNET_MAX_KEY = 64,		/* bytes of a virtual network's key */
+	SEGNET_MAX_HANDLERS = 256,	/* handler ids 0 .. 255 */
+};
+
+/* Channels. */
+enum segnet_chan {
+	SEGNET_BULK = 0,
+	SEGNET_QUICK = 1,
+};
+
+/* Completion status of a send (0 = delivered, or sent on an unreliable network). */
+enum segnet_status {
+	SEGNET_OK = 0,
+	SEGNET_ELOST = 1,	/* unreliable configuration: the frame was lost */
+	SEGNET_ERETRIES = 2,	/* reliable: retransmission limit reached */
+	SEGNET_EDOWN = 3,	/* the target node is down or restarted */
+	SEGNET_ERESET = 4,	/* the connection was reset */
+};
+
+struct segnet_ep;
+
+/* A message as a handler sees it; valid only during the handler call. */
+struct segnet_msg {
+	uint16_t src_node;		/* sender node */
+	uint16_t src_ep;		/* sender endpoint */
+	uint16_t handler;		/* handler id */
+	uint8_t chan;			/* enum segnet_chan */
+	uint8_t args[SEGNET_ARGS_LEN];	/* arguments */
+	const void *data;		/* bulk payload, or NULL */
+	uint16_t len;			/* payload bytes */
+};
+
+/* An active-message handler. */
+typedef void (*segnet_handler_fn)(struct segnet_ep *ep,
+				  const struct segnet_msg *msg, void *ctx);
+
+/* A finished send. */
+struct segnet_completion {
+	uint64_t cookie;	/* as given to the send */
+	int status;		/* enum segnet_status */
+};
+
+/* Options of segnet_open; zero fields take defaults. */
+struct segnet_open_opts {
+	uint16_t send_bufs;	/* messages in flight at once (default 64) */
+	uint16_t recv_bufs;	/* messages received, not yet polled (default 64) */
+	uint32_t wake_threshold;	/* segnet_wait returns once this many events are ready (default 1) */
+	uint32_t wake_delay_us;	/* ... or this long after the first one (default 0: at once) */
+};
+
+/*
+ * Open an endpoint of virtual network vnet through the nicd whose control
+ * socket is `nicd` (a path, or a name looked up as /run/segnet/NAME.sock).
+ * Returns NULL with errno: EACCES (wrong key), ENOSPC (endpoint table
+ * full), ENOENT (no such virtual network), ECONNREFUSED / ENOENT (no nicd),
+ * EPROTO (version mismatch).
+ */
+struct segnet_ep *segnet_open(const char *nicd, uint16_t vnet, const void *key,
+			      size_t key_len, const struct segnet_open_opts *opts);
+
+/* Close an endpoint; pending sends are abandoned. */
+void segnet_close(struct segnet_ep *ep);
+
+/* This endpoint's address. */
+uint16_t segnet_node(const struct segnet_ep *ep);
+uint16_t segnet_endpoint(const struct segnet_ep *ep);
+
+/* Nodes in the cluster (0 until the NIC joined). */
+uint16_t segnet_cluster_size(const struct segnet_ep *ep);
+
+/* Register fn for messages with handler id h (0 .. SEGNET_MAX_HANDLERS-1). */
+int segnet_set_handler(struct segnet_ep *ep, uint16_t h, segnet_handler_fn fn,
+		       void *ctx);
+
+/*
+ * Send a quick message (handler h, SEGNET_ARGS_LEN bytes of args) to
+ * endpoint dst_ep of node dst_node. 0, or -EAGAIN (no send buffer free: poll
+ * and retry), -EINVAL, -ESHUTDOWN (nicd is gone: reopen).
+ */
+int segnet_send_quick(struct segnet_ep *ep, uint16_t dst_node, uint16_t dst_ep,
+		      uint16_t h, const void *args, uint64_t cookie);
+
+/* Send a bulk message: args and len (<= SEGNET_MAX_PAYLOAD) bytes of data. */
+int segnet_send_bulk(struct segnet_ep *ep, uint16_t dst_node, uint16_t dst_ep,
+		     uint16_t h, const void *args, const void *data, size_t len,
+		     uint64_t cookie);
+
+/*
+ * Run the handlers of arrived messages and return up to max completions.
+ * Returns how many completions it wrote (>= 0), or -ESHUTDOWN when nicd is
+ * gone (the endpoint must be closed and reopened).
+ */
+int segnet_poll(struct segnet_ep *ep, struct segnet_completion *comps, int max);
+
+/*
+ * Sleep until something is ready to poll (see the wake options) or
+ * timeout_ms passes (-1: no limit). 0, -ETIMEDOUT, -ESHUTDOWN.
+ */
+int segnet_wait(struct segnet_ep *ep, int timeout_ms);
+
+/* A file descriptor that becomes readable when segnet_wait would return. */
+int segnet_fd(const struct segnet_ep *ep);
+
+/* Name of a status. */
+const char *segnet_status_name(int status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
