@@ -64,7 +64,7 @@ static const char sim_help[] =
 "  --prop-ns NS            propagation delay of every link (default 100)\n"
 "  --slot-frames N         bulk frames per slot (default 1)\n"
 "  --send-buffers N        bulk send buffers per node (default 16)\n"
-"  --per-target-cap N      of which one target may hold (default 4)\n"
+"  --per-target-cap N      of which one target may hold (default 1/8 of them)\n"
 "  --quick-buffers N       quick send buffers per node (default 4)\n"
 "  --payload BYTES         bulk payload (default 2048)\n"
 "  --preset clint          16 nodes, bulk 2 Gbit/s, quick 0.53 Gbit/s, 2 KiB\n"
@@ -324,7 +324,7 @@ static void parse_args(struct sim_cli *cli, int argc, char **argv)
 	if (cli->per_target)
 		cli->base.per_target = cli->per_target;
 	else
-		cli->base.per_target = (uint16_t)(cli->base.bulk_bufs >= 4 ? cli->base.bulk_bufs / 4 : 1);
+		cli->base.per_target = (uint16_t)(cli->base.bulk_bufs >= 8 ? cli->base.bulk_bufs / 8 : 1);
 	if (cli->base.per_target > cli->base.bulk_bufs)
 		usage_error("--per-target-cap: %u is more than --send-buffers %u",
 			    cli->base.per_target, cli->base.bulk_bufs);

@@ -80,12 +80,16 @@ void sim_print_summary(const struct sim_cli *cli)
 		d.duplicated += r->delivery.duplicated;
 		d.reordered += r->delivery.reordered;
 		d.failed += r->delivery.failed;
+		d.queued += r->delivery.queued;
 	}
 	printf("simulated %.3f s of network time: %llu frames in %.2f s of run time "
 	       "(%.0f simulated packets per wall-clock second)\n",
 	       sim_s, (unsigned long long)frames, wall, wall > 0 ? (double)frames / wall : 0);
 	if (d.failed)
 		printf("sends completed with an error: %llu\n", (unsigned long long)d.failed);
+	if (d.queued)
+		printf("still queued when the run stopped (saturated channels): %llu\n",
+		       (unsigned long long)d.queued);
 	printf("delivery: sent=%llu delivered=%llu lost=%llu duplicated=%llu reordered=%llu\n",
 	       (unsigned long long)d.sent, (unsigned long long)d.delivered,
 	       (unsigned long long)d.lost, (unsigned long long)d.duplicated,
@@ -171,17 +175,27 @@ static double plot_value(const struct sim_cli *cli, const struct plot_panel *p, 
 	}
 }
 
-/* Series key of run i in panel p. */
-static void plot_key(const struct sim_cli *cli, const struct plot_panel *p, int i,
+/*
+ * Series key of run i in panel p; false when the run is not in the panel.
+ * Quick-channel panels show the first architecture's runs only (the quick
+ * channel does not depend on the bulk arbiter), one series per quick mode.
+ */
+static bool plot_key(const struct sim_cli *cli, const struct plot_panel *p, int i,
 		     char *key, size_t len)
 {
 	const struct simrun_config *c = &cli->runs[i];
 
-	if (p->by_quick_mode)
+	if (cli->out[i].rc || !chan_used(c, p->chan))
+		return false;
+	if (p->by_quick_mode) {
+		if (strcmp(c->arbiter, cli->runs[0].arbiter))
+			return false;
 		snprintf(key, len, "%s%s", qmode_name(c->quick_mode),
 			 c->burst_max > 1 ? " bursty" : "");
-	else
+	} else {
 		snprintf(key, len, "%s%s", c->arbiter, c->burst_max > 1 ? " bursty" : "");
+	}
+	return true;
 }
 
 /* Write panel p's series as gnuplot data blocks; returns how many. */
@@ -194,9 +208,8 @@ static int plot_write_panel(const struct sim_cli *cli, const struct plot_panel *
 		char key[48];
 		bool seen = false;
 
-		if (cli->out[i].rc || !chan_used(&cli->runs[i], p->chan))
+		if (!plot_key(cli, p, i, key, sizeof(key)))
 			continue;
-		plot_key(cli, p, i, key, sizeof(key));
 		for (int k = 0; k < n; k++)
 			seen |= !strcmp(titles[k], key);
 		if (seen)
@@ -206,10 +219,7 @@ static int plot_write_panel(const struct sim_cli *cli, const struct plot_panel *
 		for (int j = i; j < cli->n_runs; j++) {
 			char k2[48];
 
-			if (cli->out[j].rc || !chan_used(&cli->runs[j], p->chan))
-				continue;
-			plot_key(cli, p, j, k2, sizeof(k2));
-			if (!strcmp(k2, key))
+			if (plot_key(cli, p, j, k2, sizeof(k2)) && !strcmp(k2, key))
 				fprintf(dat, "%g %g\n", cli->runs[j].load, plot_value(cli, p, j));
 		}
 		fprintf(dat, "\n\n");

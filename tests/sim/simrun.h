@@ -75,7 +75,8 @@ struct simrun_chan {
 struct simrun_delivery {
 	uint64_t sent;			/* messages handed to NICs */
 	uint64_t delivered;		/* deliveries, duplicates included */
-	uint64_t lost;			/* sent, never delivered */
+	uint64_t lost;			/* sent, never delivered, no longer queued */
+	uint64_t queued;		/* sent, never delivered, still queued at the end */
 	uint64_t duplicated;		/* deliveries of a message seen before */
 	uint64_t reordered;		/* first deliveries after a later message */
 	uint64_t failed;		/* sends completed with an error */
