@@ -418,8 +418,7 @@ static int sim_build_nics(struct simctx *ctx, char *err, size_t errlen)
 				.nodes = cfg->nodes, .self = i,
 			};
 
-			node->gen_on[ch] = cfg->channels == SIMRUN_BOTH ||
-				(cfg->channels == SIMRUN_BULK) == (ch == SN_CHAN_BULK);
+			/* Generators start once the cluster has formed (sim_form). */
 			traffic_init(&node->gen[ch], &tp, cfg->seed, 2u * i + ch, 0);
 		}
 		sim_engine_wake(ctx->eng, node->actor, 0);
@@ -448,6 +447,47 @@ static bool sim_generating(const struct simctx *ctx)
 	return false;
 }
 
+/* True when every NIC has joined the cluster. */
+static bool sim_formed(const struct simctx *ctx)
+{
+	for (uint16_t i = 0; i < ctx->cfg->nodes; i++)
+		if (nic_cluster_size(ctx->nodes[i].nic) != ctx->cfg->nodes)
+			return false;
+	return true;
+}
+
+/*
+ * Run until every NIC has joined (HELLOs can be lost to faults), then start
+ * the generators and shift the measurement window by the time that took: a
+ * message for a node that has not joined yet would rightly fail.
+ */
+static int sim_form(struct simctx *ctx, char *err, size_t errlen)
+{
+	uint64_t slot_ns = sw_fabric_slot_ns(ctx->sw), t = 0;
+
+	while (!sim_formed(ctx)) {
+		if (t > 100000 * slot_ns) {
+			snprintf(err, errlen, "the cluster did not form in 100000 slots");
+			return -ETIMEDOUT;
+		}
+		t += slot_ns;
+		sim_engine_run(ctx->eng, t);
+	}
+	for (uint16_t i = 0; i < ctx->cfg->nodes; i++) {
+		struct simnode *node = &ctx->nodes[i];
+
+		for (int ch = 0; ch < SN_CHAN_COUNT; ch++) {
+			node->gen_on[ch] = ctx->cfg->channels == SIMRUN_BOTH ||
+				(ctx->cfg->channels == SIMRUN_BULK) == (ch == SN_CHAN_BULK);
+			node->gen[ch].next_ns += t;
+		}
+		sim_engine_wake(ctx->eng, node->actor, t);
+	}
+	ctx->win_start += t;
+	ctx->win_end += t;
+	return 0;
+}
+
 /*
  * Run the engine: generation, then a drain until everything completed or
  * 2000 slots passed (a saturated channel's backlog never drains; its
@@ -456,7 +496,7 @@ static bool sim_generating(const struct simctx *ctx)
 static void sim_run_engine(struct simctx *ctx)
 {
 	uint64_t slot_ns = sw_fabric_slot_ns(ctx->sw), step = 200 * slot_ns;
-	uint64_t t = 0, drain_end;
+	uint64_t t = sim_engine_now(ctx->eng), drain_end;
 
 	if (ctx->cfg->messages) {
 		/* Generate until the count is reached, whatever the time. */
@@ -625,6 +665,8 @@ int simrun(const struct simrun_config *cfg, struct rte_mempool *mp,
 	rc = sim_build(&ctx, err, errlen);
 	if (!rc)
 		rc = sim_build_nics(&ctx, err, errlen);
+	if (!rc)
+		rc = sim_form(&ctx, err, errlen);
 	if (rc)
 		goto out;
 	sim_run_engine(&ctx);
