@@ -87,6 +87,8 @@ static const char sim_help[] =
 "  --one-vnet              both channels on one virtual network (one packet-\n"
 "                          number space, so ordering spans the channels);\n"
 "                          default: each channel its own virtual network\n"
+"  --outage AT:LEN          node 0's links drop everything for LEN from AT after\n"
+"                          the cluster formed (e.g. 2ms:200us); reports recovery\n"
 "  --loss P --dup P --reorder P --corrupt P\n"
 "                          fault probabilities per frame on every link\n"
 "Output:\n"
@@ -106,7 +108,7 @@ enum sim_opt {
 	O_PAYLOAD, O_PRESET, O_LOAD, O_LOAD_SWEEP, O_TRAFFIC, O_HOT_SHARE,
 	O_BURSTY, O_BURST_MAX, O_CHANNELS, O_DURATION, O_MESSAGES, O_CONF,
 	O_LOSS, O_DUP, O_REORDER, O_CORRUPT, O_SEED, O_CSV, O_PLOT, O_JOBS,
-	O_VERBOSE, O_HELP, O_ONE_VNET, O_NO_BURSTY,
+	O_VERBOSE, O_HELP, O_ONE_VNET, O_NO_BURSTY, O_OUTAGE,
 };
 
 static const struct option sim_options[] = {
@@ -134,6 +136,7 @@ static const struct option sim_options[] = {
 	{ "messages", required_argument, NULL, O_MESSAGES },
 	{ "conf", required_argument, NULL, O_CONF },
 	{ "one-vnet", no_argument, NULL, O_ONE_VNET },
+	{ "outage", required_argument, NULL, O_OUTAGE },
 	{ "loss", required_argument, NULL, O_LOSS },
 	{ "dup", required_argument, NULL, O_DUP },
 	{ "reorder", required_argument, NULL, O_REORDER },
@@ -160,8 +163,8 @@ static double parse_num(const char *opt, const char *s, double lo, double hi)
 	return v;
 }
 
-/* A duration with unit ns, us, ms or s (plain number: seconds), or exit 2. */
-static uint64_t parse_duration(const char *s)
+/* A duration for option opt with unit ns, us, ms or s (plain: seconds), or exit 2. */
+static uint64_t parse_duration_opt(const char *opt, const char *s)
 {
 	static const struct { const char *unit; double ns; } units[] = {
 		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 },
@@ -174,7 +177,7 @@ static uint64_t parse_duration(const char *s)
 	for (size_t i = 0; !errno && end != s && v > 0 && i < sizeof(units) / sizeof(units[0]); i++)
 		if (strcmp(end, units[i].unit) == 0 && v * units[i].ns <= 3600e9)
 			return (uint64_t)(v * units[i].ns);
-	usage_error("--duration: '%s' is not a positive duration such as 20ms or 0.5s", s);
+	usage_error("--%s: '%s' is not a positive duration such as 20ms or 0.5s", opt, s);
 }
 
 /* Check an arbiter spec by creating it, or exit 2 with its message. */
@@ -284,10 +287,22 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 		else
 			usage_error("--channels: '%s' is not both, bulk or quick", arg);
 		break;
-	case O_DURATION: c->duration_ns = parse_duration(arg); break;
+	case O_DURATION: c->duration_ns = parse_duration_opt("duration", arg); break;
 	case O_MESSAGES: c->messages = (uint64_t)parse_num("messages", arg, 1, 1e12); break;
 	case O_CONF: c->conf = arg; break;
 	case O_ONE_VNET: c->one_vnet = true; break;
+	case O_OUTAGE: {
+		char at[64], *colon;
+
+		snprintf(at, sizeof(at), "%s", arg);
+		colon = strchr(at, ':');
+		if (!colon)
+			usage_error("--outage: '%s' must be AT:LEN, e.g. 2ms:200us", arg);
+		*colon = '\0';
+		c->outage_at_ns = parse_duration_opt("outage", at);
+		c->outage_ns = parse_duration_opt("outage", colon + 1);
+		break;
+	}
 	case O_LOSS: c->faults.loss = parse_num("loss", arg, 0, 0.999); break;
 	case O_DUP: c->faults.dup = parse_num("dup", arg, 0, 0.999); break;
 	case O_REORDER: c->faults.reorder = parse_num("reorder", arg, 0, 0.999); break;

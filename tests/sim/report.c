@@ -46,6 +46,12 @@ void sim_print_row(const struct sim_cli *cli, int i)
 		printf("%-17s run failed: %s\n", c->arbiter, o->err);
 		return;
 	}
+	if (c->outage_ns)
+		printf("outage of node 0's links: %.1f us, %s\n", (double)c->outage_ns / 1000.0,
+		       o->res.recovery_ns >= 0 ? "" : "no message of node 0 was caught in it");
+	if (o->res.recovery_ns >= 0)
+		printf("recovery: node 0's last earlier message arrived %.1f us after the outage ended\n",
+		       (double)o->res.recovery_ns / 1000.0);
 	for (int ch = 0; ch < SN_CHAN_COUNT; ch++) {
 		const struct simrun_chan *r = &o->res.chan[ch];
 
@@ -107,7 +113,7 @@ int sim_write_csv(const struct sim_cli *cli, const char *path)
 	fprintf(f, "arbiter,channel,traffic,bursty,nodes,load,quick_mode,conf,offered,"
 		   "throughput,mean_us,p50_us,p99_us,e2e_mean_us,e2e_p50_us,e2e_p99_us,"
 		   "collisions_per_pkt,retx_per_pkt,matched_per_slot,generated,delivered,"
-		   "seed,sim_pkts_per_wall_s\n");
+		   "seed,sim_pkts_per_wall_s,acks_per_data,recovery_us\n");
 	for (int i = 0; i < cli->n_runs; i++) {
 		const struct simrun_config *c = &cli->runs[i];
 		const struct simrun_result *r = &cli->out[i].res;
@@ -119,8 +125,8 @@ int sim_write_csv(const struct sim_cli *cli, const char *path)
 
 			if (!chan_used(c, ch))
 				continue;
-			fprintf(f, "%s,%s,%s,%d,%u,%.3f,%s,%s,%.4f,%.4f,%.3f,%.3f,%.3f,%.3f,"
-				   "%.3f,%.3f,%.5f,%.5f,%.3f,%llu,%llu,%llu,%.0f\n",
+			fprintf(f, "%s,%s,%s,%d,%u,%.3f,%s,\"%s\",%.4f,%.4f,%.3f,%.3f,%.3f,%.3f,"
+				   "%.3f,%.3f,%.5f,%.5f,%.3f,%llu,%llu,%llu,%.0f,%.4f,%.3f\n",
 				c->arbiter, chan_names[ch], traffic_pattern_name(c->traffic),
 				c->burst_max > 1, c->nodes, c->load, qmode_name(c->quick_mode),
 				c->conf, x->offered, x->throughput, x->queue.mean, x->queue.p50,
@@ -128,7 +134,9 @@ int sim_write_csv(const struct sim_cli *cli, const char *path)
 				x->retransmissions, r->matched_per_slot,
 				(unsigned long long)x->generated, (unsigned long long)x->delivered,
 				(unsigned long long)c->seed,
-				r->wall_s > 0 ? (double)r->frames / r->wall_s : 0);
+				r->wall_s > 0 ? (double)r->frames / r->wall_s : 0,
+				r->acks_per_data,
+				r->recovery_ns >= 0 ? (double)r->recovery_ns / 1000.0 : -1.0);
 		}
 	}
 	if (fclose(f)) {

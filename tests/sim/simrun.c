@@ -79,6 +79,9 @@ struct simctx {
 	uint64_t grants1, slots1;		/* and at window end */
 	uint64_t refused;			/* sends refused: no descriptor */
 	struct flow *flows;			/* nodes x nodes */
+	struct outage_port *outage[2];		/* node 0's uplinks, if an outage */
+	uint64_t outage_end;			/* when the outage ends (absolute) */
+	uint64_t recovered;			/* last delivery of node 0's earlier messages */
 	uint8_t payload[PROTO_MAX_PAYLOAD];	/* bulk payload (a pattern) */
 };
 
@@ -192,6 +195,8 @@ static void sim_on_deliver(void *arg, const struct sn_pkt *pkt, uint64_t now)
 		return;
 	if (!flow_deliver(ctx, a.src, node->idx, a.seq))
 		return;		/* throughput and latency count each message once */
+	if (a.src == 0 && ctx->outage_end && a.gen_ns < ctx->outage_end && now > ctx->recovered)
+		ctx->recovered = now;
 	ctx->delivered_all[a.chan]++;
 	if (now >= ctx->win_start && now < ctx->win_end)
 		ctx->res->chan[a.chan].delivered++;
@@ -315,6 +320,63 @@ static uint64_t sim_rtt_bound(const struct simrun_config *cfg)
 	       (cfg->quick_bufs - 1u) * qreq;
 }
 
+/* A port that drops everything it is asked to send during a time window. */
+struct outage_port {
+	struct dp_port port;		/* must be first */
+	struct dp_port *inner;		/* the link */
+	struct sim_engine *eng;		/* for the time */
+	uint64_t from;			/* window start (ns, absolute) */
+	uint64_t to;			/* window end */
+	uint64_t dropped;		/* frames dropped */
+};
+
+/* Receive: pass through. */
+static uint16_t outage_rx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	return dp_port_rx(((struct outage_port *)port)->inner, pkts, n);
+}
+
+/* Send: nothing gets through during the window. */
+static uint16_t outage_tx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct outage_port *o = (struct outage_port *)port;
+	uint64_t now = sim_engine_now(o->eng);
+
+	if (now >= o->from && now < o->to) {
+		o->dropped += n;
+		rte_pktmbuf_free_bulk(pkts, n);
+		return n;
+	}
+	dp_port_tx(o->inner, pkts, n);
+	return n;
+}
+
+/* Free the wrapper and the link end. */
+static void outage_destroy(struct dp_port *port)
+{
+	dp_port_destroy(((struct outage_port *)port)->inner);
+	free(port);
+}
+
+static const struct dp_port_ops outage_ops = {
+	.kind = "outage", .rx = outage_rx, .tx = outage_tx, .destroy = outage_destroy,
+};
+
+/* Wrap p in an outage window (the window is set once the cluster formed). */
+static struct dp_port *sim_outage(struct simctx *ctx, struct dp_port *p)
+{
+	struct outage_port *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return p;
+	o->port.ops = &outage_ops;
+	snprintf(o->port.name, sizeof(o->port.name), "%s", p->name);
+	o->inner = p;
+	o->eng = ctx->eng;
+	o->from = o->to = UINT64_MAX;
+	return &o->port;
+}
+
 /* Wrap a port in fault injection when faults are asked for. */
 static struct dp_port *sim_faulty(struct simctx *ctx, struct dp_port *p, uint64_t stream)
 {
@@ -362,6 +424,12 @@ static int sim_build(struct simctx *ctx, char *err, size_t errlen)
 		}
 		node->bulk = sim_faulty(ctx, node->bulk, 4u * i);
 		node->quick = sim_faulty(ctx, node->quick, 4u * i + 1);
+		if (i == 0 && ctx->cfg->outage_ns) {
+			ctx->outage[0] = (struct outage_port *)sim_outage(ctx, node->bulk);
+			ctx->outage[1] = (struct outage_port *)sim_outage(ctx, node->quick);
+			node->bulk = &ctx->outage[0]->port;
+			node->quick = &ctx->outage[1]->port;
+		}
 		ctx->sw_bulk[i] = sim_faulty(ctx, ctx->sw_bulk[i], 4u * i + 2);
 		ctx->sw_quick[i] = sim_faulty(ctx, ctx->sw_quick[i], 4u * i + 3);
 	}
@@ -485,6 +553,13 @@ static int sim_form(struct simctx *ctx, char *err, size_t errlen)
 	}
 	ctx->win_start += t;
 	ctx->win_end += t;
+	if (ctx->outage[0]) {
+		for (int k = 0; k < 2; k++) {
+			ctx->outage[k]->from = t + ctx->cfg->outage_at_ns;
+			ctx->outage[k]->to = t + ctx->cfg->outage_at_ns + ctx->cfg->outage_ns;
+		}
+		ctx->outage_end = ctx->outage[0]->to;
+	}
 	return 0;
 }
 
@@ -593,6 +668,17 @@ static void sim_collect(struct simctx *ctx)
 	res->delivery.lost -= res->delivery.queued < res->delivery.lost ?
 			      res->delivery.queued : res->delivery.lost;
 	res->frames = sim_frames(ctx);
+	res->recovery_ns = ctx->recovered > ctx->outage_end && ctx->outage_end ?
+		(int64_t)(ctx->recovered - ctx->outage_end) : -1;
+	{
+		uint64_t acks = 0, data = 0;
+
+		for (uint16_t i = 0; i < cfg->nodes; i++) {
+			acks += nic_stats(ctx->nodes[i].nic)->qack_sent;
+			data += nic_stats(ctx->nodes[i].nic)->qreq_sent;
+		}
+		res->acks_per_data = data ? (double)acks / (double)data : 0;
+	}
 	res->events = sim_engine_events(ctx->eng);
 	res->sim_ns = sim_engine_now(ctx->eng);
 }

@@ -48,6 +48,8 @@ struct simrun_config {
 	double warmup;			/* fraction of duration not measured */
 	uint64_t messages;		/* > 0: generate this many, then drain */
 	struct dp_fault_params faults;	/* on every link, both directions */
+	uint64_t outage_at_ns;		/* node 0's uplinks drop everything from here */
+	uint64_t outage_ns;		/* ... for this long (0: no outage) */
 	uint64_t seed;			/* of everything random */
 	bool check_crc;			/* switch verifies CRC32C */
 };
@@ -92,6 +94,9 @@ struct simrun_result {
 	uint64_t frames;		/* frames that crossed a link */
 	double wall_s;			/* wall-clock seconds */
 	struct simrun_delivery delivery;	/* checker */
+	double acks_per_data;		/* standalone acks (QACK) per quick data frame */
+	int64_t recovery_ns;		/* outage: last delivery of node 0's earlier
+					 * messages after the outage ended (-1: none) */
 	struct sw_stats sw;		/* switch counters */
 };
 

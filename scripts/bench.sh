@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# segnet benchmarks. Each prints its measurements and, last, one summary line
+# per figure: "NAME: segnet=X reference=Y ratio=Z" (the reference measured in
+# the same run), so scripts can pick the figures up.
+#
+#   scripts/bench.sh LIST...     run the named benchmarks (or "all")
+#   scripts/bench.sh --help
+#
+# Benchmarks:
+#   protocol   protocol stages in segnet-sim: goodput vs loss (go-back-N vs
+#              selective repeat), recovery after an outage, acks per data
+#              packet vs threshold, cost of each configuration
+#   rate       the rate stage on the TSC in a busy loop (rate-bench)
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build="$top/build"
+out="${SEGNET_BENCH_OUT:-$top/build/bench}"
+sim="$build/tests/sim/segnet-sim"
+
+usage() {
+	sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+}
+
+# Make sure the tree is built (the setup installs what is missing).
+ensure_built() {
+	if [ ! -x "$sim" ] || [ ! -x "$build/tests/bench/rate-bench" ]; then
+		"$top/scripts/setup.sh" --builddir "$build"
+	fi
+	mkdir -p "$out"
+}
+
+# Summary lines are collected here and printed last.
+summary=()
+
+# Print a figure and keep it for the summary.
+figure() {
+	summary+=("$1: segnet=$2 reference=$3 ratio=$4")
+}
+
+# Throughput column of a segnet-sim row for the given channel.
+sim_thru() {
+	awk -v ch="$1" '$2 == ch && $1 != "arbiter" { print $7; exit }'
+}
+
+# csv_field FILE COLUMN: the column of the first row of a segnet-sim CSV.
+csv_field() {
+	/usr/bin/python3 -c 'import csv, sys; print(next(csv.DictReader(open(sys.argv[1])))[sys.argv[2]])' "$1" "$2"
+}
+
+# ratio a b: a / b with 3 decimals.
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'
+}
+
+bench_protocol() {
+	local conf loss thr base_sr base_gbn sr1 gbn1 t line
+	echo "== protocol: goodput vs loss, saturated bulk channel, 16 nodes, uniform"
+	printf "%-10s %8s %10s\n" conf loss goodput
+	for conf in conf4-sr conf4-gbn; do
+		for loss in 0 0.001 0.01 0.05; do
+			thr=$("$sim" --nodes 16 --channels bulk --load 1.0 --conf "$conf" \
+				--loss "$loss" --duration 10ms --jobs 1 2>/dev/null | sim_thru bulk)
+			printf "%-10s %8s %10s\n" "$conf" "$loss" "$thr"
+			case "$conf/$loss" in
+			conf4-sr/0) base_sr=$thr ;;
+			conf4-gbn/0) base_gbn=$thr ;;
+			conf4-sr/0.01) sr1=$thr ;;
+			conf4-gbn/0.01) gbn1=$thr ;;
+			esac
+		done
+	done
+	figure "protocol-sr-goodput-1pct-loss" "$sr1" "$base_sr" "$(ratio "$sr1" "$base_sr")"
+	figure "protocol-gbn-goodput-1pct-loss" "$gbn1" "$base_gbn" "$(ratio "$gbn1" "$base_gbn")"
+
+	echo "== protocol: recovery after a 100 us outage of node 0's links (clint rates, load 0.2, both channels on one virtual network)"
+	for conf in conf4-sr conf4-gbn; do
+		line=$("$sim" --preset clint --arbiter lcf --no-bursty --one-vnet --load 0.2 \
+			--conf "$conf" --duration 10ms --outage 3ms:100us --jobs 1 2>/dev/null |
+			grep '^recovery:' || echo "recovery: none")
+		echo "$conf: $line"
+	done
+
+	echo "== protocol: standalone acks per quick data packet vs ack threshold (quick channel, load 0.2)"
+	printf "%-10s %14s\n" threshold acks_per_data
+	for t in 1 2 4 8 16; do
+		"$sim" --preset clint --arbiter lcf --no-bursty --channels quick --load 0.2 \
+			--conf "conf2,build_acks:threshold=$t" --duration 10ms --jobs 1 \
+			--csv "$out/acks-$t.csv" >/dev/null 2>&1
+		printf "%-10s %14s\n" "$t" "$(csv_field "$out/acks-$t.csv" acks_per_data)"
+	done
+
+	echo "== protocol: cost of each configuration (10^5 messages, both channels on one virtual network)"
+	printf "%-10s %22s %22s\n" conf sim_packets_per_wall_s instructions_per_msg
+	for conf in conf1 conf2 conf3 conf4-gbn conf4-sr; do
+		local pps ir
+		pps=$("$sim" --preset clint --arbiter lcf --no-bursty --one-vnet --load 0.15 \
+			--conf "$conf" --messages 100000 --jobs 1 2>/dev/null |
+			sed -n 's/.*(\([0-9]*\) simulated packets per wall-clock second).*/\1/p')
+		ir=na
+		if command -v valgrind >/dev/null 2>&1; then
+			valgrind --tool=callgrind --callgrind-out-file="$out/cg-$conf.out" \
+				--toggle-collect='nic_poll' --toggle-collect='nic_send' \
+				"$sim" --preset clint --arbiter lcf --no-bursty --one-vnet --load 0.15 \
+				--conf "$conf" --messages 10000 --jobs 1 >/dev/null 2>&1 || true
+			ir=$(awk '/^summary:/ { printf "%.0f", $2 / 10000 }' "$out/cg-$conf.out" 2>/dev/null || echo na)
+		fi
+		printf "%-10s %22s %22s\n" "$conf" "$pps" "$ir"
+	done
+}
+
+bench_rate() {
+	echo "== rate: the rate stage on the TSC in a busy loop"
+	"$build/tests/bench/rate-bench" --csv "$out/rate.csv"
+	local worst_rate worst_p99
+	worst_rate=$(awk -F, 'NR > 1 { e = $4 < 0 ? -$4 : $4; if (e > m) m = e } END { printf "%.3f", m }' "$out/rate.csv")
+	worst_p99=$(awk -F, 'NR > 1 { if ($7 > m) m = $7 } END { printf "%.0f", m }' "$out/rate.csv")
+	figure "rate-error-pct-worst" "$worst_rate" "0.5" "$(ratio "$worst_rate" 0.5)"
+	figure "rate-p99-gap-error-ns-worst" "$worst_p99" "1000" "$(ratio "$worst_p99" 1000)"
+}
+
+main() {
+	local names=() n
+	[ $# -gt 0 ] || { usage >&2; exit 2; }
+	for n in "$@"; do
+		case "$n" in
+		-h|--help) usage; exit 0 ;;
+		all) names+=(protocol rate) ;;
+		protocol|rate) names+=("$n") ;;
+		*) echo "bench.sh: unknown benchmark '$n' (try --help)" >&2; exit 2 ;;
+		esac
+	done
+	ensure_built
+	for n in "${names[@]}"; do
+		"bench_$n"
+	done
+	echo
+	printf '%s\n' "${summary[@]}"
+}
+
+main "$@"
