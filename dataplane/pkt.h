@@ -79,8 +79,9 @@ struct sn_conn {
 	struct sn_pkt *unacked;		/* numbered, unacknowledged, oldest first */
 	struct sn_pkt *unacked_tail;	/* last of that list */
 	uint32_t outstanding;		/* packets on that list */
-	uint64_t tx_unscanned;		/* first transmission since the timer's last
-					 * look at this connection (0: none) */
+	uint64_t tx_unscanned;		/* first transmission, or ack progress, since
+					 * the timer's last look at this connection
+					 * (0: none) */
 	uint32_t srtt_ns;		/* smoothed round-trip time (0: no sample yet) */
 	uint32_t rttvar_ns;		/* its mean deviation */
 	/* receive side: maintained by build_acks, read by dup_find and xmit */

@@ -52,6 +52,11 @@ struct genp_conn {
 	struct sn_pkt *wait_tail;	/* last of those */
 };
 
+bool genp_goes_back_n(const struct stage *genp)
+{
+	return genp->param[1] == GENP_GBN;
+}
+
 /* Neighbours genp needs. */
 static int genp_init(struct stage *st, char *err, size_t errlen)
 {
@@ -221,8 +226,12 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 			genp_resend(st, p, now);
 		}
 	}
-	if (progress)
+	if (progress) {
+		/* The timer restarts for what is now the oldest packet. */
+		if (!c->tx_unscanned)
+			c->tx_unscanned = now ? now : 1;
 		genp_release(st, c, now);
+	}
 }
 
 /* Receive: take the acknowledgments; pass data on, drop pure acks. */

@@ -4,6 +4,7 @@
 #define SEGNET_STAGES_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "dataplane/stage.h"
@@ -14,6 +15,9 @@ extern const struct stage_ops stage_build_acks;
 extern const struct stage_ops stage_dup_find;
 extern const struct stage_ops stage_order;
 extern const struct stage_ops stage_rate;
+
+/* True when the genp stage given retransmits go-back-N (the timer asks). */
+bool genp_goes_back_n(const struct stage *genp);
 
 /* Every stage, for pipeline specs. */
 extern const struct stage_registry stage_registry;

@@ -30,13 +30,22 @@ struct timer_conn {
 	uint64_t next_scan;	/* earliest deadline of this connection */
 };
 
-/* Timer needs numbered packets. */
+/* Per-pipeline state. */
+struct timer_priv {
+	bool oldest_only;	/* genp goes back N: time the oldest packet only */
+};
+
+/* Timer needs numbered packets; it times what genp's policy needs. */
 static int timer_init(struct stage *st, char *err, size_t errlen)
 {
-	if (!stage_below(st, "genp")) {
+	struct timer_priv *priv = st->priv;
+	struct stage *genp = stage_below(st, "genp");
+
+	if (!genp) {
 		snprintf(err, errlen, "stage timer needs genp below it (it times genp's packets)");
 		return -EINVAL;
 	}
+	priv->oldest_only = genp_goes_back_n(genp);
 	return 0;
 }
 
@@ -67,12 +76,17 @@ static bool timer_waiting(const struct sn_pkt *p)
  */
 static uint64_t timer_scan(struct stage *st, struct sn_conn *c, uint64_t now)
 {
+	struct timer_priv *priv = st->priv;
 	uint64_t timeout = timer_timeout(st, c), next = UINT64_MAX;
 	struct sn_pkt *p, *nx;
 
 	c->tx_unscanned = 0;
 	for (p = c->unacked; p; p = nx) {
-		nx = p->next;	/* p may be completed (given up) by genp */
+		/*
+		 * Go-back-N times only the oldest unacknowledged packet: until it
+		 * has left and waited, nothing after it can be "lost".
+		 */
+		nx = priv->oldest_only ? NULL : p->next;
 		if (!timer_waiting(p))
 			continue;
 		if (now >= p->t_tx + timeout) {
@@ -126,6 +140,7 @@ const struct stage_ops stage_timer = {
 	.help = "per-connection retransmission timer",
 	.params = timer_params,
 	.counter_names = timer_counter_names,
+	.priv_size = sizeof(struct timer_priv),
 	.conn_size = sizeof(struct timer_conn),
 	.init = timer_init,
 	.tick = timer_tick,
