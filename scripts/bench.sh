@@ -7,6 +7,9 @@
 #   scripts/bench.sh --help
 #
 # Benchmarks:
+#   guarantees every configuration under loss 1% and 5%, duplication 1%,
+#              reordering 2% and corruption 1%, 10^6 messages each, both
+#              channels on one virtual network; fails if a guarantee breaks
 #   protocol   protocol stages in segnet-sim: goodput vs loss (go-back-N vs
 #              selective repeat), recovery after an outage, acks per data
 #              packet vs threshold, cost of each configuration
@@ -109,6 +112,32 @@ bench_protocol() {
 	done
 }
 
+bench_guarantees() {
+	local f conf line lost dup reord bad=0 n=${SEGNET_GUARANTEE_MESSAGES:-1000000}
+	echo "== guarantees: $n messages per case, clint rates, load 0.15, both channels on one virtual network"
+	for f in "--loss 0.01" "--loss 0.05" "--dup 0.01" "--reorder 0.02" "--corrupt 0.01"; do
+		for conf in conf1 conf2 conf3 conf4-gbn conf4-sr; do
+			# shellcheck disable=SC2086
+			line=$("$sim" --preset clint --arbiter lcf --no-bursty --one-vnet --load 0.15 \
+				--conf "$conf" $f --messages "$n" --jobs 1 2>&1 | grep '^delivery:')
+			printf "%-10s %-16s %s\n" "$conf" "$f" "$line"
+			lost=$(sed -n 's/.* lost=\([0-9]*\).*/\1/p' <<<"$line")
+			dup=$(sed -n 's/.* duplicated=\([0-9]*\).*/\1/p' <<<"$line")
+			reord=$(sed -n 's/.* reordered=\([0-9]*\).*/\1/p' <<<"$line")
+			case "$conf" in
+			conf2) [ "$lost" = 0 ] || bad=1 ;;
+			conf3) [ "$lost$dup" = 00 ] || bad=1 ;;
+			conf4-*) [ "$lost$dup$reord" = 000 ] || bad=1 ;;
+			esac
+		done
+	done
+	if [ "$bad" -ne 0 ]; then
+		echo "guarantees: VIOLATED (see above)" >&2
+		exit 1
+	fi
+	echo "guarantees: conf2 lost nothing; conf3 lost and duplicated nothing; conf4 lost, duplicated and reordered nothing"
+}
+
 bench_rate() {
 	echo "== rate: the rate stage on the TSC in a busy loop"
 	"$build/tests/bench/rate-bench" --csv "$out/rate.csv"
@@ -125,8 +154,8 @@ main() {
 	for n in "$@"; do
 		case "$n" in
 		-h|--help) usage; exit 0 ;;
-		all) names+=(protocol rate) ;;
-		protocol|rate) names+=("$n") ;;
+		all) names+=(guarantees protocol rate) ;;
+		guarantees|protocol|rate) names+=("$n") ;;
 		*) echo "bench.sh: unknown benchmark '$n' (try --help)" >&2; exit 2 ;;
 		esac
 	done

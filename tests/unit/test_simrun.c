@@ -290,3 +290,50 @@ Test(simrun, help_exits_0)
 	cr_assert_eq(r->err[0], '\0', "--help wrote to stderr: %s", r->err);
 	free(r);
 }
+
+/* The checker's counts from segnet-sim's last line. */
+struct t_delivery {
+	unsigned long long sent, delivered, lost, dup, reord;
+};
+
+/* Run conf under every fault at once (fixed seed); parse the delivery line. */
+static void t_guarantee_run(const char *conf, struct t_delivery *d)
+{
+	const char *args[] = {
+		"--preset", "clint", "--arbiter", "lcf", "--no-bursty", "--one-vnet",
+		"--load", "0.15", "--conf", conf, "--loss", "0.02", "--dup", "0.01",
+		"--reorder", "0.02", "--corrupt", "0.01", "--messages", "20000",
+		"--seed", "7", NULL,
+	};
+	struct t_run r;
+	const char *line;
+
+	t_sim(args, &r);
+	cr_assert_eq(r.status, 0, "%s: exit %d: %s", conf, r.status, r.err);
+	line = strstr(r.out, "delivery: ");
+	cr_assert_not_null(line, "%s: no delivery line", conf);
+	cr_assert_eq(sscanf(line, "delivery: sent=%llu delivered=%llu lost=%llu duplicated=%llu reordered=%llu",
+			    &d->sent, &d->delivered, &d->lost, &d->dup, &d->reord), 5);
+	cr_assert_eq(d->sent, 20000);
+}
+
+/* Each configuration keeps its guarantees under loss, duplication, reordering, corruption. */
+Test(simrun, configurations_keep_their_guarantees_under_faults, .timeout = 120)
+{
+	struct t_delivery d1, d2, d3, dg, ds;
+
+	t_guarantee_run("conf1", &d1);
+	cr_assert_gt(d1.lost, 0, "conf1 is unreliable: the checker must see losses");
+	t_guarantee_run("conf2", &d2);
+	cr_assert_eq(d2.lost, 0, "conf2 lost %llu", d2.lost);
+	cr_assert_gt(d2.dup, 0, "conf2 lets duplicates through: the checker must see them");
+	t_guarantee_run("conf3", &d3);
+	cr_assert_eq(d3.lost + d3.dup, 0, "conf3 lost %llu, duplicated %llu", d3.lost, d3.dup);
+	cr_assert_gt(d3.reord, 0, "conf3 is unordered across channels: the checker must see it");
+	t_guarantee_run("conf4-gbn", &dg);
+	cr_assert_eq(dg.lost + dg.dup + dg.reord, 0, "conf4-gbn lost %llu dup %llu reord %llu",
+		     dg.lost, dg.dup, dg.reord);
+	t_guarantee_run("conf4-sr", &ds);
+	cr_assert_eq(ds.lost + ds.dup + ds.reord, 0, "conf4-sr lost %llu dup %llu reord %llu",
+		     ds.lost, ds.dup, ds.reord);
+}
