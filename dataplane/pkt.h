@@ -84,6 +84,7 @@ struct sn_conn {
 					 * (0: none) */
 	uint32_t srtt_ns;		/* smoothed round-trip time (0: no sample yet) */
 	uint32_t rttvar_ns;		/* its mean deviation */
+	uint8_t rto_backoff;		/* timeouts since the last sample: the wait doubles */
 	/* receive side: maintained by build_acks, read by dup_find and xmit */
 	uint32_t rx_base;		/* last packet received in sequence */
 	uint32_t rx_mask;		/* bit i: rx_base + 1 + i received */
@@ -117,6 +118,7 @@ static inline void sn_conn_rtt_sample(struct sn_conn *c, uint64_t rtt)
 {
 	uint32_t r = rtt > UINT32_MAX ? UINT32_MAX : (uint32_t)rtt;
 
+	c->rto_backoff = 0;
 	if (!c->srtt_ns) {
 		c->srtt_ns = r;
 		c->rttvar_ns = r / 2;

@@ -84,13 +84,15 @@ bench_protocol() {
 		echo "$conf: $line"
 	done
 
-	echo "== protocol: standalone acks per quick data packet vs ack threshold (quick channel, load 0.2)"
-	printf "%-10s %14s\n" threshold acks_per_data
+	echo "== protocol: standalone acks per quick data packet vs ack threshold (2 nodes, quick channel, load 0.3 each way)"
+	printf "%-10s %14s %12s %14s\n" threshold acks_per_data goodput retx_per_msg
 	for t in 1 2 4 8 16; do
-		"$sim" --preset clint --arbiter lcf --no-bursty --channels quick --load 0.2 \
+		"$sim" --preset clint --nodes 2 --arbiter lcf --no-bursty --channels quick --load 0.3 \
 			--conf "conf2,build_acks:threshold=$t" --duration 10ms --jobs 1 \
 			--csv "$out/acks-$t.csv" >/dev/null 2>&1
-		printf "%-10s %14s\n" "$t" "$(csv_field "$out/acks-$t.csv" acks_per_data)"
+		printf "%-10s %14s %12s %14s\n" "$t" "$(csv_field "$out/acks-$t.csv" acks_per_data)" \
+			"$(csv_field "$out/acks-$t.csv" throughput)" \
+			"$(csv_field "$out/acks-$t.csv" retx_per_pkt)"
 	done
 
 	echo "== protocol: cost of each configuration (10^5 messages, both channels on one virtual network)"
