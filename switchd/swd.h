@@ -53,6 +53,7 @@ struct swd_opts {
 	double stats_interval;		/* --stats-interval in s (0 = off) */
 	uint32_t link_wait_ms;		/* --link-wait-ms (0 = don't wait) */
 	bool check_crc;			/* --check-crc */
+	bool control_queue;		/* --control-queue: tx queue 1 for control */
 	uint64_t seed;			/* --seed of randomized arbiters */
 };
 

@@ -38,6 +38,7 @@ enum swd_opt {
 	SWD_OPT_LINK_WAIT_MS,
 	SWD_OPT_CHECK_CRC,
 	SWD_OPT_SEED,
+	SWD_OPT_CONTROL_QUEUE,
 };
 
 /* The options getopt_long knows. */
@@ -61,6 +62,7 @@ static const struct option swd_long_opts[] = {
 	{ "link-wait-ms", required_argument, NULL, SWD_OPT_LINK_WAIT_MS },
 	{ "check-crc", required_argument, NULL, SWD_OPT_CHECK_CRC },
 	{ "seed", required_argument, NULL, SWD_OPT_SEED },
+	{ "control-queue", required_argument, NULL, SWD_OPT_CONTROL_QUEUE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -126,6 +128,9 @@ void swd_opts_usage(FILE *f, const char *prog)
 		"  --link-wait-ms MS       wait MS for every link; fail if one stays down\n"
 		"                          (default 0: don't wait)\n"
 		"  --check-crc on|off      verify CRC32C of every frame (default on)\n"
+		"  --control-queue on|off  with --port, control frames on transmit queue 1\n"
+		"                          (default on; a memif or vhost peer then needs\n"
+		"                          two receive queues)\n"
 		"  --seed S                seed of randomized arbiters (default 1)\n"
 		"  --help                  this text\n"
 		"\n"
@@ -334,6 +339,7 @@ static void swd_opts_defaults(struct swd_opts *o)
 	o->idle_after_us = 200;
 	o->core = -1;
 	o->check_crc = true;
+	o->control_queue = true;
 	o->seed = 1;
 }
 
@@ -383,6 +389,8 @@ static int swd_parse_value(struct swd_opts *o, int c, const char *arg, char *err
 		return swd_parse_u32("--link-wait-ms", arg, 0, 600000, &o->link_wait_ms, err, errlen);
 	case SWD_OPT_CHECK_CRC:
 		return swd_parse_choice("--check-crc", arg, "on", "off", &o->check_crc, err, errlen);
+	case SWD_OPT_CONTROL_QUEUE:
+		return swd_parse_choice("--control-queue", arg, "on", "off", &o->control_queue, err, errlen);
 	case SWD_OPT_SEED:
 		rc = swd_parse_ulong("--seed", arg, 0, ULONG_MAX, &v, err, errlen);
 		o->seed = v;

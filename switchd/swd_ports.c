@@ -52,7 +52,7 @@ static int swd_list_devs(struct swd_ports *p, const struct swd_opts *o)
 		struct swd_node *sn = &p->node[i];
 
 		if (nn->port) {
-			sn->bulk_dev = swd_dev_add(p, nn->port, 2);
+			sn->bulk_dev = swd_dev_add(p, nn->port, o->control_queue ? 2 : 1);
 			sn->quick_dev = sn->bulk_dev;
 		} else {
 			sn->bulk_dev = swd_dev_add(p, nn->bulk, 1);
