@@ -144,9 +144,11 @@ static int dp_ethdev_check_af_packet(const char *name,
  * chained descriptors and arrives whole, but with them switchd over memif
  * saw DPDK 22.11's memif receive path replay stale ring slots, about 65,000
  * phantom frames at a time, in half of its test runs; with bsize=4096
- * never. (The receive loop follows a descriptor's NEXT flag without
- * checking that the peer published the next slot, and its 16-bit slot
- * count wraps.) Warn, do not refuse: short frames are unaffected.
+ * never. (Likely cause, from the driver's source: the sender sets the NEXT
+ * flag on a frame's first descriptor but never clears it when the slot is
+ * reused, and the receiver follows NEXT without checking that the slot
+ * after was published, so its 16-bit slot count wraps.) Warn, do not
+ * refuse: frames within one buffer are unaffected.
  */
 static int dp_ethdev_check_memif(const char *name, const struct rte_eth_dev_info *info,
 				 uint32_t buf, char *err, size_t errlen)
