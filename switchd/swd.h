@@ -78,6 +78,7 @@ uint64_t swd_opts_slot_ns(const struct swd_opts *o);
 struct swd_dev {
 	struct dp_ethdev eth;		/* the started device */
 	const char *name;		/* as the command line named it */
+	uint16_t port_id;		/* the DPDK port the name resolves to */
 	uint16_t tx_queues;		/* 2 when queue 1 carries control frames */
 	struct rte_mempool *mp;		/* its receive pool (its NUMA node's) */
 };

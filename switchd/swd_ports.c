@@ -71,17 +71,17 @@ static int swd_find_devs(struct swd_ports *p, char *err, size_t errlen)
 	for (unsigned int k = 0; k < p->n_dev; k++) {
 		struct swd_dev *d = &p->dev[k];
 		struct rte_eth_dev_info info;
-		int rc = dp_ethdev_find(d->name, &d->eth.port_id, err, errlen);
+		int rc = dp_ethdev_find(d->name, &d->port_id, err, errlen);
 
 		if (rc)
 			return rc;
 		for (unsigned int j = 0; j < k; j++)
-			if (p->dev[j].eth.port_id == d->eth.port_id) {
+			if (p->dev[j].port_id == d->port_id) {
 				snprintf(err, errlen, "%s and %s are the same device (DPDK port %u): every node and channel needs its own",
-					 p->dev[j].name, d->name, d->eth.port_id);
+					 p->dev[j].name, d->name, d->port_id);
 				return -EINVAL;
 			}
-		rc = rte_eth_dev_info_get(d->eth.port_id, &info);
+		rc = rte_eth_dev_info_get(d->port_id, &info);
 		if (rc) {
 			snprintf(err, errlen, "port %s: cannot read device info: %s",
 				 d->name, rte_strerror(-rc));
@@ -106,7 +106,7 @@ static unsigned int swd_pool_index(int socket)
 /* Socket of a device, SOCKET_ID_ANY when it has none. */
 static int swd_dev_socket(const struct swd_dev *d)
 {
-	int s = rte_eth_dev_socket_id(d->eth.port_id);
+	int s = rte_eth_dev_socket_id(d->port_id);
 
 	return s < 0 ? SOCKET_ID_ANY : s;
 }
