@@ -205,6 +205,7 @@ static void sw_detect_down(struct sw_fabric *sw)
 
 		if (nd->up && sw->cur - nd->last_cfg_slot > sw->cfg.down_slots) {
 			nd->up = false;
+			sw->n_up--;
 			nd->requests = 0;
 			memset(nd->counts, 0, sw->n);
 			sw->stats.downs++;
@@ -304,7 +305,9 @@ void sw_bulk_slot(struct sw_fabric *sw, uint64_t now)
 	uint64_t behind = (now - sw->next_boundary) / sw->cfg.slot_ns;
 
 	if (behind) {
-		sw->stats.slots_skipped += behind;
+		/* With nobody up, a late poll misses nothing. */
+		if (sw->n_up)
+			sw->stats.slots_skipped += behind;
 		sw->next_boundary += behind * sw->cfg.slot_ns;
 	}
 	sw->cur = (sw->next_boundary - sw->t0) / sw->cfg.slot_ns;

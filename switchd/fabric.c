@@ -50,9 +50,10 @@ static int sw_check_config(const struct sw_config *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* Allocate the per-node vectors. */
+/* Allocate the per-node vectors; control may be NULL. */
 static int sw_nodes_init(struct sw_fabric *sw, struct dp_port *const *bulk,
-			 struct dp_port *const *quick)
+			 struct dp_port *const *quick,
+			 struct dp_port *const *control)
 {
 	sw->nodes = calloc(sw->n, sizeof(*sw->nodes));
 	if (!sw->nodes)
@@ -62,6 +63,7 @@ static int sw_nodes_init(struct sw_fabric *sw, struct dp_port *const *bulk,
 
 		nd->bulk = bulk[i];
 		nd->quick = quick[i];
+		nd->control = control && control[i] ? control[i] : quick[i];
 		nd->counts = calloc(sw->n, 1);
 		nd->bulk_en = calloc(sw->vec_len, 1);
 		nd->quick_en = calloc(sw->vec_len, 1);
@@ -88,6 +90,7 @@ struct sw_fabric *sw_fabric_create(const struct sw_config *cfg,
 	if (!sw)
 		return NULL;
 	sw->cfg = *cfg;
+	sw->cfg.control = NULL;		/* the caller's array: copied into nodes */
 	sw->n = cfg->n_nodes;
 	sw->vec_len = (uint16_t)((sw->n + 7) / 8);
 	if (!sw->cfg.slot_ns)
@@ -108,7 +111,7 @@ struct sw_fabric *sw_fabric_create(const struct sw_config *cfg,
 	rc = -ENOMEM;
 	if (!sw->rx || !sw->qorder || !sw->qrr || !sw->match_hist)
 		goto fail;
-	rc = sw_nodes_init(sw, bulk, quick);
+	rc = sw_nodes_init(sw, bulk, quick, cfg->control);
 	if (!rc)
 		rc = quick_arb_init(&sw->quick, sw->n, cfg->quick_mode, cfg->quick_gbps);
 	if (!rc)
@@ -167,7 +170,7 @@ void sw_send_control(struct sw_fabric *sw, uint16_t to, struct rte_mbuf *m,
 		     uint64_t now)
 {
 	quick_arb_admit(&sw->quick, to, false, m->data_len, now);
-	dp_port_tx1(sw->nodes[to].quick, m);
+	dp_port_tx1(sw->nodes[to].control, m);
 }
 
 void sw_notice_down(struct sw_fabric *sw, uint16_t to, uint16_t down,
@@ -194,6 +197,8 @@ static void sw_node_join(struct sw_fabric *sw, uint16_t i, uint64_t now)
 	struct sw_node *nd = &sw->nodes[i];
 	bool rejoin = nd->joined;
 
+	if (!nd->up)
+		sw->n_up++;
 	nd->joined = true;
 	nd->up = true;
 	nd->announce_join = true;
@@ -311,10 +316,11 @@ static void sw_quick_forward(struct sw_fabric *sw, struct sw_rx *r, uint64_t now
 	if (is_qreq) {
 		sw->stats.qreq_forwarded++;
 		sw->qrr[dst] = (uint16_t)((r->in + 1) % sw->n);
+		dp_port_tx1(sw->nodes[dst].quick, r->m);
 	} else {
 		sw->stats.qack_forwarded++;
+		dp_port_tx1(sw->nodes[dst].control, r->m);
 	}
-	dp_port_tx1(sw->nodes[dst].quick, r->m);
 }
 
 /* Handle one kept frame: control first pass, QREQs second pass. */
@@ -398,6 +404,11 @@ uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now)
 uint64_t sw_fabric_slot_ns(const struct sw_fabric *sw)
 {
 	return sw->cfg.slot_ns;
+}
+
+uint16_t sw_fabric_nodes_up(const struct sw_fabric *sw)
+{
+	return sw->n_up;
 }
 
 const struct sw_stats *sw_fabric_stats(const struct sw_fabric *sw)

@@ -41,6 +41,13 @@ struct sw_config {
 	bool check_crc;			/* verify CRC32C of every frame */
 	/* Optional: a cycle counter for arbitration-time counters (daemon only). */
 	uint64_t (*cycles)(void);
+	/*
+	 * Optional: control[i] carries the control frames to node i that the
+	 * switch originates or forwards (GNT, BACK, QACK, DOWN notices), e.g.
+	 * a transmit queue of its own on node i's device. Transmit only: the
+	 * fabric never reads it. NULL, or a NULL entry: quick[i].
+	 */
+	struct dp_port *const *control;
 };
 
 #define SW_COUNTERS(X) \
@@ -70,7 +77,7 @@ struct sw_config {
 	X(downs, "nodes marked down for missing CFGs") \
 	X(down_notices, "DOWN notices sent to initiators") \
 	X(slots, "slots arbitrated") \
-	X(slots_skipped, "slot boundaries missed because a poll came late") \
+	X(slots_skipped, "slot boundaries missed while a node was up: a poll came late") \
 	X(grants, "grants made") \
 	X(gnt_sent, "GNT frames sent") \
 	X(arb_cycles, "cycles spent in the arbiter (if a cycle counter is set)") \
@@ -113,6 +120,12 @@ uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now);
 
 /* Slot length in ns. */
 uint64_t sw_fabric_slot_ns(const struct sw_fabric *sw);
+
+/*
+ * Nodes that are up. With none, slot boundaries carry no work: a poller may
+ * come late without missing anything (nothing is counted as skipped).
+ */
+uint16_t sw_fabric_nodes_up(const struct sw_fabric *sw);
 
 /* Switch-wide counters. */
 const struct sw_stats *sw_fabric_stats(const struct sw_fabric *sw);

@@ -18,6 +18,7 @@ struct sw_rx {
 struct sw_node {
 	struct dp_port *bulk;		/* bulk-channel port */
 	struct dp_port *quick;		/* quick-channel port (may equal bulk) */
+	struct dp_port *control;	/* control frames to it (may equal quick) */
 	bool joined;			/* sent HELLO */
 	bool up;			/* sending CFGs */
 	bool announce_join;		/* next GNT carries PROTO_GNT_F_JOINED */
@@ -51,6 +52,7 @@ struct sw_fabric {
 	struct arb_req *req;		/* request matrix, rebuilt every slot */
 	uint16_t *grant;		/* arbiter output, n entries */
 	struct sw_node *nodes;		/* by id */
+	uint16_t n_up;			/* nodes that are up */
 	struct sw_slotrec *ring;	/* recent slots' grants */
 	unsigned int ring_len;		/* entries in ring */
 	uint16_t back_slots;		/* slots after transfer a BACK may take */
@@ -73,7 +75,7 @@ struct sw_fabric {
 /* Start a frame the switch originates to node `to`; NULL if no mbuf. */
 struct rte_mbuf *sw_frame(struct sw_fabric *sw, struct proto_pkt *p);
 
-/* Send a frame on node to's quick port, as control traffic. */
+/* Send a frame on node to's control port (its quick port by default). */
 void sw_send_control(struct sw_fabric *sw, uint16_t to, struct rte_mbuf *m,
 		     uint64_t now);
 

@@ -668,3 +668,140 @@ Test(fabric, control_frames_a_node_may_not_send_are_counted)
 	cr_assert_eq(t_st(t)->rx_invalid, 0);
 	t_sw_free(t);
 }
+
+/* ---- control ports ---------------------------------------------------------- */
+
+/* Frames of type type in what port sent (any type when type is 0). */
+static unsigned int t_port_count(struct dp_port *port, uint8_t type)
+{
+	unsigned int c = 0;
+
+	for (unsigned int k = 0; k < tport_sent(port); k++) {
+		struct proto_pkt p;
+
+		cr_assert_eq(tdp_decode(tport_frame(port, k), &p), PROTO_R_OK);
+		c += !type || p.type == type;
+	}
+	return c;
+}
+
+Test(fabric, control_frames_leave_on_the_control_ports)
+{
+	struct dp_port *port[T_N], *ctl[T_N];
+	struct sw_config cfg = {
+		.n_nodes = T_N, .arbiter = "lcf", .quick_mode = SW_QUICK_DROP,
+		.bulk_gbps = 10, .quick_gbps = 10, .slot_frames = 1,
+		.slot_ns = T_SLOT, .down_slots = 3, .seed = 1, .mp = t_mp,
+		.check_crc = true, .gnt_keepalive = 1, .control = ctl,
+	};
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	uint8_t counts[T_N] = { 0 }, all = 0xF;
+	char err[256] = "", name[16];
+	struct sw_fabric *sw;
+
+	for (int i = 0; i < T_N; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		port[i] = tport_create(name, T_PORT_CAP);
+		snprintf(name, sizeof(name), "c%d", i);
+		ctl[i] = tport_create(name, T_PORT_CAP);
+	}
+	sw = sw_fabric_create(&cfg, port, port, err, sizeof(err));
+	cr_assert_not_null(sw, "%s", err);
+	cr_assert_eq(sw_fabric_nodes_up(sw), 0);
+	/* Nobody up: a late poll skips nothing. */
+	sw_fabric_poll(sw, 0);
+	sw_fabric_poll(sw, 10 * T_SLOT);
+	cr_assert_eq(sw_fabric_stats(sw)->slots_skipped, 0);
+	/* Nodes 0..2 join: their GNTs leave on the control ports only. */
+	for (int i = 0; i < 3; i++) {
+		struct proto_pkt p = {
+			.type = PROTO_T_HELLO, .src_node = PROTO_NODE_NONE,
+			.dst_node = PROTO_NODE_SWITCH, .hello_nonce = 1,
+		};
+
+		proto_node_mac(p.src_node, p.eth_src);
+		proto_node_mac(p.dst_node, p.eth_dst);
+		tport_push(port[i], tdp_encode(t_mp, &p));
+	}
+	sw_fabric_poll(sw, 11 * T_SLOT);
+	cr_assert_eq(sw_fabric_nodes_up(sw), 3);
+	for (int i = 0; i < 3; i++) {
+		struct proto_pkt c = {
+			.type = PROTO_T_CFG, .src_node = (uint16_t)i,
+			.dst_node = PROTO_NODE_SWITCH,
+			.cfg = { .n_nodes = T_N, .counts = counts, .bulk_en = &all,
+				 .quick_en = &all },
+		};
+
+		cr_assert_eq(t_port_count(ctl[i], PROTO_T_GNT), 1, "node %d: GNT", i);
+		cr_assert_eq(tport_sent(port[i]), 0, "node %d: a frame on the data queue", i);
+		proto_node_mac(c.src_node, c.eth_src);
+		proto_node_mac(c.dst_node, c.eth_dst);
+		tport_push(port[i], tdp_encode(t_mp, &c));
+		tport_clear(ctl[i]);
+	}
+	/* A QREQ is data; its QACK is control. */
+	{
+		static const uint8_t args[PROTO_ARGS_LEN] = { 1 };
+		struct proto_pkt q = {
+			.type = PROTO_T_QREQ, .flags = PROTO_F_DATA, .src_node = 0,
+			.dst_node = 1, .vnet = 1, .pkt_num = 1, .args = args,
+		};
+		struct proto_pkt a = {
+			.type = PROTO_T_QACK, .flags = PROTO_F_ACK, .src_node = 1,
+			.dst_node = 0, .vnet = 1, .ack_base = 1,
+		};
+
+		proto_node_mac(0, q.eth_src);
+		proto_node_mac(1, q.eth_dst);
+		tport_push(port[0], tdp_encode(t_mp, &q));
+		proto_node_mac(1, a.eth_src);
+		proto_node_mac(0, a.eth_dst);
+		tport_push(port[1], tdp_encode(t_mp, &a));
+	}
+	sw_fabric_poll(sw, 11 * T_SLOT + 10000);
+	cr_assert_eq(t_port_count(port[1], PROTO_T_QREQ), 1, "QREQ on the data queue");
+	cr_assert_eq(t_port_count(port[0], 0), 0);
+	cr_assert_eq(t_port_count(ctl[0], PROTO_T_QACK), 1, "QACK on the control queue");
+	/* Node 2 goes silent; node 0's QREQ for it gets a DOWN QACK on control. */
+	for (int s = 12; s <= 16; s++) {
+		for (int i = 0; i < 2; i++) {
+			struct proto_pkt c = {
+				.type = PROTO_T_CFG, .src_node = (uint16_t)i,
+				.dst_node = PROTO_NODE_SWITCH,
+				.cfg = { .n_nodes = T_N, .counts = counts, .bulk_en = &all,
+					 .quick_en = &all },
+			};
+
+			proto_node_mac(c.src_node, c.eth_src);
+			proto_node_mac(c.dst_node, c.eth_dst);
+			tport_push(port[i], tdp_encode(t_mp, &c));
+		}
+		sw_fabric_poll(sw, (uint64_t)s * T_SLOT);
+	}
+	cr_assert_eq(sw_fabric_nodes_up(sw), 2);
+	for (int i = 0; i < T_N; i++) {
+		tport_clear(port[i]);
+		tport_clear(ctl[i]);
+	}
+	{
+		static const uint8_t args[PROTO_ARGS_LEN] = { 2 };
+		struct proto_pkt q = {
+			.type = PROTO_T_QREQ, .flags = PROTO_F_DATA, .src_node = 0,
+			.dst_node = 2, .vnet = 1, .pkt_num = 2, .args = args,
+		};
+
+		proto_node_mac(0, q.eth_src);
+		proto_node_mac(2, q.eth_dst);
+		tport_push(port[0], tdp_encode(t_mp, &q));
+	}
+	sw_fabric_poll(sw, 16 * T_SLOT + 10000);
+	cr_assert_eq(t_port_count(ctl[0], PROTO_T_QACK), 1, "DOWN notice on control");
+	cr_assert_eq(t_port_count(port[0], 0), 0);
+	sw_fabric_destroy(sw);
+	for (int i = 0; i < T_N; i++) {
+		dp_port_destroy(port[i]);
+		dp_port_destroy(ctl[i]);
+	}
+	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked");
+}

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * switchd: the segnet switch. It parses its arguments (before the EAL
+ * starts, so a bad command line fails at once), starts the EAL, opens every
+ * node's ports, builds the switch fabric on them and polls it on the TSC
+ * clock, sleeping when idle, until SIGINT or SIGTERM; then it prints its
+ * counters, closes the ports and checks that every mbuf came back.
+ * doc/man/switchd.8 documents it.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_lcore.h>
+
+#include "dataplane/dp_log.h"
+#include "switchd/swd.h"
+
+DP_LOG_REGISTER(swd_logtype, switchd.daemon);
+
+enum {
+	/* With no node up, an idle poll may sleep this long at least (us). */
+	SWD_DEEP_SLEEP_US = 1000,
+	/* Wake-up latency of a sleep beyond what it asked for (us, typical). */
+	SWD_WAKE_US = 60,
+};
+
+/* What main builds and the loop runs. */
+struct swd {
+	struct swd_opts opts;		/* the command line */
+	struct swd_ports ports;		/* devices, ports, pools */
+	struct sw_fabric *sw;		/* the switch */
+	struct dp_idle idle;		/* back-off state */
+	uint64_t t_start;		/* dp_tsc_ns() when the loop started */
+};
+
+/* Index of the first "--" in argv, or argc when there is none. */
+static int swd_dashdash(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--"))
+			return i;
+	return argc;
+}
+
+/*
+ * Parse switchd's own arguments: those after "--", or all of them when
+ * there is no "--" (then the EAL starts with its defaults). Exits on
+ * --help (0) and on bad arguments (2).
+ */
+static void swd_parse_args(struct swd *d, int argc, char **argv, int dd)
+{
+	int own_argc = dd < argc ? argc - dd : argc;
+	char **own = calloc((size_t)own_argc + 1, sizeof(*own));
+	char err[512] = "";
+	int rc;
+
+	if (!own) {
+		fprintf(stderr, "switchd: out of memory\n");
+		exit(SWD_EXIT_FAIL);
+	}
+	own[0] = argv[0];
+	for (int i = 1; i < own_argc; i++)
+		own[i] = argv[dd < argc ? dd + i : i];
+	rc = swd_opts_parse(&d->opts, own_argc, own, err, sizeof(err));
+	free(own);
+	if (rc == 1) {
+		swd_opts_free(&d->opts);
+		exit(SWD_EXIT_OK);
+	}
+	if (rc) {
+		fprintf(stderr, "switchd: %s\n", err);
+		swd_opts_free(&d->opts);
+		exit(SWD_EXIT_USAGE);
+	}
+}
+
+/* Pin the polling thread if asked, check NUMA placement and print it. */
+static int swd_place(struct swd *d)
+{
+	char err[256];
+	int cpu;
+
+	if (d->opts.core >= 0 && dp_pin_to_core(d->opts.core, err, sizeof(err))) {
+		fprintf(stderr, "switchd: --core %d: %s\n", d->opts.core, err);
+		return -EINVAL;
+	}
+	cpu = sched_getcpu();
+	printf("switchd: polling on CPU %d (NUMA node %d), %s\n", cpu,
+	       dp_core_socket(cpu), d->opts.core >= 0 ? "pinned by --core" :
+	       "EAL main lcore placement (-l / --lcores)");
+	return 0;
+}
+
+/* Build the fabric over the open ports. */
+static int swd_build(struct swd *d)
+{
+	const struct swd_opts *o = &d->opts;
+	struct sw_config cfg = {
+		.n_nodes = o->nodes, .arbiter = o->arbiter, .quick_mode = o->quick_mode,
+		.bulk_gbps = o->bulk_gbps, .quick_gbps = o->quick_gbps,
+		.slot_frames = o->slot_frames, .down_slots = o->down_slots,
+		.gnt_keepalive = o->gnt_keepalive, .seed = o->seed,
+		.mp = d->ports.mp, .check_crc = o->check_crc,
+		.cycles = dp_tsc_cycles, .control = d->ports.control,
+	};
+	char err[256];
+
+	d->sw = sw_fabric_create(&cfg, d->ports.bulk, d->ports.quick, err, sizeof(err));
+	if (!d->sw) {
+		fprintf(stderr, "switchd: %s\n", err);
+		return -EINVAL;
+	}
+	printf("switchd: %u nodes, arbiter %s, slot %llu ns (bulk %g Gbit/s x %u frames), quick %g Gbit/s %s, down after %u slots, back-off %s\n",
+	       o->nodes, sw_fabric_arbiter(d->sw),
+	       (unsigned long long)sw_fabric_slot_ns(d->sw), o->bulk_gbps, o->slot_frames,
+	       o->quick_gbps, o->quick_mode == SW_QUICK_DROP ? "drop" : "interleave",
+	       o->down_slots, o->idle_after_us ? "on" : "off (busy polling)");
+	if (o->idle_after_us && o->idle_sleep_us &&
+	    sw_fabric_slot_ns(d->sw) < 4000ull * (o->idle_sleep_us + SWD_WAKE_US))
+		DP_LOG(swd_logtype, NOTICE,
+		       "a slot of %llu ns is short for back-off sleeps of %u us: slot boundaries will be missed while nodes are up and idle; use --idle-after-us 0 (busy polling) on a dedicated core, or a lower --link-gbps in a lab",
+		       (unsigned long long)sw_fabric_slot_ns(d->sw), o->idle_sleep_us);
+	if (swd_telemetry_register())
+		DP_LOG(swd_logtype, WARNING, "telemetry endpoints not registered");
+	swd_telemetry_publish(d->sw, &d->ports);
+	return 0;
+}
+
+/* Sleep per idle poll: longer when no node is up (no slot work is due). */
+static uint32_t swd_sleep_us(const struct swd *d, bool anyone_up)
+{
+	uint32_t us = d->opts.idle_sleep_us;
+
+	if (!anyone_up && us && us < SWD_DEEP_SLEEP_US)
+		return SWD_DEEP_SLEEP_US;
+	return us;
+}
+
+/*
+ * Poll the fabric until a signal. Work, for the back-off, is a frame
+ * received or one the switch originated (GNTs at a slot boundary, DOWN
+ * notices); a boundary that sends nothing is not: the next one is known,
+ * and the sleep never runs past it by more than the sleep granularity.
+ * With nobody up no boundary is due, so sleeps are not cut at them.
+ */
+static void swd_loop(struct swd *d)
+{
+	const struct sw_stats *st = sw_fabric_stats(d->sw);
+	uint64_t interval = (uint64_t)(d->opts.stats_interval * 1e9);
+	uint64_t now = dp_tsc_ns(), seen = 0, next_stats = UINT64_MAX;
+	struct swd_snapshot snap;
+
+	d->t_start = now;
+	dp_idle_init(&d->idle, (uint64_t)d->opts.idle_after_us * 1000,
+		     d->opts.idle_sleep_us, now);
+	swd_report_snapshot(d->sw, &d->ports, now, &snap);
+	if (interval)
+		next_stats = now + interval;
+	while (!dp_stop) {
+		uint64_t next, work;
+		bool up;
+
+		now = dp_tsc_ns();
+		next = sw_fabric_poll(d->sw, now);
+		work = st->rx_frames + st->gnt_sent + st->down_notices;
+		if (now >= next_stats) {
+			swd_report_line(stdout, d->sw, &d->ports, &snap, now);
+			next_stats = now + interval;
+		}
+		up = sw_fabric_nodes_up(d->sw) != 0;
+		if (!up)
+			next = UINT64_MAX;
+		if (next_stats < next)
+			next = next_stats;
+		d->idle.sleep_us = swd_sleep_us(d, up);
+		dp_idle_poll(&d->idle, work != seen, now, next);
+		seen = work;
+	}
+}
+
+/* Print the summary, free everything, check the pools; the exit status. */
+static int swd_finish(struct swd *d)
+{
+	double secs = (double)(dp_tsc_ns() - d->t_start) / 1e9;
+	unsigned int missing;
+
+	swd_telemetry_unpublish();
+	swd_report_summary(stdout, d->sw, &d->ports, &d->idle, secs);
+	sw_fabric_destroy(d->sw);
+	d->sw = NULL;
+	swd_ports_close(&d->ports);
+	missing = swd_ports_check_pools(&d->ports, stdout);
+	if (missing)
+		printf("switchd: %u mbufs leaked\n", missing);
+	else
+		printf("switchd: no mbuf leaked\n");
+	fflush(stdout);
+	return missing ? SWD_EXIT_FAIL : SWD_EXIT_OK;
+}
+
+/* Release what set-up built, on a failure before the loop. */
+static void swd_abort(struct swd *d)
+{
+	swd_telemetry_unpublish();
+	sw_fabric_destroy(d->sw);
+	swd_ports_close(&d->ports);
+	swd_ports_free(&d->ports);
+	swd_opts_free(&d->opts);
+	dp_eal_cleanup();
+}
+
+int main(int argc, char **argv)
+{
+	struct swd d;
+	int dd = swd_dashdash(argc, argv);
+	char err[512] = "";
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	swd_parse_args(&d, argc, argv, dd);
+	rc = dp_eal_init(dd < argc ? dd : 1, argv, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "switchd: %s (EAL arguments, before --)\n", err);
+		swd_opts_free(&d.opts);
+		return rc == -EINVAL ? SWD_EXIT_USAGE : SWD_EXIT_FAIL;
+	}
+	if (swd_place(&d)) {
+		swd_abort(&d);
+		return SWD_EXIT_USAGE;
+	}
+	rc = swd_ports_open(&d.ports, &d.opts, dp_core_socket(sched_getcpu()),
+			    err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "switchd: %s\n", err);
+		swd_abort(&d);
+		return rc == -ENODEV || rc == -EINVAL ? SWD_EXIT_USAGE : SWD_EXIT_FAIL;
+	}
+	swd_ports_numa_check(&d.ports, d.opts.core);
+	if (swd_build(&d)) {
+		swd_abort(&d);
+		return SWD_EXIT_USAGE;
+	}
+	dp_signals_install();
+	fflush(stdout);
+	swd_loop(&d);
+	rc = swd_finish(&d);
+	swd_ports_free(&d.ports);
+	swd_opts_free(&d.opts);
+	dp_eal_cleanup();
+	return rc;
+}

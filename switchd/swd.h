@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The switchd daemon around the fabric: its options (swd_opts.c), its
+ * ports on ethdevs (swd_ports.c), its telemetry endpoints
+ * (swd_telemetry.c) and its reports (swd_report.c). main.c ties them
+ * together; nothing else includes this header.
+ */
+#ifndef SEGNET_SWD_H
+#define SEGNET_SWD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_mempool.h>
+
+#include "dataplane/dp_eal.h"
+#include "dataplane/dp_ethdev.h"
+#include "switchd/fabric.h"
+
+/* The daemon's log type, segnet.switchd.daemon (defined in main.c). */
+extern int swd_logtype;
+
+/* Exit statuses (doc/man/switchd.8, EXIT STATUS). */
+enum swd_exit {
+	SWD_EXIT_OK = 0,	/* clean stop, every mbuf back in its pool */
+	SWD_EXIT_FAIL = 1,	/* failure at run time: port set-up, link, leak */
+	SWD_EXIT_USAGE = 2,	/* bad arguments, unknown ethdev */
+};
+
+/* Where a node's frames go, as the command line names the devices. */
+struct swd_node_names {
+	const char *port;	/* --port: one device for both channels, or NULL */
+	const char *bulk;	/* --bulk-port, or NULL */
+	const char *quick;	/* --quick-port, or NULL */
+};
+
+/* switchd's own options (the arguments after "--"). */
+struct swd_opts {
+	uint16_t nodes;			/* --nodes: cluster size */
+	struct swd_node_names *node;	/* per node id: its devices */
+	const char *arbiter;		/* --arbiter spec */
+	uint32_t slot_frames;		/* --slot-frames */
+	double link_gbps;		/* --link-gbps: both channels' rate */
+	double bulk_gbps;		/* --bulk-gbps, else link_gbps */
+	double quick_gbps;		/* --quick-gbps, else link_gbps */
+	enum sw_quick_mode quick_mode;	/* --quick-mode */
+	uint32_t down_slots;		/* --down-slots (0 = never) */
+	uint32_t gnt_keepalive;		/* --gnt-keepalive */
+	uint32_t idle_sleep_us;		/* --idle-sleep-us */
+	uint32_t idle_after_us;		/* --idle-after-us (0 = busy polling) */
+	int core;			/* --core, -1 when not given */
+	double stats_interval;		/* --stats-interval in s (0 = off) */
+	uint32_t link_wait_ms;		/* --link-wait-ms (0 = don't wait) */
+	bool check_crc;			/* --check-crc */
+	bool control_queue;		/* --control-queue: tx queue 1 for control */
+	uint64_t seed;			/* --seed of randomized arbiters */
+};
+
+/*
+ * Parse switchd's arguments (argv[0] is the program name). 0 when they are
+ * good, 1 after printing --help, -EINVAL with a message naming the argument
+ * in err. Needs no EAL. Free with swd_opts_free either way.
+ */
+int swd_opts_parse(struct swd_opts *o, int argc, char **argv, char *err,
+		   size_t errlen);
+
+/* Free what swd_opts_parse allocated. */
+void swd_opts_free(struct swd_opts *o);
+
+/* Print the usage text. */
+void swd_opts_usage(FILE *f, const char *prog);
+
+/* Slot length the options give, in ns. */
+uint64_t swd_opts_slot_ns(const struct swd_opts *o);
+
+/* One ethdev switchd brought up. */
+struct swd_dev {
+	struct dp_ethdev eth;		/* the started device */
+	const char *name;		/* as the command line named it */
+	uint16_t tx_queues;		/* 2 when queue 1 carries control frames */
+	struct rte_mempool *mp;		/* its receive pool (its NUMA node's) */
+};
+
+/* The ports of one node. */
+struct swd_node {
+	struct dp_port *bulk;		/* bulk channel (rx queue 0, tx queue 0) */
+	struct dp_port *quick;		/* quick channel (== bulk with one device) */
+	struct dp_port *control;	/* control frames, or NULL: quick's queue */
+	int bulk_dev;			/* index in swd_ports.dev */
+	int quick_dev;			/* index in swd_ports.dev (== bulk_dev) */
+};
+
+enum {
+	/* Pools: one per NUMA node, plus one for SOCKET_ID_ANY. */
+	SWD_MAX_POOLS = RTE_MAX_NUMA_NODES + 1,
+};
+
+/* Every device, port and pool of the daemon. */
+struct swd_ports {
+	uint16_t n;				/* nodes */
+	struct swd_node *node;			/* per node id */
+	struct swd_dev *dev;			/* devices */
+	unsigned int n_dev;			/* entries in dev */
+	struct rte_mempool *pool[SWD_MAX_POOLS];	/* by socket + 1 */
+	struct rte_mempool *mp;			/* frames the switch originates */
+	struct dp_port **bulk;			/* per node, for sw_fabric_create */
+	struct dp_port **quick;			/* per node */
+	struct dp_port **control;		/* per node (entries may be NULL) */
+};
+
+/*
+ * Find, set up and start every node's devices with pools on their NUMA
+ * nodes (poll_socket: the polling core's, for the switch's own frames),
+ * waiting o->link_wait_ms for their links. 0, or -ENODEV (a device name
+ * that names nothing), -EINVAL (two nodes on one device), other -errno,
+ * with a message naming the device in err. Close with swd_ports_close
+ * either way.
+ */
+int swd_ports_open(struct swd_ports *p, const struct swd_opts *o, int poll_socket,
+		   char *err, size_t errlen);
+
+/* Destroy the ports and stop and close the devices (frees their mbufs). */
+void swd_ports_close(struct swd_ports *p);
+
+/*
+ * After swd_ports_close: print each pool's available count against its
+ * size; returns the number of mbufs missing (0: no mbuf leaked).
+ */
+unsigned int swd_ports_check_pools(const struct swd_ports *p, FILE *f);
+
+/* Free the port tables (after swd_ports_close). */
+void swd_ports_free(struct swd_ports *p);
+
+/* Warn about ports polled across NUMA nodes from CPU core (-1: the lcore). */
+void swd_ports_numa_check(const struct swd_ports *p, int core);
+
+/*
+ * Register /segnet/switch/{stats,nodes,arbiter}. 0 or -errno. They answer
+ * with an empty reply until swd_telemetry_publish.
+ */
+int swd_telemetry_register(void);
+
+/* Let the endpoints read sw and p (both must stay until unpublished). */
+void swd_telemetry_publish(const struct sw_fabric *sw, const struct swd_ports *p);
+
+/* Stop the endpoints reading; on return none is still reading. */
+void swd_telemetry_unpublish(void);
+
+/* Counter values the periodic summary line compares against. */
+struct swd_snapshot {
+	uint64_t t_ns;		/* when taken */
+	uint64_t slots;		/* slots arbitrated */
+	uint64_t grants;	/* grants made */
+	uint64_t bulk;		/* BREQs forwarded */
+	uint64_t quick;		/* QREQs, QACKs and BACKs forwarded */
+	uint64_t drops;		/* frames dropped, collisions aside */
+	uint64_t collisions;	/* QREQs and unscheduled BREQs lost at an output */
+};
+
+/* Take a snapshot of the counters at now. */
+void swd_report_snapshot(const struct sw_fabric *sw, const struct swd_ports *p,
+			 uint64_t now, struct swd_snapshot *s);
+
+/* Print the one-line summary of what happened since *prev; *prev = now's. */
+void swd_report_line(FILE *f, const struct sw_fabric *sw, const struct swd_ports *p,
+		     struct swd_snapshot *prev, uint64_t now);
+
+/* Print the exit summary: every non-zero counter, per node, and back-off. */
+void swd_report_summary(FILE *f, const struct sw_fabric *sw,
+			const struct swd_ports *p, const struct dp_idle *idle,
+			double seconds);
+
+#endif

@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * switchd's command line: getopt_long over the arguments after "--", every
+ * value checked with a message that names its option, and the node-to-port
+ * map checked for gaps and duplicates. It runs before the EAL starts, so a
+ * bad command line fails at once.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "switchd/arb.h"
+#include "switchd/swd.h"
+
+/* Long-only options without a short letter. */
+enum swd_opt {
+	SWD_OPT_NODES = 256,
+	SWD_OPT_PORT,
+	SWD_OPT_BULK_PORT,
+	SWD_OPT_QUICK_PORT,
+	SWD_OPT_ARBITER,
+	SWD_OPT_SLOT_FRAMES,
+	SWD_OPT_LINK_GBPS,
+	SWD_OPT_BULK_GBPS,
+	SWD_OPT_QUICK_GBPS,
+	SWD_OPT_QUICK_MODE,
+	SWD_OPT_DOWN_SLOTS,
+	SWD_OPT_GNT_KEEPALIVE,
+	SWD_OPT_IDLE_SLEEP_US,
+	SWD_OPT_IDLE_AFTER_US,
+	SWD_OPT_CORE,
+	SWD_OPT_STATS_INTERVAL,
+	SWD_OPT_LINK_WAIT_MS,
+	SWD_OPT_CHECK_CRC,
+	SWD_OPT_SEED,
+	SWD_OPT_CONTROL_QUEUE,
+};
+
+/* The options getopt_long knows. */
+static const struct option swd_long_opts[] = {
+	{ "nodes", required_argument, NULL, SWD_OPT_NODES },
+	{ "port", required_argument, NULL, SWD_OPT_PORT },
+	{ "bulk-port", required_argument, NULL, SWD_OPT_BULK_PORT },
+	{ "quick-port", required_argument, NULL, SWD_OPT_QUICK_PORT },
+	{ "arbiter", required_argument, NULL, SWD_OPT_ARBITER },
+	{ "slot-frames", required_argument, NULL, SWD_OPT_SLOT_FRAMES },
+	{ "link-gbps", required_argument, NULL, SWD_OPT_LINK_GBPS },
+	{ "bulk-gbps", required_argument, NULL, SWD_OPT_BULK_GBPS },
+	{ "quick-gbps", required_argument, NULL, SWD_OPT_QUICK_GBPS },
+	{ "quick-mode", required_argument, NULL, SWD_OPT_QUICK_MODE },
+	{ "down-slots", required_argument, NULL, SWD_OPT_DOWN_SLOTS },
+	{ "gnt-keepalive", required_argument, NULL, SWD_OPT_GNT_KEEPALIVE },
+	{ "idle-sleep-us", required_argument, NULL, SWD_OPT_IDLE_SLEEP_US },
+	{ "idle-after-us", required_argument, NULL, SWD_OPT_IDLE_AFTER_US },
+	{ "core", required_argument, NULL, SWD_OPT_CORE },
+	{ "stats-interval", required_argument, NULL, SWD_OPT_STATS_INTERVAL },
+	{ "link-wait-ms", required_argument, NULL, SWD_OPT_LINK_WAIT_MS },
+	{ "check-crc", required_argument, NULL, SWD_OPT_CHECK_CRC },
+	{ "seed", required_argument, NULL, SWD_OPT_SEED },
+	{ "control-queue", required_argument, NULL, SWD_OPT_CONTROL_QUEUE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Which channels a NODE=ETHDEV argument gives. */
+enum swd_port_kind {
+	SWD_PORT_BOTH,
+	SWD_PORT_BULK,
+	SWD_PORT_QUICK,
+};
+
+/* Option names of the kinds, for messages. */
+static const char *const swd_port_opt[] = { "--port", "--bulk-port", "--quick-port" };
+
+/* A NODE=ETHDEV argument, kept until --nodes is known. */
+struct swd_port_arg {
+	enum swd_port_kind kind;	/* which option gave it */
+	unsigned long node;		/* NODE */
+	const char *name;		/* ETHDEV */
+};
+
+/* printf into err; returns -EINVAL. */
+static int __attribute__((format(printf, 3, 4)))
+swd_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+void swd_opts_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s [EAL args] -- --nodes N (--port NODE=ETHDEV ... |\n"
+		"         --bulk-port NODE=ETHDEV --quick-port NODE=ETHDEV ...) [options]\n"
+		"\n"
+		"The segnet switch: arbitrates the bulk channel slot by slot and\n"
+		"forwards the quick channel first come, first served. ETHDEV is a --vdev\n"
+		"name (net_memif0), a PCI address (0000:3b:00.0) or a DPDK port number.\n"
+		"\n"
+		"  --nodes N               cluster size, 2 .. %d (node ids 0 .. N-1)\n"
+		"  --port NODE=ETHDEV      one device carries both channels of NODE; control\n"
+		"                          frames leave on its transmit queue 1\n"
+		"  --bulk-port NODE=ETHDEV, --quick-port NODE=ETHDEV\n"
+		"                          separate devices for NODE's two channels\n"
+		"  --arbiter SPEC          bulk arbiter (default lcf), see below\n"
+		"  --slot-frames K         bulk frames per slot, 1 .. 64 (default 1)\n"
+		"  --link-gbps G           rate of both channels in Gbit/s (default 10)\n"
+		"  --bulk-gbps G           bulk rate alone: sets the slot length\n"
+		"  --quick-gbps G          quick rate alone: sets output busy times\n"
+		"  --quick-mode MODE       drop (default) or interleave\n"
+		"  --down-slots N          slots without CFG before a node is down\n"
+		"                          (default 20000; 0 = never)\n"
+		"  --gnt-keepalive N       slots between GNTs to an idle node (default 8)\n"
+		"  --idle-after-us US      poll this long without work before sleeping\n"
+		"                          (default 200; 0 = busy polling, no back-off)\n"
+		"  --idle-sleep-us US      sleep per idle poll (default 100)\n"
+		"  --core C                pin the polling thread to CPU C\n"
+		"  --stats-interval SEC    print a summary line every SEC seconds (0 = off)\n"
+		"  --link-wait-ms MS       wait MS for every link; fail if one stays down\n"
+		"                          (default 0: don't wait)\n"
+		"  --check-crc on|off      verify CRC32C of every frame (default on)\n"
+		"  --control-queue on|off  with --port, control frames on transmit queue 1\n"
+		"                          (default on; a memif or vhost peer then needs\n"
+		"                          two receive queues)\n"
+		"  --seed S                seed of randomized arbiters (default 1)\n"
+		"  --help                  this text\n"
+		"\n"
+		"Arbiters:\n",
+		prog, PROTO_MAX_NODES);
+	for (const struct arb_ops *const *a = arb_list(); *a; a++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s%s", (*a)->name,
+			 (*a)->takes_iterations ? "[:K]" : "");
+		fprintf(f, "  %-22s  %s\n", name, (*a)->help);
+	}
+	fprintf(f,
+		"\n"
+		"Telemetry (dpdk-telemetry.py -f PREFIX): /segnet/switch/stats,\n"
+		"/segnet/switch/nodes[,ID], /segnet/switch/arbiter. See switchd(8).\n");
+}
+
+/* Parse an unsigned decimal in [min, max] for option opt. */
+static int swd_parse_ulong(const char *opt, const char *arg, unsigned long min,
+			   unsigned long max, unsigned long *out, char *err,
+			   size_t errlen)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (arg[0] < '0' || arg[0] > '9' || *end || errno)
+		return swd_fail(err, errlen, "%s %s: not a number", opt, arg);
+	if (v < min || v > max)
+		return swd_fail(err, errlen, "%s %s: must be between %lu and %lu",
+				opt, arg, min, max);
+	*out = v;
+	return 0;
+}
+
+/* Parse a u32 option in [min, max]. */
+static int swd_parse_u32(const char *opt, const char *arg, unsigned long min,
+			 unsigned long max, uint32_t *out, char *err, size_t errlen)
+{
+	unsigned long v;
+	int rc = swd_parse_ulong(opt, arg, min, max, &v, err, errlen);
+
+	if (!rc)
+		*out = (uint32_t)v;
+	return rc;
+}
+
+/* Parse a number in (0, max] for option opt ([0, max] when zero_ok). */
+static int swd_parse_double(const char *opt, const char *arg, bool zero_ok,
+			    double max, double *out, char *err, size_t errlen)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end || errno || !isfinite(v))
+		return swd_fail(err, errlen, "%s %s: not a number", opt, arg);
+	if (v < 0 || (v == 0 && !zero_ok) || v > max)
+		return swd_fail(err, errlen, "%s %s: must be %s and at most %g",
+				opt, arg, zero_ok ? ">= 0" : "> 0", max);
+	*out = v;
+	return 0;
+}
+
+/* Parse one of two words; *out = true for the first. */
+static int swd_parse_choice(const char *opt, const char *arg, const char *yes,
+			    const char *no, bool *out, char *err, size_t errlen)
+{
+	if (!strcmp(arg, yes))
+		*out = true;
+	else if (!strcmp(arg, no))
+		*out = false;
+	else
+		return swd_fail(err, errlen, "%s %s: must be %s or %s", opt, arg,
+				yes, no);
+	return 0;
+}
+
+/* Parse NODE=ETHDEV into a (with node not yet checked against --nodes). */
+static int swd_parse_port(enum swd_port_kind kind, const char *arg,
+			  struct swd_port_arg *a, char *err, size_t errlen)
+{
+	const char *eq = strchr(arg, '=');
+	char node[16];
+	size_t len = eq ? (size_t)(eq - arg) : 0;
+
+	if (!eq || len == 0 || len >= sizeof(node) || !eq[1])
+		return swd_fail(err, errlen, "%s %s: must be NODE=ETHDEV (e.g. 0=net_memif0)",
+				swd_port_opt[kind], arg);
+	memcpy(node, arg, len);
+	node[len] = '\0';
+	a->kind = kind;
+	a->name = eq + 1;
+	if (swd_parse_ulong(swd_port_opt[kind], node, 0, PROTO_MAX_NODES - 1, &a->node,
+			    err, errlen))
+		return swd_fail(err, errlen, "%s %s: NODE must be a node id (0 .. N-1)",
+				swd_port_opt[kind], arg);
+	return 0;
+}
+
+/* Put one NODE=ETHDEV into the node table; -EINVAL for a node given twice. */
+static int swd_place_port(struct swd_opts *o, const struct swd_port_arg *a,
+			  char *err, size_t errlen)
+{
+	struct swd_node_names *nn;
+	const char **slot;
+
+	if (a->node >= o->nodes)
+		return swd_fail(err, errlen, "%s %lu=%s: node %lu is outside 0 .. %u (--nodes %u)",
+				swd_port_opt[a->kind], a->node, a->name, a->node,
+				o->nodes - 1, o->nodes);
+	nn = &o->node[a->node];
+	slot = a->kind == SWD_PORT_BOTH ? &nn->port :
+	       a->kind == SWD_PORT_BULK ? &nn->bulk : &nn->quick;
+	if (*slot)
+		return swd_fail(err, errlen, "%s: node %lu is given twice (%s and %s)",
+				swd_port_opt[a->kind], a->node, *slot, a->name);
+	*slot = a->name;
+	if (nn->port && (nn->bulk || nn->quick))
+		return swd_fail(err, errlen, "node %lu has --port and --%s-port: give one device (--port) or two (--bulk-port and --quick-port)",
+				a->node, nn->bulk ? "bulk" : "quick");
+	return 0;
+}
+
+/* Every node has its device(s), and no device serves two roles. */
+static int swd_check_nodes(const struct swd_opts *o, char *err, size_t errlen)
+{
+	for (uint16_t i = 0; i < o->nodes; i++) {
+		const struct swd_node_names *nn = &o->node[i];
+
+		if (!nn->port && !nn->bulk && !nn->quick)
+			return swd_fail(err, errlen, "node %u has no port: give --port %u=ETHDEV (or --bulk-port and --quick-port)",
+					i, i);
+		if (!nn->port && (!nn->bulk || !nn->quick))
+			return swd_fail(err, errlen, "node %u has %s but no %s", i,
+					nn->bulk ? "--bulk-port" : "--quick-port",
+					nn->bulk ? "--quick-port" : "--bulk-port");
+		if (!nn->port && !strcmp(nn->bulk, nn->quick))
+			return swd_fail(err, errlen, "node %u: --bulk-port and --quick-port name the same device %s: use --port %u=%s",
+					i, nn->bulk, i, nn->bulk);
+	}
+	/* One device, one role (the same device under two names is caught later). */
+	for (uint16_t i = 0; i < o->nodes; i++) {
+		const char *mine[3] = { o->node[i].port, o->node[i].bulk, o->node[i].quick };
+
+		for (uint16_t j = 0; j <= i; j++) {
+			const char *theirs[3] = { o->node[j].port, o->node[j].bulk,
+						  o->node[j].quick };
+
+			for (int a = 0; a < 3; a++)
+				for (int b = 0; b < 3; b++)
+					if (mine[a] && theirs[b] && (i != j || a < b) &&
+					    !strcmp(mine[a], theirs[b]))
+						return swd_fail(err, errlen, "device %s is given to node %u and node %u: every node needs its own",
+								mine[a], j, i);
+		}
+	}
+	return 0;
+}
+
+/* Cross-option checks once everything is parsed. */
+static int swd_check(struct swd_opts *o, struct swd_port_arg *ports,
+		     unsigned int n_ports, char *err, size_t errlen)
+{
+	char aerr[256];
+	struct arb *a;
+
+	if (!o->nodes)
+		return swd_fail(err, errlen, "--nodes N is required (2 .. %d)", PROTO_MAX_NODES);
+	/* --bulk-gbps and --quick-gbps win over --link-gbps, in any order. */
+	if (!o->bulk_gbps)
+		o->bulk_gbps = o->link_gbps;
+	if (!o->quick_gbps)
+		o->quick_gbps = o->link_gbps;
+	a = arb_create(o->arbiter, o->nodes, o->seed, aerr, sizeof(aerr));
+	if (!a)
+		return swd_fail(err, errlen, "--arbiter %s: %s", o->arbiter, aerr);
+	arb_destroy(a);
+	if (swd_opts_slot_ns(o) > UINT32_MAX)
+		return swd_fail(err, errlen, "--bulk-gbps %g with --slot-frames %u: a slot of %llu ns is longer than the 4.29 s a GNT can say",
+				o->bulk_gbps, o->slot_frames,
+				(unsigned long long)swd_opts_slot_ns(o));
+	o->node = calloc(o->nodes, sizeof(*o->node));
+	if (!o->node)
+		return swd_fail(err, errlen, "out of memory");
+	for (unsigned int k = 0; k < n_ports; k++)
+		if (swd_place_port(o, &ports[k], err, errlen))
+			return -EINVAL;
+	return swd_check_nodes(o, err, errlen);
+}
+
+/* Set the defaults the man page documents. */
+static void swd_opts_defaults(struct swd_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->arbiter = "lcf";
+	o->slot_frames = 1;
+	o->link_gbps = 10;
+	o->quick_mode = SW_QUICK_DROP;
+	o->down_slots = 20000;
+	o->gnt_keepalive = 8;
+	o->idle_sleep_us = 100;
+	o->idle_after_us = 200;
+	o->core = -1;
+	o->check_crc = true;
+	o->control_queue = true;
+	o->seed = 1;
+}
+
+/* Handle one option that takes a number or a word. */
+static int swd_parse_value(struct swd_opts *o, int c, const char *arg, char *err,
+			   size_t errlen)
+{
+	unsigned long v = 0;
+	bool b = true;
+	int rc;
+
+	switch (c) {
+	case SWD_OPT_NODES:
+		rc = swd_parse_ulong("--nodes", arg, 2, PROTO_MAX_NODES, &v, err, errlen);
+		o->nodes = (uint16_t)v;
+		return rc;
+	case SWD_OPT_ARBITER:
+		o->arbiter = arg;
+		return 0;
+	case SWD_OPT_SLOT_FRAMES:
+		return swd_parse_u32("--slot-frames", arg, 1, 64, &o->slot_frames, err, errlen);
+	case SWD_OPT_LINK_GBPS:
+		return swd_parse_double("--link-gbps", arg, false, 1000, &o->link_gbps, err, errlen);
+	case SWD_OPT_BULK_GBPS:
+		return swd_parse_double("--bulk-gbps", arg, false, 1000, &o->bulk_gbps, err, errlen);
+	case SWD_OPT_QUICK_GBPS:
+		return swd_parse_double("--quick-gbps", arg, false, 1000, &o->quick_gbps, err, errlen);
+	case SWD_OPT_QUICK_MODE:
+		rc = swd_parse_choice("--quick-mode", arg, "drop", "interleave", &b, err, errlen);
+		o->quick_mode = b ? SW_QUICK_DROP : SW_QUICK_INTERLEAVE;
+		return rc;
+	case SWD_OPT_DOWN_SLOTS:
+		return swd_parse_u32("--down-slots", arg, 0, UINT32_MAX, &o->down_slots, err, errlen);
+	case SWD_OPT_GNT_KEEPALIVE:
+		return swd_parse_u32("--gnt-keepalive", arg, 1, 1000000, &o->gnt_keepalive, err, errlen);
+	case SWD_OPT_IDLE_SLEEP_US:
+		return swd_parse_u32("--idle-sleep-us", arg, 0, 1000000, &o->idle_sleep_us, err, errlen);
+	case SWD_OPT_IDLE_AFTER_US:
+		return swd_parse_u32("--idle-after-us", arg, 0, 60000000, &o->idle_after_us, err, errlen);
+	case SWD_OPT_CORE:
+		rc = swd_parse_ulong("--core", arg, 0, CPU_SETSIZE - 1, &v, err, errlen);
+		o->core = (int)v;
+		return rc;
+	case SWD_OPT_STATS_INTERVAL:
+		return swd_parse_double("--stats-interval", arg, true, 86400, &o->stats_interval, err, errlen);
+	case SWD_OPT_LINK_WAIT_MS:
+		return swd_parse_u32("--link-wait-ms", arg, 0, 600000, &o->link_wait_ms, err, errlen);
+	case SWD_OPT_CHECK_CRC:
+		return swd_parse_choice("--check-crc", arg, "on", "off", &o->check_crc, err, errlen);
+	case SWD_OPT_CONTROL_QUEUE:
+		return swd_parse_choice("--control-queue", arg, "on", "off", &o->control_queue, err, errlen);
+	case SWD_OPT_SEED:
+		rc = swd_parse_ulong("--seed", arg, 0, ULONG_MAX, &v, err, errlen);
+		o->seed = v;
+		return rc;
+	}
+	return swd_fail(err, errlen, "unknown option (see --help)");
+}
+
+int swd_opts_parse(struct swd_opts *o, int argc, char **argv, char *err,
+		   size_t errlen)
+{
+	struct swd_port_arg *ports = calloc((size_t)argc + 1, sizeof(*ports));
+	unsigned int n_ports = 0;
+	int c, rc = 0;
+
+	swd_opts_defaults(o);
+	if (!ports)
+		return swd_fail(err, errlen, "out of memory");
+	optind = 1;
+	opterr = 0;	/* the message below names the option */
+	while (!rc && (c = getopt_long(argc, argv, ":h", swd_long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			swd_opts_usage(stdout, argv[0]);
+			free(ports);
+			return 1;
+		case SWD_OPT_PORT:
+		case SWD_OPT_BULK_PORT:
+		case SWD_OPT_QUICK_PORT:
+			rc = swd_parse_port((enum swd_port_kind)(c - SWD_OPT_PORT), optarg,
+					    &ports[n_ports++], err, errlen);
+			break;
+		case ':':
+			rc = swd_fail(err, errlen, "%s needs a value (see --help)",
+				      argv[optind - 1]);
+			break;
+		case '?':
+			rc = swd_fail(err, errlen, "%s: unknown option (see --help; EAL arguments go before --)",
+				      argv[optind - 1]);
+			break;
+		default:
+			rc = swd_parse_value(o, c, optarg, err, errlen);
+			break;
+		}
+	}
+	if (!rc && optind < argc)
+		rc = swd_fail(err, errlen, "%s: unexpected argument (see --help)", argv[optind]);
+	if (!rc)
+		rc = swd_check(o, ports, n_ports, err, errlen);
+	free(ports);
+	optind = 1;
+	return rc;
+}
+
+void swd_opts_free(struct swd_opts *o)
+{
+	free(o->node);
+	o->node = NULL;
+}
+
+uint64_t swd_opts_slot_ns(const struct swd_opts *o)
+{
+	return sw_slot_ns_for(o->bulk_gbps, o->slot_frames);
+}

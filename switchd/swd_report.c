@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * switchd's reports on stdout: the periodic one-line summary
+ * (--stats-interval) and the summary printed when it stops.
+ */
+#include "switchd/swd.h"
+
+/* Calls fn(port, role, ctx) for each distinct port of node sn. */
+static void swd_node_ports(const struct swd_node *sn,
+			   void (*fn)(const struct dp_port *, const char *, void *),
+			   void *ctx)
+{
+	if (sn->bulk == sn->quick) {
+		fn(sn->bulk, "port", ctx);
+	} else {
+		fn(sn->bulk, "bulk", ctx);
+		fn(sn->quick, "quick", ctx);
+	}
+	if (sn->control)
+		fn(sn->control, "control", ctx);
+}
+
+/* Adds a port's drops to the uint64_t at ctx. */
+static void swd_port_drops(const struct dp_port *port, const char *role, void *ctx)
+{
+	const struct dp_ethdev_port_stats *es = dp_ethdev_port_stats(port);
+	uint64_t *drops = ctx;
+
+	(void)role;
+	*drops += port->stats.tx_full + (es ? es->rx_multiseg : 0);
+}
+
+void swd_report_snapshot(const struct sw_fabric *sw, const struct swd_ports *p,
+			 uint64_t now, struct swd_snapshot *s)
+{
+	const struct sw_stats *st = sw_fabric_stats(sw);
+
+	s->t_ns = now;
+	s->slots = st->slots;
+	s->grants = st->grants;
+	s->bulk = st->breq_forwarded;
+	s->quick = st->qreq_forwarded + st->qack_forwarded + st->back_forwarded;
+	s->collisions = st->qreq_collision + st->breq_collision;
+	s->drops = st->rx_invalid + st->forged_src + st->forged_notice +
+		   st->not_joined + st->unexpected_type + st->dst_down +
+		   st->wrong_port + st->breq_not_granted + st->breq_outbuf_full +
+		   st->back_not_scheduled + st->qreq_disabled + st->cfg_bad_size +
+		   st->no_mbuf;
+	for (uint16_t i = 0; i < p->n; i++)
+		swd_node_ports(&p->node[i], swd_port_drops, &s->drops);
+}
+
+void swd_report_line(FILE *f, const struct sw_fabric *sw, const struct swd_ports *p,
+		     struct swd_snapshot *prev, uint64_t now)
+{
+	struct swd_snapshot cur;
+	double dt;
+	uint64_t slots;
+
+	swd_report_snapshot(sw, p, now, &cur);
+	dt = (double)(cur.t_ns - prev->t_ns) / 1e9;
+	slots = cur.slots - prev->slots;
+	fprintf(f, "switchd: %.0f slots/s, %.2f grants/slot, forwarded bulk %llu quick %llu, drops %llu, collisions %llu, nodes up %u/%u\n",
+		dt > 0 ? (double)slots / dt : 0.0,
+		slots ? (double)(cur.grants - prev->grants) / (double)slots : 0.0,
+		(unsigned long long)(cur.bulk - prev->bulk),
+		(unsigned long long)(cur.quick - prev->quick),
+		(unsigned long long)(cur.drops - prev->drops),
+		(unsigned long long)(cur.collisions - prev->collisions),
+		sw_fabric_nodes_up(sw), p->n);
+	fflush(f);
+	*prev = cur;
+}
+
+/* Prints a port's non-zero counters to the FILE at ctx. */
+static void swd_port_print(const struct dp_port *port, const char *role, void *ctx)
+{
+	const struct dp_ethdev_port_stats *es = dp_ethdev_port_stats(port);
+	struct dp_counter_set set = dp_port_counters(port);
+	FILE *f = ctx;
+
+	(void)role;
+	dp_counters_print(f, &set);
+	if (es) {
+		set = DP_COUNTER_SET(port->name, dp_ethdev_port_counter_names, es);
+		dp_counters_print(f, &set);
+	}
+}
+
+void swd_report_summary(FILE *f, const struct sw_fabric *sw,
+			const struct swd_ports *p, const struct dp_idle *idle,
+			double seconds)
+{
+	fprintf(f, "switchd: summary after %.1f s (arbiter %s, slot %llu ns)\n",
+		seconds, sw_fabric_arbiter(sw), (unsigned long long)sw_fabric_slot_ns(sw));
+	sw_fabric_print_counters(sw, f);
+	for (uint16_t i = 0; i < p->n; i++) {
+		struct sw_node_info info;
+
+		sw_fabric_node_info(sw, i, &info);
+		fprintf(f, "node%u: %s, %s, grants %llu, requests %llu, last CFG slot %llu\n",
+			i, info.joined ? "joined" : "never joined", info.up ? "up" : "down",
+			(unsigned long long)info.grants, (unsigned long long)info.requests,
+			(unsigned long long)info.last_cfg_slot);
+		swd_node_ports(&p->node[i], swd_port_print, f);
+	}
+	fprintf(f, "idle back-off: %llu sleeps, %.3f s asleep (%.0f%% of the run)\n",
+		(unsigned long long)idle->sleeps, (double)idle->slept_ns / 1e9,
+		seconds > 0 ? 100.0 * (double)idle->slept_ns / 1e9 / seconds : 0.0);
+	fflush(f);
+}

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * switchd's telemetry endpoints, read with dpdk-telemetry.py -f PREFIX:
+ *
+ *   /segnet/switch/stats      switch counters and decode drops by reason
+ *   /segnet/switch/nodes[,ID] per node: joined, up, last CFG slot, grants,
+ *                             requests and its ports' counters
+ *   /segnet/switch/arbiter    name, slots, grants, match histogram, mean
+ *                             grants per slot and arbitration time
+ *
+ * The callbacks run on DPDK's telemetry thread while the polling thread
+ * writes the counters. They read them without locks: each counter is one
+ * aligned 64-bit word written by one thread, so a reader sees a value at
+ * most one update old, and counters of one reply may be a poll apart. What
+ * the lock below guards is the lifetime of the fabric and the ports: the
+ * poller never takes it; main takes it once, to unpublish before freeing.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <rte_cycles.h>
+
+#include "dataplane/dp_telemetry.h"
+#include "proto/proto.h"
+#include "switchd/swd.h"
+
+enum {
+	/* Nodes /segnet/switch/nodes lists without an ID (a reply holds 16 KiB). */
+	SWD_TEL_NODES = 16,
+};
+
+/* What the endpoints may read, and the lock that keeps it alive meanwhile. */
+static struct {
+	pthread_mutex_t lock;		/* held while a callback reads */
+	const struct sw_fabric *sw;	/* the fabric, or NULL */
+	const struct swd_ports *ports;	/* its ports, or NULL */
+} swd_tel = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* Add the decode drop counters, by reason, as a nested dictionary "decode". */
+static int swd_tel_decode(struct rte_tel_data *d, const uint64_t *decode)
+{
+	struct rte_tel_data *c = rte_tel_data_alloc();
+
+	if (!c)
+		return -ENOMEM;
+	rte_tel_data_start_dict(c);
+	for (int r = 1; r < PROTO_R_COUNT; r++)
+		rte_tel_data_add_dict_u64(c, proto_reason_name((enum proto_reason)r),
+					  decode[r]);
+	if (rte_tel_data_add_dict_container(d, "decode", c, 0)) {
+		rte_tel_data_free(c);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* /segnet/switch/stats: every switch counter and decode drops by reason. */
+static int swd_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct sw_fabric *sw;
+	struct dp_counter_set set;
+	int rc = 0;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&swd_tel.lock);
+	sw = swd_tel.sw;
+	if (sw) {
+		set = DP_COUNTER_SET("switch", sw_counter_names, sw_fabric_stats(sw));
+		rc = dp_telemetry_add_set(d, &set);
+		rte_tel_data_add_dict_u64(d, "nodes_up", sw_fabric_nodes_up(sw));
+		rte_tel_data_add_dict_u64(d, "slot_ns", sw_fabric_slot_ns(sw));
+		if (!rc)
+			rc = swd_tel_decode(d, sw_fabric_decode_drops(sw));
+	}
+	pthread_mutex_unlock(&swd_tel.lock);
+	return rc ? -1 : 0;
+}
+
+/* Add a port's counters as "<role>_<counter>". */
+static void swd_tel_port(struct rte_tel_data *d, const char *role,
+			 const struct dp_port *port)
+{
+	const uint64_t *v = (const uint64_t *)&port->stats;
+	const struct dp_ethdev_port_stats *es = dp_ethdev_port_stats(port);
+	char key[RTE_TEL_MAX_STRING_LEN];
+
+	for (size_t i = 0; i < sizeof(port->stats) / sizeof(uint64_t); i++) {
+		snprintf(key, sizeof(key), "%s_%s", role, dp_port_counter_names[i]);
+		rte_tel_data_add_dict_u64(d, key, v[i]);
+	}
+	if (es) {
+		snprintf(key, sizeof(key), "%s_rx_multiseg", role);
+		rte_tel_data_add_dict_u64(d, key, es->rx_multiseg);
+	}
+}
+
+/* Add node i as a nested dictionary "node<i>". */
+static int swd_tel_node(struct rte_tel_data *d, const struct sw_fabric *sw,
+			const struct swd_ports *p, uint16_t i)
+{
+	const struct swd_node *sn = &p->node[i];
+	struct rte_tel_data *c = rte_tel_data_alloc();
+	struct sw_node_info info;
+	char key[32];
+
+	if (!c)
+		return -ENOMEM;
+	sw_fabric_node_info(sw, i, &info);
+	rte_tel_data_start_dict(c);
+	rte_tel_data_add_dict_u64(c, "joined", info.joined);
+	rte_tel_data_add_dict_u64(c, "up", info.up);
+	rte_tel_data_add_dict_u64(c, "last_cfg_slot", info.last_cfg_slot);
+	rte_tel_data_add_dict_u64(c, "grants", info.grants);
+	rte_tel_data_add_dict_u64(c, "requests", info.requests);
+	if (sn->bulk == sn->quick) {
+		swd_tel_port(c, "port", sn->bulk);
+	} else {
+		swd_tel_port(c, "bulk", sn->bulk);
+		swd_tel_port(c, "quick", sn->quick);
+	}
+	if (sn->control)
+		swd_tel_port(c, "control", sn->control);
+	snprintf(key, sizeof(key), "node%u", i);
+	if (rte_tel_data_add_dict_container(d, key, c, 0)) {
+		rte_tel_data_free(c);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* Parse the optional node id of /segnet/switch/nodes,ID; -1 when absent. */
+static int swd_tel_node_param(const char *params, uint16_t n)
+{
+	char *end;
+	unsigned long v;
+
+	if (!params || !*params)
+		return -1;
+	v = strtoul(params, &end, 10);
+	if (*end || end == params || v >= n)
+		return -2;
+	return (int)v;
+}
+
+/* /segnet/switch/nodes[,ID]: the first SWD_TEL_NODES nodes, or node ID. */
+static int swd_tel_nodes(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct sw_fabric *sw;
+	const struct swd_ports *p;
+	int rc = 0, one;
+
+	(void)cmd;
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&swd_tel.lock);
+	sw = swd_tel.sw;
+	p = swd_tel.ports;
+	if (sw && p) {
+		one = swd_tel_node_param(params, p->n);
+		rte_tel_data_add_dict_u64(d, "nodes", p->n);
+		rte_tel_data_add_dict_u64(d, "up", sw_fabric_nodes_up(sw));
+		if (one == -2)
+			rc = -EINVAL;
+		else if (one >= 0)
+			rc = swd_tel_node(d, sw, p, (uint16_t)one);
+		for (uint16_t i = 0; one == -1 && !rc && i < p->n && i < SWD_TEL_NODES; i++)
+			rc = swd_tel_node(d, sw, p, i);
+		if (one == -1 && p->n > SWD_TEL_NODES)
+			rte_tel_data_add_dict_string(d, "more",
+						     "ask /segnet/switch/nodes,ID for nodes past 15");
+	}
+	pthread_mutex_unlock(&swd_tel.lock);
+	return rc ? -1 : 0;
+}
+
+/* Add the match histogram up to its last non-empty bin. */
+static int swd_tel_hist(struct rte_tel_data *d, const uint64_t *hist, uint16_t n)
+{
+	struct rte_tel_data *a = rte_tel_data_alloc();
+	unsigned int last = 0;
+
+	if (!a)
+		return -ENOMEM;
+	for (unsigned int k = 0; k <= n; k++)
+		if (hist[k])
+			last = k;
+	if (last >= RTE_TEL_MAX_ARRAY_ENTRIES)
+		last = RTE_TEL_MAX_ARRAY_ENTRIES - 1;
+	rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
+	for (unsigned int k = 0; k <= last; k++)
+		rte_tel_data_add_array_u64(a, hist[k]);
+	if (rte_tel_data_add_dict_container(d, "match_hist", a, 0)) {
+		rte_tel_data_free(a);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* /segnet/switch/arbiter: what the arbiter did and how long it took. */
+static int swd_tel_arbiter(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct sw_fabric *sw;
+	const struct sw_stats *st;
+	uint64_t hz = rte_get_tsc_hz();
+	char text[32];
+	int rc = 0;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&swd_tel.lock);
+	sw = swd_tel.sw;
+	if (sw && swd_tel.ports) {
+		uint64_t slots, grants, cycles;
+
+		st = sw_fabric_stats(sw);
+		slots = st->slots;
+		grants = st->grants;
+		cycles = st->arb_cycles;
+		rte_tel_data_add_dict_string(d, "name", sw_fabric_arbiter(sw));
+		rte_tel_data_add_dict_u64(d, "slots", slots);
+		rte_tel_data_add_dict_u64(d, "grants", grants);
+		snprintf(text, sizeof(text), "%.3f", slots ? (double)grants / (double)slots : 0.0);
+		rte_tel_data_add_dict_string(d, "mean_grants_per_slot", text);
+		rte_tel_data_add_dict_u64(d, "arb_cycles", cycles);
+		snprintf(text, sizeof(text), "%.1f", slots && hz ?
+			 (double)cycles * 1e9 / (double)hz / (double)slots : 0.0);
+		rte_tel_data_add_dict_string(d, "mean_arb_ns", text);
+		rc = swd_tel_hist(d, sw_fabric_match_hist(sw), swd_tel.ports->n);
+	}
+	pthread_mutex_unlock(&swd_tel.lock);
+	return rc ? -1 : 0;
+}
+
+int swd_telemetry_register(void)
+{
+	int rc;
+
+	rc = dp_telemetry_register("/segnet/switch/stats", swd_tel_stats,
+				   "Switch counters and decode drops by reason. Takes no parameters.");
+	if (!rc)
+		rc = dp_telemetry_register("/segnet/switch/nodes", swd_tel_nodes,
+					   "Per node: joined, up, last CFG slot, grants, requests, port counters. Parameter: a node id (default: the first 16 nodes).");
+	if (!rc)
+		rc = dp_telemetry_register("/segnet/switch/arbiter", swd_tel_arbiter,
+					   "Arbiter name, slots, grants, mean grants per slot, match histogram, mean arbitration time (ns). Takes no parameters.");
+	return rc;
+}
+
+void swd_telemetry_publish(const struct sw_fabric *sw, const struct swd_ports *p)
+{
+	pthread_mutex_lock(&swd_tel.lock);
+	swd_tel.sw = sw;
+	swd_tel.ports = p;
+	pthread_mutex_unlock(&swd_tel.lock);
+}
+
+void swd_telemetry_unpublish(void)
+{
+	swd_telemetry_publish(NULL, NULL);
+}

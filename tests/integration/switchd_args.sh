@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# switchd refuses bad command lines with exit status 2 and a message naming
+# the argument; --help succeeds:
+#
+#   switchd_args.sh SWITCHD
+#
+# All but the last case fail before the EAL starts; the unknown ethdev is
+# found after it (net_null, no hugepages, no telemetry).
+set -u
+
+switchd=${1:?usage: switchd_args.sh SWITCHD}
+tag=segnet-it-swargs-$$
+out=$(mktemp "${TMPDIR:-/tmp}/segnet-swargs.XXXXXX") || exit 1
+eal="--no-huge -m 64 --no-pci --no-shconf --no-telemetry -l 0 --file-prefix $tag \
+	--log-level *:error"
+failed=0
+passed=0
+
+# The EAL's runtime directory for a file prefix (as DPDK chooses it).
+runtime_dir() {
+	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
+		echo "$RUNTIME_DIRECTORY/dpdk/$1"
+	elif [ "$(id -u)" = 0 ]; then
+		echo "/var/run/dpdk/$1"
+	else
+		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
+	fi
+}
+trap 'rm -rf "$out" "$(runtime_dir "$tag")"' EXIT
+
+# expect STATUS WORD ARGS...: switchd ARGS exits STATUS and prints WORD.
+expect() {
+	want=$1
+	word=$2
+	shift 2
+	"$switchd" "$@" >"$out" 2>&1
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -q -e "$word" "$out"; then
+		passed=$((passed + 1))
+		echo "ok: exit $rc, names '$word': $(grep -e "$word" "$out" | head -1)"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: switchd $* exited $rc (want $want), output:"
+		cat "$out"
+	fi
+}
+
+ports="--port 0=net_null0 --port 1=net_null1 --port 2=net_null2"
+expect 0 "--nodes N" --help
+expect 0 "--arbiter SPEC" -- --help
+expect 2 "--nodes 0" -- --nodes 0 --port 0=a --port 1=b
+expect 2 "--nodes 5000" -- --nodes 5000 $ports
+expect 2 "--nodes" -- --port 0=a
+expect 2 "--arbiter bogus" -- --nodes 3 --arbiter bogus $ports
+expect 2 "node 2 has no port" -- --nodes 3 --port 0=a --port 1=b
+expect 2 "node 1 is given twice" -- --nodes 3 $ports --port 1=c
+expect 2 "device a is given to node 0 and node 1" -- --nodes 2 --port 0=a --port 1=a
+expect 2 "node 1 has --bulk-port but no --quick-port" -- --nodes 2 --port 0=a --bulk-port 1=b
+expect 2 "--link-gbps -1" -- --nodes 3 $ports --link-gbps -1
+expect 2 "--quick-mode fast" -- --nodes 3 $ports --quick-mode fast
+expect 2 "--check-crc maybe" -- --nodes 3 $ports --check-crc maybe
+expect 2 "--slot-frames 0" -- --nodes 3 $ports --slot-frames 0
+expect 2 "--port 7=x" -- --nodes 3 $ports --port 7=x
+expect 2 "--bogus" -- --nodes 3 $ports --bogus
+expect 2 "-l" -l 0 --nodes 3 $ports
+# shellcheck disable=SC2086
+expect 2 "net_bogus" $eal --vdev net_null0 --vdev net_null1 -- --nodes 3 \
+	--port 0=net_null0 --port 1=net_null1 --port 2=net_bogus
+# shellcheck disable=SC2086
+expect 2 "are the same device" $eal --vdev net_null0 --vdev net_null1 -- --nodes 2 \
+	--port 0=net_null0 --port 1=0
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
