@@ -614,13 +614,15 @@ static void host_check_rings(struct host *h, struct host_ep *e)
 
 bool host_poll(struct host *h, uint64_t now, uint64_t *next)
 {
+	unsigned int seen = 0;
 	bool work = false;
 
-	for (uint16_t i = 0; i < h->n_eps; i++) {
+	for (uint16_t i = 0; i < h->n_eps && seen < h->n_open; i++) {
 		struct host_ep *e = &h->eps[i];
 
 		if (!e->open)
 			continue;
+		seen++;
 		work |= host_pull_sends(h, e, now);
 		if (e->held)
 			work |= host_post_held(h, e, now);

@@ -22,6 +22,11 @@
 
 DP_LOG_REGISTER(nicd_logtype, nicd.daemon);
 
+enum {
+	/* With no endpoint open, an idle poll may sleep this long at least (us). */
+	NICD_DEEP_SLEEP_US = 1000,
+};
+
 /* What main builds and the loop runs. */
 struct nicd {
 	struct nicd_opts opts;		/* the command line */
@@ -108,15 +113,32 @@ static void nicd_announce(const struct nicd *d)
 	for (unsigned int i = 0; i < d->nodes.n; i++) {
 		const struct nicd_node *n = &d->nodes.node[i];
 
+		const char *how = n->bulk_dev != n->quick_dev ? " (bulk) + " :
+				  n->bulk != n->quick ? " (control frames on receive queue 1)" : "";
+
 		printf("nicd: node %s on %s%s%s, control socket %s, %u endpoints\n",
-		       n->name, o->node[i].bulk, n->bulk == n->quick ? "" : " + ",
-		       n->bulk == n->quick ? "" : o->node[i].quick,
+		       n->name, o->node[i].bulk, how,
+		       n->bulk_dev != n->quick_dev ? o->node[i].quick : "",
 		       host_socket_path(n->host), o->endpoints);
 	}
 	for (unsigned int v = 0; v < o->n_vnets; v++)
 		printf("nicd: vnet %u: %s (key from %s)\n", o->vnet[v].hv.vnet,
 		       o->vnet[v].conf, o->vnet[v].keyfile);
 	printf("nicd: back-off %s\n", o->idle_after_us ? "on" : "off (busy polling)");
+}
+
+/*
+ * Sleep per idle poll: longer when no endpoint is open, since then no
+ * application waits for a send to leave; the NIC's timers still cut the
+ * sleep short.
+ */
+static uint32_t nicd_sleep_us(const struct nicd *d)
+{
+	uint32_t us = d->opts.idle_sleep_us;
+
+	if (us && us < NICD_DEEP_SLEEP_US && !nicd_nodes_endpoints(&d->nodes))
+		return NICD_DEEP_SLEEP_US;
+	return us;
 }
 
 /* Poll every node until a signal. */
@@ -145,6 +167,7 @@ static void nicd_loop(struct nicd *d)
 		}
 		if (next_stats < next)
 			next = next_stats;
+		d->idle.sleep_us = nicd_sleep_us(d);
 		dp_idle_poll(&d->idle, work, now, next);
 	}
 	free(snap);

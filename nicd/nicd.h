@@ -66,6 +66,9 @@ struct nicd_opts {
 	const char *socket_dir;		/* --socket-dir */
 	mode_t socket_mode;		/* --socket-mode */
 	bool check_crc;			/* --check-crc */
+	bool control_queue;		/* --control-queue: receive queue 1 of a
+					 * one-device node takes the switch's
+					 * control frames */
 };
 
 /*
@@ -87,6 +90,7 @@ void nicd_opts_usage(FILE *f, const char *prog);
 struct nicd_dev {
 	struct dp_ethdev eth;		/* the started device */
 	const char *name;		/* as the command line named it */
+	uint16_t rx_queues;		/* 2 when queue 1 takes control frames */
 	struct rte_mempool *mp;		/* its receive pool (its NUMA node's) */
 };
 
@@ -95,8 +99,9 @@ struct nicd_node {
 	const char *name;		/* control socket NAME */
 	int bulk_dev;			/* index in nicd_nodes.dev */
 	int quick_dev;			/* index in nicd_nodes.dev (may equal bulk_dev) */
-	struct dp_port *bulk;		/* bulk channel */
-	struct dp_port *quick;		/* quick channel (== bulk on one device) */
+	struct dp_port *bulk;		/* bulk channel (rx queue 0, tx queue 0) */
+	struct dp_port *quick;		/* quick channel: its own device, rx queue 1
+					 * of the bulk one (control frames), or bulk */
 	struct nic *nic;		/* the NIC */
 	struct host *host;		/* its endpoints */
 	uint64_t seen;			/* activity sum at the last poll */
@@ -134,6 +139,9 @@ int nicd_nodes_open(struct nicd_nodes *ns, const struct nicd_opts *o,
  * time a node must run again.
  */
 bool nicd_nodes_poll(struct nicd_nodes *ns, uint64_t now, uint64_t *next);
+
+/* Endpoints open on every node together. */
+unsigned int nicd_nodes_endpoints(const struct nicd_nodes *ns);
 
 /* Close every endpoint and control socket (applications see -ESHUTDOWN). */
 void nicd_nodes_shutdown(struct nicd_nodes *ns);

@@ -57,11 +57,26 @@ static int nicd_list_devs(struct nicd_nodes *ns, const struct nicd_opts *o)
 	return 0;
 }
 
-/* Resolve every name to a DPDK port; refuse two names for one port. */
-static int nicd_find_devs(struct nicd_nodes *ns, char *err, size_t errlen)
+/* True when device k carries both channels of a node. */
+static bool nicd_dev_shared(const struct nicd_nodes *ns, unsigned int k)
+{
+	for (unsigned int i = 0; i < ns->n; i++)
+		if (ns->node[i].bulk_dev == (int)k && ns->node[i].quick_dev == (int)k)
+			return true;
+	return false;
+}
+
+/*
+ * Resolve every name to a DPDK port; refuse two names for one port; settle
+ * the receive queues: a one-device node's second queue takes the switch's
+ * control frames (--control-queue), when the device has one.
+ */
+static int nicd_find_devs(struct nicd_nodes *ns, bool control_queue, char *err,
+			  size_t errlen)
 {
 	for (unsigned int k = 0; k < ns->n_dev; k++) {
 		struct nicd_dev *d = &ns->dev[k];
+		struct rte_eth_dev_info info;
 		int rc = dp_ethdev_find(d->name, &d->eth.port_id, err, errlen);
 
 		if (rc)
@@ -72,6 +87,19 @@ static int nicd_find_devs(struct nicd_nodes *ns, char *err, size_t errlen)
 					 ns->dev[j].name, d->name, d->eth.port_id);
 				return -EINVAL;
 			}
+		d->rx_queues = control_queue && nicd_dev_shared(ns, k) ? 2 : 1;
+		rc = rte_eth_dev_info_get(d->eth.port_id, &info);
+		if (rc) {
+			snprintf(err, errlen, "port %s: cannot read device info: %s", d->name,
+				 rte_strerror(-rc));
+			return rc;
+		}
+		if (d->rx_queues > info.max_rx_queues) {
+			DP_LOG(nicd_logtype, NOTICE,
+			       "port %s: the device (%s) has %u receive queue(s): control frames must come on the data queue (switchd --control-queue off)",
+			       d->name, info.driver_name, info.max_rx_queues);
+			d->rx_queues = info.max_rx_queues;
+		}
 	}
 	return 0;
 }
@@ -126,7 +154,7 @@ static int nicd_start_devs(struct nicd_nodes *ns, const struct nicd_opts *o,
 	for (unsigned int k = 0; k < ns->n_dev; k++) {
 		struct nicd_dev *d = &ns->dev[k];
 		struct dp_ethdev_conf conf = {
-			.rx_queues = 1, .tx_queues = 1,
+			.rx_queues = d->rx_queues, .tx_queues = 1,
 			.link_wait_ms = o->link_wait_ms, .promiscuous = true,
 		};
 		int rc = dp_ethdev_setup(d->name, &conf, d->mp, &d->eth, err, errlen);
@@ -182,7 +210,12 @@ static int nicd_make_node(struct nicd_nodes *ns, struct nicd_node *n,
 	struct host_config c = *hc;
 
 	n->bulk = dp_ethdev_port_create(&b->eth, 0, 0);
-	n->quick = q == b ? n->bulk : dp_ethdev_port_create(&q->eth, 0, 0);
+	if (q != b)
+		n->quick = dp_ethdev_port_create(&q->eth, 0, 0);
+	else if (b->rx_queues > 1)
+		n->quick = dp_ethdev_port_create(&b->eth, 1, 0);
+	else
+		n->quick = n->bulk;
 	if (!n->bulk || !n->quick) {
 		snprintf(err, errlen, "node %s: cannot make ports: %s", n->name, strerror(errno));
 		return -errno;
@@ -233,7 +266,7 @@ int nicd_nodes_open(struct nicd_nodes *ns, const struct nicd_opts *o,
 		snprintf(err, errlen, "out of memory");
 		return rc;
 	}
-	rc = nicd_find_devs(ns, err, errlen);
+	rc = nicd_find_devs(ns, o->control_queue, err, errlen);
 	if (!rc)
 		rc = nicd_make_pools(ns, err, errlen);
 	if (!rc)
@@ -269,6 +302,15 @@ bool nicd_nodes_poll(struct nicd_nodes *ns, uint64_t now, uint64_t *next)
 		n->seen = a;
 	}
 	return work;
+}
+
+unsigned int nicd_nodes_endpoints(const struct nicd_nodes *ns)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < ns->n; i++)
+		n += host_open_count(ns->node[i].host);
+	return n;
 }
 
 void nicd_nodes_shutdown(struct nicd_nodes *ns)

@@ -40,6 +40,7 @@ enum nicd_opt {
 	NICD_OPT_SOCKET_DIR,
 	NICD_OPT_SOCKET_MODE,
 	NICD_OPT_CHECK_CRC,
+	NICD_OPT_CONTROL_QUEUE,
 };
 
 /* The options getopt_long knows. */
@@ -64,6 +65,7 @@ static const struct option nicd_long_opts[] = {
 	{ "socket-dir", required_argument, NULL, NICD_OPT_SOCKET_DIR },
 	{ "socket-mode", required_argument, NULL, NICD_OPT_SOCKET_MODE },
 	{ "check-crc", required_argument, NULL, NICD_OPT_CHECK_CRC },
+	{ "control-queue", required_argument, NULL, NICD_OPT_CONTROL_QUEUE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -129,6 +131,9 @@ void nicd_opts_usage(FILE *f, const char *prog)
 		"  --socket-dir DIR        directory of the control sockets (default %s)\n"
 		"  --socket-mode MODE      permissions of the sockets, octal (default 0666)\n"
 		"  --check-crc on|off      verify CRC32C of received frames (default on)\n"
+		"  --control-queue on|off  a node on one device also polls its receive\n"
+		"                          queue 1, where switchd --control-queue on (its\n"
+		"                          default) sends GNT, BACK and QACK (default on)\n"
 		"  --help                  this text\n"
 		"\n"
 		"Configurations:\n",
@@ -198,6 +203,16 @@ static int nicd_parse_seconds(const char *opt, const char *arg, double *out,
 	if (v < 0 || v > 86400)
 		return nicd_fail(err, errlen, "%s %s: must be between 0 and 86400", opt, arg);
 	*out = v;
+	return 0;
+}
+
+/* Parse on or off. */
+static int nicd_parse_onoff(const char *opt, const char *arg, bool *out, char *err,
+			    size_t errlen)
+{
+	if (strcmp(arg, "on") && strcmp(arg, "off"))
+		return nicd_fail(err, errlen, "%s %s: must be on or off", opt, arg);
+	*out = !strcmp(arg, "on");
 	return 0;
 }
 
@@ -309,6 +324,7 @@ static void nicd_opts_defaults(struct nicd_opts *o)
 	o->socket_dir = CTL_SOCKET_DIR;
 	o->socket_mode = 0666;
 	o->check_crc = true;
+	o->control_queue = true;
 }
 
 /* Handle one option that takes a number or a word. */
@@ -353,10 +369,9 @@ static int nicd_parse_value(struct nicd_opts *o, int c, const char *arg, char *e
 	case NICD_OPT_SOCKET_MODE:
 		return nicd_parse_mode(arg, &o->socket_mode, err, errlen);
 	case NICD_OPT_CHECK_CRC:
-		if (strcmp(arg, "on") && strcmp(arg, "off"))
-			return nicd_fail(err, errlen, "--check-crc %s: must be on or off", arg);
-		o->check_crc = !strcmp(arg, "on");
-		return 0;
+		return nicd_parse_onoff("--check-crc", arg, &o->check_crc, err, errlen);
+	case NICD_OPT_CONTROL_QUEUE:
+		return nicd_parse_onoff("--control-queue", arg, &o->control_queue, err, errlen);
 	}
 	return nicd_fail(err, errlen, "unknown option (see --help)");
 }

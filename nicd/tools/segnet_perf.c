@@ -349,11 +349,10 @@ static int perf_server(struct segnet_ep *ep, struct perf_run *r)
 	int rc = 0;
 
 	segnet_set_handler(ep, PERF_H, perf_on_msg, r);
-	if (!o->json) {
-		printf("segnet-perf: server on node %u endpoint %u (vnet %u)\n", segnet_node(ep),
-		       segnet_endpoint(ep), o->ep.vnet);
-		fflush(stdout);
-	}
+	/* With --json stdout holds the results alone: say it on stderr. */
+	fprintf(o->json ? stderr : stdout, "segnet-perf: server on node %u endpoint %u (vnet %u)\n",
+		segnet_node(ep), segnet_endpoint(ep), o->ep.vnet);
+	fflush(o->json ? stderr : stdout);
 	while (!tool_stop && tool_now_ns() < end && (!o->messages || r->received < o->messages)) {
 		uint64_t before = r->received;
 

@@ -43,6 +43,7 @@ struct ping_opts {
 	bool bulk;			/* --bulk (else quick) */
 	uint32_t size;			/* --size */
 	uint64_t count;			/* --count (0 = until interrupted) */
+	bool count_given;		/* --count was on the command line */
 	double interval_ms;		/* --interval */
 	double timeout_ms;		/* --timeout */
 	uint64_t join_wait_ms;		/* --join-wait */
@@ -96,7 +97,8 @@ static void ping_usage(FILE *f)
 		"  --quick            quick channel: 32 bytes of arguments (default)\n"
 		"  --bulk             bulk channel: arguments and --size bytes of payload\n"
 		"  --size BYTES       bulk payload, 0 .. 2048 (default 64)\n"
-		"  --count N          pings to send (default 10; 0 = until interrupted)\n"
+		"  --count N          pings to send (default 10; 0 = until interrupted);\n"
+		"                     with --server: echoes to send before exiting\n"
 		"  --interval MS      between pings (default 1000)\n"
 		"  --timeout MS       wait for each echo (default 1000)\n"
 		"  --join-wait MS     wait for the NIC to join a cluster (default 10000)\n"
@@ -163,6 +165,7 @@ static bool ping_option(struct ping_opts *o, int c, const char *arg)
 		o->size = (uint32_t)v;
 		return true;
 	case 'c':
+		o->count_given = true;
 		return tool_parse_u64(ping_prog, "--count", arg, 0, UINT32_MAX - 1, &o->count);
 	case 'i':
 		return tool_parse_double(ping_prog, "--interval", arg, 3600e3, &o->interval_ms);
@@ -210,6 +213,8 @@ static int ping_parse(struct ping_opts *o, int argc, char **argv)
 		fprintf(stderr, "%s: no key: give --key-file FILE\n", ping_prog);
 		return 2;
 	}
+	if (o->server && !o->count_given)
+		o->count = 0;	/* a server echoes until interrupted */
 	if (!o->server && o->node < 0) {
 		fprintf(stderr, "%s: give --node N (and --ep E) to ping, or --server to echo\n",
 			ping_prog);
