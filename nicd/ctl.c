@@ -224,13 +224,11 @@ static int ctl_accept_open(struct host *h, struct host_ep *e, int fd)
 	return ctl_watch(h, fd, ctl_tag(HOST_TAG_EP, e->id));
 }
 
-/* Log a refused OPEN (at most one line per second per node). */
+/* Log a refused OPEN (at most 5 lines per second per node). */
 static void ctl_log_refusal(struct host *h, const struct ucred *c, uint16_t vnet,
 			    int error, uint64_t now)
 {
-	static struct dp_ratelimit rl = { .interval_ns = 1000000000ull, .burst = 5 };
-
-	if (dp_ratelimit_ok(&rl, now))
+	if (dp_ratelimit_ok(&h->refusal_log, now))
 		DP_LOG(ctl_logtype, NOTICE, "%s: OPEN of vnet %u by pid %d uid %u refused: %s",
 		       h->name, vnet, (int)c->pid, (unsigned int)c->uid, strerror(error));
 }

@@ -126,12 +126,12 @@ struct ep_layout {
 	uint32_t recv_bufs;		/* receive buffers */
 	uint32_t send_slots;		/* power of two >= send_bufs */
 	uint32_t recv_slots;		/* power of two >= recv_bufs */
-	uint64_t off_send_ring;		/* offsets as in the header */
-	uint64_t off_comp_ring;
-	uint64_t off_recv_ring;
-	uint64_t off_rret_ring;
-	uint64_t off_send_bufs;
-	uint64_t off_recv_bufs;
+	uint64_t off_send_ring;		/* send ring (as in the header) */
+	uint64_t off_comp_ring;		/* completion ring */
+	uint64_t off_recv_ring;		/* receive ring */
+	uint64_t off_rret_ring;		/* return ring */
+	uint64_t off_send_bufs;		/* send buffers */
+	uint64_t off_recv_bufs;		/* receive buffers */
 	uint64_t size;			/* bytes of the object */
 };
 

@@ -644,6 +644,16 @@ bool host_poll(struct host *h, uint64_t now, uint64_t *next)
 	return work;
 }
 
+/* FNV-1a of a string, for object names. */
+static uint32_t host_hash32(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h;
+}
+
 /* Check a node name: it becomes part of file names. */
 static bool host_name_ok(const char *name)
 {
@@ -674,10 +684,10 @@ struct host *host_create(const struct host_config *cfg, char *err, size_t errlen
 		return NULL;
 	h->listen_fd = -1;
 	h->epoll_fd = -1;
+	h->refusal_log = (struct dp_ratelimit) { .interval_ns = 1000000000ull, .burst = 5 };
 	for (int i = 0; i < HOST_PENDING_MAX; i++)
 		h->pending[i].fd = -1;
 	snprintf(h->name, sizeof(h->name), "%s", cfg->name);
-	snprintf(h->shm_prefix, sizeof(h->shm_prefix), "/segnet.%s.", cfg->name);
 	h->max_nodes = cfg->max_nodes;
 	h->generation = cfg->generation;
 	h->n_eps = cfg->endpoints;
@@ -698,6 +708,9 @@ struct host *host_create(const struct host_config *cfg, char *err, size_t errlen
 	ret = ctl_listen(h, cfg->socket_dir, cfg->socket_mode, err, errlen);
 	if (ret)
 		goto fail;
+	/* The socket's path in the name: nicds of one NAME in two directories keep apart. */
+	snprintf(h->shm_prefix, sizeof(h->shm_prefix), "/segnet.%s.%08x.", cfg->name,
+		 host_hash32(h->path));
 	stale = ep_shm_remove_stale(h->shm_prefix + 1);
 	if (stale)
 		DP_LOG(host_logtype, NOTICE, "%s: removed %d endpoint objects a previous nicd left in /dev/shm",

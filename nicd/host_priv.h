@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "ctl_msg.h"
+#include "dataplane/dp_log.h"
 #include "ep_shm.h"
 #include "host.h"
 
@@ -97,7 +98,7 @@ struct host_pending {
 struct host {
 	char name[32];			/* NAME */
 	char path[108];			/* DIR/NAME.sock */
-	char shm_prefix[48];		/* "/segnet.NAME." */
+	char shm_prefix[56];		/* "/segnet.NAME.PATHHASH." */
 	uint16_t max_nodes;		/* valid target nodes */
 	uint64_t generation;		/* nicd incarnation */
 	uint32_t shm_seq;		/* objects created so far */
@@ -113,6 +114,7 @@ struct host {
 	struct host_pending pending[HOST_PENDING_MAX];	/* waiting for OPEN */
 	uint64_t next_ctl;		/* next look at the sockets */
 	uint64_t next_heartbeat;	/* next heartbeat */
+	struct dp_ratelimit refusal_log;	/* limits the log of refused OPENs */
 	struct host_stats stats;	/* counters */
 };
 

@@ -78,6 +78,7 @@ struct ping_client {
 	uint64_t received;		/* echoes that matched */
 };
 
+/* Print the usage text. */
 static void ping_usage(FILE *f)
 {
 	fprintf(f,

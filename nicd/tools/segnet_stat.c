@@ -55,6 +55,7 @@ struct stat_opts {
 	bool once;			/* --once */
 };
 
+/* Print the usage text. */
 static void stat_usage(FILE *f)
 {
 	fprintf(f,
@@ -276,6 +277,7 @@ static void stat_add(struct stat_sample *s, const char *name, double v)
 	s->n++;
 }
 
+/* JSON: any value under path (defined below; containers recurse into it). */
 static const char *json_value(const char *p, char *path, size_t plen, int depth,
 			      struct stat_sample *s);
 

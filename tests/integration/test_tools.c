@@ -116,6 +116,21 @@ Test(tools, nicd_missing_port_and_busy_name, .timeout = 60)
 		   "--bulk-port", "net_nothere0", "--vnet", vnet, "--socket-dir", n.dir, NULL);
 	cr_assert_eq(rc, 2, "unknown port: exit %d\n%s", rc, t_read_file(t_out));
 	cr_assert(strstr(t_read_file(t_out), "net_nothere0"), "%s", t_read_file(t_out));
+	/* A memif server nobody connects to: its link stays down. */
+	{
+		char dev[320];
+
+		snprintf(dev, sizeof(dev),
+			 "net_memif0,role=server,socket=%s/mif.sock,socket-abstract=no,bsize=4096",
+			 n.dir);
+		rc = t_cmd(t_out, NICD_BIN, "--no-huge", "-m", "64", "--no-pci", "--no-shconf",
+			   "-l", "0", "--file-prefix", n.prefix, "--vdev", dev,
+			   "--log-level", "lib.telemetry:error", "--", "--bulk-port", "net_memif0",
+			   "--vnet", vnet, "--socket-dir", n.dir, "--link-wait-ms", "200", NULL);
+	}
+	cr_assert_eq(rc, 1, "link down: exit %d\n%s", rc, t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "port net_memif0: link still down after 200 ms"),
+		  "%s", t_read_file(t_out));
 	/* A second nicd on the same name refuses to start. */
 	t_nicd_start(&n, NULL);
 	snprintf(vnet, sizeof(vnet), "--file-prefix=%s-2", n.prefix);
