@@ -504,7 +504,8 @@ static int host_send_one(struct host *h, struct host_ep *e, const struct ep_send
 		return 0;
 	}
 	hs = &r->sends[s->buf];
-	if (!host_send_ok(s)) {
+	if (!host_send_ok(s) || (nic_cluster_size(h->nic) &&
+				 s->dst_node >= nic_cluster_size(h->nic))) {
 		h->stats.send_invalid++;
 		host_post_comp(h, e, s->buf, SEGNET_EINVAL, now);
 		return 0;

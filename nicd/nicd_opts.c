@@ -10,6 +10,7 @@
 #include <math.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,7 +108,8 @@ void nicd_opts_usage(FILE *f, const char *prog)
 		"  --node NAME:BULK[:QUICK]\n"
 		"                          one more node in this process, with its own NIC,\n"
 		"                          devices and control socket (instead of the three\n"
-		"                          options above; repeat for a small lab)\n"
+		"                          options above; repeat for a small lab; PCI\n"
+		"                          addresses keep their colons)\n"
 		"  --vnet ID:KEYFILE:CONF  serve virtual network ID (0 .. 65535); KEYFILE holds\n"
 		"                          its key (1 .. %d bytes, one trailing newline\n"
 		"                          ignored); CONF is conf1, conf2, conf3, conf4-gbn,\n"
@@ -283,11 +285,29 @@ static int nicd_parse_vnet(const char *arg, struct nicd_vnet *v, char *err,
 	return 0;
 }
 
+/*
+ * Length of the device name at s: a PCI address ("0000:3b:00.0" or
+ * "3b:00.0") holds colons of its own; any other name ends at a colon.
+ */
+static size_t nicd_dev_len(const char *s)
+{
+	unsigned int dom, bus, dev, fn;
+	int n = 0;
+
+	if (sscanf(s, "%4x:%2x:%2x.%1u%n", &dom, &bus, &dev, &fn, &n) == 4 && n == 12)
+		return (size_t)n;
+	n = 0;
+	if (sscanf(s, "%2x:%2x.%1u%n", &bus, &dev, &fn, &n) == 3 && n == 7)
+		return (size_t)n;
+	return strcspn(s, ":");
+}
+
 /* Parse NAME:BULKDEV[:QUICKDEV]; the strings point into a copy of arg. */
 static int nicd_parse_node(const char *arg, struct nicd_node_names *n, char *err,
 			   size_t errlen)
 {
 	char *copy = strdup(arg), *bulk, *quick;
+	size_t len;
 
 	if (!copy)
 		return nicd_fail(err, errlen, "out of memory");
@@ -297,11 +317,16 @@ static int nicd_parse_node(const char *arg, struct nicd_node_names *n, char *err
 		return nicd_fail(err, errlen, "--node %s: must be NAME:BULKDEV[:QUICKDEV] (e.g. n0:net_memif0)",
 				 arg);
 	*bulk++ = '\0';
-	quick = strchr(bulk, ':');
-	if (quick) {
-		*quick++ = '\0';
+	len = nicd_dev_len(bulk);
+	quick = NULL;
+	if (bulk[len] == ':') {
+		bulk[len] = '\0';
+		quick = bulk + len + 1;
 		if (!*quick)
 			return nicd_fail(err, errlen, "--node %s: QUICKDEV is empty", arg);
+	} else if (bulk[len]) {
+		return nicd_fail(err, errlen, "--node %s: unexpected text after %.*s", arg,
+				 (int)len, bulk);
 	}
 	n->bulk = bulk;
 	n->quick = quick ? quick : bulk;

@@ -108,7 +108,9 @@ int segnet_set_handler(struct segnet_ep *ep, uint16_t h, segnet_handler_fn fn,
 /*
  * Send a quick message (handler h, SEGNET_ARGS_LEN bytes of args) to
  * endpoint dst_ep of node dst_node. 0, or -EAGAIN (no send buffer free: poll
- * and retry), -EINVAL, -ESHUTDOWN (nicd is gone: reopen).
+ * and retry), -EINVAL (a node outside the cluster, an endpoint beyond
+ * nicd's table, a handler id too large), -ESHUTDOWN (nicd is gone: reopen).
+ * Before the NIC joined, sends wait in it.
  */
 int segnet_send_quick(struct segnet_ep *ep, uint16_t dst_node, uint16_t dst_ep,
 		      uint16_t h, const void *args, uint64_t cookie);

@@ -370,10 +370,12 @@ static int segnet_send(struct segnet_ep *ep, const struct ep_send_desc *d,
 		       const void *data, uint64_t cookie)
 {
 	const struct ep_shm_hdr *h = ep->v.hdr;
+	uint32_t size = atomic_load_explicit(&h->cluster_size, memory_order_relaxed);
+	struct ep_send_desc s;
 	uint32_t buf;
 
 	if (d->dst_node >= h->max_nodes || d->dst_ep >= h->max_endpoints ||
-	    d->handler >= SEGNET_MAX_HANDLERS)
+	    d->handler >= SEGNET_MAX_HANDLERS || (size && d->dst_node >= size))
 		return -EINVAL;
 	if (segnet_gone(ep, false))
 		return -ESHUTDOWN;
@@ -384,13 +386,10 @@ static int segnet_send(struct segnet_ep *ep, const struct ep_send_desc *d,
 		memcpy(ep->v.send_bufs + (size_t)buf * EP_BUF_SIZE, data, d->len);
 	ep->cookies[buf] = cookie;
 	ep->busy[buf] = 1;
-	{
-		struct ep_send_desc s = *d;
-
-		s.buf = buf;
-		if (spsc_push(&ep->v.send, &s))
-			return 0;
-	}
+	s = *d;
+	s.buf = buf;
+	if (spsc_push(&ep->v.send, &s))
+		return 0;
 	/* Cannot happen while nicd behaves: the ring has a slot per buffer. */
 	ep->busy[buf] = 0;
 	ep->free_bufs[ep->n_free++] = buf;

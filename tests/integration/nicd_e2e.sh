@@ -8,7 +8,8 @@
 #   nicd_e2e.sh SWITCHD NICD SEGNET_PING SEGNET_PERF SEGNET_STAT
 #
 #   1. segnet-ping --server on node 1; quick pings from node 0 and bulk
-#      pings of 2048 bytes from node 2 all come back;
+#      pings of 2048 bytes from node 2 all come back; a ping to a node
+#      outside the cluster is refused (EINVAL);
 #   2. segnet-perf --server on node 2; a bulk transfer of 400 messages of
 #      2048 bytes from node 0 completes without error, and the bytes and
 #      the hash the receiver computed match the sender's;
@@ -145,6 +146,12 @@ grep -q "rtt min/mean/p50/p99/max" "$tmp/ping-quick.log" || fail "no quick laten
 	--interval 5 --csv >"$tmp/ping-bulk.csv" 2>"$tmp/ping-bulk.log" || fail "bulk ping"
 [ "$(grep -c '^[0-9]*,2048,' "$tmp/ping-bulk.csv")" = 10 ] || fail "bulk ping: not 10 echoes of 2048 bytes"
 grep -q "10 sent, 10 received" "$tmp/ping-bulk.log" || fail "bulk ping summary"
+# Node 5 is outside the cluster of 3: the send is refused at once.
+# shellcheck disable=SC2086
+if "$ping" --nicd "$tmp/run/n0.sock" $common --node 5 --count 1 >"$tmp/ping-5.log" 2>&1; then
+	fail "a ping to node 5 of 3 succeeded"
+fi
+grep -q "send: Invalid argument" "$tmp/ping-5.log" || fail "node 5: no EINVAL"
 echo "ping quick: $(tail -1 "$tmp/ping-quick.log")"
 echo "ping bulk:  $(tail -1 "$tmp/ping-bulk.log")"
 

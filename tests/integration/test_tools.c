@@ -95,6 +95,11 @@ Test(tools, nicd_bad_arguments)
 	t_usage_error("NAME:BULKDEV", NICD_BIN, "--vnet", vnet, "--node", "onlyname", NULL);
 	t_usage_error("share a device", NICD_BIN,
 		      "--vnet", vnet, "--node", "a:d0", "--node", "b:d0", NULL);
+	/* PCI addresses hold colons: the quick device here is 0000:3c:00.1. */
+	t_usage_error("share a device", NICD_BIN, "--vnet", vnet,
+		      "--node", "a:0000:3b:00.0:0000:3c:00.1", "--node", "b:0000:3c:00.1", NULL);
+	t_usage_error("unexpected text after 0000:3b:00.0", NICD_BIN, "--vnet", vnet,
+		      "--node", "a:0000:3b:00.0x", NULL);
 	t_usage_error("do not go together", NICD_BIN,
 		      "--vnet", vnet, "--node", "a:d0", "--bulk-port", "d1", NULL);
 	t_usage_error("--per-target-cap", NICD_BIN,
