@@ -6,13 +6,16 @@
 #
 #   switchd_args.sh SWITCHD
 #
-# All but the last case fail before the EAL starts; the unknown ethdev is
-# found after it (net_null, no hugepages, no telemetry).
+# All but the last cases fail before the EAL starts; the unknown ethdev is
+# found after it (net_null, no hugepages, no telemetry). A link that stays
+# down (a memif server nobody connects to) is a failure at run time: exit 1
+# naming the port.
 set -u
 
 switchd=${1:?usage: switchd_args.sh SWITCHD}
 tag=segnet-it-swargs-$$
 out=$(mktemp "${TMPDIR:-/tmp}/segnet-swargs.XXXXXX") || exit 1
+sock=$out.sock
 eal="--no-huge -m 64 --no-pci --no-shconf --no-telemetry -l 0 --file-prefix $tag \
 	--log-level *:error"
 failed=0
@@ -28,7 +31,7 @@ runtime_dir() {
 		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
 	fi
 }
-trap 'rm -rf "$out" "$(runtime_dir "$tag")"' EXIT
+trap 'rm -rf "$out" "$sock" "$(runtime_dir "$tag")"' EXIT
 
 # expect STATUS WORD ARGS...: switchd ARGS exits STATUS and prints WORD.
 expect() {
@@ -71,5 +74,10 @@ expect 2 "net_bogus" $eal --vdev net_null0 --vdev net_null1 -- --nodes 3 \
 # shellcheck disable=SC2086
 expect 2 "are the same device" $eal --vdev net_null0 --vdev net_null1 -- --nodes 2 \
 	--port 0=net_null0 --port 1=0
+# shellcheck disable=SC2086
+expect 1 "net_memif0: link still down after 300 ms" $eal --vdev net_null0 \
+	--vdev net_memif0,role=server,id=0,socket=$sock,socket-abstract=no,bsize=4096 \
+	-- --nodes 2 --port 0=net_null0 --port 1=net_memif0 --link-wait-ms 300
+expect 2 "--core 4096" -- --nodes 2 --port 0=a --port 1=b --core 4096
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
