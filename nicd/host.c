@@ -380,7 +380,8 @@ static void host_hold(struct host *h, struct host_ep *e, const struct ep_recv_de
 	}
 	x->next = NULL;
 	x->d = *d;
-	memcpy(x->data, data, d->len);
+	if (d->len)
+		memcpy(x->data, data, d->len);
 	if (e->held_tail)
 		e->held_tail->next = x;
 	else

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tool_util.h"
 
@@ -57,6 +58,8 @@ struct perf_opts {
 	uint64_t messages;		/* --messages (0: none) */
 	uint64_t window;		/* --window */
 	uint64_t join_wait_ms;		/* --join-wait */
+	uint64_t recv_bufs;		/* --recv-buffers */
+	uint64_t start_delay_ms;	/* --start-delay: server, before the first poll */
 	bool json;			/* --json */
 	bool busy;			/* --busy-poll */
 };
@@ -119,6 +122,9 @@ static void perf_usage(FILE *f)
 		"  --messages N       client: send N messages; server: stop after N\n"
 		"  --window W         sends outstanding at once, 1 .. 4096 (default 32)\n"
 		"  --join-wait MS     wait for the NIC to join a cluster (default 10000)\n"
+		"  --recv-buffers N   receive buffers of the endpoint, 1 .. 4096 (default 256)\n"
+		"  --start-delay MS   server: wait this long before the first poll, so the\n"
+		"                     receive buffers run out and nicd pushes back\n"
 		"  --json             results as one JSON object\n"
 		"  --busy-poll        spin instead of sleeping when there is nothing to do\n"
 		"  --help             this text\n"
@@ -143,6 +149,8 @@ static const struct option perf_long_opts[] = {
 	{ "messages", required_argument, NULL, 'm' },
 	{ "window", required_argument, NULL, 'w' },
 	{ "join-wait", required_argument, NULL, 'j' },
+	{ "recv-buffers", required_argument, NULL, 'r' },
+	{ "start-delay", required_argument, NULL, 'D' },
 	{ "json", no_argument, NULL, 'J' },
 	{ "busy-poll", no_argument, NULL, 'B' },
 	{ "help", no_argument, NULL, 'h' },
@@ -202,6 +210,10 @@ static bool perf_option(struct perf_opts *o, int c, const char *arg)
 		return tool_parse_u64(perf_prog, "--window", arg, 1, 4096, &o->window);
 	case 'j':
 		return tool_parse_u64(perf_prog, "--join-wait", arg, 0, 3600000, &o->join_wait_ms);
+	case 'r':
+		return tool_parse_u64(perf_prog, "--recv-buffers", arg, 1, 4096, &o->recv_bufs);
+	case 'D':
+		return tool_parse_u64(perf_prog, "--start-delay", arg, 0, 3600000, &o->start_delay_ms);
 	}
 	fprintf(stderr, "%s: unknown option (see --help)\n", perf_prog);
 	return false;
@@ -239,6 +251,7 @@ static int perf_parse(struct perf_opts *o, int argc, char **argv)
 	o->size = SEGNET_MAX_PAYLOAD;
 	o->window = 32;
 	o->join_wait_ms = 10000;
+	o->recv_bufs = 256;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", perf_long_opts, NULL)) != -1) {
 		if (c == 'h') {
@@ -351,6 +364,12 @@ static int perf_server(struct segnet_ep *ep, struct perf_run *r)
 	int rc = 0;
 
 	segnet_set_handler(ep, PERF_H, perf_on_msg, r);
+	if (o->start_delay_ms) {
+		struct timespec ts = { (time_t)(o->start_delay_ms / 1000),
+				       (long)(o->start_delay_ms % 1000) * 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
 	/* With --json stdout holds the results alone: say it on stderr. */
 	fprintf(o->json ? stderr : stdout, "segnet-perf: server on node %u endpoint %u (vnet %u)\n",
 		segnet_node(ep), segnet_endpoint(ep), o->ep.vnet);
@@ -493,7 +512,7 @@ static int perf_client(struct segnet_ep *ep, struct perf_run *r)
 
 int main(int argc, char **argv)
 {
-	struct segnet_open_opts oo = { .recv_bufs = 256 };
+	struct segnet_open_opts oo = { 0 };
 	struct perf_opts o;
 	struct perf_run *r;
 	struct segnet_ep *ep;
@@ -503,6 +522,7 @@ int main(int argc, char **argv)
 		return rc == 1 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
 	tool_signals();
 	oo.send_bufs = (uint16_t)(o.window < 64 ? 64 : o.window);
+	oo.recv_bufs = (uint16_t)o.recv_bufs;
 	/* Batch wake-ups like interrupt mitigation: a quarter window, or 100 us. */
 	oo.wake_threshold = o.window >= 8 ? (uint32_t)o.window / 4 : 1;
 	oo.wake_delay_us = PERF_WAKE_DELAY_US;
