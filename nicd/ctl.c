@@ -39,10 +39,19 @@ static int ctl_watch(struct host *h, int fd, uint64_t tag)
 	return epoll_ctl(h->epoll_fd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
+/* Make directory path with mode (whatever the umask) unless it exists; 0 or -errno. */
+static int ctl_mkdir(const char *path, mode_t mode)
+{
+	if (mkdir(path, mode) == 0)
+		return chmod(path, mode) ? -errno : 0;
+	return errno == EEXIST ? 0 : -errno;
+}
+
 /* mkdir -p dir with mode for what it creates; 0 or -errno. */
 static int ctl_mkdirs(const char *dir, mode_t mode)
 {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int ret;
 
 	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
@@ -50,13 +59,12 @@ static int ctl_mkdirs(const char *dir, mode_t mode)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(path, mode) && errno != EEXIST)
-			return -errno;
+		ret = ctl_mkdir(path, mode);
+		if (ret)
+			return ret;
 		*p = '/';
 	}
-	if (mkdir(path, mode) && errno != EEXIST)
-		return -errno;
-	return 0;
+	return ctl_mkdir(path, mode);
 }
 
 /* True when a process answers on the socket at sa (another nicd). */
