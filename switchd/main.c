@@ -21,8 +21,10 @@
 DP_LOG_REGISTER(swd_logtype, switchd.daemon);
 
 enum {
-	/* With no node up, an idle poll may sleep this long at least (us). */
-	SWD_DEEP_SLEEP_US = 1000,
+	/* Idle sleeps grow up to this (us); with no node up they start there. */
+	SWD_MAX_SLEEP_US = 1000,
+	/* An idle sleep is at most this fraction (1/N) of the time idle so far. */
+	SWD_SLEEP_SHARE = 4,
 	/* Wake-up latency of a sleep beyond what it asked for (us, typical). */
 	SWD_WAKE_US = 60,
 };
@@ -129,14 +131,22 @@ static int swd_build(struct swd *d)
 	return 0;
 }
 
-/* Sleep per idle poll: longer when no node is up (no slot work is due). */
-static uint32_t swd_sleep_us(const struct swd *d, bool anyone_up)
+/*
+ * Sleep per idle poll: --idle-sleep-us at first, then a quarter of the time
+ * idle so far, up to SWD_MAX_SLEEP_US (a wake-up costs ~20 us of CPU in a
+ * VM, so a long idle period should not pay one per 100 us); with no node
+ * up, nothing is due at slot boundaries: the longest at once.
+ */
+static uint32_t swd_sleep_us(const struct swd *d, bool anyone_up, uint64_t now)
 {
 	uint32_t us = d->opts.idle_sleep_us;
+	uint64_t grown = (now - d->idle.last_work) / 1000 / SWD_SLEEP_SHARE;
 
-	if (!anyone_up && us && us < SWD_DEEP_SLEEP_US)
-		return SWD_DEEP_SLEEP_US;
-	return us;
+	if (!us || us >= SWD_MAX_SLEEP_US)
+		return us;
+	if (!anyone_up || grown >= SWD_MAX_SLEEP_US)
+		return SWD_MAX_SLEEP_US;
+	return grown > us ? (uint32_t)grown : us;
 }
 
 /*
@@ -175,7 +185,7 @@ static void swd_loop(struct swd *d)
 			next = UINT64_MAX;
 		if (next_stats < next)
 			next = next_stats;
-		d->idle.sleep_us = swd_sleep_us(d, up);
+		d->idle.sleep_us = swd_sleep_us(d, up, now);
 		dp_idle_poll(&d->idle, work != seen, now, next);
 		seen = work;
 	}

@@ -121,8 +121,10 @@ void swd_opts_usage(FILE *f, const char *prog)
 		"                          (default 20000; 0 = never)\n"
 		"  --gnt-keepalive N       slots between GNTs to an idle node (default 8)\n"
 		"  --idle-after-us US      poll this long without work before sleeping\n"
-		"                          (default 200; 0 = busy polling, no back-off)\n"
-		"  --idle-sleep-us US      sleep per idle poll (default 100)\n"
+		"                          (default 50; 0 = busy polling, no back-off)\n"
+		"  --idle-sleep-us US      first sleep once idle (default 100); sleeps grow\n"
+		"                          with the idle time up to 1 ms, never past a slot\n"
+		"                          boundary while a node is up\n"
 		"  --core C                pin the polling thread to CPU C\n"
 		"  --stats-interval SEC    print a summary line every SEC seconds (0 = off)\n"
 		"  --link-wait-ms MS       wait MS for every link; fail if one stays down\n"
@@ -336,7 +338,7 @@ static void swd_opts_defaults(struct swd_opts *o)
 	o->down_slots = 20000;
 	o->gnt_keepalive = 8;
 	o->idle_sleep_us = 100;
-	o->idle_after_us = 200;
+	o->idle_after_us = 50;
 	o->core = -1;
 	o->check_crc = true;
 	o->control_queue = true;
