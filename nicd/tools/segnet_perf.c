@@ -160,13 +160,13 @@ static const struct option perf_long_opts[] = {
 /* Parse --chan. */
 static bool perf_parse_chan(const char *arg, enum perf_mode *m)
 {
-	if (!strcmp(arg, "bulk"))
+	if (!strcmp(arg, "bulk")) {
 		*m = PERF_BULK;
-	else if (!strcmp(arg, "quick"))
+	} else if (!strcmp(arg, "quick")) {
 		*m = PERF_QUICK;
-	else if (!strcmp(arg, "both"))
+	} else if (!strcmp(arg, "both")) {
 		*m = PERF_BOTH;
-	else {
+	} else {
 		fprintf(stderr, "%s: --chan %s: must be bulk, quick or both\n", perf_prog, arg);
 		return false;
 	}
@@ -182,11 +182,20 @@ static bool perf_option(struct perf_opts *o, int c, const char *arg)
 	if (r)
 		return r > 0;
 	switch (c) {
-	case 's': o->server = true; return true;
-	case 'c': o->client = true; return true;
-	case 'J': o->json = true; return true;
-	case 'B': o->busy = true; return true;
-	case 'C': return perf_parse_chan(arg, &o->mode);
+	case 's':
+		o->server = true;
+		return true;
+	case 'c':
+		o->client = true;
+		return true;
+	case 'J':
+		o->json = true;
+		return true;
+	case 'B':
+		o->busy = true;
+		return true;
+	case 'C':
+		return perf_parse_chan(arg, &o->mode);
 	case 'N':
 		if (!tool_parse_u64(perf_prog, "--node", arg, 0, 65533, &v))
 			return false;

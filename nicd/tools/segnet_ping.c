@@ -144,12 +144,24 @@ static bool ping_option(struct ping_opts *o, int c, const char *arg)
 	if (r)
 		return r > 0;
 	switch (c) {
-	case 's': o->server = true; return true;
-	case 'q': o->bulk = false; return true;
-	case 'b': o->bulk = true; return true;
-	case 'C': o->csv = true; return true;
-	case 'B': o->busy = true; return true;
-	case 'Q': o->quiet = true; return true;
+	case 's':
+		o->server = true;
+		return true;
+	case 'q':
+		o->bulk = false;
+		return true;
+	case 'b':
+		o->bulk = true;
+		return true;
+	case 'C':
+		o->csv = true;
+		return true;
+	case 'B':
+		o->busy = true;
+		return true;
+	case 'Q':
+		o->quiet = true;
+		return true;
 	case 'N':
 		if (!tool_parse_u64(ping_prog, "--node", arg, 0, 65533, &v))
 			return false;

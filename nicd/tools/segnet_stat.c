@@ -103,12 +103,24 @@ static const struct option stat_long_opts[] = {
 static bool stat_option(struct stat_opts *o, int c, const char *arg)
 {
 	switch (c) {
-	case 'p': o->prefix = arg; return true;
-	case 's': o->socket = arg; return true;
-	case 'f': o->filter = arg; return true;
-	case 'a': o->all = true; return true;
-	case 'j': o->json = true; return true;
-	case 'o': o->once = true; return true;
+	case 'p':
+		o->prefix = arg;
+		return true;
+	case 's':
+		o->socket = arg;
+		return true;
+	case 'f':
+		o->filter = arg;
+		return true;
+	case 'a':
+		o->all = true;
+		return true;
+	case 'j':
+		o->json = true;
+		return true;
+	case 'o':
+		o->once = true;
+		return true;
 	case 'c':
 		if (arg[0] != '/' || o->n_cmds == STAT_CMDS_MAX) {
 			fprintf(stderr, "%s: --cmd %s: a telemetry command starts with '/' (at most %d)\n",
