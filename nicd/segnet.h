@@ -40,6 +40,7 @@ enum segnet_status {
 	SEGNET_ERETRIES = 2,	/* reliable: retransmission limit reached */
 	SEGNET_EDOWN = 3,	/* the target node is down or restarted */
 	SEGNET_ERESET = 4,	/* the connection was reset */
+	SEGNET_EINVAL = 5,	/* nicd refused the send (bad target or length) */
 };
 
 struct segnet_ep;
@@ -65,25 +66,32 @@ struct segnet_completion {
 	int status;		/* enum segnet_status */
 };
 
-/* Options of segnet_open; zero fields take defaults. */
+/*
+ * Options of segnet_open; zero fields take defaults. Events are arrived
+ * messages and finished sends. With the default delay of 0, the first event
+ * wakes segnet_wait at once whatever the threshold: a threshold above 1
+ * only batches wake-ups together with a delay.
+ */
 struct segnet_open_opts {
-	uint16_t send_bufs;	/* messages in flight at once (default 64) */
-	uint16_t recv_bufs;	/* messages received, not yet polled (default 64) */
+	uint16_t send_bufs;	/* messages in flight at once (default 64, at most 4096) */
+	uint16_t recv_bufs;	/* messages received, not yet polled (default 64, at most 4096) */
 	uint32_t wake_threshold;	/* segnet_wait returns once this many events are ready (default 1) */
 	uint32_t wake_delay_us;	/* ... or this long after the first one (default 0: at once) */
 };
 
 /*
  * Open an endpoint of virtual network vnet through the nicd whose control
- * socket is `nicd` (a path, or a name looked up as /run/segnet/NAME.sock).
- * Returns NULL with errno: EACCES (wrong key), ENOSPC (endpoint table
- * full), ENOENT (no such virtual network), ECONNREFUSED / ENOENT (no nicd),
- * EPROTO (version mismatch).
+ * socket is `nicd` (a path when it holds a '/', else a name looked up as
+ * /run/segnet/NAME.sock, or under $SEGNET_SOCKET_DIR when that is set;
+ * NULL means "segnet0"). Returns NULL with errno: EACCES (wrong key),
+ * ENOSPC (endpoint table full), ENOENT (no such virtual network),
+ * ECONNREFUSED / ENOENT (no nicd), EPROTO (version mismatch), EINVAL (bad
+ * key length or buffer counts), ETIMEDOUT (nicd did not answer).
  */
 struct segnet_ep *segnet_open(const char *nicd, uint16_t vnet, const void *key,
 			      size_t key_len, const struct segnet_open_opts *opts);
 
-/* Close an endpoint; pending sends are abandoned. */
+/* Close an endpoint; pending sends are abandoned (no completion). */
 void segnet_close(struct segnet_ep *ep);
 
 /* This endpoint's address. */
@@ -100,7 +108,9 @@ int segnet_set_handler(struct segnet_ep *ep, uint16_t h, segnet_handler_fn fn,
 /*
  * Send a quick message (handler h, SEGNET_ARGS_LEN bytes of args) to
  * endpoint dst_ep of node dst_node. 0, or -EAGAIN (no send buffer free: poll
- * and retry), -EINVAL, -ESHUTDOWN (nicd is gone: reopen).
+ * and retry), -EINVAL (a node outside the cluster, an endpoint beyond
+ * nicd's table, a handler id too large), -ESHUTDOWN (nicd is gone: reopen).
+ * Before the NIC joined, sends wait in it.
  */
 int segnet_send_quick(struct segnet_ep *ep, uint16_t dst_node, uint16_t dst_ep,
 		      uint16_t h, const void *args, uint64_t cookie);
@@ -113,18 +123,41 @@ int segnet_send_bulk(struct segnet_ep *ep, uint16_t dst_node, uint16_t dst_ep,
 /*
  * Run the handlers of arrived messages and return up to max completions.
  * Returns how many completions it wrote (>= 0), or -ESHUTDOWN when nicd is
- * gone (the endpoint must be closed and reopened).
+ * gone (the endpoint must be closed and reopened). Handlers may send but
+ * must not call segnet_poll, segnet_wait or segnet_close. A message whose
+ * handler id has no handler is dropped.
  */
 int segnet_poll(struct segnet_ep *ep, struct segnet_completion *comps, int max);
 
 /*
  * Sleep until something is ready to poll (see the wake options) or
- * timeout_ms passes (-1: no limit). 0, -ETIMEDOUT, -ESHUTDOWN.
+ * timeout_ms passes (-1: no limit). 0 (also when a signal cut the sleep
+ * short), -ETIMEDOUT, -ESHUTDOWN.
  */
 int segnet_wait(struct segnet_ep *ep, int timeout_ms);
 
-/* A file descriptor that becomes readable when segnet_wait would return. */
+/*
+ * A file descriptor that becomes readable when segnet_wait would return,
+ * once segnet_arm armed it: for applications that sleep in their own
+ * poll/epoll loop.
+ */
 int segnet_fd(const struct segnet_ep *ep);
+
+/*
+ * Ask nicd to make segnet_fd readable at the next wake-up (see the wake
+ * options). Returns 1 when events are ready already (poll now, do not
+ * sleep), 0 when armed, -ESHUTDOWN when nicd is gone. Arm again after
+ * each wake-up; segnet_wait does all this itself.
+ */
+int segnet_arm(struct segnet_ep *ep);
+
+/*
+ * Read a virtual network's key from a file as nicd does (the file's bytes
+ * without one trailing newline) into key (SEGNET_MAX_KEY bytes). Returns
+ * the key's length, or -errno (-ENODATA for an empty file, -E2BIG for one
+ * longer than SEGNET_MAX_KEY).
+ */
+int segnet_read_key(const char *path, void *key);
 
 /* Name of a status. */
 const char *segnet_status_name(int status);

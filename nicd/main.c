@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nicd: the segnet NIC of a host. It parses its arguments (before the EAL
+ * starts, so a bad command line fails at once), starts the EAL, opens every
+ * node's ports, builds each node's NIC and host interface (endpoints in
+ * shared memory behind a control socket) and polls them on the TSC clock,
+ * sleeping when idle, until SIGINT or SIGTERM; then it closes the
+ * endpoints, prints its counters, closes the ports and checks that every
+ * mbuf came back. doc/man/nicd.8 documents it.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dataplane/dp_log.h"
+#include "nicd/nicd.h"
+
+DP_LOG_REGISTER(nicd_logtype, nicd.daemon);
+
+enum {
+	/* Idle sleeps grow up to this (us); with no endpoint open they start there. */
+	NICD_MAX_SLEEP_US = 1000,
+	/* An idle sleep is at most this fraction (1/N) of the time idle so far. */
+	NICD_SLEEP_SHARE = 4,
+};
+
+/* What main builds and the loop runs. */
+struct nicd {
+	struct nicd_opts opts;		/* the command line */
+	struct nicd_nodes nodes;	/* devices, ports, NICs, endpoints */
+	struct dp_idle idle;		/* back-off state */
+	uint64_t t_start;		/* dp_tsc_ns() when the loop started */
+};
+
+/* Index of the first "--" in argv, or argc when there is none. */
+static int nicd_dashdash(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--"))
+			return i;
+	return argc;
+}
+
+/*
+ * Parse nicd's own arguments: those after "--", or all of them when there
+ * is no "--" (then the EAL starts with its defaults). Exits on --help (0)
+ * and on bad arguments (2).
+ */
+static void nicd_parse_args(struct nicd *d, int argc, char **argv, int dd)
+{
+	int own_argc = dd < argc ? argc - dd : argc;
+	char **own = calloc((size_t)own_argc + 1, sizeof(*own));
+	char err[512] = "";
+	int rc;
+
+	if (!own) {
+		fprintf(stderr, "nicd: out of memory\n");
+		exit(NICD_EXIT_FAIL);
+	}
+	own[0] = argv[0];
+	for (int i = 1; i < own_argc; i++)
+		own[i] = argv[dd < argc ? dd + i : i];
+	rc = nicd_opts_parse(&d->opts, own_argc, own, err, sizeof(err));
+	free(own);
+	if (rc == 1) {
+		nicd_opts_free(&d->opts);
+		exit(NICD_EXIT_OK);
+	}
+	if (rc) {
+		fprintf(stderr, "nicd: %s\n", err);
+		nicd_opts_free(&d->opts);
+		exit(NICD_EXIT_USAGE);
+	}
+}
+
+/* Pin the polling thread if asked and print where it runs. */
+static int nicd_place(struct nicd *d)
+{
+	char err[256];
+	int cpu;
+
+	if (d->opts.core >= 0 && dp_pin_to_core(d->opts.core, err, sizeof(err))) {
+		fprintf(stderr, "nicd: --core %d: %s\n", d->opts.core, err);
+		return -EINVAL;
+	}
+	cpu = sched_getcpu();
+	printf("nicd: polling on CPU %d (NUMA node %d), %s\n", cpu,
+	       dp_core_socket(cpu), d->opts.core >= 0 ? "pinned by --core" :
+	       "EAL main lcore placement (-l / --lcores)");
+	return 0;
+}
+
+/* A number no earlier nicd used: tells a restarted nicd's endpoints apart. */
+static uint64_t nicd_generation(void)
+{
+	struct timespec ts;
+	uint64_t g = 0;
+
+	if (getrandom(&g, sizeof(g), GRND_NONBLOCK) == (ssize_t)sizeof(g) && g)
+		return g;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid();
+}
+
+/* Say what runs where. */
+static void nicd_announce(const struct nicd *d)
+{
+	const struct nicd_opts *o = &d->opts;
+
+	for (unsigned int i = 0; i < d->nodes.n; i++) {
+		const struct nicd_node *n = &d->nodes.node[i];
+
+		const char *how = n->bulk_dev != n->quick_dev ? " (bulk) + " :
+				  n->bulk != n->quick ? " (control frames on receive queue 1)" : "";
+
+		printf("nicd: node %s on %s%s%s, control socket %s, %u endpoints\n",
+		       n->name, o->node[i].bulk, how,
+		       n->bulk_dev != n->quick_dev ? o->node[i].quick : "",
+		       host_socket_path(n->host), o->endpoints);
+	}
+	for (unsigned int v = 0; v < o->n_vnets; v++)
+		printf("nicd: vnet %u: %s (key from %s)\n", o->vnet[v].hv.vnet,
+		       o->vnet[v].conf, o->vnet[v].keyfile);
+	printf("nicd: back-off %s\n", o->idle_after_us ? "on" : "off (busy polling)");
+}
+
+/*
+ * Sleep per idle poll, as switchd does: --idle-sleep-us at first, then a
+ * quarter of the time idle so far, up to NICD_MAX_SLEEP_US (a wake-up costs
+ * ~20 us of CPU in a VM); with no endpoint open no application waits for a
+ * send to leave: the longest at once. The NIC's timers cut sleeps short.
+ */
+static uint32_t nicd_sleep_us(const struct nicd *d, uint64_t now)
+{
+	uint32_t us = d->opts.idle_sleep_us;
+	uint64_t grown = (now - d->idle.last_work) / 1000 / NICD_SLEEP_SHARE;
+
+	if (!us || us >= NICD_MAX_SLEEP_US)
+		return us;
+	if (!nicd_nodes_endpoints(&d->nodes) || grown >= NICD_MAX_SLEEP_US)
+		return NICD_MAX_SLEEP_US;
+	return grown > us ? (uint32_t)grown : us;
+}
+
+/* Poll every node until a signal. */
+static void nicd_loop(struct nicd *d)
+{
+	struct nicd_snapshot *snap = calloc(d->nodes.n, sizeof(*snap));
+	uint64_t interval = (uint64_t)(d->opts.stats_interval * 1e9);
+	uint64_t now = dp_tsc_ns(), next_stats = UINT64_MAX;
+
+	d->t_start = now;
+	dp_idle_init(&d->idle, (uint64_t)d->opts.idle_after_us * 1000,
+		     d->opts.idle_sleep_us, now);
+	if (interval && snap) {
+		nicd_report_snapshot(&d->nodes, now, snap);
+		next_stats = now + interval;
+	}
+	while (!dp_stop) {
+		uint64_t next = UINT64_MAX;
+		bool work;
+
+		now = dp_tsc_ns();
+		work = nicd_nodes_poll(&d->nodes, now, &next);
+		if (now >= next_stats) {
+			nicd_report_line(stdout, &d->nodes, snap, now);
+			next_stats = now + interval;
+		}
+		if (next_stats < next)
+			next = next_stats;
+		d->idle.sleep_us = nicd_sleep_us(d, now);
+		dp_idle_poll(&d->idle, work, now, next);
+	}
+	free(snap);
+}
+
+/* Close endpoints, print the summary, free everything; the exit status. */
+static int nicd_finish(struct nicd *d)
+{
+	double secs = (double)(dp_tsc_ns() - d->t_start) / 1e9;
+	unsigned int missing;
+
+	nicd_nodes_shutdown(&d->nodes);
+	nicd_telemetry_unpublish();
+	nicd_report_summary(stdout, &d->nodes, &d->idle, secs);
+	nicd_nodes_close(&d->nodes);
+	missing = nicd_nodes_check_pools(&d->nodes, stdout);
+	if (missing)
+		printf("nicd: %u mbufs leaked\n", missing);
+	else
+		printf("nicd: no mbuf leaked\n");
+	fflush(stdout);
+	return missing ? NICD_EXIT_FAIL : NICD_EXIT_OK;
+}
+
+/* Release what set-up built, on a failure before the loop. */
+static void nicd_abort(struct nicd *d)
+{
+	nicd_telemetry_unpublish();
+	nicd_nodes_close(&d->nodes);
+	nicd_nodes_free(&d->nodes);
+	nicd_opts_free(&d->opts);
+	dp_eal_cleanup();
+}
+
+int main(int argc, char **argv)
+{
+	struct nicd d;
+	int dd = nicd_dashdash(argc, argv);
+	char err[512] = "";
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	nicd_parse_args(&d, argc, argv, dd);
+	rc = dp_eal_init(dd < argc ? dd : 1, argv, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "nicd: %s (EAL arguments, before --)\n", err);
+		nicd_opts_free(&d.opts);
+		return rc == -EINVAL ? NICD_EXIT_USAGE : NICD_EXIT_FAIL;
+	}
+	if (nicd_place(&d)) {
+		nicd_abort(&d);
+		return NICD_EXIT_USAGE;
+	}
+	rc = nicd_nodes_open(&d.nodes, &d.opts, nicd_generation(), err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "nicd: %s\n", err);
+		nicd_abort(&d);
+		return rc == -ENODEV || rc == -EINVAL ? NICD_EXIT_USAGE : NICD_EXIT_FAIL;
+	}
+	nicd_nodes_numa_check(&d.nodes, d.opts.core);
+	if (nicd_telemetry_register())
+		DP_LOG(nicd_logtype, WARNING, "telemetry endpoints not registered");
+	nicd_telemetry_publish(&d.nodes);
+	nicd_announce(&d);
+	dp_signals_install();
+	fflush(stdout);
+	nicd_loop(&d);
+	rc = nicd_finish(&d);
+	nicd_nodes_free(&d.nodes);
+	nicd_opts_free(&d.opts);
+	dp_eal_cleanup();
+	return rc;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nicd's reports on stdout: the periodic summary line per node
+ * (--stats-interval) and the summary printed when it stops.
+ */
+#include "nicd/nicd.h"
+
+/* Snapshot of one node. */
+static void nicd_snap_node(const struct nicd_node *n, uint64_t now, struct nicd_snapshot *s)
+{
+	const struct nic_stats *st = nic_stats(n->nic);
+	const struct host_stats *hs = host_stats(n->host);
+
+	s->t_ns = now;
+	s->tx = st->tx_msgs;
+	s->rx = st->delivered;
+	s->retx = st->retransmissions;
+	s->errors = st->completed_err;
+	s->drops = st->rx_invalid + st->rx_misdelivered + st->rx_unknown_vnet +
+		   st->rx_no_desc + st->no_mbuf + hs->rx_no_endpoint + hs->rx_overflow +
+		   n->bulk->stats.tx_full + (n->quick != n->bulk ? n->quick->stats.tx_full : 0);
+}
+
+void nicd_report_snapshot(const struct nicd_nodes *ns, uint64_t now,
+			  struct nicd_snapshot *snap)
+{
+	for (unsigned int i = 0; i < ns->n; i++)
+		nicd_snap_node(&ns->node[i], now, &snap[i]);
+}
+
+void nicd_report_line(FILE *f, const struct nicd_nodes *ns,
+		      struct nicd_snapshot *snap, uint64_t now)
+{
+	for (unsigned int i = 0; i < ns->n; i++) {
+		const struct nicd_node *n = &ns->node[i];
+		struct nicd_snapshot cur;
+		double dt;
+
+		nicd_snap_node(n, now, &cur);
+		dt = (double)(cur.t_ns - snap[i].t_ns) / 1e9;
+		if (dt <= 0)
+			dt = 1;
+		if (nic_node_id(n->nic) == PROTO_NODE_NONE)
+			fprintf(f, "nicd: %s: joining,", n->name);
+		else
+			fprintf(f, "nicd: %s: node %u of %u,", n->name, nic_node_id(n->nic),
+				nic_cluster_size(n->nic));
+		fprintf(f, " %u endpoints, tx %.0f msg/s, rx %.0f msg/s, retx %llu, errors %llu, drops %llu, pending %u\n",
+			host_open_count(n->host), (double)(cur.tx - snap[i].tx) / dt,
+			(double)(cur.rx - snap[i].rx) / dt,
+			(unsigned long long)(cur.retx - snap[i].retx),
+			(unsigned long long)(cur.errors - snap[i].errors),
+			(unsigned long long)(cur.drops - snap[i].drops), nic_pending(n->nic));
+		snap[i] = cur;
+	}
+	fflush(f);
+}
+
+/* Print a port's non-zero counters. */
+static void nicd_port_print(FILE *f, const struct dp_port *port)
+{
+	const struct dp_ethdev_port_stats *es = dp_ethdev_port_stats(port);
+	struct dp_counter_set set = dp_port_counters(port);
+
+	dp_counters_print(f, &set);
+	if (es) {
+		set = DP_COUNTER_SET(port->name, dp_ethdev_port_counter_names, es);
+		dp_counters_print(f, &set);
+	}
+}
+
+void nicd_report_summary(FILE *f, const struct nicd_nodes *ns,
+			 const struct dp_idle *idle, double seconds)
+{
+	char name[48];
+
+	fprintf(f, "nicd: summary after %.1f s\n", seconds);
+	for (unsigned int i = 0; i < ns->n; i++) {
+		const struct nicd_node *n = &ns->node[i];
+
+		if (nic_node_id(n->nic) == PROTO_NODE_NONE)
+			fprintf(f, "%s: never joined (or lost the switch)\n", n->name);
+		else
+			fprintf(f, "%s: node %u of %u\n", n->name, nic_node_id(n->nic),
+				nic_cluster_size(n->nic));
+		nic_print_counters(n->nic, n->name, f);
+		snprintf(name, sizeof(name), "%s.host", n->name);
+		host_print_counters(n->host, name, f);
+		nicd_port_print(f, n->bulk);
+		if (n->quick != n->bulk)
+			nicd_port_print(f, n->quick);
+	}
+	fprintf(f, "idle back-off: %llu sleeps, %.3f s asleep (%.0f%% of the run)\n",
+		(unsigned long long)idle->sleeps, (double)idle->slept_ns / 1e9,
+		seconds > 0 ? 100.0 * (double)idle->slept_ns / 1e9 / seconds : 0.0);
+	fflush(f);
+}

@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * segnet-stat: live counters of a running switchd or nicd, refreshed like
+ * top. It speaks DPDK's telemetry protocol itself (no DPDK needed): connect
+ * to <runtime dir>/dpdk_telemetry.v2 (AF_UNIX, SOCK_SEQPACKET), read the
+ * greeting, send a command such as /segnet/nic/stats, read one JSON reply.
+ * Every number in the replies becomes a counter named by its path; rates
+ * are the difference between two samples. doc/man/segnet-stat.1.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tool_util.h"
+
+static const char stat_prog[] = "segnet-stat";
+
+enum {
+	STAT_REPLY_MAX = 1 << 20,	/* bytes of one telemetry reply we read */
+	STAT_NAME_MAX = 160,		/* bytes of a counter name */
+	STAT_CMDS_MAX = 32,		/* commands sampled */
+	STAT_DEPTH_MAX = 16,		/* JSON nesting we follow */
+};
+
+/* One counter. */
+struct stat_entry {
+	char name[STAT_NAME_MAX];	/* dotted path */
+	double value;			/* its value */
+};
+
+/* One sample of every counter. */
+struct stat_sample {
+	struct stat_entry *e;		/* entries, in reply order */
+	size_t n, cap;			/* used, allocated */
+	uint64_t t_ns;			/* when taken */
+};
+
+/* The command line. */
+struct stat_opts {
+	const char *prefix;		/* --prefix */
+	const char *socket;		/* --socket */
+	const char *cmds[STAT_CMDS_MAX];	/* --cmd */
+	unsigned int n_cmds;		/* entries in cmds */
+	double interval;		/* --interval in s */
+	uint64_t count;			/* samples (0 = until interrupted) */
+	const char *filter;		/* --filter */
+	bool all;			/* --all: zeros too */
+	bool json;			/* --json */
+	bool once;			/* --once */
+};
+
+/* Print the usage text. */
+static void stat_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: segnet-stat [--prefix PREFIX | --socket PATH] [--cmd PATH]...\n"
+		"                   [--interval SEC] [--count N] [--once] [--filter TEXT]\n"
+		"                   [--all] [--json]\n"
+		"\n"
+		"Live counters of a running switchd or nicd through its DPDK telemetry\n"
+		"socket, refreshed like top: every counter with its per-second rate.\n"
+		"\n"
+		"  --prefix PREFIX  the daemon's EAL --file-prefix (default rte); the socket\n"
+		"                   is /var/run/dpdk/PREFIX/dpdk_telemetry.v2 for root, else\n"
+		"                   $XDG_RUNTIME_DIR/dpdk/PREFIX/... or /tmp/dpdk/PREFIX/...\n"
+		"  --socket PATH    the telemetry socket itself\n"
+		"  --cmd PATH       a telemetry command to sample (repeatable; default every\n"
+		"                   /segnet/ command the daemon has, e.g. /segnet/nic/stats)\n"
+		"  --interval SEC   between refreshes (default 1)\n"
+		"  --count N        refreshes, then exit (default 0: until interrupted)\n"
+		"  --once           one sample, values only, no screen control (for scripts)\n"
+		"  --filter TEXT    only counters whose name contains TEXT\n"
+		"  --all            counters that are zero too\n"
+		"  --json           with --once: one JSON object {name: value}\n"
+		"  --help           this text\n"
+		"\n"
+		"Exit status: 0 on success, 1 when the daemon cannot be reached, 2 on bad\n"
+		"arguments.\n");
+}
+
+/* Option table. */
+static const struct option stat_long_opts[] = {
+	{ "prefix", required_argument, NULL, 'p' },
+	{ "socket", required_argument, NULL, 's' },
+	{ "cmd", required_argument, NULL, 'c' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "count", required_argument, NULL, 'n' },
+	{ "once", no_argument, NULL, 'o' },
+	{ "filter", required_argument, NULL, 'f' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Handle one option; false after printing an error. */
+static bool stat_option(struct stat_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'p':
+		o->prefix = arg;
+		return true;
+	case 's':
+		o->socket = arg;
+		return true;
+	case 'f':
+		o->filter = arg;
+		return true;
+	case 'a':
+		o->all = true;
+		return true;
+	case 'j':
+		o->json = true;
+		return true;
+	case 'o':
+		o->once = true;
+		return true;
+	case 'c':
+		if (arg[0] != '/' || o->n_cmds == STAT_CMDS_MAX) {
+			fprintf(stderr, "%s: --cmd %s: a telemetry command starts with '/' (at most %d)\n",
+				stat_prog, arg, STAT_CMDS_MAX);
+			return false;
+		}
+		o->cmds[o->n_cmds++] = arg;
+		return true;
+	case 'i':
+		if (!tool_parse_double(stat_prog, "--interval", arg, 3600, &o->interval))
+			return false;
+		if (o->interval < 0.01) {
+			fprintf(stderr, "%s: --interval %s: at least 0.01\n", stat_prog, arg);
+			return false;
+		}
+		return true;
+	case 'n':
+		return tool_parse_u64(stat_prog, "--count", arg, 0, UINT32_MAX, &o->count);
+	}
+	fprintf(stderr, "%s: unknown option (see --help)\n", stat_prog);
+	return false;
+}
+
+/* Parse the command line; 0 to run, 1 after --help, 2 on an error. */
+static int stat_parse(struct stat_opts *o, int argc, char **argv)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->prefix = "rte";
+	o->interval = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", stat_long_opts, NULL)) != -1) {
+		if (c == 'h') {
+			stat_usage(stdout);
+			return 1;
+		}
+		if (c == '?' || c == ':') {
+			fprintf(stderr, "%s: %s %s (see --help)\n", stat_prog, argv[optind - 1],
+				c == ':' ? "needs a value" : "is not an option");
+			return 2;
+		}
+		if (!stat_option(o, c, optarg))
+			return 2;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument %s (see --help)\n", stat_prog, argv[optind]);
+		return 2;
+	}
+	if (o->json && !o->once) {
+		fprintf(stderr, "%s: --json goes with --once\n", stat_prog);
+		return 2;
+	}
+	if (o->once)
+		o->count = 1;
+	return 0;
+}
+
+/* Connect to the telemetry socket at path; the socket or -errno. */
+static int stat_connect_path(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, ret;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* Connect to the daemon (--socket, or the runtime dirs of --prefix). */
+static int stat_connect(const struct stat_opts *o, char *path, size_t len)
+{
+	const char *bases[4] = { getenv("RUNTIME_DIRECTORY"), "/var/run",
+				 getenv("XDG_RUNTIME_DIR"), "/tmp" };
+	int fd = -ENOENT, first = 0;
+
+	if (o->socket) {
+		snprintf(path, len, "%s", o->socket);
+		return stat_connect_path(path);
+	}
+	for (int i = 0; i < 4; i++) {
+		char p[256];
+
+		if (!bases[i] || !*bases[i])
+			continue;
+		snprintf(p, sizeof(p), "%s/dpdk/%s/dpdk_telemetry.v2", bases[i], o->prefix);
+		fd = stat_connect_path(p);
+		if (!first)
+			snprintf(path, len, "%s", p);
+		first = 1;
+		if (fd >= 0) {
+			snprintf(path, len, "%s", p);
+			return fd;
+		}
+	}
+	return fd;
+}
+
+/* Send cmd and read its reply into buf; length or -errno. */
+static ssize_t stat_request(int fd, const char *cmd, char *buf, size_t len)
+{
+	ssize_t got;
+
+	if (send(fd, cmd, strlen(cmd), MSG_NOSIGNAL) < 0)
+		return -errno;
+	got = recv(fd, buf, len - 1, 0);
+	if (got < 0)
+		return -errno;
+	if (got == 0)
+		return -ECONNRESET;
+	buf[got] = '\0';
+	return got;
+}
+
+/* JSON: skip white space. */
+static const char *json_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+/* JSON: read a string into out (escapes kept as the escaped character). */
+static const char *json_string(const char *p, char *out, size_t len)
+{
+	size_t n = 0;
+
+	if (*p++ != '"')
+		return NULL;
+	while (*p && *p != '"') {
+		char c = *p++;
+
+		if (c == '\\' && *p)
+			c = *p++;
+		if (n + 1 < len)
+			out[n++] = c;
+	}
+	if (len)
+		out[n] = '\0';
+	return *p == '"' ? p + 1 : NULL;
+}
+
+/* Add a counter to a sample. */
+static void stat_add(struct stat_sample *s, const char *name, double v)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 256;
+		struct stat_entry *e = realloc(s->e, cap * sizeof(*e));
+
+		if (!e)
+			return;
+		s->e = e;
+		s->cap = cap;
+	}
+	snprintf(s->e[s->n].name, STAT_NAME_MAX, "%s", name);
+	s->e[s->n].value = v;
+	s->n++;
+}
+
+/* JSON: any value under path (defined below; containers recurse into it). */
+static const char *json_value(const char *p, char *path, size_t plen, int depth,
+			      struct stat_sample *s);
+
+/* JSON: an object or array under path; every number goes into s. */
+static const char *json_container(const char *p, char *path, size_t plen, int depth,
+				  struct stat_sample *s)
+{
+	bool object = *p == '{';
+	char close = object ? '}' : ']';
+	size_t base = strlen(path);
+	char key[STAT_NAME_MAX];
+	unsigned int index = 0;
+
+	p = json_ws(p + 1);
+	if (*p == close)
+		return p + 1;
+	for (;;) {
+		if (object) {
+			p = json_string(json_ws(p), key, sizeof(key));
+			if (!p || *(p = json_ws(p)) != ':')
+				return NULL;
+			p++;
+		} else {
+			snprintf(key, sizeof(key), "%u", index++);
+		}
+		snprintf(path + base, plen - base, "%s%s", base ? "." : "", key);
+		p = json_value(json_ws(p), path, plen, depth + 1, s);
+		path[base] = '\0';
+		if (!p)
+			return NULL;
+		p = json_ws(p);
+		if (*p == ',') {
+			p++;
+			continue;
+		}
+		return *p == close ? p + 1 : NULL;
+	}
+}
+
+/* JSON: any value under path. */
+static const char *json_value(const char *p, char *path, size_t plen, int depth,
+			      struct stat_sample *s)
+{
+	char *end;
+	double v;
+
+	if (depth > STAT_DEPTH_MAX)
+		return NULL;
+	if (*p == '{' || *p == '[')
+		return json_container(p, path, plen, depth, s);
+	if (*p == '"')
+		return json_string(p, NULL, 0);
+	if (!strncmp(p, "true", 4) || !strncmp(p, "null", 4))
+		return p + 4;
+	if (!strncmp(p, "false", 5))
+		return p + 5;
+	v = strtod(p, &end);
+	if (end == p)
+		return NULL;
+	stat_add(s, path, v);
+	return end;
+}
+
+/* The name under which cmd's counters appear: "/segnet/nic/stats" -> "nic.stats". */
+static void stat_cmd_root(const char *cmd, char *out, size_t len)
+{
+	const char *c = strncmp(cmd, "/segnet/", 8) ? cmd + 1 : cmd + 8;
+
+	snprintf(out, len, "%s", c);
+	for (char *x = out; *x; x++)
+		if (*x == '/' || *x == ',')
+			*x = '.';
+}
+
+/* Parse the reply of cmd ({"cmd": value}) into s; false when malformed. */
+static bool stat_parse_reply(const char *cmd, const char *reply, struct stat_sample *s)
+{
+	char path[STAT_NAME_MAX], key[STAT_NAME_MAX];
+	const char *p = json_ws(reply);
+
+	if (*p++ != '{')
+		return false;
+	p = json_string(json_ws(p), key, sizeof(key));
+	if (!p || *(p = json_ws(p)) != ':')
+		return false;
+	stat_cmd_root(cmd, path, sizeof(path));
+	return json_value(json_ws(p + 1), path, sizeof(path), 0, s) != NULL;
+}
+
+/* Ask for "/" and keep the /segnet/ commands; how many. */
+static unsigned int stat_discover(int fd, char *buf, const char **cmds)
+{
+	static char names[STAT_CMDS_MAX][64];
+	unsigned int n = 0;
+	const char *p;
+
+	if (stat_request(fd, "/", buf, STAT_REPLY_MAX) < 0)
+		return 0;
+	for (p = strstr(buf, "\"/segnet/"); p && n < STAT_CMDS_MAX;
+	     p = strstr(p, "\"/segnet/")) {
+		if (!json_string(p, names[n], sizeof(names[n])))
+			break;
+		cmds[n] = names[n];
+		n++;
+		p++;
+	}
+	return n;
+}
+
+/* Take one sample of every command; false when the daemon went away. */
+static bool stat_sample(int fd, const struct stat_opts *o, char *buf,
+			struct stat_sample *s)
+{
+	s->n = 0;
+	s->t_ns = tool_now_ns();
+	for (unsigned int i = 0; i < o->n_cmds; i++) {
+		if (stat_request(fd, o->cmds[i], buf, STAT_REPLY_MAX) < 0)
+			return false;
+		if (!stat_parse_reply(o->cmds[i], buf, s))
+			fprintf(stderr, "%s: %s: reply not understood\n", stat_prog, o->cmds[i]);
+	}
+	return true;
+}
+
+/* True when entry e is to be shown. */
+static bool stat_shown(const struct stat_opts *o, const struct stat_entry *e)
+{
+	if (o->filter && !strstr(e->name, o->filter))
+		return false;
+	return o->all || e->value != 0;
+}
+
+/* The value of name in prev (hint: its index there), or NAN-free 0 and false. */
+static bool stat_prev_value(const struct stat_sample *prev, size_t hint,
+			    const char *name, double *v)
+{
+	if (hint < prev->n && !strcmp(prev->e[hint].name, name)) {
+		*v = prev->e[hint].value;
+		return true;
+	}
+	for (size_t i = 0; i < prev->n; i++)
+		if (!strcmp(prev->e[i].name, name)) {
+			*v = prev->e[i].value;
+			return true;
+		}
+	return false;
+}
+
+/* Print a sample for --once: name value (or JSON). */
+static void stat_print_once(const struct stat_opts *o, const struct stat_sample *s)
+{
+	bool first = true;
+
+	if (o->json)
+		printf("{");
+	for (size_t i = 0; i < s->n; i++) {
+		if (!stat_shown(o, &s->e[i]))
+			continue;
+		if (o->json)
+			printf("%s\"%s\": %.17g", first ? "" : ", ", s->e[i].name, s->e[i].value);
+		else
+			printf("%s %.17g\n", s->e[i].name, s->e[i].value);
+		first = false;
+	}
+	if (o->json)
+		printf("}\n");
+}
+
+/* Print a refresh: every shown counter with its rate since prev. */
+static void stat_print_live(const struct stat_opts *o, const char *path,
+			    const struct stat_sample *s, const struct stat_sample *prev,
+			    bool tty)
+{
+	double dt = prev->n ? (double)(s->t_ns - prev->t_ns) / 1e9 : 0;
+	time_t now = time(NULL);
+	char when[16];
+
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
+	if (tty)
+		printf("\033[H\033[2J");
+	printf("segnet-stat %s  %s  every %.2g s\n%-56s %18s %14s\n", path, when,
+	       o->interval, "counter", "value", "per second");
+	for (size_t i = 0; i < s->n; i++) {
+		double pv, rate = 0;
+
+		if (!stat_shown(o, &s->e[i]))
+			continue;
+		if (dt > 0 && stat_prev_value(prev, i, s->e[i].name, &pv))
+			rate = (s->e[i].value - pv) / dt;
+		printf("%-56s %18.17g %14.1f\n", s->e[i].name, s->e[i].value, rate);
+	}
+	if (!tty)
+		printf("\n");
+	fflush(stdout);
+}
+
+/* Sleep for the refresh interval (a signal ends it). */
+static void stat_sleep(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	struct stat_sample cur = { 0 }, prev = { 0 }, tmp;
+	char path[300] = "";
+	struct stat_opts o;
+	bool tty = isatty(STDOUT_FILENO);
+	int fd, rc = stat_parse(&o, argc, argv);
+	char *buf;
+
+	if (rc)
+		return rc == 1 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
+	tool_signals();
+	fd = stat_connect(&o, path, sizeof(path));
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot reach telemetry at %s: %s (is the daemon running with --file-prefix %s and without --no-telemetry?)\n",
+			stat_prog, path, strerror(-fd), o.prefix);
+		return TOOL_EXIT_FAIL;
+	}
+	buf = malloc(STAT_REPLY_MAX);
+	if (!buf || recv(fd, buf, STAT_REPLY_MAX - 1, 0) <= 0) {
+		fprintf(stderr, "%s: %s: no greeting from the daemon\n", stat_prog, path);
+		return TOOL_EXIT_FAIL;
+	}
+	if (!o.n_cmds)
+		o.n_cmds = stat_discover(fd, buf, o.cmds);
+	if (!o.n_cmds) {
+		fprintf(stderr, "%s: %s has no /segnet/ commands: not a switchd or nicd?\n",
+			stat_prog, path);
+		return TOOL_EXIT_FAIL;
+	}
+	rc = TOOL_EXIT_OK;
+	for (uint64_t k = 0; !tool_stop && (!o.count || k < o.count); k++) {
+		if (k)
+			stat_sleep(o.interval);
+		if (tool_stop)
+			break;
+		if (!stat_sample(fd, &o, buf, &cur)) {
+			fprintf(stderr, "%s: %s: the daemon went away\n", stat_prog, path);
+			rc = TOOL_EXIT_FAIL;
+			break;
+		}
+		if (o.once)
+			stat_print_once(&o, &cur);
+		else
+			stat_print_live(&o, path, &cur, &prev, tty);
+		tmp = prev;
+		prev = cur;
+		cur = tmp;
+	}
+	close(fd);
+	free(cur.e);
+	free(prev.e);
+	free(buf);
+	return rc;
+}

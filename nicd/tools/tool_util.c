@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What the segnet tools share. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tool_util.h"
+
+volatile sig_atomic_t tool_stop;
+
+/* Ask the tool to stop. */
+static void tool_on_signal(int sig)
+{
+	(void)sig;
+	tool_stop = 1;
+}
+
+void tool_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = tool_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+uint64_t tool_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+bool tool_parse_u64(const char *prog, const char *opt, const char *arg, uint64_t min,
+		    uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (arg[0] < '0' || arg[0] > '9' || *end || errno) {
+		fprintf(stderr, "%s: %s %s: not a number\n", prog, opt, arg);
+		return false;
+	}
+	if (v < min || v > max) {
+		fprintf(stderr, "%s: %s %s: must be between %llu and %llu\n", prog, opt, arg,
+			(unsigned long long)min, (unsigned long long)max);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+bool tool_parse_double(const char *prog, const char *opt, const char *arg, double max,
+		       double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end || errno || !isfinite(v) || v < 0 || v > max) {
+		fprintf(stderr, "%s: %s %s: must be a number between 0 and %g\n", prog, opt,
+			arg, max);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+int tool_ep_option(const char *prog, struct tool_ep_opts *o, int c, const char *arg)
+{
+	uint64_t v;
+	size_t len;
+	int n;
+
+	switch (c) {
+	case 'n':
+		o->nicd = arg;
+		return 1;
+	case 'v':
+		if (!tool_parse_u64(prog, "--vnet", arg, 0, UINT16_MAX, &v))
+			return -1;
+		o->vnet = (uint16_t)v;
+		return 1;
+	case 'k':
+		n = segnet_read_key(arg, o->key);
+		if (n < 0) {
+			fprintf(stderr, "%s: --key-file %s: %s\n", prog, arg,
+				n == -ENODATA ? "the file is empty" :
+				n == -E2BIG ? "longer than 64 bytes" : strerror(-n));
+			return -1;
+		}
+		o->key_len = n;
+		return 1;
+	case 'K':
+		len = strlen(arg);
+		if (len < 1 || len > SEGNET_MAX_KEY) {
+			fprintf(stderr, "%s: --key: 1 to %d bytes\n", prog, SEGNET_MAX_KEY);
+			return -1;
+		}
+		memset(o->key, 0, sizeof(o->key));
+		memcpy(o->key, arg, len);
+		o->key_len = (int)len;
+		return 1;
+	}
+	return 0;
+}
+
+struct segnet_ep *tool_ep_open(const char *prog, const struct tool_ep_opts *o,
+			       const struct segnet_open_opts *oo)
+{
+	struct segnet_ep *ep = segnet_open(o->nicd, o->vnet, o->key, (size_t)o->key_len, oo);
+	const char *why;
+
+	if (ep)
+		return ep;
+	switch (errno) {
+	case EACCES:
+		why = "wrong key for this virtual network";
+		break;
+	case ENOSPC:
+		why = "the endpoint table is full";
+		break;
+	case ENOENT:
+		why = "no such virtual network, or no nicd socket";
+		break;
+	case ECONNREFUSED:
+		why = "no nicd answers (stale socket)";
+		break;
+	default:
+		why = strerror(errno);
+	}
+	fprintf(stderr, "%s: cannot open an endpoint of vnet %u at nicd %s: %s\n", prog,
+		o->vnet, o->nicd ? o->nicd : "segnet0", why);
+	return NULL;
+}
+
+bool tool_wait_joined(const char *prog, struct segnet_ep *ep, uint32_t ms)
+{
+	uint64_t end = tool_now_ns() + (uint64_t)ms * 1000000u;
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+	while (!segnet_cluster_size(ep)) {
+		if (tool_stop)
+			return false;
+		if (segnet_poll(ep, NULL, 0) == -ESHUTDOWN) {
+			fprintf(stderr, "%s: nicd went away\n", prog);
+			return false;
+		}
+		if (tool_now_ns() >= end) {
+			fprintf(stderr, "%s: the NIC did not join a cluster within %u ms (is switchd running?)\n",
+				prog, ms);
+			return false;
+		}
+		nanosleep(&ts, NULL);
+	}
+	return true;
+}
+
+void tool_samples_add(struct tool_samples *s, uint64_t ns)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		uint64_t *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = ns;
+}
+
+/* Order for qsort. */
+static int tool_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct tool_lat tool_samples_stats(struct tool_samples *s)
+{
+	struct tool_lat l = { 0, 0, 0, 0, 0 };
+	double sum = 0;
+
+	if (!s->n)
+		return l;
+	qsort(s->v, s->n, sizeof(*s->v), tool_cmp_u64);
+	for (size_t i = 0; i < s->n; i++)
+		sum += (double)s->v[i];
+	l.min = (double)s->v[0] / 1e3;
+	l.max = (double)s->v[s->n - 1] / 1e3;
+	l.mean = sum / (double)s->n / 1e3;
+	l.p50 = (double)s->v[(s->n - 1) / 2] / 1e3;
+	l.p99 = (double)s->v[(size_t)ceil((double)(s->n - 1) * 0.99)] / 1e3;
+	return l;
+}
+
+void tool_samples_free(struct tool_samples *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+uint64_t tool_msg_hash(uint64_t seq, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	uint64_t h = 0xcbf29ce484222325ull, w;
+	size_t i = 0;
+
+	h = (h ^ seq) * 0x100000001b3ull;
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, p + i, sizeof(w));
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	for (; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h ^ (h >> 31);
+}
+
+void tool_pattern(uint64_t seq, void *data, size_t len)
+{
+	uint8_t *p = data;
+	uint64_t x = seq * 0x9e3779b97f4a7c15ull + 1;
+
+	for (size_t i = 0; i < len; i++) {
+		if ((i & 7) == 0) {
+			x ^= x >> 30;
+			x *= 0xbf58476d1ce4e5b9ull;
+			x ^= x >> 27;
+		}
+		p[i] = (uint8_t)(x >> (8 * (i & 7)));
+	}
+}

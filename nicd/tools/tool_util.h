@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the segnet tools share: number parsing with messages that name the
+ * option, the clock, latency statistics, the endpoint options (--nicd,
+ * --vnet, --key-file) and the message hash. No DPDK.
+ */
+#ifndef SEGNET_TOOL_UTIL_H
+#define SEGNET_TOOL_UTIL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nicd/segnet.h"
+
+/* Exit statuses of the tools. */
+enum tool_exit {
+	TOOL_EXIT_OK = 0,	/* did what was asked */
+	TOOL_EXIT_FAIL = 1,	/* failed at run time (no nicd, no reply, ...) */
+	TOOL_EXIT_USAGE = 2,	/* bad arguments */
+};
+
+/* Set by SIGINT and SIGTERM once tool_signals() ran. */
+extern volatile sig_atomic_t tool_stop;
+
+/* Install SIGINT/SIGTERM handlers that set tool_stop (no SA_RESTART). */
+void tool_signals(void);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t tool_now_ns(void);
+
+/* Parse an unsigned decimal in [min, max]; false after printing why. */
+bool tool_parse_u64(const char *prog, const char *opt, const char *arg, uint64_t min,
+		    uint64_t max, uint64_t *out);
+
+/* Parse a number of seconds (or ms, ...) >= 0 and <= max; false after printing why. */
+bool tool_parse_double(const char *prog, const char *opt, const char *arg, double max,
+		       double *out);
+
+/* How to reach an endpoint: --nicd, --vnet, --key-file / --key. */
+struct tool_ep_opts {
+	const char *nicd;		/* control socket name or path */
+	uint16_t vnet;			/* virtual network */
+	uint8_t key[SEGNET_MAX_KEY];	/* its key */
+	int key_len;			/* 0: not given */
+};
+
+/*
+ * Handle an endpoint option (c is the getopt_long value of --nicd = 'n',
+ * --vnet = 'v', --key-file = 'k', --key = 'K'); 1 when it was one, 0 when
+ * not, -1 after printing an error.
+ */
+int tool_ep_option(const char *prog, struct tool_ep_opts *o, int c, const char *arg);
+
+/* Open the endpoint; NULL after printing why. */
+struct segnet_ep *tool_ep_open(const char *prog, const struct tool_ep_opts *o,
+			       const struct segnet_open_opts *oo);
+
+/*
+ * Wait until the endpoint's NIC joined a cluster (cluster size > 0), for at
+ * most ms; false (after printing why) on timeout, a signal or nicd's end.
+ */
+bool tool_wait_joined(const char *prog, struct segnet_ep *ep, uint32_t ms);
+
+/* Latency samples in nanoseconds. */
+struct tool_samples {
+	uint64_t *v;	/* samples */
+	size_t n;	/* used */
+	size_t cap;	/* allocated */
+};
+
+/* Add a sample (dropped when memory runs out). */
+void tool_samples_add(struct tool_samples *s, uint64_t ns);
+
+/* Summary of samples, in microseconds. */
+struct tool_lat {
+	double min, mean, p50, p99, max;	/* us */
+};
+
+/* Compute the summary (sorts the samples); zeros when empty. */
+struct tool_lat tool_samples_stats(struct tool_samples *s);
+
+/* Free the samples. */
+void tool_samples_free(struct tool_samples *s);
+
+/* A 64-bit hash (FNV-1a on 8-byte words, mixed) of seq and len bytes of data. */
+uint64_t tool_msg_hash(uint64_t seq, const void *data, size_t len);
+
+/* Fill len bytes with the test pattern of message seq. */
+void tool_pattern(uint64_t seq, void *data, size_t len);
+
+#endif

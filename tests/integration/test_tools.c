@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The command lines of nicd and the tools: --help, exit status 2 with a
+ * message naming the bad argument, exit status 1 when there is no nicd to
+ * talk to; segnet-stat reading a running nicd's counters; segnet-ping
+ * giving up when the NIC never joins.
+ */
+#include "nicd_test.h"
+
+/* Run a command (NULL-terminated arguments after the binary); its status. */
+static int t_cmd(const char *out, const char *bin, ...)
+{
+	char *argv[T_ARGS_MAX];
+	va_list ap;
+
+	va_start(ap, bin);
+	t_argv_va(argv, bin, ap);
+	va_end(ap);
+	return t_run(argv, out, 30000);
+}
+
+/* Output file of the tests. */
+static char t_out[128];
+
+/* Make a per-test output file name. */
+static void t_out_init(void)
+{
+	snprintf(t_out, sizeof(t_out), "/tmp/segnet-it-tools.%d.out", (int)getpid());
+}
+
+/* Remove it. */
+static void t_out_fini(void)
+{
+	unlink(t_out);
+}
+
+TestSuite(tools, .init = t_out_init, .fini = t_out_fini);
+
+Test(tools, help)
+{
+	const char *bins[] = { NICD_BIN, SEGNET_PING_BIN, SEGNET_PERF_BIN, SEGNET_STAT_BIN };
+
+	for (size_t i = 0; i < sizeof(bins) / sizeof(bins[0]); i++) {
+		cr_assert_eq(t_cmd(t_out, bins[i], "--help", NULL), 0, "%s --help", bins[i]);
+		cr_assert(strstr(t_read_file(t_out), "usage:"), "%s", t_read_file(t_out));
+	}
+	cr_assert_eq(t_cmd(t_out, NICD_BIN, "--no-huge", "--", "--help", NULL), 0,
+		     "help after the EAL arguments");
+	cr_assert(strstr(t_read_file(t_out), "--vnet ID:KEYFILE:CONF"));
+}
+
+/* Run bin with arguments (NULL-terminated); expect status 2 and text in the output. */
+static void t_usage_error(const char *text, const char *bin, ...)
+{
+	char *argv[T_ARGS_MAX];
+	va_list ap;
+	int rc;
+
+	va_start(ap, bin);
+	t_argv_va(argv, bin, ap);
+	va_end(ap);
+	rc = t_run(argv, t_out, 30000);
+	cr_assert_eq(rc, 2, "%s %s: exit %d\n%s", bin, argv[1] ? argv[1] : "", rc,
+		     t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), text), "expected \"%s\" in:\n%s", text,
+		  t_read_file(t_out));
+}
+
+Test(tools, nicd_bad_arguments)
+{
+	char key[128], empty[128], vnet[300];
+
+	snprintf(key, sizeof(key), "/tmp/segnet-it-tools.%d.key", (int)getpid());
+	snprintf(empty, sizeof(empty), "/tmp/segnet-it-tools.%d.empty", (int)getpid());
+	t_write_file(key, "k");
+	t_write_file(empty, "");
+	t_usage_error("no virtual network", NICD_BIN, "--bulk-port", "net_null0", NULL);
+	snprintf(vnet, sizeof(vnet), "1:%s:conf1", key);
+	t_usage_error("no port", NICD_BIN, "--vnet", vnet, NULL);
+	t_usage_error("/nonexistent/k.key", NICD_BIN, "--bulk-port", "x",
+		      "--vnet", "1:/nonexistent/k.key:conf1", NULL);
+	snprintf(vnet, sizeof(vnet), "1:%s:conf2", empty);
+	t_usage_error("is empty", NICD_BIN, "--bulk-port", "x", "--vnet", vnet, NULL);
+	snprintf(vnet, sizeof(vnet), "1:%s:conf9", key);
+	t_usage_error("unknown configuration", NICD_BIN, "--bulk-port", "x", "--vnet", vnet, NULL);
+	snprintf(vnet, sizeof(vnet), "1:%s:conf3,timer:bogus=1", key);
+	t_usage_error("bogus", NICD_BIN, "--bulk-port", "net_null0", "--vnet", vnet, NULL);
+	t_usage_error("ID:KEYFILE:CONF", NICD_BIN, "--bulk-port", "x", "--vnet", "1", NULL);
+	snprintf(vnet, sizeof(vnet), "1:%s:conf1", key);
+	t_usage_error("--endpoints", NICD_BIN,
+		      "--bulk-port", "x", "--vnet", vnet, "--endpoints", NULL);
+	t_usage_error("--endpoints 0", NICD_BIN,
+		      "--vnet", vnet, "--bulk-port", "x", "--endpoints=0", NULL);
+	t_usage_error("--bogus", NICD_BIN, "--bogus", NULL);
+	t_usage_error("NAME:BULKDEV", NICD_BIN, "--vnet", vnet, "--node", "onlyname", NULL);
+	t_usage_error("share a device", NICD_BIN,
+		      "--vnet", vnet, "--node", "a:d0", "--node", "b:d0", NULL);
+	/* PCI addresses hold colons: the quick device here is 0000:3c:00.1. */
+	t_usage_error("share a device", NICD_BIN, "--vnet", vnet,
+		      "--node", "a:0000:3b:00.0:0000:3c:00.1", "--node", "b:0000:3c:00.1", NULL);
+	t_usage_error("unexpected text after 0000:3b:00.0", NICD_BIN, "--vnet", vnet,
+		      "--node", "a:0000:3b:00.0x", NULL);
+	t_usage_error("do not go together", NICD_BIN,
+		      "--vnet", vnet, "--node", "a:d0", "--bulk-port", "d1", NULL);
+	t_usage_error("--per-target-cap", NICD_BIN,
+		      "--vnet", vnet, "--bulk-port", "d", "--per-target-cap=100", NULL);
+	unlink(key);
+	unlink(empty);
+}
+
+Test(tools, nicd_missing_port_and_busy_name, .timeout = 60)
+{
+	struct t_nicd n;
+	char vnet[256];
+	int rc;
+
+	t_nicd_init(&n, "args");
+	snprintf(vnet, sizeof(vnet), "1:%s:conf1", n.key1);
+	rc = t_cmd(t_out, NICD_BIN, "--no-huge", "-m", "64", "--no-pci", "--no-shconf", "-l", "0",
+		   "--file-prefix", n.prefix, "--log-level", "lib.telemetry:error", "--",
+		   "--bulk-port", "net_nothere0", "--vnet", vnet, "--socket-dir", n.dir, NULL);
+	cr_assert_eq(rc, 2, "unknown port: exit %d\n%s", rc, t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "net_nothere0"), "%s", t_read_file(t_out));
+	/* A memif server nobody connects to: its link stays down. */
+	{
+		char dev[320];
+
+		snprintf(dev, sizeof(dev),
+			 "net_memif0,role=server,socket=%s/mif.sock,socket-abstract=no,bsize=4096",
+			 n.dir);
+		rc = t_cmd(t_out, NICD_BIN, "--no-huge", "-m", "64", "--no-pci", "--no-shconf",
+			   "-l", "0", "--file-prefix", n.prefix, "--vdev", dev,
+			   "--log-level", "lib.telemetry:error", "--", "--bulk-port", "net_memif0",
+			   "--vnet", vnet, "--socket-dir", n.dir, "--link-wait-ms", "200", NULL);
+	}
+	cr_assert_eq(rc, 1, "link down: exit %d\n%s", rc, t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "port net_memif0: link still down after 200 ms"),
+		  "%s", t_read_file(t_out));
+	/* A second nicd on the same name refuses to start. */
+	t_nicd_start(&n, NULL);
+	snprintf(vnet, sizeof(vnet), "--file-prefix=%s-2", n.prefix);
+	rc = t_cmd(t_out, NICD_BIN, "--no-huge", "-m", "64", "--no-pci", "--no-shconf", "-l", "1",
+		   vnet, "--vdev", "net_null1,no-rx=1", "--log-level", "lib.telemetry:error",
+		   "--", "--bulk-port", "net_null1", "--vnet", "1:/dev/null:conf1", NULL);
+	cr_assert_eq(rc, 2, "the empty key file /dev/null: exit %d\n%s", rc, t_read_file(t_out));
+	snprintf(vnet, sizeof(vnet), "1:%s:conf1", n.key1);
+	{
+		char prefix[96];
+
+		snprintf(prefix, sizeof(prefix), "--file-prefix=%s-2", n.prefix);
+		rc = t_cmd(t_out, NICD_BIN, "--no-huge", "-m", "64", "--no-pci", "--no-shconf",
+			   "-l", "1", prefix, "--vdev", "net_null1,no-rx=1",
+			   "--log-level", "lib.telemetry:error", "--", "--bulk-port", "net_null1",
+			   "--vnet", vnet, "--name", n.name, "--socket-dir", n.dir, NULL);
+	}
+	cr_assert_eq(rc, 1, "busy name: exit %d\n%s", rc, t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "another nicd"), "%s", t_read_file(t_out));
+	cr_assert(t_socket_up(n.sock), "the first nicd still serves");
+	t_nicd_fini(&n);
+}
+
+Test(tools, ping_and_perf_arguments)
+{
+	t_usage_error("no key", SEGNET_PING_BIN, "--node", "1", NULL);
+	t_usage_error("--node N", SEGNET_PING_BIN, "--key", "k", NULL);
+	t_usage_error("--count x", SEGNET_PING_BIN, "--key", "k", "--node", "1", "--count=x", NULL);
+	t_usage_error("--size 4000", SEGNET_PING_BIN,
+		      "--key", "k", "--node", "1", "--size=4000", NULL);
+	t_usage_error("--bogus", SEGNET_PING_BIN, "--bogus", NULL);
+	t_usage_error("--key-file /nonexistent", SEGNET_PING_BIN,
+		      "--key-file", "/nonexistent", "--node", "1", NULL);
+	t_usage_error("--server or --client", SEGNET_PERF_BIN, "--key", "k", NULL);
+	t_usage_error("--server or --client", SEGNET_PERF_BIN,
+		      "--key", "k", "--server", "--client", NULL);
+	t_usage_error("--client needs --node", SEGNET_PERF_BIN, "--key", "k", "--client", NULL);
+	t_usage_error("--window 0", SEGNET_PERF_BIN,
+		      "--key", "k", "--client", "--node=1", "--window=0", NULL);
+	t_usage_error("--chan", SEGNET_PERF_BIN, "--key", "k", "--server", "--chan=fast", NULL);
+	t_usage_error("--json goes with --once", SEGNET_STAT_BIN, "--json", NULL);
+	t_usage_error("--interval x", SEGNET_STAT_BIN, "--interval", "x", NULL);
+	t_usage_error("--cmd", SEGNET_STAT_BIN, "--cmd", "nic/stats", NULL);
+	t_usage_error("unexpected argument", SEGNET_STAT_BIN, "extra", NULL);
+}
+
+Test(tools, no_daemon)
+{
+	int rc;
+
+	rc = t_cmd(t_out, SEGNET_PING_BIN, "--nicd", "/nonexistent/x.sock", "--key", "k",
+		   "--node", "1", NULL);
+	cr_assert_eq(rc, 1, "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "cannot open an endpoint"), "%s", t_read_file(t_out));
+	rc = t_cmd(t_out, SEGNET_PERF_BIN, "--nicd", "/nonexistent/x.sock", "--key", "k",
+		   "--server", NULL);
+	cr_assert_eq(rc, 1, "%s", t_read_file(t_out));
+	rc = t_cmd(t_out, SEGNET_STAT_BIN, "--prefix", "segnet-it-nobody-here", "--once", NULL);
+	cr_assert_eq(rc, 1, "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "cannot reach telemetry"), "%s", t_read_file(t_out));
+}
+
+Test(tools, stat_and_ping_on_a_lonely_nicd, .timeout = 60)
+{
+	struct t_nicd n;
+	char key[256];
+	int rc;
+
+	t_nicd_init(&n, "stat");
+	t_nicd_start(&n, NULL);
+	rc = t_cmd(t_out, SEGNET_STAT_BIN, "--prefix", n.prefix, "--once", "--all", NULL);
+	cr_assert_eq(rc, 0, "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "nic.stats."), "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), ".hello_sent "), "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), ".host_opens "), "%s", t_read_file(t_out));
+	rc = t_cmd(t_out, SEGNET_STAT_BIN, "--prefix", n.prefix, "--once", "--json",
+		   "--filter", "endpoints_open", "--all", NULL);
+	cr_assert_eq(rc, 0, "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "{\"nic.stats."), "%s", t_read_file(t_out));
+	rc = t_cmd(t_out, SEGNET_STAT_BIN, "--prefix", n.prefix, "--count", "2", "--interval",
+		   "0.2", "--filter", "hello_sent", NULL);
+	cr_assert_eq(rc, 0, "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "per second"), "%s", t_read_file(t_out));
+	/* The NIC never joins here: the client gives up after --join-wait. */
+	snprintf(key, sizeof(key), "%s", n.key1);
+	rc = t_cmd(t_out, SEGNET_PING_BIN, "--nicd", n.sock, "--key-file", key, "--node", "1",
+		   "--join-wait", "200", NULL);
+	cr_assert_eq(rc, 1, "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "did not join"), "%s", t_read_file(t_out));
+	rc = t_cmd(t_out, SEGNET_PING_BIN, "--nicd", n.sock, "--key", "wrong", "--node", "1", NULL);
+	cr_assert_eq(rc, 1, "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "wrong key"), "%s", t_read_file(t_out));
+	t_nicd_fini(&n);
+}
