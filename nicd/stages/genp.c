@@ -25,7 +25,7 @@ static const struct stage_param genp_params[] = {
 	{ "retx", "what a timeout resends: sr = the oldest, gbn = all", 0, 1,
 	  GENP_SR, genp_retx_names },
 	{ "max_retx", "transmissions before a packet fails (0 = no limit)",
-	  0, 100000, 200, NULL },
+	  0, 100000, 1000, NULL },
 	{ NULL, NULL, 0, 0, 0, NULL },
 };
 

@@ -11,7 +11,7 @@ static const char *const timer_adaptive_names[] = { "off", "on", NULL };
 
 static const struct stage_param timer_params[] = {
 	{ "timeout_ns", "round-trip bound: the longest wait for an acknowledgment",
-	  100, 10000000000LL, 200000, NULL },
+	  100, 10000000000LL, 1000000, NULL },
 	{ "adaptive", "on = wait srtt + 4 rttvar (never above timeout_ns)",
 	  0, 1, 1, timer_adaptive_names },
 	{ "min_ns", "shortest adaptive wait", 100, 10000000000LL, 2000, NULL },
