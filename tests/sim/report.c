@@ -237,46 +237,51 @@ static int plot_write_panel(const struct sim_cli *cli, const struct plot_panel *
 
 int sim_plot(const struct sim_cli *cli, const char *png)
 {
+	enum { N_PANELS = sizeof(plot_panels) / sizeof(plot_panels[0]) };
 	char dat_path[] = "/tmp/segnet-sim-plot-XXXXXX";
 	char gp_path[] = "/tmp/segnet-sim-gp-XXXXXX";
-	int dfd = mkstemp(dat_path), gfd = mkstemp(gp_path), block = 0, rc;
+	int dfd = mkstemp(dat_path), gfd = mkstemp(gp_path), block = 0, rc, shown = 0;
 	FILE *dat = dfd >= 0 ? fdopen(dfd, "w") : NULL;
 	FILE *gp = gfd >= 0 ? fdopen(gfd, "w") : NULL;
-	char cmd[256], titles[64][48];
+	char cmd[256], titles[N_PANELS][64][48];
+	int n[N_PANELS];
 
 	if (!dat || !gp) {
 		fprintf(stderr, "segnet-sim: --plot: cannot create temporary files\n");
 		return -1;
 	}
-	fprintf(gp, "set terminal pngcairo size 1400,1000 font 'sans,10'\n"
-		    "set output '%s'\nset multiplot layout 2,2\nset key outside right\n"
-		    "set xlabel 'offered load'\nset grid\n", png);
-	for (size_t pi = 0; pi < sizeof(plot_panels) / sizeof(plot_panels[0]); pi++) {
+	/* Only panels with data are drawn: gnuplot gives up on an empty log plot. */
+	for (size_t pi = 0; pi < N_PANELS; pi++) {
+		n[pi] = plot_write_panel(cli, &plot_panels[pi], dat, titles[pi], 64);
+		shown += n[pi] > 0;
+	}
+	fprintf(gp, "set terminal pngcairo size 1400,%d font 'sans,10'\n"
+		    "set output '%s'\nset multiplot layout %d,%d\nset key outside right\n"
+		    "set xlabel 'offered load'\nset grid\n",
+		shown > 2 ? 1000 : 500, png, shown > 2 ? 2 : 1, shown > 1 ? 2 : 1);
+	for (size_t pi = 0; pi < N_PANELS; pi++) {
 		const struct plot_panel *p = &plot_panels[pi];
-		int n = plot_write_panel(cli, p, dat, titles, 64);
 
-		fprintf(gp, "set title '%s'\nset ylabel '%s'\n%s\n", p->title, p->ylabel,
-			p->logy ? "set logscale y" : "unset logscale y");
-		if (!n) {
-			fprintf(gp, "set label 1 'no data' at graph 0.4,0.5\nplot NaN notitle\nunset label 1\n");
+		if (!n[pi])
 			continue;
-		}
-		fprintf(gp, "plot ");
-		for (int k = 0; k < n; k++)
+		fprintf(gp, "set title '%s'\nset ylabel '%s'\n%s\nplot ", p->title, p->ylabel,
+			p->logy ? "set logscale y" : "unset logscale y");
+		for (int k = 0; k < n[pi]; k++)
 			fprintf(gp, "%s'%s' index %d using 1:2 with linespoints title '%s'",
-				k ? ", " : "", dat_path, block + k, titles[k]);
+				k ? ", " : "", dat_path, block + k, titles[pi][k]);
 		fprintf(gp, "\n");
-		block += n;
+		block += n[pi];
 	}
 	fprintf(gp, "unset multiplot\n");
 	fclose(dat);
 	fclose(gp);
-	snprintf(cmd, sizeof(cmd), "gnuplot %s", gp_path);
-	rc = system(cmd);
+	snprintf(cmd, sizeof(cmd), "gnuplot %s 2>/dev/null", gp_path);
+	rc = shown ? system(cmd) : -1;
 	unlink(dat_path);
 	unlink(gp_path);
 	if (rc != 0) {
-		fprintf(stderr, "segnet-sim: --plot %s: gnuplot failed (is it installed?)\n", png);
+		fprintf(stderr, "segnet-sim: --plot %s: %s\n", png,
+			shown ? "gnuplot failed (is it installed?)" : "nothing to plot");
 		return -1;
 	}
 	printf("wrote %s\n", png);
