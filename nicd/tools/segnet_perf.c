@@ -174,8 +174,11 @@ static bool perf_parse_chan(const char *arg, enum perf_mode *m)
 }
 
 /* Handle one option; false after printing an error. */
-static bool perf_option(struct perf_opts *o, int c, const char *arg)
+/* Parse one option into o; false (after a message) when it is bad. */
+static bool perf_option(void *opts, int c, const char *arg)
 {
+	struct perf_opts *o = opts;
+
 	uint64_t v;
 	int r = tool_ep_option(perf_prog, &o->ep, c, arg);
 
@@ -251,7 +254,7 @@ static bool perf_check(struct perf_opts *o)
 /* Parse the command line; 0 to run, 1 after --help, 2 on an error. */
 static int perf_parse(struct perf_opts *o, int argc, char **argv)
 {
-	int c;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->ep.vnet = 1;
@@ -261,24 +264,9 @@ static int perf_parse(struct perf_opts *o, int argc, char **argv)
 	o->window = 32;
 	o->join_wait_ms = 10000;
 	o->recv_bufs = 256;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", perf_long_opts, NULL)) != -1) {
-		if (c == 'h') {
-			perf_usage(stdout);
-			return 1;
-		}
-		if (c == '?' || c == ':') {
-			fprintf(stderr, "%s: %s %s (see --help)\n", perf_prog, argv[optind - 1],
-				c == ':' ? "needs a value" : "is not an option");
-			return 2;
-		}
-		if (!perf_option(o, c, optarg))
-			return 2;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument %s (see --help)\n", perf_prog, argv[optind]);
-		return 2;
-	}
+	rc = tool_getopt(perf_prog, argc, argv, perf_long_opts, perf_usage, perf_option, o);
+	if (rc)
+		return rc;
 	return perf_check(o) ? 0 : 2;
 }
 

@@ -136,8 +136,11 @@ static const struct option ping_long_opts[] = {
 };
 
 /* Handle one option; false after printing an error. */
-static bool ping_option(struct ping_opts *o, int c, const char *arg)
+/* Parse one option into o; false (after a message) when it is bad. */
+static bool ping_option(void *opts, int c, const char *arg)
 {
+	struct ping_opts *o = opts;
+
 	uint64_t v;
 	int r = tool_ep_option(ping_prog, &o->ep, c, arg);
 
@@ -194,7 +197,7 @@ static bool ping_option(struct ping_opts *o, int c, const char *arg)
 /* Parse the command line; 0 to run, 1 after --help, 2 on an error. */
 static int ping_parse(struct ping_opts *o, int argc, char **argv)
 {
-	int c;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->ep.vnet = 1;
@@ -204,24 +207,9 @@ static int ping_parse(struct ping_opts *o, int argc, char **argv)
 	o->interval_ms = 1000;
 	o->timeout_ms = 1000;
 	o->join_wait_ms = 10000;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", ping_long_opts, NULL)) != -1) {
-		if (c == 'h') {
-			ping_usage(stdout);
-			return 1;
-		}
-		if (c == '?' || c == ':') {
-			fprintf(stderr, "%s: %s %s (see --help)\n", ping_prog, argv[optind - 1],
-				c == ':' ? "needs a value" : "is not an option");
-			return 2;
-		}
-		if (!ping_option(o, c, optarg))
-			return 2;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument %s (see --help)\n", ping_prog, argv[optind]);
-		return 2;
-	}
+	rc = tool_getopt(ping_prog, argc, argv, ping_long_opts, ping_usage, ping_option, o);
+	if (rc)
+		return rc;
 	if (!o->ep.key_len) {
 		fprintf(stderr, "%s: no key: give --key-file FILE\n", ping_prog);
 		return 2;

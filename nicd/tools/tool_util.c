@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <getopt.h>
+
 #include "tool_util.h"
 
 volatile sig_atomic_t tool_stop;
@@ -27,6 +29,32 @@ void tool_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+int tool_getopt(const char *prog, int argc, char **argv, const struct option *longopts,
+		void (*usage)(FILE *f), tool_option_fn option, void *opts)
+{
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 1;
+		}
+		if (c == '?' || c == ':') {
+			fprintf(stderr, "%s: %s %s (see --help)\n", prog, argv[optind - 1],
+				c == ':' ? "needs a value" : "is not an option");
+			return 2;
+		}
+		if (!option(opts, c, optarg))
+			return 2;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument %s (see --help)\n", prog, argv[optind]);
+		return 2;
+	}
+	return 0;
 }
 
 uint64_t tool_now_ns(void)

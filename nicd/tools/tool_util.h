@@ -7,7 +7,9 @@
 #ifndef SEGNET_TOOL_UTIL_H
 #define SEGNET_TOOL_UTIL_H
 
+#include <getopt.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +22,17 @@ enum tool_exit {
 	TOOL_EXIT_FAIL = 1,	/* failed at run time (no nicd, no reply, ...) */
 	TOOL_EXIT_USAGE = 2,	/* bad arguments */
 };
+
+/* A tool's handler of one parsed option; false after printing why it is bad. */
+typedef bool (*tool_option_fn)(void *opts, int c, const char *arg);
+
+/*
+ * Run getopt_long over argv with opts, calling option for every option;
+ * usage prints --help. Returns 0 when every argument was taken, 1 after
+ * --help, 2 after a bad argument (with a message naming it).
+ */
+int tool_getopt(const char *prog, int argc, char **argv, const struct option *longopts,
+		void (*usage)(FILE *f), tool_option_fn option, void *opts);
 
 /* Set by SIGINT and SIGTERM once tool_signals() ran. */
 extern volatile sig_atomic_t tool_stop;
