@@ -178,7 +178,6 @@ static bool perf_parse_chan(const char *arg, enum perf_mode *m)
 static bool perf_option(void *opts, int c, const char *arg)
 {
 	struct perf_opts *o = opts;
-
 	uint64_t v;
 	int r = tool_ep_option(perf_prog, &o->ep, c, arg);
 

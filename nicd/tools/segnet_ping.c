@@ -140,7 +140,6 @@ static const struct option ping_long_opts[] = {
 static bool ping_option(void *opts, int c, const char *arg)
 {
 	struct ping_opts *o = opts;
-
 	uint64_t v;
 	int r = tool_ep_option(ping_prog, &o->ep, c, arg);
 
