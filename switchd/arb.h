@@ -126,6 +126,15 @@ static inline const uint64_t *arb_req_col(const struct arb_req *req, uint16_t t)
 	return req->cols + (size_t)t * req->words;
 }
 
+/* Set the low n bits of a mask of words 64-bit words, clear the rest. */
+static inline void arb_mask_fill(uint64_t *m, uint16_t n, uint16_t words)
+{
+	for (uint16_t w = 0; w < words; w++)
+		m[w] = ~0ull;
+	if (n % 64)
+		m[words - 1] = ~0ull >> (64 - n % 64);
+}
+
 /* Number of set bits in a mask of words 64-bit words. */
 static inline unsigned int arb_mask_count(const uint64_t *m, uint16_t words)
 {

@@ -20,15 +20,6 @@ struct islip_state {
 	uint64_t granted_by[64];		/* n <= 64: per initiator, targets granting it */
 };
 
-/* Fill m with the low n bits set. */
-static void islip_fill(uint64_t *m, uint16_t n, uint16_t words)
-{
-	for (uint16_t w = 0; w < words; w++)
-		m[w] = ~0ull;
-	if (n % 64)
-		m[words - 1] = ~0ull >> (64 - n % 64);
-}
-
 /* Grant step of one target t: record the offer at the chosen initiator. */
 static void islip_grant(struct islip_state *s, const struct arb_req *req,
 			uint16_t t)
@@ -140,8 +131,8 @@ static uint16_t islip_match(struct arb *a, const struct arb_req *req,
 		return islip_match_word(s, req, n, a->iterations, grant);
 	for (uint16_t i = 0; i < n; i++)
 		grant[i] = ARB_NONE;
-	islip_fill(s->free_init, n, words);
-	islip_fill(s->free_tgt, n, words);
+	arb_mask_fill(s->free_init, n, words);
+	arb_mask_fill(s->free_tgt, n, words);
 	for (unsigned int it = 0; it < a->iterations; it++) {
 		for (uint16_t w = 0; w < words; w++)
 			for (uint64_t m = s->free_tgt[w]; m; m &= m - 1)

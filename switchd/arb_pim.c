@@ -16,15 +16,6 @@ struct pim_state {
 	uint64_t offered[ARB_MAX_WORDS];	/* initiators granted this iteration */
 };
 
-/* Fill m with the low n bits set. */
-static void pim_fill(uint64_t *m, uint16_t n, uint16_t words)
-{
-	for (uint16_t w = 0; w < words; w++)
-		m[w] = ~0ull;
-	if (n % 64)
-		m[words - 1] = ~0ull >> (64 - n % 64);
-}
-
 /*
  * Grant step of target t: a random candidate; the initiator keeps each of
  * its grants with probability 1/(grants so far), a uniform accept choice.
@@ -83,8 +74,8 @@ static uint16_t pim_match(struct arb *a, const struct arb_req *req,
 	(void)slot;
 	for (uint16_t i = 0; i < n; i++)
 		grant[i] = ARB_NONE;
-	pim_fill(s->free_init, n, words);
-	pim_fill(s->free_tgt, n, words);
+	arb_mask_fill(s->free_init, n, words);
+	arb_mask_fill(s->free_tgt, n, words);
 	for (unsigned int it = 0; it < a->iterations; it++) {
 		for (uint16_t w = 0; w < words; w++)
 			for (uint64_t m = s->free_tgt[w]; m; m &= m - 1)
