@@ -9,6 +9,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include <rte_cycles.h>
+
 #include "dataplane/dp_eal.h"
 #include "dataplane/dp_ethdev.h"
 #include "pcap/replay/replay_frames.h"
@@ -16,6 +18,11 @@
 enum {
 	/* Frames of the receive pool: the receive ring and some slack. */
 	REPLAY_RX_POOL = 2048,
+	/*
+	 * Time the peer gets to take the last frames before the device closes:
+	 * a memif or vhost ring is unmapped with whatever the peer has not read.
+	 */
+	REPLAY_DRAIN_US = 100000,
 };
 
 /* Frames mode's state. */
@@ -44,6 +51,8 @@ static void replay_frames_mode_teardown(void *state)
 
 	if (fm == NULL)
 		return;
+	if (fm->f != NULL)
+		rte_delay_us_sleep(REPLAY_DRAIN_US);
 	dp_ethdev_close(&fm->dev);
 	dp_port_destroy(fm->port);
 	replay_frames_free(fm->f);
