@@ -164,8 +164,8 @@ static int replay_write_report(const char *opt, const char *path,
 static int replay_run(struct replay_main *r)
 {
 	struct replay_loop_conf lc = {
-		.clock = r->clock, .spin_ns = r->opts.spin_ns, .burst = r->opts.burst,
-		.stop = &dp_stop,
+		.clock = r->clock, .spin_ns = r->opts.spin_ns,
+		.burst = replay_opts_burst(&r->opts), .stop = &dp_stop,
 	};
 	const struct trace_info *ti = &r->trace->info;
 	struct replay_loop_result res;

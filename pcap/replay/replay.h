@@ -38,7 +38,7 @@ enum replay_exit {
 /* Limits of the options. */
 enum {
 	REPLAY_BURST_MAX = 64,		/* --burst at most */
-	REPLAY_BURST_DEFAULT = 32,	/* records per transmit call at most */
+	REPLAY_BURST_TOPSPEED = 32,	/* --burst default at top speed */
 	REPLAY_LINK_WAIT_DEFAULT = 5000,	/* --link-wait-ms */
 };
 
@@ -56,7 +56,7 @@ struct replay_opts {
 	const char *csv;
 	/* --json FILE: the report as JSON, or NULL */
 	const char *json;
-	/* --burst: records per transmit call at most */
+	/* --burst: records per transmit call at most (0: replay_opts_burst) */
 	unsigned int burst;
 	/* --spin-us in ns: busy-wait window before each due time */
 	uint64_t spin_ns;
@@ -74,6 +74,13 @@ int replay_opts_parse(struct replay_opts *o, int argc, char **argv, char *err,
 
 /* Print the usage text. */
 void replay_opts_usage(FILE *f, const char *prog);
+
+/*
+ * Records per transmit call at most: --burst, else REPLAY_BURST_TOPSPEED at
+ * top speed and 1 on a paced schedule (late records then leave one call
+ * apart: a catch-up is spaced as the port allows, not sent as one burst).
+ */
+unsigned int replay_opts_burst(const struct replay_opts *o);
 
 /* What the modes get at set-up. */
 struct replay_env {
