@@ -165,7 +165,8 @@ static int replay_run(struct replay_main *r)
 {
 	struct replay_loop_conf lc = {
 		.clock = r->clock, .spin_ns = r->opts.spin_ns,
-		.burst = replay_opts_burst(&r->opts), .stop = &dp_stop,
+		.burst = r->opts.burst, .catchup_ns = replay_opts_catchup_ns(&r->opts),
+		.stop = &dp_stop,
 	};
 	const struct trace_info *ti = &r->trace->info;
 	struct replay_loop_result res;

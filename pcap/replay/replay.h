@@ -38,7 +38,8 @@ enum replay_exit {
 /* Limits of the options. */
 enum {
 	REPLAY_BURST_MAX = 64,		/* --burst at most */
-	REPLAY_BURST_TOPSPEED = 32,	/* --burst default at top speed */
+	REPLAY_BURST_DEFAULT = 32,	/* --burst default */
+	REPLAY_CATCHUP_NS = 20000,	/* paced: late by more, frames share a call */
 	REPLAY_LINK_WAIT_DEFAULT = 5000,	/* --link-wait-ms */
 };
 
@@ -56,7 +57,7 @@ struct replay_opts {
 	const char *csv;
 	/* --json FILE: the report as JSON, or NULL */
 	const char *json;
-	/* --burst: records per transmit call at most (0: replay_opts_burst) */
+	/* --burst: records per transmit call at most */
 	unsigned int burst;
 	/* --spin-us in ns: busy-wait window before each due time */
 	uint64_t spin_ns;
@@ -76,11 +77,12 @@ int replay_opts_parse(struct replay_opts *o, int argc, char **argv, char *err,
 void replay_opts_usage(FILE *f, const char *prog);
 
 /*
- * Records per transmit call at most: --burst, else REPLAY_BURST_TOPSPEED at
- * top speed and 1 on a paced schedule (late records then leave one call
- * apart: a catch-up is spaced as the port allows, not sent as one burst).
+ * How late (ns) a due record must be to join the transmit call of the one
+ * before it: 0 at top speed (every due record), REPLAY_CATCHUP_NS on a paced
+ * schedule, so that a sender on time sends one record per call (keeping the
+ * spacing) and one far behind (preempted) catches up in bursts.
  */
-unsigned int replay_opts_burst(const struct replay_opts *o);
+uint64_t replay_opts_catchup_ns(const struct replay_opts *o);
 
 /* What the modes get at set-up. */
 struct replay_env {
@@ -132,6 +134,8 @@ struct replay_loop_conf {
 	uint64_t spin_ns;
 	/* records queued at most before a flush (1 .. REPLAY_BURST_MAX) */
 	unsigned int burst;
+	/* a due record joins the pending ones only when later than this (ns) */
+	uint64_t catchup_ns;
 	/* ends the replay when it becomes non-zero; may be NULL */
 	const volatile sig_atomic_t *stop;
 	/* longest sleep between two looks at *stop, ns (0: 100 ms) */
@@ -156,8 +160,9 @@ struct replay_loop_result {
 
 /*
  * Replay trace t on schedule s (anchored here at the clock's current
- * time) through mode m with state, on c's clock. Records that are already
- * due when one is queued go out together (up to c->burst); every sent
+ * time) through mode m with state, on c's clock. Records already late by
+ * more than c->catchup_ns when one is queued go out with it (up to c->burst
+ * in one flush); every sent
  * record goes into st with its due time and its departure (the clock read
  * just before the flush that sent it). 0, or the mode's -errno.
  */

@@ -68,7 +68,7 @@ static int replay_frames_mode_setup(const struct replay_env *env, void **state,
 		.rx_queues = 1, .tx_queues = 1, .link_wait_ms = o->link_wait_ms,
 	};
 	struct replay_frames_conf fc = {
-		.burst = replay_opts_burst(o), .clock = *env->clock, .stop = env->stop,
+		.burst = o->burst, .clock = *env->clock, .stop = env->stop,
 	};
 	struct replay_frames_mode *fm = calloc(1, sizeof(*fm));
 	struct rte_mempool *rx;

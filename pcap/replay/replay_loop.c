@@ -81,6 +81,7 @@ int replay_loop_run(struct timing_sched *s, const struct trace *t,
 	struct replay_pending p = { .n = 0 };
 	struct timing_slot slot;
 	struct waiter w;
+	uint64_t now;
 	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -101,8 +102,10 @@ int replay_loop_run(struct timing_sched *s, const struct trace *t,
 		p.due[p.n] = slot.due_ns;
 		p.len[p.n] = rec->caplen;
 		p.n++;
-		/* Keep filling the burst while the next record is already due. */
-		if (p.n < burst && timing_due(s, slot.seq + 1) <= c->clock.now(c->clock.ctx))
+		/* Keep filling the burst while the next record is late enough. */
+		now = c->clock.now(c->clock.ctx);
+		if (p.n < burst && now >= c->catchup_ns &&
+		    timing_due(s, slot.seq + 1) <= now - c->catchup_ns)
 			continue;
 		replay_flush(m, state, c, &p, st, res);
 	}

@@ -99,8 +99,9 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"  --mode MODE         what to do with each record (default frames), see below\n"
 		"  --port ETHDEV       frames mode: the port to send on (a --vdev name, a PCI\n"
 		"                      address or a DPDK port number)\n"
-		"  --burst N           frames already due go out together, N at most\n"
-		"                      (1 .. %d; default %d at top speed, 1 otherwise)\n"
+		"  --burst N           frames per transmit call at most (1 .. %d, default %d);\n"
+		"                      on a paced schedule only frames more than 20 us late\n"
+		"                      share a call (a sender catching up)\n"
 		"  --spin-us US        busy-wait the last US microseconds before each due time\n"
 		"                      (default %d; sleep before that)\n"
 		"  --link-wait-ms MS   wait up to MS for the port's link (default %d)\n"
@@ -109,7 +110,7 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"  --help              this text\n"
 		"\n"
 		"Modes:\n",
-		prog, REPLAY_BURST_MAX, REPLAY_BURST_TOPSPEED, WAITER_SPIN_NS_DEFAULT / 1000,
+		prog, REPLAY_BURST_MAX, REPLAY_BURST_DEFAULT, WAITER_SPIN_NS_DEFAULT / 1000,
 		REPLAY_LINK_WAIT_DEFAULT);
 	for (const struct replay_mode *const *m = replay_mode_list(); *m; m++)
 		fprintf(f, "  %-18s  %s%s\n", (*m)->name, (*m)->help,
@@ -245,6 +246,7 @@ static void replay_opts_defaults(struct replay_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->mode = "frames";
 	timing_opts_init(&o->timing);
+	o->burst = REPLAY_BURST_DEFAULT;
 	o->spin_ns = WAITER_SPIN_NS_DEFAULT;
 	o->link_wait_ms = REPLAY_LINK_WAIT_DEFAULT;
 }
@@ -269,11 +271,9 @@ static int replay_check(struct replay_opts *o, int argc, char **argv, char *err,
 	return m->check ? m->check(o, err, errlen) : 0;
 }
 
-unsigned int replay_opts_burst(const struct replay_opts *o)
+uint64_t replay_opts_catchup_ns(const struct replay_opts *o)
 {
-	if (o->burst)
-		return o->burst;
-	return o->timing.mode == TIMING_TOPSPEED ? REPLAY_BURST_TOPSPEED : 1;
+	return o->timing.mode == TIMING_TOPSPEED ? 0 : REPLAY_CATCHUP_NS;
 }
 
 int replay_opts_parse(struct replay_opts *o, int argc, char **argv, char *err,
