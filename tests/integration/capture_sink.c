@@ -11,7 +11,9 @@
  *                [--timeout-ms MS] [--linger-ms MS] [--ready-file PATH]
  *
  * Exit 0 when exactly --count frames arrived (or, without --count, at the
- * time-out), 1 otherwise.
+ * time-out), 1 otherwise. The linger (20 ms by default) must end before the
+ * sender disconnects (segnet-replay waits 100 ms): DPDK 22.11's memif
+ * server can crash polling a ring its client is tearing down.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -65,7 +67,7 @@ static int sink_parse(struct sink_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->timeout_ms = 20000;
-	o->linger_ms = 200;
+	o->linger_ms = 20;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p':
