@@ -102,6 +102,31 @@ static inline void dp_port_tx(struct dp_port *port, struct rte_mbuf **pkts,
 	}
 }
 
+/*
+ * Send a burst without dropping: returns how many frames the backend took
+ * (counted like dp_port_tx); the others stay the caller's, to send again or
+ * free. For senders that must not lose frames (a traffic generator). The
+ * tap sees the whole burst before it is sent, so frames sent again are
+ * shown again.
+ */
+static inline uint16_t dp_port_tx_keep(struct dp_port *port, struct rte_mbuf **pkts,
+				       uint16_t n)
+{
+	uint16_t sent;
+
+	if (n == 0)
+		return 0;
+	if (port->tap)
+		port->tap->frames(port->tap->ctx, port, DP_DIR_TX, pkts, n);
+	for (uint16_t i = 0; i < n; i++)
+		port->stats.tx_bytes += pkts[i]->pkt_len;
+	sent = port->ops->tx(port, pkts, n);
+	port->stats.tx_frames += sent;
+	for (uint16_t i = sent; i < n; i++)
+		port->stats.tx_bytes -= pkts[i]->pkt_len;
+	return sent;
+}
+
 /* Send one frame. */
 static inline void dp_port_tx1(struct dp_port *port, struct rte_mbuf *m)
 {

@@ -4,7 +4,8 @@
  * starts, so a bad command line fails at once), starts the EAL, opens every
  * node's ports, builds the switch fabric on them and polls it on the TSC
  * clock, sleeping when idle, until SIGINT or SIGTERM; then it prints its
- * counters, closes the ports and checks that every mbuf came back.
+ * counters, closes the capture (--capture) and the ports and checks that
+ * every mbuf came back.
  * doc/man/switchd.8 documents it.
  */
 #include <errno.h>
@@ -34,6 +35,7 @@ struct swd {
 	struct swd_opts opts;		/* the command line */
 	struct swd_ports ports;		/* devices, ports, pools */
 	struct sw_fabric *sw;		/* the switch */
+	struct port_capture *cap;	/* --capture, or NULL */
 	struct dp_idle idle;		/* back-off state */
 	uint64_t t_start;		/* dp_tsc_ns() when the loop started */
 };
@@ -77,6 +79,34 @@ static void swd_parse_args(struct swd *d, int argc, char **argv, int dd)
 		swd_opts_free(&d->opts);
 		exit(SWD_EXIT_USAGE);
 	}
+}
+
+/* Open --capture and attach it to every port; exit status 2 on failure. */
+static int swd_capture_start(struct swd *d)
+{
+	struct port_capture_opts co = {
+		.file = { .max_bytes = d->opts.capture_max_bytes,
+			  .max_packets = d->opts.capture_max_packets },
+	};
+	int rc;
+
+	if (!d->opts.capture)
+		return 0;
+	if (co.file.max_bytes && co.file.max_bytes < CAPTURE_FILE_HDR)
+		co.file.max_bytes = CAPTURE_FILE_HDR;
+	d->cap = port_capture_open(d->opts.capture, &co);
+	if (!d->cap) {
+		fprintf(stderr, "switchd: --capture %s: %s\n", d->opts.capture, strerror(errno));
+		return -errno;
+	}
+	rc = swd_ports_capture(&d->ports, d->cap);
+	if (rc) {
+		fprintf(stderr, "switchd: --capture %s: cannot attach to the ports: %s\n",
+			d->opts.capture, strerror(-rc));
+		return rc;
+	}
+	printf("switchd: capturing every port, both directions, into %s\n", d->opts.capture);
+	return 0;
 }
 
 /* Pin the polling thread if asked, check NUMA placement and print it. */
@@ -191,14 +221,18 @@ static void swd_loop(struct swd *d)
 	}
 }
 
-/* Print the summary, free everything, check the pools; the exit status. */
+/* Print the summary, close the capture, free everything, check the pools. */
 static int swd_finish(struct swd *d)
 {
 	double secs = (double)(dp_tsc_ns() - d->t_start) / 1e9;
 	unsigned int missing;
+	bool cap_failed;
 
 	swd_telemetry_unpublish();
 	swd_report_summary(stdout, d->sw, &d->ports, &d->idle, secs);
+	/* A failed write is in the capture's summary line, and fails the exit. */
+	cap_failed = port_capture_close(d->cap, stdout, NULL) != 0;
+	d->cap = NULL;
 	sw_fabric_destroy(d->sw);
 	d->sw = NULL;
 	swd_ports_close(&d->ports);
@@ -208,13 +242,14 @@ static int swd_finish(struct swd *d)
 	else
 		printf("switchd: no mbuf leaked\n");
 	fflush(stdout);
-	return missing ? SWD_EXIT_FAIL : SWD_EXIT_OK;
+	return missing || cap_failed ? SWD_EXIT_FAIL : SWD_EXIT_OK;
 }
 
 /* Release what set-up built, on a failure before the loop. */
 static void swd_abort(struct swd *d)
 {
 	swd_telemetry_unpublish();
+	port_capture_close(d->cap, NULL, NULL);
 	sw_fabric_destroy(d->sw);
 	swd_ports_close(&d->ports);
 	swd_ports_free(&d->ports);
@@ -249,7 +284,7 @@ int main(int argc, char **argv)
 		return rc == -ENODEV || rc == -EINVAL ? SWD_EXIT_USAGE : SWD_EXIT_FAIL;
 	}
 	swd_ports_numa_check(&d.ports, d.opts.core);
-	if (swd_build(&d)) {
+	if (swd_build(&d) || swd_capture_start(&d)) {
 		swd_abort(&d);
 		return SWD_EXIT_USAGE;
 	}

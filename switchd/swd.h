@@ -16,6 +16,7 @@
 
 #include "dataplane/dp_eal.h"
 #include "dataplane/dp_ethdev.h"
+#include "pcap/port_capture.h"
 #include "switchd/fabric.h"
 
 /* The daemon's log type, segnet.switchd.daemon (defined in main.c). */
@@ -55,6 +56,9 @@ struct swd_opts {
 	bool check_crc;			/* --check-crc */
 	bool control_queue;		/* --control-queue: tx queue 1 for control */
 	uint64_t seed;			/* --seed of randomized arbiters */
+	const char *capture;		/* --capture: pcap of every port, or NULL */
+	uint64_t capture_max_bytes;	/* --capture-max-mb in bytes (0 = no bound) */
+	uint64_t capture_max_packets;	/* --capture-max-packets (0 = no bound) */
 };
 
 /*
@@ -132,6 +136,12 @@ unsigned int swd_ports_check_pools(const struct swd_ports *p, FILE *f);
 
 /* Free the port tables (after swd_ports_close). */
 void swd_ports_free(struct swd_ports *p);
+
+/*
+ * Show every distinct port (bulk, quick, control) of every node to cap,
+ * both directions. 0 or -errno; close cap before swd_ports_close.
+ */
+int swd_ports_capture(struct swd_ports *p, struct port_capture *cap);
 
 /* Warn about ports polled across NUMA nodes from CPU core (-1: the lcore). */
 void swd_ports_numa_check(const struct swd_ports *p, int core);

@@ -39,6 +39,9 @@ enum swd_opt {
 	SWD_OPT_CHECK_CRC,
 	SWD_OPT_SEED,
 	SWD_OPT_CONTROL_QUEUE,
+	SWD_OPT_CAPTURE,
+	SWD_OPT_CAPTURE_MAX_MB,
+	SWD_OPT_CAPTURE_MAX_PACKETS,
 };
 
 /* The options getopt_long knows. */
@@ -63,6 +66,9 @@ static const struct option swd_long_opts[] = {
 	{ "check-crc", required_argument, NULL, SWD_OPT_CHECK_CRC },
 	{ "seed", required_argument, NULL, SWD_OPT_SEED },
 	{ "control-queue", required_argument, NULL, SWD_OPT_CONTROL_QUEUE },
+	{ "capture", required_argument, NULL, SWD_OPT_CAPTURE },
+	{ "capture-max-mb", required_argument, NULL, SWD_OPT_CAPTURE_MAX_MB },
+	{ "capture-max-packets", required_argument, NULL, SWD_OPT_CAPTURE_MAX_PACKETS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -134,6 +140,11 @@ void swd_opts_usage(FILE *f, const char *prog)
 		"                          (default on; a memif or vhost peer then needs\n"
 		"                          two receive queues)\n"
 		"  --seed S                seed of randomized arbiters (default 1)\n"
+		"  --capture FILE.pcap     write every frame received and sent on every\n"
+		"                          port into FILE.pcap (nanosecond pcap)\n"
+		"  --capture-max-mb M      stop capturing before the file passes M MB\n"
+		"                          (10^6 bytes; default 0: no bound)\n"
+		"  --capture-max-packets N stop capturing after N frames (default 0: no bound)\n"
 		"  --help                  this text\n"
 		"\n"
 		"Arbiters:\n",
@@ -305,6 +316,9 @@ static int swd_check(struct swd_opts *o, struct swd_port_arg *ports,
 
 	if (!o->nodes)
 		return swd_fail(err, errlen, "--nodes N is required (2 .. %d)", PROTO_MAX_NODES);
+	if (!o->capture && (o->capture_max_bytes || o->capture_max_packets))
+		return swd_fail(err, errlen, "--capture-max-%s needs --capture FILE",
+				o->capture_max_bytes ? "mb" : "packets");
 	/* --bulk-gbps and --quick-gbps win over --link-gbps, in any order. */
 	if (!o->bulk_gbps)
 		o->bulk_gbps = o->link_gbps;
@@ -393,6 +407,19 @@ static int swd_parse_value(struct swd_opts *o, int c, const char *arg, char *err
 		return swd_parse_choice("--check-crc", arg, "on", "off", &o->check_crc, err, errlen);
 	case SWD_OPT_CONTROL_QUEUE:
 		return swd_parse_choice("--control-queue", arg, "on", "off", &o->control_queue, err, errlen);
+	case SWD_OPT_CAPTURE:
+		if (!*arg)
+			return swd_fail(err, errlen, "--capture needs a file name");
+		o->capture = arg;
+		return 0;
+	case SWD_OPT_CAPTURE_MAX_MB:
+		rc = swd_parse_ulong("--capture-max-mb", arg, 0, 1000000000, &v, err, errlen);
+		o->capture_max_bytes = (uint64_t)v * 1000000;
+		return rc;
+	case SWD_OPT_CAPTURE_MAX_PACKETS:
+		rc = swd_parse_ulong("--capture-max-packets", arg, 0, ULONG_MAX, &v, err, errlen);
+		o->capture_max_packets = v;
+		return rc;
 	case SWD_OPT_SEED:
 		rc = swd_parse_ulong("--seed", arg, 0, ULONG_MAX, &v, err, errlen);
 		o->seed = v;

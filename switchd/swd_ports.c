@@ -255,6 +255,25 @@ void swd_ports_free(struct swd_ports *p)
 	memset(p, 0, sizeof(*p));
 }
 
+int swd_ports_capture(struct swd_ports *p, struct port_capture *cap)
+{
+	for (uint16_t i = 0; i < p->n; i++) {
+		struct swd_node *sn = &p->node[i];
+		struct dp_port *ports[3] = { sn->bulk, sn->quick, sn->control };
+
+		for (int k = 0; k < 3; k++) {
+			int rc;
+
+			if (!ports[k] || (k == 1 && sn->quick == sn->bulk))
+				continue;
+			rc = port_capture_attach(cap, ports[k]);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 void swd_ports_numa_check(const struct swd_ports *p, int core)
 {
 	int core_socket = dp_core_socket(core);

@@ -68,9 +68,15 @@ expect 2 "--slot-frames 0" -- --nodes 3 $ports --slot-frames 0
 expect 2 "--port 7=x" -- --nodes 3 $ports --port 7=x
 expect 2 "--bogus" -- --nodes 3 $ports --bogus
 expect 2 "-l" -l 0 --nodes 3 $ports
+expect 2 "--capture-max-packets needs --capture FILE" -- --nodes 3 $ports --capture-max-packets 5
+expect 2 "--capture-max-mb x" -- --nodes 3 $ports --capture sw.pcap --capture-max-mb x
 # shellcheck disable=SC2086
 expect 2 "net_bogus" $eal --vdev net_null0 --vdev net_null1 -- --nodes 3 \
 	--port 0=net_null0 --port 1=net_null1 --port 2=net_bogus
+# shellcheck disable=SC2086
+expect 2 "--capture /nonexistent-dir/sw.pcap: No such file or directory" $eal \
+	--vdev net_null0 --vdev net_null1 -- --nodes 2 --port 0=net_null0 --port 1=net_null1 \
+	--capture /nonexistent-dir/sw.pcap
 # shellcheck disable=SC2086
 expect 2 "are the same device" $eal --vdev net_null0 --vdev net_null1 -- --nodes 2 \
 	--port 0=net_null0 --port 1=0

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * segnet-replay: replays a pcap/pcapng trace. It parses its arguments and
+ * validates and loads the whole trace before the EAL starts (a bad command
+ * line or a damaged trace fails at once, with nothing sent), then sets up
+ * the mode, runs the sender loop on the TSC clock and prints the report.
+ * doc/man/segnet-replay.1 documents it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_pause.h>
+
+#include "dataplane/dp_eal.h"
+#include "pcap/replay/replay.h"
+
+/* What main builds and runs. */
+struct replay_main {
+	/* the command line */
+	struct replay_opts opts;
+	/* the mode it names */
+	const struct replay_mode *mode;
+	/* the mode's state */
+	void *state;
+	/* the trace, in memory */
+	struct trace *trace;
+	/* its schedule */
+	struct timing_sched *sched;
+	/* departures */
+	struct replay_stats *stats;
+	/* the clock the loop waits on */
+	struct waiter_clock clock;
+};
+
+/* Index of the first "--" in argv, or argc when there is none. */
+static int replay_dashdash(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--"))
+			return i;
+	return argc;
+}
+
+/* The TSC in ns, as a waiter clock reading. */
+static uint64_t replay_tsc_now(void *ctx)
+{
+	(void)ctx;
+	return dp_tsc_ns();
+}
+
+/* One busy-wait step. */
+static void replay_relax(void *ctx)
+{
+	(void)ctx;
+	rte_pause();
+}
+
+/*
+ * Parse the arguments after "--" (all of them without "--"). True when
+ * main must exit (--help, bad arguments) with *status.
+ */
+static bool replay_parse_args(struct replay_main *r, int argc, char **argv, int dd,
+			      int *status)
+{
+	int own_argc = dd < argc ? argc - dd : argc;
+	char **own = calloc((size_t)own_argc + 1, sizeof(*own));
+	char err[512] = "";
+	int rc;
+
+	*status = REPLAY_EXIT_FAIL;
+	if (own == NULL) {
+		fprintf(stderr, "segnet-replay: out of memory\n");
+		return true;
+	}
+	own[0] = argv[0];
+	for (int i = 1; i < own_argc; i++)
+		own[i] = argv[dd < argc ? dd + i : i];
+	rc = replay_opts_parse(&r->opts, own_argc, own, err, sizeof(err));
+	free(own);
+	*status = rc == 1 ? REPLAY_EXIT_OK : REPLAY_EXIT_USAGE;
+	if (rc < 0)
+		fprintf(stderr, "segnet-replay: %s\n", err);
+	return rc != 0;
+}
+
+/* Load and schedule the trace; 0 or the exit status. */
+static int replay_load(struct replay_main *r)
+{
+	struct trace_err terr = { 0 };
+
+	r->mode = replay_mode_find(r->opts.mode);
+	if (r->mode->unavailable) {
+		fprintf(stderr, "segnet-replay: --mode %s: %s\n", r->mode->name,
+			r->mode->unavailable);
+		return REPLAY_EXIT_FAIL;
+	}
+	r->trace = trace_load(r->opts.file, &terr);
+	if (r->trace == NULL) {
+		fprintf(stderr, "segnet-replay: %s (nothing sent)\n", terr.msg);
+		return REPLAY_EXIT_FAIL;
+	}
+	if (r->trace->n == 0) {
+		fprintf(stderr, "segnet-replay: %s: no records (nothing sent)\n", r->opts.file);
+		return REPLAY_EXIT_FAIL;
+	}
+	r->sched = replay_sched_new(r->trace, &r->opts.timing);
+	r->stats = replay_stats_new();
+	if (r->sched == NULL || r->stats == NULL) {
+		fprintf(stderr, "segnet-replay: cannot schedule %s: %s\n", r->opts.file,
+			strerror(errno));
+		return REPLAY_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* Set the mode up on the started EAL; 0 or the exit status. */
+static int replay_setup(struct replay_main *r)
+{
+	const struct waiter_clock *sys = waiter_clock_system();
+	struct replay_env env = {
+		.opts = &r->opts, .trace = r->trace, .clock = &r->clock, .stop = &dp_stop,
+	};
+	char err[512] = "";
+	int rc;
+
+	r->clock = (struct waiter_clock){
+		.now = replay_tsc_now, .sleep = sys->sleep, .relax = replay_relax,
+	};
+	rc = r->mode->setup(&env, &r->state, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "segnet-replay: %s\n", err);
+		return rc == -ENODEV ? REPLAY_EXIT_USAGE : REPLAY_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* Write the report to path in format fmt; 0 or the exit status. */
+static int replay_write_report(const char *opt, const char *path,
+			       const struct replay_summary *sum,
+			       enum replay_stats_format fmt)
+{
+	FILE *f;
+	int rc;
+
+	if (path == NULL)
+		return 0;
+	f = fopen(path, "w");
+	if (f == NULL) {
+		fprintf(stderr, "segnet-replay: %s %s: %s\n", opt, path, strerror(errno));
+		return REPLAY_EXIT_FAIL;
+	}
+	rc = replay_stats_print(sum, fmt, f);
+	if (fclose(f) || rc) {
+		fprintf(stderr, "segnet-replay: %s %s: write failed\n", opt, path);
+		return REPLAY_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* Run the replay and print the report; the exit status. */
+static int replay_run(struct replay_main *r)
+{
+	struct replay_loop_conf lc = {
+		.clock = r->clock, .spin_ns = r->opts.spin_ns,
+		.burst = r->opts.burst, .catchup_ns = replay_opts_catchup_ns(&r->opts),
+		.stop = &dp_stop,
+	};
+	const struct trace_info *ti = &r->trace->info;
+	struct replay_loop_result res;
+	struct replay_summary sum;
+	uint64_t dropped;
+	int rc, st;
+
+	printf("segnet-replay: %s: %s, %" PRIu64 " records, mode %s\n", r->opts.file,
+	       trace_format_name(ti->format), r->trace->n, r->mode->name);
+	fflush(stdout);
+	rc = replay_loop_run(r->sched, r->trace, r->mode, r->state, &lc, r->stats, &res);
+	replay_stats_summary(r->stats, &sum);
+	replay_stats_print(&sum, REPLAY_STATS_TABLE, stdout);
+	r->mode->report(r->state, stdout);
+	dropped = r->mode->dropped(r->state);
+	printf("%-14s %15s\n", "stopped by", res.interrupted ? "signal" :
+	       res.error ? "error" : timing_stop_name(res.stop));
+	if (rc)
+		fprintf(stderr, "segnet-replay: sending failed: %s\n", strerror(-rc));
+	fflush(stdout);
+	st = replay_write_report("--csv", r->opts.csv, &sum, REPLAY_STATS_CSV);
+	if (!st)
+		st = replay_write_report("--json", r->opts.json, &sum, REPLAY_STATS_JSON);
+	if (!st && (rc || dropped))
+		st = REPLAY_EXIT_FAIL;
+	return st;
+}
+
+/* Free everything main built. */
+static void replay_free(struct replay_main *r)
+{
+	if (r->mode != NULL && r->mode->teardown != NULL)
+		r->mode->teardown(r->state);
+	replay_stats_free(r->stats);
+	timing_sched_free(r->sched);
+	trace_free(r->trace);
+}
+
+int main(int argc, char **argv)
+{
+	struct replay_main r;
+	int dd = replay_dashdash(argc, argv);
+	char err[512] = "";
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	if (replay_parse_args(&r, argc, argv, dd, &rc))
+		return rc;
+	rc = replay_load(&r);
+	if (rc) {
+		replay_free(&r);
+		return rc;
+	}
+	rc = dp_eal_init(dd < argc ? dd : 1, argv, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "segnet-replay: %s (EAL arguments, before --)\n", err);
+		replay_free(&r);
+		return rc == -EINVAL ? REPLAY_EXIT_USAGE : REPLAY_EXIT_FAIL;
+	}
+	dp_signals_install();
+	rc = replay_setup(&r);
+	if (!rc)
+		rc = replay_run(&r);
+	replay_free(&r);
+	dp_eal_cleanup();
+	return rc;
+}

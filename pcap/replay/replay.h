@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * segnet-replay: send the records of a pcap/pcapng trace on the schedule
+ * of pcap/timing.h. The tool is three parts:
+ *
+ *   - its options (replay_opts.c), checked before the EAL starts;
+ *   - the sender loop (replay_loop.c): timing_next, wait on an injected
+ *     clock, hand the record to the mode, account the departure. No DPDK:
+ *     tests run it on a simulated clock;
+ *   - the modes (replay_modes.c): a table of what to do with a record.
+ *     "frames" sends the raw frames out of a DPDK port
+ *     (replay_frames.c); "messages" (through nicd's libsegnet) is listed
+ *     but not built yet. A mode is one file and one table line.
+ *
+ * doc/man/segnet-replay.1 and doc/replay.md document the tool.
+ */
+#ifndef SEGNET_PCAP_REPLAY_H
+#define SEGNET_PCAP_REPLAY_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pcap/reader.h"
+#include "pcap/replay_stats.h"
+#include "pcap/timing.h"
+#include "pcap/waiter.h"
+
+/* Exit statuses (doc/man/segnet-replay.1, EXIT STATUS). */
+enum replay_exit {
+	REPLAY_EXIT_OK = 0,	/* every record handed out was sent */
+	REPLAY_EXIT_FAIL = 1,	/* trace refused, port or mode failed, frames dropped */
+	REPLAY_EXIT_USAGE = 2,	/* bad arguments */
+};
+
+/* Limits of the options. */
+enum {
+	REPLAY_BURST_MAX = 64,		/* --burst at most */
+	REPLAY_BURST_DEFAULT = 32,	/* --burst default */
+	REPLAY_CATCHUP_NS = 20000,	/* paced: late by more, frames share a call */
+	REPLAY_LINK_WAIT_DEFAULT = 5000,	/* --link-wait-ms */
+};
+
+/* segnet-replay's own options (the arguments after "--"). */
+struct replay_opts {
+	/* --mode: name of an entry of the mode table */
+	const char *mode;
+	/* --port: the ethdev of frames mode */
+	const char *port;
+	/* the trace to replay */
+	const char *file;
+	/* --multiplier, --pps, --mbps, --topspeed, --loop, --limit, --duration, --overhead */
+	struct timing_opts timing;
+	/* --csv FILE: the report as CSV, or NULL */
+	const char *csv;
+	/* --json FILE: the report as JSON, or NULL */
+	const char *json;
+	/* --burst: records per transmit call at most */
+	unsigned int burst;
+	/* --spin-us in ns: busy-wait window before each due time */
+	uint64_t spin_ns;
+	/* --link-wait-ms: wait this long for the port's link */
+	uint32_t link_wait_ms;
+};
+
+/*
+ * Parse segnet-replay's arguments (argv[0] is the program name). 0 when
+ * they are good, 1 after printing --help, -EINVAL with a message naming
+ * the argument in err. Needs no EAL.
+ */
+int replay_opts_parse(struct replay_opts *o, int argc, char **argv, char *err,
+		      size_t errlen);
+
+/* Print the usage text. */
+void replay_opts_usage(FILE *f, const char *prog);
+
+/*
+ * How late (ns) a due record must be to join the transmit call of the one
+ * before it: 0 at top speed (every due record), REPLAY_CATCHUP_NS on a paced
+ * schedule, so that a sender on time sends one record per call (keeping the
+ * spacing) and one far behind (preempted) catches up in bursts.
+ */
+uint64_t replay_opts_catchup_ns(const struct replay_opts *o);
+
+/* What the modes get at set-up. */
+struct replay_env {
+	/* the command line */
+	const struct replay_opts *opts;
+	/* the loaded trace */
+	const struct trace *trace;
+	/* the clock the loop waits on (for the modes' own time-outs) */
+	const struct waiter_clock *clock;
+	/* set by SIGINT/SIGTERM; may be NULL */
+	const volatile sig_atomic_t *stop;
+};
+
+/* One way of replaying a record: an entry of the mode table. */
+struct replay_mode {
+	/* --mode name */
+	const char *name;
+	/* one line for --help */
+	const char *help;
+	/* why this build cannot run the mode, or NULL when it can */
+	const char *unavailable;
+	/* Check the options the mode needs (before the EAL); 0 or -EINVAL. */
+	int (*check)(const struct replay_opts *o, char *err, size_t errlen);
+	/* Build the mode's state (EAL up); 0 or -errno with a message. */
+	int (*setup)(const struct replay_env *env, void **state, char *err, size_t errlen);
+	/* Queue one record for sending; 0 or -errno (ends the replay). */
+	int (*send)(void *state, const struct trace_rec *rec);
+	/* Send what is queued, in order; returns how many left (the rest are dropped). */
+	unsigned int (*flush)(void *state);
+	/* Print the mode's own lines of the report (port counters ...). */
+	void (*report)(void *state, FILE *f);
+	/* Records queued but never sent (dropped) so far. */
+	uint64_t (*dropped)(void *state);
+	/* Release the state (NULL is allowed). */
+	void (*teardown)(void *state);
+};
+
+/* The mode called name, or NULL. */
+const struct replay_mode *replay_mode_find(const char *name);
+
+/* The mode table, NULL-terminated. */
+const struct replay_mode *const *replay_mode_list(void);
+
+/* How the sender loop runs. */
+struct replay_loop_conf {
+	/* the clock it waits on and reads departures from */
+	struct waiter_clock clock;
+	/* busy-wait window before a due time, ns */
+	uint64_t spin_ns;
+	/* records queued at most before a flush (1 .. REPLAY_BURST_MAX) */
+	unsigned int burst;
+	/* a due record joins the pending ones only when later than this (ns) */
+	uint64_t catchup_ns;
+	/* ends the replay when it becomes non-zero; may be NULL */
+	const volatile sig_atomic_t *stop;
+	/* longest sleep between two looks at *stop, ns (0: 100 ms) */
+	uint64_t stop_check_ns;
+};
+
+/* What the sender loop did. */
+struct replay_loop_result {
+	/* records handed to the mode */
+	uint64_t queued;
+	/* records the mode sent */
+	uint64_t sent;
+	/* flushes (transmit calls of the mode) */
+	uint64_t flushes;
+	/* why the schedule stopped */
+	enum timing_stop stop;
+	/* *stop ended the replay early */
+	bool interrupted;
+	/* the mode's send failed with this -errno (0: never) */
+	int error;
+};
+
+/*
+ * Replay trace t on schedule s (anchored here at the clock's current
+ * time) through mode m with state, on c's clock. Records already late by
+ * more than c->catchup_ns when one is queued go out with it (up to c->burst
+ * in one flush); every sent
+ * record goes into st with its due time and its departure (the clock read
+ * just before the flush that sent it). 0, or the mode's -errno.
+ */
+int replay_loop_run(struct timing_sched *s, const struct trace *t,
+		    const struct replay_mode *m, void *state,
+		    const struct replay_loop_conf *c, struct replay_stats *st,
+		    struct replay_loop_result *res);
+
+/* Timing options as the schedule of trace t needs them (lengths = caplen). */
+struct timing_sched *replay_sched_new(const struct trace *t, const struct timing_opts *o);
+
+#endif /* SEGNET_PCAP_REPLAY_H */

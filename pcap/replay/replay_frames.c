@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Frames mode: trace records as raw frames on a dp_port. A prebuilt frame
+ * holds one reference of its own for the whole replay; each send adds one,
+ * which the driver drops when it is done with the frame, so the same mbuf
+ * goes out loop after loop without being rebuilt or returned to the pool.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+
+#include "pcap/replay/replay_frames.h"
+
+/* LINKTYPE_ETHERNET: the only link type frames mode sends. */
+enum { REPLAY_FRAMES_LINKTYPE = 1 };
+
+/* Frames mode over one port. */
+struct replay_frames {
+	/* where frames go */
+	struct dp_port *port;
+	/* the trace being replayed */
+	const struct trace *t;
+	/* prebuilt frames or send-time copies */
+	struct rte_mempool *mp;
+	/* per record, its prebuilt frame; NULL when frames are copied at send */
+	struct rte_mbuf **frames;
+	/* the configuration */
+	struct replay_frames_conf c;
+	/* frames queued for the next flush */
+	struct rte_mbuf *q[REPLAY_BURST_MAX];
+	/* their lengths */
+	uint32_t qlen[REPLAY_BURST_MAX];
+	/* entries used in q */
+	uint16_t nq;
+	/* the counters */
+	struct replay_frames_stats st;
+};
+
+/* Pools made so far, for unique names. */
+static unsigned int replay_frames_pools;
+
+/* Longest captured length of t. */
+static uint32_t replay_frames_longest(const struct trace *t)
+{
+	uint32_t max = 0;
+
+	for (uint64_t k = 0; k < t->n; k++)
+		if (t->recs[k].caplen > max)
+			max = t->recs[k].caplen;
+	return max;
+}
+
+/* True when prebuilding n frames of room data bytes stays in the limits. */
+static bool replay_frames_can_prebuild(uint64_t n, uint32_t room)
+{
+	uint64_t per = room + sizeof(struct rte_mbuf) + RTE_CACHE_LINE_SIZE;
+
+	return n <= REPLAY_FRAMES_PREBUILD_RECORDS &&
+	       n * per <= (uint64_t)REPLAY_FRAMES_PREBUILD_BYTES;
+}
+
+/* A pktmbuf pool of n mbufs with room bytes of data each; NULL with rte_errno. */
+static struct rte_mempool *replay_frames_pool(unsigned int n, uint32_t room, int socket)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	snprintf(name, sizeof(name), "replay-fr%u", replay_frames_pools++);
+	return rte_pktmbuf_pool_create(name, n, 0, 0, (uint16_t)(RTE_PKTMBUF_HEADROOM + room),
+				       socket);
+}
+
+/* Copy record rec into a new mbuf of f's pool, or NULL. */
+static struct rte_mbuf *replay_frames_build(struct replay_frames *f, const struct trace_rec *rec)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(f->mp);
+
+	if (m == NULL)
+		return NULL;
+	memcpy(rte_pktmbuf_mtod(m, void *), rec->data, rec->caplen);
+	m->data_len = (uint16_t)rec->caplen;
+	m->pkt_len = rec->caplen;
+	return m;
+}
+
+/* Build every record's frame; 0 or -ENOMEM. */
+static int replay_frames_prebuild(struct replay_frames *f)
+{
+	f->frames = calloc(f->t->n, sizeof(*f->frames));
+	if (f->frames == NULL)
+		return -ENOMEM;
+	for (uint64_t k = 0; k < f->t->n; k++) {
+		f->frames[k] = replay_frames_build(f, &f->t->recs[k]);
+		if (f->frames[k] == NULL)
+			return -ENOMEM;
+	}
+	f->st.prebuilt = f->t->n;
+	return 0;
+}
+
+/* Make the pool: prebuilt frames when they fit, else a copy pool. */
+static int replay_frames_make_pool(struct replay_frames *f, uint32_t room,
+				   char *err, size_t errlen)
+{
+	uint64_t n = f->t->n;
+
+	if (!f->c.no_prebuild && n > 0 && replay_frames_can_prebuild(n, room)) {
+		f->mp = replay_frames_pool((unsigned int)n, room, f->c.socket);
+		if (f->mp != NULL && replay_frames_prebuild(f) == 0)
+			return 0;
+		/* Not enough memory for them all: copy at send time instead. */
+		for (uint64_t k = 0; f->frames && k < n; k++)
+			rte_pktmbuf_free(f->frames[k]);
+		free(f->frames);
+		f->frames = NULL;
+		f->st.prebuilt = 0;
+		rte_mempool_free(f->mp);
+	}
+	f->mp = replay_frames_pool(REPLAY_FRAMES_COPY_POOL, room, f->c.socket);
+	if (f->mp == NULL) {
+		snprintf(err, errlen, "cannot create a pool of %u frames of %u bytes: %s",
+			 REPLAY_FRAMES_COPY_POOL, room, rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+struct replay_frames *replay_frames_create(struct dp_port *port, const struct trace *t,
+					   const struct replay_frames_conf *c,
+					   char *err, size_t errlen)
+{
+	uint32_t room = replay_frames_longest(t);
+	struct replay_frames *f;
+	int rc;
+
+	if (t->info.linktype != REPLAY_FRAMES_LINKTYPE) {
+		snprintf(err, errlen, "link type %u is not Ethernet (1): frames mode sends Ethernet frames",
+			 t->info.linktype);
+		errno = EPROTONOSUPPORT;
+		return NULL;
+	}
+	if (room > UINT16_MAX - RTE_PKTMBUF_HEADROOM) {
+		snprintf(err, errlen, "a record of %u bytes does not fit in an mbuf (%u bytes at most)",
+			 room, UINT16_MAX - RTE_PKTMBUF_HEADROOM);
+		errno = EMSGSIZE;
+		return NULL;
+	}
+	if (room < RTE_ETHER_MIN_LEN)
+		room = RTE_ETHER_MIN_LEN;
+	f = calloc(1, sizeof(*f));
+	if (f == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	f->port = port;
+	f->t = t;
+	f->c = *c;
+	rc = replay_frames_make_pool(f, room, err, errlen);
+	if (rc) {
+		replay_frames_free(f);
+		errno = -rc;
+		return NULL;
+	}
+	for (uint64_t k = 0; k < t->n; k++)
+		f->st.cut += t->recs[k].caplen < t->recs[k].wirelen;
+	return f;
+}
+
+/* True when a retry should give up: stop flag, or no progress since t0 for too long. */
+static bool replay_frames_give_up(const struct replay_frames *f, uint64_t t0)
+{
+	if (f->c.stop != NULL && *f->c.stop)
+		return true;
+	return f->c.clock.now(f->c.clock.ctx) - t0 >= REPLAY_FRAMES_STALL_NS;
+}
+
+/* A send-time copy of rec, waiting for a free mbuf (flushing) for a while. */
+static struct rte_mbuf *replay_frames_copy(struct replay_frames *f, const struct trace_rec *rec)
+{
+	struct rte_mbuf *m = replay_frames_build(f, rec);
+	uint64_t t0;
+
+	if (m != NULL)
+		return m;
+	replay_frames_flush(f);
+	t0 = f->c.clock.now(f->c.clock.ctx);
+	while ((m = replay_frames_build(f, rec)) == NULL && !replay_frames_give_up(f, t0))
+		rte_pause();
+	return m;
+}
+
+int replay_frames_queue(struct replay_frames *f, const struct trace_rec *rec)
+{
+	struct rte_mbuf *m;
+
+	if (f->nq == REPLAY_BURST_MAX)
+		replay_frames_flush(f);
+	if (f->frames != NULL) {
+		m = f->frames[rec->index];
+		rte_mbuf_refcnt_update(m, 1);
+	} else {
+		m = replay_frames_copy(f, rec);
+		if (m == NULL) {
+			f->st.dropped++;
+			return -ENOBUFS;
+		}
+	}
+	f->q[f->nq] = m;
+	f->qlen[f->nq] = rec->caplen;
+	f->nq++;
+	return 0;
+}
+
+unsigned int replay_frames_flush(struct replay_frames *f)
+{
+	uint16_t n = f->nq, off = 0, k;
+	uint64_t t0 = 0;
+
+	f->nq = 0;
+	while (off < n) {
+		k = dp_port_tx_keep(f->port, f->q + off, n - off);
+		for (uint16_t i = off; i < off + k; i++)
+			f->st.bytes += f->qlen[i];
+		off += k;
+		if (off == n)
+			break;
+		f->st.tx_partial++;
+		if (k != 0 || t0 == 0) {
+			t0 = f->c.clock.now(f->c.clock.ctx);
+		} else if (replay_frames_give_up(f, t0)) {
+			rte_pktmbuf_free_bulk(f->q + off, n - off);
+			f->st.dropped += n - off;
+			break;
+		}
+		rte_pause();
+	}
+	f->st.sent += off;
+	return off;
+}
+
+void replay_frames_get_stats(const struct replay_frames *f, struct replay_frames_stats *out)
+{
+	*out = f->st;
+}
+
+void replay_frames_free(struct replay_frames *f)
+{
+	if (f == NULL)
+		return;
+	if (f->nq)
+		rte_pktmbuf_free_bulk(f->q, f->nq);
+	for (uint64_t k = 0; f->frames && k < f->t->n; k++)
+		rte_pktmbuf_free(f->frames[k]);
+	free(f->frames);
+	rte_mempool_free(f->mp);
+	free(f);
+}

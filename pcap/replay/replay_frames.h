@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Frames mode of segnet-replay: the raw frames of a trace out of one
+ * dp_port. Each record's frame is built in an mbuf once, before the replay
+ * starts, when the trace fits (REPLAY_FRAMES_PREBUILD_*): sending it is
+ * then a reference count increment and a transmit call, whatever the loop.
+ * Larger traces are copied into an mbuf at send time. A full transmit queue
+ * is retried, not dropped; a queue that takes nothing for
+ * REPLAY_FRAMES_STALL_NS loses the burst (counted).
+ */
+#ifndef SEGNET_PCAP_REPLAY_FRAMES_H
+#define SEGNET_PCAP_REPLAY_FRAMES_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dataplane/dp_port.h"
+#include "pcap/reader.h"
+#include "pcap/replay/replay.h"
+
+/* Limits of frames mode. */
+enum {
+	/* prebuild every frame when the trace has at most this many records */
+	REPLAY_FRAMES_PREBUILD_RECORDS = 1 << 20,
+	/* ... and its mbufs take at most this many bytes */
+	REPLAY_FRAMES_PREBUILD_BYTES = 256 << 20,
+	/* mbufs of the pool when frames are copied at send time */
+	REPLAY_FRAMES_COPY_POOL = 4096,
+};
+
+/* A transmit queue that takes nothing for this long loses the burst (ns). */
+#define REPLAY_FRAMES_STALL_NS (1000ull * 1000 * 1000)
+
+/* What frames mode counted. */
+struct replay_frames_stats {
+	/* frames the port took */
+	uint64_t sent;
+	/* bytes of those frames */
+	uint64_t bytes;
+	/* transmit calls that took fewer frames than offered */
+	uint64_t tx_partial;
+	/* frames dropped after a stalled queue or with no mbuf */
+	uint64_t dropped;
+	/* records sent shorter than on the wire (cut by the capture's snaplen) */
+	uint64_t cut;
+	/* frames built in mbufs before the replay (0: copied at send time) */
+	uint64_t prebuilt;
+};
+
+/* How to build frames mode over a port. */
+struct replay_frames_conf {
+	/* NUMA socket of the frame pool (SOCKET_ID_ANY for any) */
+	int socket;
+	/* records per flush at most (1 .. REPLAY_BURST_MAX) */
+	unsigned int burst;
+	/* clock for the stall time-out */
+	struct waiter_clock clock;
+	/* a set flag ends retries at once; may be NULL */
+	const volatile sig_atomic_t *stop;
+	/* copy at send time even when the trace could be prebuilt */
+	bool no_prebuild;
+};
+
+/* Frames mode over one port; opaque. */
+struct replay_frames;
+
+/*
+ * Frames mode sending t's frames on port (which stays the caller's). NULL
+ * with errno and a message: the trace is not Ethernet (EPROTONOSUPPORT), a
+ * frame is too long for an mbuf (EMSGSIZE), no memory for the pool.
+ */
+struct replay_frames *replay_frames_create(struct dp_port *port, const struct trace *t,
+					   const struct replay_frames_conf *c,
+					   char *err, size_t errlen);
+
+/* Queue record rec (of the trace given at creation); 0 or -ENOBUFS. */
+int replay_frames_queue(struct replay_frames *f, const struct trace_rec *rec);
+
+/* Send the queued frames in order; returns how many the port took. */
+unsigned int replay_frames_flush(struct replay_frames *f);
+
+/* The counters. */
+void replay_frames_get_stats(const struct replay_frames *f, struct replay_frames_stats *out);
+
+/*
+ * Free the mode's frames and pool (NULL is allowed); the port stays. Call
+ * it once the port holds none of the frames it was given (close the ethdev
+ * first: a driver may keep sent mbufs until its transmit ring wraps).
+ */
+void replay_frames_free(struct replay_frames *f);
+
+#endif /* SEGNET_PCAP_REPLAY_FRAMES_H */

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The mode table of segnet-replay. A mode is a struct replay_mode in a file
+ * of its own and one line here.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "pcap/replay/replay.h"
+
+/* Frames mode (replay_frames_mode.c). */
+extern const struct replay_mode replay_mode_frames;
+
+/*
+ * Messages mode: each record sent as a segnet message through nicd's
+ * libsegnet. Listed so the command line knows it; its file comes with nicd.
+ */
+static const struct replay_mode replay_mode_messages = {
+	.name = "messages",
+	.help = "each record as a segnet message through nicd (libsegnet)",
+	.unavailable = "messages mode needs nicd/libsegnet: not built in this version",
+};
+
+/* Every mode, NULL-terminated. */
+static const struct replay_mode *const replay_modes[] = {
+	&replay_mode_frames,
+	&replay_mode_messages,
+	NULL,
+};
+
+const struct replay_mode *const *replay_mode_list(void)
+{
+	return replay_modes;
+}
+
+const struct replay_mode *replay_mode_find(const char *name)
+{
+	for (const struct replay_mode *const *m = replay_modes; *m; m++)
+		if (!strcmp((*m)->name, name))
+			return *m;
+	return NULL;
+}

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * segnet-replay's command line: getopt_long over the arguments after "--",
+ * every value checked with a message that names its option, the timing
+ * options mapped onto struct timing_opts. It runs before the EAL starts,
+ * so a bad command line fails at once.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pcap/replay/replay.h"
+
+/* Long-only options. */
+enum replay_opt {
+	REPLAY_OPT_MODE = 256,
+	REPLAY_OPT_PORT,
+	REPLAY_OPT_MULTIPLIER,
+	REPLAY_OPT_PPS,
+	REPLAY_OPT_MBPS,
+	REPLAY_OPT_TOPSPEED,
+	REPLAY_OPT_LOOP,
+	REPLAY_OPT_LIMIT,
+	REPLAY_OPT_DURATION,
+	REPLAY_OPT_OVERHEAD,
+	REPLAY_OPT_BURST,
+	REPLAY_OPT_SPIN_US,
+	REPLAY_OPT_LINK_WAIT_MS,
+	REPLAY_OPT_CSV,
+	REPLAY_OPT_JSON,
+};
+
+/* The options getopt_long knows. */
+static const struct option replay_long_opts[] = {
+	{ "mode", required_argument, NULL, REPLAY_OPT_MODE },
+	{ "port", required_argument, NULL, REPLAY_OPT_PORT },
+	{ "multiplier", required_argument, NULL, REPLAY_OPT_MULTIPLIER },
+	{ "pps", required_argument, NULL, REPLAY_OPT_PPS },
+	{ "mbps", required_argument, NULL, REPLAY_OPT_MBPS },
+	{ "topspeed", no_argument, NULL, REPLAY_OPT_TOPSPEED },
+	{ "loop", required_argument, NULL, REPLAY_OPT_LOOP },
+	{ "limit", required_argument, NULL, REPLAY_OPT_LIMIT },
+	{ "duration", required_argument, NULL, REPLAY_OPT_DURATION },
+	{ "overhead", required_argument, NULL, REPLAY_OPT_OVERHEAD },
+	{ "burst", required_argument, NULL, REPLAY_OPT_BURST },
+	{ "spin-us", required_argument, NULL, REPLAY_OPT_SPIN_US },
+	{ "link-wait-ms", required_argument, NULL, REPLAY_OPT_LINK_WAIT_MS },
+	{ "csv", required_argument, NULL, REPLAY_OPT_CSV },
+	{ "json", required_argument, NULL, REPLAY_OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Option names of the timing modes, for the exclusivity message. */
+static const char *const replay_timing_opt[] = {
+	[TIMING_RECORDED] = "--multiplier",
+	[TIMING_PPS] = "--pps",
+	[TIMING_MBPS] = "--mbps",
+	[TIMING_TOPSPEED] = "--topspeed",
+};
+
+/* printf into err; returns -EINVAL. */
+static int __attribute__((format(printf, 3, 4)))
+replay_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+void replay_opts_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s [EAL args] -- [--mode frames] --port ETHDEV [timing] [options] FILE\n"
+		"\n"
+		"Replays the records of a pcap or pcapng trace (microsecond or nanosecond\n"
+		"timestamps) on a schedule. The whole file is validated first: a truncated or\n"
+		"corrupt trace is refused, naming the byte offset, and nothing is sent.\n"
+		"\n"
+		"Timing (one of; default: the recorded timestamps, --multiplier 1):\n"
+		"  --multiplier X      recorded timing, X times as fast (1e-06 .. 1e+06)\n"
+		"  --pps N             N packets per second, evenly spaced\n"
+		"  --mbps M            M megabits (10^6 bit) per second of frame bytes\n"
+		"  --topspeed          as fast as the port takes them\n"
+		"  --loop N            passes over the trace (default 1; 0 = until stopped);\n"
+		"                      timestamps keep increasing across loops\n"
+		"  --limit N           stop after N packets in all\n"
+		"  --duration S        stop S seconds (fractions allowed) after the start\n"
+		"  --overhead B        --mbps counts B more bytes per frame (default 0)\n"
+		"\n"
+		"Options:\n"
+		"  --mode MODE         what to do with each record (default frames), see below\n"
+		"  --port ETHDEV       frames mode: the port to send on (a --vdev name, a PCI\n"
+		"                      address or a DPDK port number)\n"
+		"  --burst N           frames per transmit call at most (1 .. %d, default %d);\n"
+		"                      on a paced schedule only frames more than 20 us late\n"
+		"                      share a call (a sender catching up)\n"
+		"  --spin-us US        busy-wait the last US microseconds before each due time\n"
+		"                      (default %d; sleep before that)\n"
+		"  --link-wait-ms MS   wait up to MS for the port's link (default %d)\n"
+		"  --csv FILE          also write the report as CSV to FILE\n"
+		"  --json FILE         also write the report as JSON to FILE\n"
+		"  --help              this text\n"
+		"\n"
+		"Modes:\n",
+		prog, REPLAY_BURST_MAX, REPLAY_BURST_DEFAULT, WAITER_SPIN_NS_DEFAULT / 1000,
+		REPLAY_LINK_WAIT_DEFAULT);
+	for (const struct replay_mode *const *m = replay_mode_list(); *m; m++)
+		fprintf(f, "  %-18s  %s%s\n", (*m)->name, (*m)->help,
+			(*m)->unavailable ? " (not built in this version)" : "");
+	fprintf(f,
+		"\n"
+		"At the end it prints frames sent, the rate achieved against the rate asked\n"
+		"for and the timing error (actual departure - scheduled) p50/p99. Exit status:\n"
+		"0 all sent, 1 failure (trace refused, port, dropped frames), 2 bad arguments.\n"
+		"See segnet-replay(1).\n");
+}
+
+/* Parse an unsigned decimal in [min, max] for option opt. */
+static int replay_parse_u64(const char *opt, const char *arg, uint64_t min, uint64_t max,
+			    uint64_t *out, char *err, size_t errlen)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (arg[0] < '0' || arg[0] > '9' || *end || errno)
+		return replay_fail(err, errlen, "%s %s: not a whole number", opt, arg);
+	if (v < min || v > max)
+		return replay_fail(err, errlen, "%s %s: must be between %llu and %llu", opt, arg,
+				   (unsigned long long)min, (unsigned long long)max);
+	*out = v;
+	return 0;
+}
+
+/* Parse a number in [min, max] for option opt. */
+static int replay_parse_double(const char *opt, const char *arg, double min, double max,
+			       double *out, char *err, size_t errlen)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end || errno || !isfinite(v))
+		return replay_fail(err, errlen, "%s %s: not a number", opt, arg);
+	if (v < min || v > max)
+		return replay_fail(err, errlen, "%s %s: must be between %g and %g", opt, arg,
+				   min, max);
+	*out = v;
+	return 0;
+}
+
+/* Choose timing mode t for option c; refuses a second timing mode. */
+static int replay_set_timing(struct replay_opts *o, bool *given, enum timing_mode t,
+			     char *err, size_t errlen)
+{
+	if (*given && o->timing.mode != t)
+		return replay_fail(err, errlen, "%s and %s cannot be used together: give one of --multiplier, --pps, --mbps, --topspeed",
+				   replay_timing_opt[o->timing.mode], replay_timing_opt[t]);
+	*given = true;
+	o->timing.mode = t;
+	return 0;
+}
+
+/* Handle one option that takes a value (or --topspeed). */
+static int replay_parse_value(struct replay_opts *o, int c, const char *arg, bool *timing_given,
+			      char *err, size_t errlen)
+{
+	uint64_t v;
+	double d;
+	int rc;
+
+	switch (c) {
+	case REPLAY_OPT_MODE:
+		if (!replay_mode_find(arg))
+			return replay_fail(err, errlen, "--mode %s: unknown mode (frames or messages)", arg);
+		o->mode = arg;
+		return 0;
+	case REPLAY_OPT_PORT:
+		if (!*arg)
+			return replay_fail(err, errlen, "--port needs an ethdev name");
+		o->port = arg;
+		return 0;
+	case REPLAY_OPT_MULTIPLIER:
+		rc = replay_set_timing(o, timing_given, TIMING_RECORDED, err, errlen);
+		return rc ? rc : replay_parse_double("--multiplier", arg, 1e-6, 1e6,
+						     &o->timing.multiplier, err, errlen);
+	case REPLAY_OPT_PPS:
+		rc = replay_set_timing(o, timing_given, TIMING_PPS, err, errlen);
+		return rc ? rc : replay_parse_double("--pps", arg, 1e-3, 1e9, &o->timing.pps,
+						     err, errlen);
+	case REPLAY_OPT_MBPS:
+		rc = replay_set_timing(o, timing_given, TIMING_MBPS, err, errlen);
+		return rc ? rc : replay_parse_double("--mbps", arg, 1e-3, 1e7, &o->timing.mbps,
+						     err, errlen);
+	case REPLAY_OPT_TOPSPEED:
+		return replay_set_timing(o, timing_given, TIMING_TOPSPEED, err, errlen);
+	case REPLAY_OPT_LOOP:
+		rc = replay_parse_u64("--loop", arg, 0, UINT64_MAX - 1, &v, err, errlen);
+		o->timing.loops = v ? v : TIMING_LOOPS_FOREVER;
+		return rc;
+	case REPLAY_OPT_LIMIT:
+		return replay_parse_u64("--limit", arg, 1, UINT64_MAX, &o->timing.limit, err, errlen);
+	case REPLAY_OPT_DURATION:
+		rc = replay_parse_double("--duration", arg, 1e-9, 1e9, &d, err, errlen);
+		o->timing.duration_ns = (uint64_t)llround(d * 1e9);
+		return rc;
+	case REPLAY_OPT_OVERHEAD:
+		rc = replay_parse_u64("--overhead", arg, 0, 65535, &v, err, errlen);
+		o->timing.overhead = (uint32_t)v;
+		return rc;
+	case REPLAY_OPT_BURST:
+		rc = replay_parse_u64("--burst", arg, 1, REPLAY_BURST_MAX, &v, err, errlen);
+		o->burst = (unsigned int)v;
+		return rc;
+	case REPLAY_OPT_SPIN_US:
+		rc = replay_parse_u64("--spin-us", arg, 0, 1000000, &v, err, errlen);
+		o->spin_ns = v * 1000;
+		return rc;
+	case REPLAY_OPT_LINK_WAIT_MS:
+		rc = replay_parse_u64("--link-wait-ms", arg, 0, 600000, &v, err, errlen);
+		o->link_wait_ms = (uint32_t)v;
+		return rc;
+	case REPLAY_OPT_CSV:
+		o->csv = arg;
+		return 0;
+	case REPLAY_OPT_JSON:
+		o->json = arg;
+		return 0;
+	}
+	return replay_fail(err, errlen, "unknown option (see --help)");
+}
+
+/* Set the defaults the man page documents. */
+static void replay_opts_defaults(struct replay_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->mode = "frames";
+	timing_opts_init(&o->timing);
+	o->burst = REPLAY_BURST_DEFAULT;
+	o->spin_ns = WAITER_SPIN_NS_DEFAULT;
+	o->link_wait_ms = REPLAY_LINK_WAIT_DEFAULT;
+}
+
+/* Checks once every option is known: the file, the mode's own needs. */
+static int replay_check(struct replay_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+	const struct replay_mode *m = replay_mode_find(o->mode);
+	char msg[160];
+
+	if (optind >= argc)
+		return replay_fail(err, errlen, "no trace given: FILE (a pcap or pcapng) is required (see --help)");
+	if (optind + 1 < argc)
+		return replay_fail(err, errlen, "%s: unexpected argument after FILE %s (see --help)",
+				   argv[optind + 1], argv[optind]);
+	o->file = argv[optind];
+	if (timing_opts_check(&o->timing, msg, sizeof(msg)))
+		return replay_fail(err, errlen, "%s", msg);
+	if (o->timing.overhead && o->timing.mode != TIMING_MBPS)
+		return replay_fail(err, errlen, "--overhead %u only applies to --mbps",
+				   o->timing.overhead);
+	return m->check ? m->check(o, err, errlen) : 0;
+}
+
+uint64_t replay_opts_catchup_ns(const struct replay_opts *o)
+{
+	return o->timing.mode == TIMING_TOPSPEED ? 0 : REPLAY_CATCHUP_NS;
+}
+
+int replay_opts_parse(struct replay_opts *o, int argc, char **argv, char *err,
+		      size_t errlen)
+{
+	bool timing_given = false;
+	int c, rc = 0;
+
+	replay_opts_defaults(o);
+	optind = 1;
+	opterr = 0;	/* the messages below name the option */
+	while (!rc && (c = getopt_long(argc, argv, ":h", replay_long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			replay_opts_usage(stdout, argv[0]);
+			return 1;
+		case ':':
+			rc = replay_fail(err, errlen, "%s needs a value (see --help)", argv[optind - 1]);
+			break;
+		case '?':
+			rc = replay_fail(err, errlen, "%s: unknown option (see --help; EAL arguments go before --)",
+					 argv[optind - 1]);
+			break;
+		default:
+			rc = replay_parse_value(o, c, optarg, &timing_given, err, errlen);
+			break;
+		}
+	}
+	if (!rc)
+		rc = replay_check(o, argc, argv, err, errlen);
+	optind = 1;
+	return rc;
+}

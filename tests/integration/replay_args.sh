@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# segnet-replay refuses bad command lines with exit status 2 and a message
+# naming the argument; --help succeeds; a damaged or missing trace and the
+# messages mode (not built yet) fail with 1 before any port is touched:
+#
+#   replay_args.sh SEGNET_REPLAY SAMPLE_PCAP
+#
+# Only the last case starts the EAL (net_null, no hugepages, no telemetry),
+# for an ethdev that names nothing.
+set -u
+
+replay=${1:?usage: replay_args.sh SEGNET_REPLAY SAMPLE_PCAP}
+sample=${2:?usage: replay_args.sh SEGNET_REPLAY SAMPLE_PCAP}
+tag=segnet-it-rpargs-$$
+out=$(mktemp "${TMPDIR:-/tmp}/segnet-rpargs.XXXXXX") || exit 1
+cut=$out.cut.pcap
+eal="--no-huge -m 64 --no-pci --no-shconf --no-telemetry -l 0 --file-prefix $tag \
+	--log-level *:error"
+failed=0
+passed=0
+
+# The EAL's runtime directory for a file prefix (as DPDK chooses it).
+runtime_dir() {
+	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
+		echo "$RUNTIME_DIRECTORY/dpdk/$1"
+	elif [ "$(id -u)" = 0 ]; then
+		echo "/var/run/dpdk/$1"
+	else
+		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
+	fi
+}
+trap 'rm -rf "$out" "$cut" "$(runtime_dir "$tag")"' EXIT
+
+# expect STATUS WORD ARGS...: segnet-replay ARGS exits STATUS and prints WORD.
+expect() {
+	want=$1
+	word=$2
+	shift 2
+	"$replay" "$@" >"$out" 2>&1
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -q -e "$word" "$out"; then
+		passed=$((passed + 1))
+		echo "ok: exit $rc, names '$word': $(grep -e "$word" "$out" | head -1)"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: segnet-replay $* exited $rc (want $want), output:"
+		cat "$out"
+	fi
+}
+
+p="--port net_null0"
+expect 0 "--pps N" --help
+expect 0 "--topspeed" -- --help
+expect 2 "--pps 0" -- $p --pps 0 "$sample"
+expect 2 "--pps abc" -- $p --pps abc "$sample"
+expect 2 "--multiplier -1" -- $p --multiplier -1 "$sample"
+expect 2 "--mbps 1e9" -- $p --mbps 1e9 "$sample"
+expect 2 "--pps and --topspeed" -- $p --pps 10 --topspeed "$sample"
+expect 2 "--multiplier and --mbps" -- $p --multiplier 2 --mbps 10 "$sample"
+expect 2 "--loop x" -- $p --loop x "$sample"
+expect 2 "--limit 0" -- $p --limit 0 "$sample"
+expect 2 "--duration -1" -- $p --duration -1 "$sample"
+expect 2 "--burst 65" -- $p --burst 65 "$sample"
+expect 2 "--overhead 4 only applies to --mbps" -- $p --overhead 4 "$sample"
+expect 2 "--mode bogus" -- $p --mode bogus "$sample"
+expect 2 "--port ETHDEV" -- --pps 10 "$sample"
+expect 2 "no trace given" -- $p --pps 10
+expect 2 "unexpected argument" -- $p "$sample" other.pcap
+expect 2 "--bogus: unknown option" -- $p --bogus "$sample"
+expect 2 "--pps needs a value" -- $p "$sample" --pps
+expect 1 "messages mode needs nicd/libsegnet: not built in this version" \
+	-- --mode messages "$sample"
+expect 1 "cannot open" -- $p /nonexistent/trace.pcap
+head -c 5000 "$sample" >"$cut"
+expect 1 "truncated record data (caplen 117, 4 bytes left) at byte offset 4980 (record 6) (nothing sent)" \
+	-- $p "$cut"
+printf 'garbage garbage garbage garbage' >"$cut"
+expect 1 "bad magic 0x67617262 at byte offset 0 (nothing sent)" -- $p "$cut"
+# shellcheck disable=SC2086
+expect 2 "net_bogus" $eal --vdev net_null0 -- --port net_bogus --pps 10 "$sample"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

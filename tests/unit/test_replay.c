@@ -1,0 +1,739 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * segnet-replay's sender loop and frames mode on a simulated clock and a
+ * recording port: every frame leaves exactly when the schedule says, with
+ * the trace's bytes, in order, across loops, in every timing mode; frames
+ * already due leave in bursts; a full transmit queue is retried and a
+ * stalled one loses its burst; the stop flag ends a long wait. Then the
+ * port capture adapter: what crosses a port lands in the pcap with the
+ * injected clock's timestamps, bounded, one direction or both.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pcap/port_capture.h"
+#include "pcap/replay/replay.h"
+#include "pcap/replay/replay_frames.h"
+#include "tests/unit/test_dp_util.h"
+
+/* The bundled sample trace. */
+#define SAMPLE SEGNET_PCAP_SAMPLES "/cluster-udp.pcap"
+
+/* An arbitrary anchor on the simulated clock. */
+static const uint64_t START = 7000000000ull;
+
+/* A simulated clock: sleeps and busy-wait steps advance it. */
+struct sim_clock {
+	/* current time */
+	uint64_t now;
+	/* overshoot of every sleep */
+	uint64_t oversleep;
+	/* time one busy-wait step takes */
+	uint64_t relax_ns;
+	/* every read advances the clock this much (a stalled-port test) */
+	uint64_t read_ns;
+	/* once the clock passes this, *stop_flag is set (0: never) */
+	uint64_t stop_at;
+	/* the flag stop_at sets */
+	volatile sig_atomic_t *stop_flag;
+};
+
+/* Simulated clock read. */
+static uint64_t sim_now(void *ctx)
+{
+	struct sim_clock *c = ctx;
+
+	c->now += c->read_ns;
+	if (c->stop_at && c->now >= c->stop_at)
+		*c->stop_flag = 1;
+	return c->now;
+}
+
+/* Simulated sleep: what was asked, plus the overshoot. */
+static void sim_sleep(void *ctx, uint64_t ns)
+{
+	struct sim_clock *c = ctx;
+
+	c->now += ns + c->oversleep;
+}
+
+/* Simulated busy-wait step. */
+static void sim_relax(void *ctx)
+{
+	struct sim_clock *c = ctx;
+
+	c->now += c->relax_ns;
+}
+
+/* A waiter clock on c. */
+static struct waiter_clock sim_waiter_clock(struct sim_clock *c)
+{
+	return (struct waiter_clock){ .now = sim_now, .sleep = sim_sleep,
+				      .relax = sim_relax, .ctx = c };
+}
+
+/* One frame a recording port took. */
+struct rec_frame {
+	/* simulated time of the transmit call */
+	uint64_t t;
+	/* the frame's bytes */
+	uint8_t *data;
+	/* its length */
+	uint32_t len;
+};
+
+/* A port that records what it sends, with the time, then frees it. */
+struct rec_port {
+	/* must be first */
+	struct dp_port port;
+	/* the clock of the send times */
+	struct sim_clock *clock;
+	/* frames sent */
+	struct rec_frame *f;
+	/* how many */
+	unsigned int n;
+	/* room in f */
+	unsigned int cap;
+	/* take at most this many frames per call (0: all) */
+	unsigned int take;
+	/* take nothing at all (a stalled queue) */
+	bool stalled;
+	/* the first transmit call takes this long (a preempted sender) */
+	uint64_t first_call_ns;
+	/* transmit calls */
+	unsigned int calls;
+	/* largest burst offered */
+	unsigned int max_burst;
+};
+
+/* Record and free what the port takes. */
+static uint16_t rec_port_tx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rec_port *r = (struct rec_port *)port;
+	uint16_t k = r->stalled ? 0 : r->take && r->take < n ? (uint16_t)r->take : n;
+
+	if (r->calls++ == 0)
+		r->clock->now += r->first_call_ns;
+	if (n > r->max_burst)
+		r->max_burst = n;
+	for (uint16_t i = 0; i < k; i++) {
+		struct rec_frame *f;
+
+		cr_assert_lt(r->n, r->cap, "recording port full");
+		f = &r->f[r->n++];
+		f->t = r->clock->now;
+		f->len = pkts[i]->pkt_len;
+		f->data = malloc(f->len);
+		cr_assert_not_null(f->data);
+		memcpy(f->data, rte_pktmbuf_mtod(pkts[i], void *), f->len);
+		rte_pktmbuf_free(pkts[i]);
+	}
+	return k;
+}
+
+/* Nothing to receive. */
+static uint16_t rec_port_rx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	(void)port;
+	(void)pkts;
+	(void)n;
+	return 0;
+}
+
+/* Free the recordings. */
+static void rec_port_destroy(struct dp_port *port)
+{
+	struct rec_port *r = (struct rec_port *)port;
+
+	for (unsigned int i = 0; i < r->n; i++)
+		free(r->f[i].data);
+	free(r->f);
+	free(r);
+}
+
+/* The recording port's operations. */
+static const struct dp_port_ops rec_port_ops = {
+	.kind = "rec", .rx = rec_port_rx, .tx = rec_port_tx, .destroy = rec_port_destroy,
+};
+
+/* A recording port on clock c with room for cap frames. */
+static struct rec_port *rec_port_new(struct sim_clock *c, unsigned int cap)
+{
+	struct rec_port *r = calloc(1, sizeof(*r));
+
+	cr_assert_not_null(r);
+	r->port.ops = &rec_port_ops;
+	snprintf(r->port.name, sizeof(r->port.name), "rec");
+	r->clock = c;
+	r->cap = cap;
+	r->f = calloc(cap, sizeof(*r->f));
+	cr_assert_not_null(r->f);
+	return r;
+}
+
+/* Frames mode as a replay_mode over the replay_frames given as state. */
+static int fm_send(void *state, const struct trace_rec *rec)
+{
+	return replay_frames_queue(state, rec);
+}
+
+/* Flush for the test mode. */
+static unsigned int fm_flush(void *state)
+{
+	return replay_frames_flush(state);
+}
+
+/* The test's frames mode: the library's functions on a port it owns. */
+static const struct replay_mode test_frames_mode = {
+	.name = "frames-test", .send = fm_send, .flush = fm_flush,
+};
+
+/* Everything one replay on the simulated clock needs. */
+struct rig {
+	/* the sample trace */
+	struct trace *t;
+	/* the clock */
+	struct sim_clock clock;
+	/* the port */
+	struct rec_port *port;
+	/* frames mode on it */
+	struct replay_frames *f;
+	/* departures */
+	struct replay_stats *st;
+	/* what the loop did */
+	struct replay_loop_result res;
+	/* stop flag */
+	volatile sig_atomic_t stop;
+};
+
+/* Set up a rig on the sample trace with room for cap frames. */
+static void rig_init(struct rig *g, unsigned int cap, bool no_prebuild)
+{
+	struct trace_err err;
+	struct replay_frames_conf fc = { .socket = SOCKET_ID_ANY, .burst = 32,
+					 .no_prebuild = no_prebuild };
+	char msg[256] = "";
+
+	tdp_eal_init();
+	memset(g, 0, sizeof(*g));
+	g->clock = (struct sim_clock){ .now = START, .oversleep = 70000, .relax_ns = 1 };
+	g->t = trace_load(SAMPLE, &err);
+	cr_assert_not_null(g->t, "%s", err.msg);
+	g->port = rec_port_new(&g->clock, cap);
+	fc.clock = sim_waiter_clock(&g->clock);
+	fc.stop = &g->stop;
+	g->f = replay_frames_create(&g->port->port, g->t, &fc, msg, sizeof(msg));
+	cr_assert_not_null(g->f, "%s", msg);
+	g->st = replay_stats_new();
+	cr_assert_not_null(g->st);
+}
+
+/* Run the loop with timing o and burst on the rig; returns its status. */
+static int rig_run(struct rig *g, const struct timing_opts *o, unsigned int burst)
+{
+	struct replay_loop_conf lc = {
+		.clock = sim_waiter_clock(&g->clock), .spin_ns = 100000, .burst = burst,
+		.catchup_ns = o->mode == TIMING_TOPSPEED ? 0 : REPLAY_CATCHUP_NS,
+		.stop = &g->stop,
+	};
+	struct timing_sched *s = replay_sched_new(g->t, o);
+	int rc;
+
+	cr_assert_not_null(s);
+	rc = replay_loop_run(s, g->t, &test_frames_mode, g->f, &lc, g->st, &g->res);
+	timing_sched_free(s);
+	return rc;
+}
+
+/* Free the rig. */
+static void rig_free(struct rig *g)
+{
+	rec_port_destroy(&g->port->port);
+	replay_frames_free(g->f);
+	replay_stats_free(g->st);
+	trace_free(g->t);
+}
+
+/*
+ * Frame j of the port is trace record j % n, byte for byte, and left at
+ * exactly the due time of a fresh schedule with options o anchored where
+ * the loop anchored its own (the first due time).
+ */
+static void check_exact(struct rig *g, const struct timing_opts *o, uint64_t want)
+{
+	struct timing_sched *ref = replay_sched_new(g->t, o);
+	struct replay_summary sum;
+	uint64_t anchor;
+
+	cr_assert_eq(g->port->n, want, "%u frames sent, want %llu", g->port->n,
+		     (unsigned long long)want);
+	cr_assert_eq(g->res.sent, want);
+	timing_start(ref, 0);
+	anchor = g->port->f[0].t - timing_due(ref, 0);
+	timing_start(ref, anchor);
+	for (unsigned int j = 0; j < g->port->n; j++) {
+		const struct trace_rec *r = &g->t->recs[j % g->t->n];
+		const struct rec_frame *f = &g->port->f[j];
+
+		cr_assert_eq(f->len, r->caplen, "frame %u: length %u, want %u", j, f->len,
+			     r->caplen);
+		cr_assert(!memcmp(f->data, r->data, f->len), "frame %u: bytes differ", j);
+		cr_assert_eq(f->t, timing_due(ref, j), "frame %u left at %llu, due %llu", j,
+			     (unsigned long long)f->t, (unsigned long long)timing_due(ref, j));
+	}
+	replay_stats_summary(g->st, &sum);
+	cr_assert_eq(sum.packets, want);
+	cr_assert_eq(sum.err_min_ns, 0);
+	cr_assert_eq(sum.err_max_ns, 0, "largest timing error %lld ns",
+		     (long long)sum.err_max_ns);
+	timing_sched_free(ref);
+}
+
+Test(replay_loop, pps_exact_over_loops)
+{
+	struct timing_opts o;
+	struct rig g;
+
+	rig_init(&g, 4000, false);
+	timing_opts_init(&o);
+	o.mode = TIMING_PPS;
+	o.pps = 100000;
+	o.loops = 10;
+	o.limit = 2500;
+	cr_assert_eq(rig_run(&g, &o, 32), 0);
+	check_exact(&g, &o, 2500);
+	cr_assert_eq(g.res.stop, TIMING_STOP_LIMIT);
+	/* 10 us apart, nothing is due early: one frame per transmit call. */
+	cr_assert_eq(g.port->max_burst, 1);
+	cr_assert_eq(g.port->f[2499].t - g.port->f[0].t, 2499ull * 10000);
+	rig_free(&g);
+}
+
+Test(replay_loop, late_sender_catches_up_in_bursts_then_paces)
+{
+	struct timing_opts o;
+	struct timing_sched *ref;
+	unsigned int late = 0;
+	struct rig g;
+
+	rig_init(&g, 1000, false);
+	g.port->first_call_ns = 1000000;	/* preempted for 1 ms on the first send */
+	timing_opts_init(&o);
+	o.mode = TIMING_PPS;
+	o.pps = 100000;
+	o.limit = 400;
+	o.loops = 2;
+	cr_assert_eq(rig_run(&g, &o, 32), 0);
+	cr_assert_eq(g.port->n, 400);
+	cr_assert_eq(g.port->max_burst, 32, "the backlog of 100 frames goes in bursts");
+	ref = replay_sched_new(g.t, &o);
+	timing_start(ref, g.port->f[0].t - g.port->first_call_ns);
+	for (unsigned int j = 0; j < 400; j++)
+		late += g.port->f[j].t != timing_due(ref, j);
+	/* Frames 1 .. ~100 were late; from then on every frame is exact. */
+	cr_assert_leq(late, 101, "%u frames off schedule", late);
+	cr_assert_eq(g.port->f[399].t, timing_due(ref, 399));
+	cr_assert_eq(g.port->f[200].t - g.port->f[199].t, 10000);
+	timing_sched_free(ref);
+	rig_free(&g);
+}
+
+Test(replay_loop, recorded_multiplier_exact_and_increasing_across_loops)
+{
+	struct timing_opts o;
+	struct rig g;
+
+	rig_init(&g, 2000, false);
+	timing_opts_init(&o);
+	o.multiplier = 3;
+	o.loops = 4;
+	cr_assert_eq(rig_run(&g, &o, 32), 0);
+	check_exact(&g, &o, 4 * 260);
+	cr_assert_eq(g.res.stop, TIMING_STOP_END);
+	for (unsigned int j = 260; j < g.port->n; j += 260)
+		cr_assert_gt(g.port->f[j].t, g.port->f[j - 1].t, "loop starting at %u", j);
+	rig_free(&g);
+}
+
+Test(replay_loop, mbps_exact_with_copied_frames)
+{
+	struct timing_opts o;
+	struct rig g;
+
+	rig_init(&g, 1000, true);
+	timing_opts_init(&o);
+	o.mode = TIMING_MBPS;
+	o.mbps = 50;
+	o.loops = 2;
+	o.limit = 400;
+	cr_assert_eq(rig_run(&g, &o, 32), 0);
+	check_exact(&g, &o, 400);
+	rig_free(&g);
+}
+
+Test(replay_loop, topspeed_sends_in_bursts_in_order)
+{
+	struct timing_opts o;
+	struct replay_frames_stats fs;
+	struct rig g;
+
+	rig_init(&g, 2000, false);
+	timing_opts_init(&o);
+	o.mode = TIMING_TOPSPEED;
+	o.loops = 5;
+	cr_assert_eq(rig_run(&g, &o, 16), 0);
+	cr_assert_eq(g.port->n, 1300);
+	cr_assert_eq(g.port->max_burst, 16);
+	cr_assert_eq(g.res.flushes, (1300 + 15) / 16);
+	for (unsigned int j = 0; j < g.port->n; j++)
+		cr_assert(!memcmp(g.port->f[j].data, g.t->recs[j % 260].data, g.port->f[j].len));
+	replay_frames_get_stats(g.f, &fs);
+	cr_assert_eq(fs.sent, 1300);
+	cr_assert_eq(fs.prebuilt, 260);
+	cr_assert_eq(fs.dropped, 0);
+	rig_free(&g);
+}
+
+Test(replay_loop, duration_stops_on_schedule)
+{
+	struct timing_opts o;
+	struct rig g;
+
+	rig_init(&g, 2000, false);
+	timing_opts_init(&o);
+	o.mode = TIMING_PPS;
+	o.pps = 1000;
+	o.loops = TIMING_LOOPS_FOREVER;
+	o.duration_ns = 500000000;
+	cr_assert_eq(rig_run(&g, &o, 32), 0);
+	/* Due at 0, 1, ..., 499 ms: the one due at 500 ms is past the duration. */
+	check_exact(&g, &o, 500);
+	cr_assert_eq(g.res.stop, TIMING_STOP_DURATION);
+	rig_free(&g);
+}
+
+Test(replay_loop, full_queue_is_retried_not_dropped)
+{
+	struct timing_opts o;
+	struct replay_frames_stats fs;
+	struct rig g;
+
+	rig_init(&g, 1000, false);
+	g.port->take = 3;
+	timing_opts_init(&o);
+	o.mode = TIMING_TOPSPEED;
+	o.loops = 3;
+	o.limit = 520;
+	cr_assert_eq(rig_run(&g, &o, 32), 0);
+	cr_assert_eq(g.port->n, 520, "%u sent, %llu queued", g.port->n, (unsigned long long)g.res.queued);
+	for (unsigned int j = 0; j < g.port->n; j++)
+		cr_assert(!memcmp(g.port->f[j].data, g.t->recs[j % 260].data, g.port->f[j].len),
+			  "frame %u out of order", j);
+	replay_frames_get_stats(g.f, &fs);
+	cr_assert_gt(fs.tx_partial, 0);
+	cr_assert_eq(fs.dropped, 0);
+	cr_assert_eq(g.port->port.stats.tx_frames, 520);
+	rig_free(&g);
+}
+
+Test(replay_loop, stalled_queue_loses_the_burst_after_the_timeout)
+{
+	struct timing_opts o;
+	struct replay_frames_stats fs;
+	struct rig g;
+
+	rig_init(&g, 100, false);
+	g.port->stalled = true;
+	g.clock.read_ns = 1000000;	/* every clock read: 1 ms */
+	timing_opts_init(&o);
+	o.mode = TIMING_TOPSPEED;
+	o.limit = 40;
+	cr_assert_eq(rig_run(&g, &o, 32), 0);
+	replay_frames_get_stats(g.f, &fs);
+	cr_assert_eq(fs.sent, 0);
+	cr_assert_eq(fs.dropped, 40);
+	cr_assert_eq(g.res.sent, 0);
+	/* Each burst waited the stall time-out, about 1 s of simulated time. */
+	cr_assert_geq(g.clock.now - START, 2 * REPLAY_FRAMES_STALL_NS);
+	rig_free(&g);
+}
+
+Test(replay_loop, stop_flag_ends_a_long_gap)
+{
+	struct timing_opts o;
+	struct rig g;
+
+	rig_init(&g, 100, false);
+	timing_opts_init(&o);
+	o.mode = TIMING_PPS;
+	o.pps = 0.001;	/* one frame every 1000 s */
+	g.clock.stop_at = START + 5000000000ull;
+	g.clock.stop_flag = &g.stop;
+	cr_assert_eq(rig_run(&g, &o, 32), 0);
+	cr_assert(g.res.interrupted);
+	cr_assert_eq(g.port->n, 1);
+	/* Stopped within one stop-check step (100 ms) plus a sleep overshoot. */
+	cr_assert_lt(g.clock.now, g.clock.stop_at + 200000000ull);
+	rig_free(&g);
+}
+
+/* A mode whose send fails at the third record. */
+static int fail_send(void *state, const struct trace_rec *rec)
+{
+	unsigned int *n = state;
+
+	(void)rec;
+	return ++*n == 3 ? -EIO : 0;
+}
+
+/* Its flush sends everything. */
+static unsigned int fail_flush(void *state)
+{
+	(void)state;
+	return REPLAY_BURST_MAX;
+}
+
+Test(replay_loop, mode_error_ends_the_replay)
+{
+	const struct replay_mode m = { .name = "fail", .send = fail_send, .flush = fail_flush };
+	struct sim_clock c = { .now = START, .relax_ns = 1 };
+	struct replay_loop_conf lc = { .clock = sim_waiter_clock(&c), .spin_ns = 1000, .burst = 1 };
+	struct trace_err err;
+	struct trace *t = trace_load(SAMPLE, &err);
+	struct replay_stats *st = replay_stats_new();
+	struct replay_loop_result res;
+	struct timing_opts o;
+	struct timing_sched *s;
+	unsigned int n = 0;
+
+	cr_assert_not_null(t);
+	timing_opts_init(&o);
+	o.mode = TIMING_PPS;
+	o.pps = 1000;
+	s = replay_sched_new(t, &o);
+	cr_assert_eq(replay_loop_run(s, t, &m, &n, &lc, st, &res), -EIO);
+	cr_assert_eq(res.error, -EIO);
+	cr_assert_eq(res.sent, 2);
+	timing_sched_free(s);
+	replay_stats_free(st);
+	trace_free(t);
+}
+
+Test(replay_frames, refuses_non_ethernet)
+{
+	struct sim_clock c = { .now = START };
+	struct replay_frames_conf fc = { .socket = SOCKET_ID_ANY, .burst = 32,
+					 .clock = sim_waiter_clock(&c) };
+	struct trace_err err;
+	struct trace *t;
+	struct rec_port *p;
+	char msg[256] = "";
+
+	tdp_eal_init();
+	t = trace_load(SAMPLE, &err);
+	cr_assert_not_null(t);
+	p = rec_port_new(&c, 1);
+	t->info.linktype = 101;
+	cr_assert_null(replay_frames_create(&p->port, t, &fc, msg, sizeof(msg)));
+	cr_assert_eq(errno, EPROTONOSUPPORT);
+	cr_assert(strstr(msg, "link type 101 is not Ethernet"), "%s", msg);
+	rec_port_destroy(&p->port);
+	trace_free(t);
+}
+
+/* A fake timestamp clock for the capture tests. */
+static uint64_t fake_ts(void *ctx)
+{
+	uint64_t *t = ctx;
+
+	return *t;
+}
+
+/* A scratch file name for test name. */
+static void scratch(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/test_replay-%s-%d.pcap", SEGNET_TEST_TMPDIR, name, (int)getpid());
+}
+
+/* n frames of the sample trace as mbufs of mp (records first .. first + n - 1). */
+static void sample_frames(const struct trace *t, struct rte_mempool *mp, unsigned int first,
+			  unsigned int n, struct rte_mbuf **out)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		const struct trace_rec *r = &t->recs[first + i];
+
+		out[i] = dp_frame_alloc(mp, (uint16_t)r->caplen);
+		cr_assert_not_null(out[i]);
+		memcpy(rte_pktmbuf_mtod(out[i], void *), r->data, r->caplen);
+	}
+}
+
+Test(port_capture, rx_and_tx_frames_with_injected_timestamps)
+{
+	struct rte_mempool *mp;
+	struct rte_mbuf *m[8], *got[8];
+	struct dp_port *a, *b;
+	struct port_capture *cap;
+	struct capture_counts n;
+	struct trace_err err;
+	struct trace *t, *back;
+	uint64_t now = 1700000000123456789ull;
+	struct port_capture_opts o = { .clock = { .now = fake_ts, .ctx = &now } };
+	char path[512], line[512] = "";
+	FILE *sum;
+
+	tdp_eal_init();
+	mp = tdp_pool("pc1", 64);
+	t = trace_load(SAMPLE, &err);
+	cr_assert_not_null(t);
+	a = tport_create("a", 16);
+	b = tport_create("b", 16);
+	scratch(path, sizeof(path), "both");
+	cap = port_capture_open(path, &o);
+	cr_assert_not_null(cap, "%s", strerror(errno));
+	cr_assert_eq(port_capture_attach(cap, a), 0);
+	cr_assert_eq(port_capture_attach(cap, b), 0);
+	cr_assert_eq(port_capture_attach(cap, a), -EBUSY);
+	/* Frames 0-4 leave on a, then 5-7 arrive on b. */
+	sample_frames(t, mp, 0, 8, m);
+	dp_port_tx(a, m, 5);
+	now += 1000;
+	for (int i = 5; i < 8; i++)
+		tport_push(b, m[i]);
+	cr_assert_eq(dp_port_rx(b, got, 8), 3);
+	rte_pktmbuf_free_bulk(got, 3);
+	sum = tmpfile();
+	cr_assert_eq(port_capture_close(cap, sum, &n), 0);
+	cr_assert_null(a->tap);
+	cr_assert_null(b->tap);
+	rewind(sum);
+	cr_assert_not_null(fgets(line, sizeof(line), sum));
+	fclose(sum);
+	cr_assert(strstr(line, ": 8 frames written ("), "%s", line);
+	cr_assert(strstr(line, ", 0 dropped by bound"), "%s", line);
+	cr_assert_eq(n.packets, 8);
+	back = trace_load(path, &err);
+	cr_assert_not_null(back, "%s", err.msg);
+	cr_assert_eq(back->info.format, TRACE_FMT_PCAP_NS);
+	cr_assert_eq(back->n, 8);
+	for (unsigned int i = 0; i < 8; i++) {
+		cr_assert_eq(back->recs[i].caplen, t->recs[i].caplen);
+		cr_assert(!memcmp(back->recs[i].data, t->recs[i].data, t->recs[i].caplen));
+		cr_assert_eq(back->recs[i].ts_ns, 1700000000123456789ull + (i < 5 ? 0 : 1000),
+			     "record %u ts %llu", i, (unsigned long long)back->recs[i].ts_ns);
+	}
+	trace_free(back);
+	trace_free(t);
+	dp_port_destroy(a);
+	dp_port_destroy(b);
+	unlink(path);
+}
+
+Test(port_capture, rx_only_bounded_by_packets)
+{
+	struct rte_mempool *mp;
+	struct rte_mbuf *m[10], *got[10];
+	struct dp_port *a;
+	struct port_capture *cap;
+	struct capture_counts n;
+	struct trace_err err;
+	struct trace *t, *back;
+	uint64_t now = 5;
+	struct port_capture_opts o = {
+		.file = { .max_packets = 4 }, .dirs = PORT_CAPTURE_RX,
+		.clock = { .now = fake_ts, .ctx = &now },
+	};
+	char path[512], line[512] = "";
+	FILE *sum;
+
+	tdp_eal_init();
+	mp = tdp_pool("pc2", 64);
+	t = trace_load(SAMPLE, &err);
+	a = tport_create("a", 16);
+	scratch(path, sizeof(path), "rx");
+	cap = port_capture_open(path, &o);
+	cr_assert_not_null(cap);
+	cr_assert_eq(port_capture_attach(cap, a), 0);
+	sample_frames(t, mp, 10, 10, m);
+	dp_port_tx(a, m, 4);	/* not captured: rx only */
+	for (int i = 4; i < 10; i++)
+		tport_push(a, m[i]);
+	cr_assert_eq(dp_port_rx(a, got, 10), 6);
+	rte_pktmbuf_free_bulk(got, 6);
+	port_capture_counts(cap, &n);
+	cr_assert_eq(n.packets, 4);
+	cr_assert_eq(n.dropped, 2);
+	sum = tmpfile();
+	cr_assert_eq(port_capture_close(cap, sum, NULL), 0);
+	rewind(sum);
+	cr_assert_not_null(fgets(line, sizeof(line), sum));
+	fclose(sum);
+	cr_assert(strstr(line, ": 4 frames written ("), "%s", line);
+	cr_assert(strstr(line, ", 2 dropped by bound (full-packets)"), "%s", line);
+	back = trace_load(path, &err);
+	cr_assert_not_null(back, "%s", err.msg);
+	cr_assert_eq(back->n, 4);
+	for (unsigned int i = 0; i < 4; i++)
+		cr_assert(!memcmp(back->recs[i].data, t->recs[14 + i].data, t->recs[14 + i].caplen));
+	trace_free(back);
+	trace_free(t);
+	dp_port_destroy(a);
+	unlink(path);
+}
+
+Test(port_capture, multi_segment_frame_gathered)
+{
+	struct rte_mempool *mp;
+	struct rte_mbuf *h, *tl;
+	struct dp_port *a;
+	struct port_capture *cap;
+	struct trace_err err;
+	struct trace *back;
+	uint64_t now = 42;
+	struct port_capture_opts o = { .clock = { .now = fake_ts, .ctx = &now } };
+	char path[512];
+
+	tdp_eal_init();
+	mp = tdp_pool("pc3", 16);
+	a = tport_create("a", 4);
+	scratch(path, sizeof(path), "seg");
+	cap = port_capture_open(path, &o);
+	cr_assert_not_null(cap);
+	cr_assert_eq(port_capture_attach(cap, a), 0);
+	h = dp_frame_alloc(mp, 100);
+	tl = dp_frame_alloc(mp, 50);
+	memset(rte_pktmbuf_mtod(h, void *), 0xaa, 100);
+	memset(rte_pktmbuf_mtod(tl, void *), 0xbb, 50);
+	cr_assert_eq(rte_pktmbuf_chain(h, tl), 0);
+	dp_port_tx1(a, h);
+	cr_assert_eq(port_capture_close(cap, NULL, NULL), 0);
+	back = trace_load(path, &err);
+	cr_assert_not_null(back, "%s", err.msg);
+	cr_assert_eq(back->n, 1);
+	cr_assert_eq(back->recs[0].caplen, 150);
+	cr_assert_eq(back->recs[0].data[99], 0xaa);
+	cr_assert_eq(back->recs[0].data[100], 0xbb);
+	trace_free(back);
+	dp_port_destroy(a);
+	unlink(path);
+}
+
+Test(port_capture, open_errors)
+{
+	struct port_capture_opts o = { .file = { .max_bytes = 10 } };
+	struct port_capture_opts ok = { 0 };
+	char path[512];
+
+	tdp_eal_init();
+	scratch(path, sizeof(path), "err");
+	cr_assert_null(port_capture_open(path, &o));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_null(port_capture_open("/nonexistent-dir/x.pcap", &ok));
+	cr_assert_eq(errno, ENOENT);
+	cr_assert_eq(port_capture_close(NULL, NULL, NULL), 0);
+	unlink(path);
+}
