@@ -5,8 +5,8 @@
  * node's ports, builds each node's NIC and host interface (endpoints in
  * shared memory behind a control socket) and polls them on the TSC clock,
  * sleeping when idle, until SIGINT or SIGTERM; then it closes the
- * endpoints, prints its counters, closes the ports and checks that every
- * mbuf came back. doc/man/nicd.8 documents it.
+ * endpoints, prints its counters, closes the capture (--capture) and the
+ * ports and checks that every mbuf came back. doc/man/nicd.8 documents it.
  */
 #include <errno.h>
 #include <sched.h>
@@ -33,6 +33,7 @@ enum {
 struct nicd {
 	struct nicd_opts opts;		/* the command line */
 	struct nicd_nodes nodes;	/* devices, ports, NICs, endpoints */
+	struct port_capture *cap;	/* --capture, or NULL */
 	struct dp_idle idle;		/* back-off state */
 	uint64_t t_start;		/* dp_tsc_ns() when the loop started */
 };
@@ -92,6 +93,35 @@ static int nicd_place(struct nicd *d)
 	printf("nicd: polling on CPU %d (NUMA node %d), %s\n", cpu,
 	       dp_core_socket(cpu), d->opts.core >= 0 ? "pinned by --core" :
 	       "EAL main lcore placement (-l / --lcores)");
+	return 0;
+}
+
+/* Open --capture and attach it to every port; 0 or -errno after a message. */
+static int nicd_capture_start(struct nicd *d)
+{
+	struct port_capture_opts co = {
+		.file = { .max_bytes = d->opts.capture_max_bytes,
+			  .max_packets = d->opts.capture_max_packets },
+	};
+	int rc;
+
+	if (!d->opts.capture)
+		return 0;
+	if (co.file.max_bytes && co.file.max_bytes < CAPTURE_FILE_HDR)
+		co.file.max_bytes = CAPTURE_FILE_HDR;
+	d->cap = port_capture_open(d->opts.capture, &co);
+	if (!d->cap) {
+		fprintf(stderr, "nicd: --capture %s: %s\n", d->opts.capture, strerror(errno));
+		return -errno;
+	}
+	rc = nicd_nodes_capture(&d->nodes, d->cap);
+	if (rc) {
+		fprintf(stderr, "nicd: --capture %s: cannot attach to the ports: %s\n",
+			d->opts.capture, strerror(-rc));
+		return rc;
+	}
+	printf("nicd: capturing every port of every node, both directions, into %s\n",
+	       d->opts.capture);
 	return 0;
 }
 
@@ -184,10 +214,14 @@ static int nicd_finish(struct nicd *d)
 {
 	double secs = (double)(dp_tsc_ns() - d->t_start) / 1e9;
 	unsigned int missing;
+	bool cap_failed;
 
 	nicd_nodes_shutdown(&d->nodes);
 	nicd_telemetry_unpublish();
 	nicd_report_summary(stdout, &d->nodes, &d->idle, secs);
+	/* A failed write is in the capture's summary line, and fails the exit. */
+	cap_failed = port_capture_close(d->cap, stdout, NULL) != 0;
+	d->cap = NULL;
 	nicd_nodes_close(&d->nodes);
 	missing = nicd_nodes_check_pools(&d->nodes, stdout);
 	if (missing)
@@ -195,13 +229,15 @@ static int nicd_finish(struct nicd *d)
 	else
 		printf("nicd: no mbuf leaked\n");
 	fflush(stdout);
-	return missing ? NICD_EXIT_FAIL : NICD_EXIT_OK;
+	return missing || cap_failed ? NICD_EXIT_FAIL : NICD_EXIT_OK;
 }
 
 /* Release what set-up built, on a failure before the loop. */
 static void nicd_abort(struct nicd *d)
 {
 	nicd_telemetry_unpublish();
+	port_capture_close(d->cap, NULL, NULL);
+	d->cap = NULL;
 	nicd_nodes_close(&d->nodes);
 	nicd_nodes_free(&d->nodes);
 	nicd_opts_free(&d->opts);
@@ -232,6 +268,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nicd: %s\n", err);
 		nicd_abort(&d);
 		return rc == -ENODEV || rc == -EINVAL ? NICD_EXIT_USAGE : NICD_EXIT_FAIL;
+	}
+	if (nicd_capture_start(&d)) {
+		nicd_abort(&d);
+		return NICD_EXIT_USAGE;
 	}
 	nicd_nodes_numa_check(&d.nodes, d.opts.core);
 	if (nicd_telemetry_register())

@@ -19,6 +19,7 @@
 #include "dataplane/dp_ethdev.h"
 #include "host.h"
 #include "nic.h"
+#include "pcap/port_capture.h"
 
 /* The daemon's log type, segnet.nicd.daemon (defined in main.c). */
 extern int nicd_logtype;
@@ -69,6 +70,9 @@ struct nicd_opts {
 	bool control_queue;		/* --control-queue: receive queue 1 of a
 					 * one-device node takes the switch's
 					 * control frames */
+	const char *capture;		/* --capture: pcap of every port, or NULL */
+	uint64_t capture_max_bytes;	/* --capture-max-mb in bytes (0 = no bound) */
+	uint64_t capture_max_packets;	/* --capture-max-packets (0 = no bound) */
 };
 
 /*
@@ -145,6 +149,12 @@ unsigned int nicd_nodes_endpoints(const struct nicd_nodes *ns);
 
 /* Close every endpoint and control socket (applications see -ESHUTDOWN). */
 void nicd_nodes_shutdown(struct nicd_nodes *ns);
+
+/*
+ * Attach cap to every port of every node (bulk, quick, the control queue):
+ * 0, or the first port_capture_attach error.
+ */
+int nicd_nodes_capture(struct nicd_nodes *ns, struct port_capture *cap);
 
 /* Destroy NICs, hosts, ports; stop and close the devices. */
 void nicd_nodes_close(struct nicd_nodes *ns);

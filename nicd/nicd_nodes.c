@@ -320,6 +320,20 @@ void nicd_nodes_shutdown(struct nicd_nodes *ns)
 			host_shutdown(ns->node[i].host);
 }
 
+int nicd_nodes_capture(struct nicd_nodes *ns, struct port_capture *cap)
+{
+	for (unsigned int i = 0; i < ns->n; i++) {
+		struct nicd_node *n = &ns->node[i];
+		int rc = port_capture_attach(cap, n->bulk);
+
+		if (!rc && n->quick != n->bulk)
+			rc = port_capture_attach(cap, n->quick);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 void nicd_nodes_close(struct nicd_nodes *ns)
 {
 	for (unsigned int i = 0; ns->node && i < ns->n; i++) {

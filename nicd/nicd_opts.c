@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -42,6 +43,9 @@ enum nicd_opt {
 	NICD_OPT_SOCKET_MODE,
 	NICD_OPT_CHECK_CRC,
 	NICD_OPT_CONTROL_QUEUE,
+	NICD_OPT_CAPTURE,
+	NICD_OPT_CAPTURE_MAX_MB,
+	NICD_OPT_CAPTURE_MAX_PACKETS,
 };
 
 /* The options getopt_long knows. */
@@ -67,6 +71,9 @@ static const struct option nicd_long_opts[] = {
 	{ "socket-mode", required_argument, NULL, NICD_OPT_SOCKET_MODE },
 	{ "check-crc", required_argument, NULL, NICD_OPT_CHECK_CRC },
 	{ "control-queue", required_argument, NULL, NICD_OPT_CONTROL_QUEUE },
+	{ "capture", required_argument, NULL, NICD_OPT_CAPTURE },
+	{ "capture-max-mb", required_argument, NULL, NICD_OPT_CAPTURE_MAX_MB },
+	{ "capture-max-packets", required_argument, NULL, NICD_OPT_CAPTURE_MAX_PACKETS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -138,6 +145,11 @@ void nicd_opts_usage(FILE *f, const char *prog)
 		"  --control-queue on|off  a node on one device also polls its receive\n"
 		"                          queue 1, where switchd --control-queue on (its\n"
 		"                          default) sends GNT, BACK and QACK (default on)\n"
+		"  --capture FILE.pcap     write every frame received and sent on every\n"
+		"                          port of every node into FILE.pcap (nanosecond pcap)\n"
+		"  --capture-max-mb M      stop capturing before the file passes M MB\n"
+		"                          (10^6 bytes; default 0: no bound)\n"
+		"  --capture-max-packets N stop capturing after N frames (default 0: no bound)\n"
 		"  --help                  this text\n"
 		"\n"
 		"Configurations:\n",
@@ -399,6 +411,19 @@ static int nicd_parse_value(struct nicd_opts *o, int c, const char *arg, char *e
 		return nicd_parse_onoff("--check-crc", arg, &o->check_crc, err, errlen);
 	case NICD_OPT_CONTROL_QUEUE:
 		return nicd_parse_onoff("--control-queue", arg, &o->control_queue, err, errlen);
+	case NICD_OPT_CAPTURE:
+		if (!*arg)
+			return nicd_fail(err, errlen, "--capture needs a file name");
+		o->capture = arg;
+		return 0;
+	case NICD_OPT_CAPTURE_MAX_MB:
+		rc = nicd_parse_ulong("--capture-max-mb", arg, 0, 1000000000, &v, err, errlen);
+		o->capture_max_bytes = (uint64_t)v * 1000000;
+		return rc;
+	case NICD_OPT_CAPTURE_MAX_PACKETS:
+		rc = nicd_parse_ulong("--capture-max-packets", arg, 0, ULONG_MAX, &v, err, errlen);
+		o->capture_max_packets = v;
+		return rc;
 	}
 	return nicd_fail(err, errlen, "unknown option (see --help)");
 }
@@ -457,6 +482,9 @@ static int nicd_check(struct nicd_opts *o, const struct nicd_single *s, char *er
 		return nicd_fail(err, errlen, "no virtual network: give --vnet ID:KEYFILE:CONF");
 	if (o->n_vnets > NIC_MAX_VNETS)
 		return nicd_fail(err, errlen, "--vnet: at most %d virtual networks", NIC_MAX_VNETS);
+	if (!o->capture && (o->capture_max_bytes || o->capture_max_packets))
+		return nicd_fail(err, errlen, "--capture-max-%s needs --capture FILE",
+				 o->capture_max_bytes ? "mb" : "packets");
 	if (o->per_target_cap > o->send_buffers)
 		return nicd_fail(err, errlen, "--per-target-cap %u: must not exceed --send-buffers %u",
 				 o->per_target_cap, o->send_buffers);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The command lines of nicd and the tools: --help, exit status 2 with a
- * message naming the bad argument, exit status 1 when there is no nicd to
- * talk to; segnet-stat reading a running nicd's counters; segnet-ping
+ * message naming the bad argument (nicd's --capture options too), exit
+ * status 1 when there is no nicd to talk to; segnet-stat reading a running nicd's counters; segnet-ping
  * giving up when the NIC never joins.
  */
 #include "nicd_test.h"
@@ -104,6 +104,12 @@ Test(tools, nicd_bad_arguments)
 		      "--vnet", vnet, "--node", "a:d0", "--bulk-port", "d1", NULL);
 	t_usage_error("--per-target-cap", NICD_BIN,
 		      "--vnet", vnet, "--bulk-port", "d", "--per-target-cap=100", NULL);
+	t_usage_error("--capture-max-packets needs --capture FILE", NICD_BIN,
+		      "--vnet", vnet, "--bulk-port", "d", "--capture-max-packets", "5", NULL);
+	t_usage_error("--capture-max-mb x", NICD_BIN, "--vnet", vnet, "--bulk-port", "d",
+		      "--capture", "n.pcap", "--capture-max-mb", "x", NULL);
+	t_usage_error("--capture needs a file name", NICD_BIN, "--vnet", vnet,
+		      "--bulk-port", "d", "--capture=", NULL);
 	unlink(key);
 	unlink(empty);
 }
@@ -121,6 +127,16 @@ Test(tools, nicd_missing_port_and_busy_name, .timeout = 60)
 		   "--bulk-port", "net_nothere0", "--vnet", vnet, "--socket-dir", n.dir, NULL);
 	cr_assert_eq(rc, 2, "unknown port: exit %d\n%s", rc, t_read_file(t_out));
 	cr_assert(strstr(t_read_file(t_out), "net_nothere0"), "%s", t_read_file(t_out));
+	/* A capture file that cannot be created fails at start-up. */
+	rc = t_cmd(t_out, NICD_BIN, "--no-huge", "-m", "64", "--no-pci", "--no-shconf", "-l", "0",
+		   "--file-prefix", n.prefix, "--vdev", "net_null0,no-rx=1",
+		   "--log-level", "lib.telemetry:error", "--", "--bulk-port", "net_null0",
+		   "--vnet", vnet, "--socket-dir", n.dir, "--capture", "/nonexistent-dir/n.pcap",
+		   NULL);
+	cr_assert_eq(rc, 2, "bad capture file: exit %d\n%s", rc, t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out),
+			 "--capture /nonexistent-dir/n.pcap: No such file or directory"),
+		  "%s", t_read_file(t_out));
 	/* A memif server nobody connects to: its link stays down. */
 	{
 		char dev[320];
