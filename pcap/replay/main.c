@@ -3,8 +3,9 @@
  * segnet-replay: replays a pcap/pcapng trace. It parses its arguments and
  * validates and loads the whole trace before the EAL starts (a bad command
  * line or a damaged trace fails at once, with nothing sent), then sets up
- * the mode, runs the sender loop on the TSC clock and prints the report.
- * doc/man/segnet-replay.1 documents it.
+ * the mode, schedules the records the mode kept, runs the sender loop on
+ * the TSC clock (CLOCK_MONOTONIC for a mode without the EAL), lets the
+ * mode drain and prints the report. doc/man/segnet-replay.1 documents it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -33,6 +34,8 @@ struct replay_main {
 	struct replay_stats *stats;
 	/* the clock the loop waits on */
 	struct waiter_clock clock;
+	/* the EAL was started */
+	bool eal;
 };
 
 /* Index of the first "--" in argv, or argc when there is none. */
@@ -86,7 +89,7 @@ static bool replay_parse_args(struct replay_main *r, int argc, char **argv, int 
 	return rc != 0;
 }
 
-/* Load and schedule the trace; 0 or the exit status. */
+/* Load the trace; 0 or the exit status. */
 static int replay_load(struct replay_main *r)
 {
 	struct trace_err terr = { 0 };
@@ -106,6 +109,56 @@ static int replay_load(struct replay_main *r)
 		fprintf(stderr, "segnet-replay: %s: no records (nothing sent)\n", r->opts.file);
 		return REPLAY_EXIT_FAIL;
 	}
+	return 0;
+}
+
+/*
+ * Start the EAL on the arguments before "--", unless the mode runs
+ * without it (then there must be none); 0 or the exit status.
+ */
+static int replay_start(struct replay_main *r, int argc, char **argv, int dd)
+{
+	char err[512] = "";
+	int rc;
+
+	if (r->mode->no_eal) {
+		if (dd >= argc || dd <= 1)
+			return 0;
+		fprintf(stderr, "segnet-replay: --mode %s starts no EAL: give no arguments before -- (%s ...)\n",
+			r->mode->name, argv[1]);
+		return REPLAY_EXIT_USAGE;
+	}
+	rc = dp_eal_init(dd < argc ? dd : 1, argv, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "segnet-replay: %s (EAL arguments, before --)\n", err);
+		return rc == -EINVAL ? REPLAY_EXIT_USAGE : REPLAY_EXIT_FAIL;
+	}
+	r->eal = true;
+	return 0;
+}
+
+/* Set the mode up, then schedule what it kept; 0 or the exit status. */
+static int replay_setup(struct replay_main *r)
+{
+	const struct waiter_clock *sys = waiter_clock_system();
+	struct replay_env env = {
+		.opts = &r->opts, .trace = r->trace, .clock = &r->clock, .stop = &dp_stop,
+	};
+	char err[512] = "";
+	int rc;
+
+	r->clock = *sys;
+	if (r->eal)
+		r->clock = (struct waiter_clock){
+			.now = replay_tsc_now, .sleep = sys->sleep, .relax = replay_relax,
+		};
+	rc = r->mode->setup(&env, &r->state, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "segnet-replay: %s\n", err);
+		return rc == -ENODEV ? REPLAY_EXIT_USAGE : REPLAY_EXIT_FAIL;
+	}
+	if (r->mode->adapt_clock)
+		r->mode->adapt_clock(r->state, &r->clock);
 	r->sched = replay_sched_new(r->trace, &r->opts.timing);
 	r->stats = replay_stats_new();
 	if (r->sched == NULL || r->stats == NULL) {
@@ -116,29 +169,8 @@ static int replay_load(struct replay_main *r)
 	return 0;
 }
 
-/* Set the mode up on the started EAL; 0 or the exit status. */
-static int replay_setup(struct replay_main *r)
-{
-	const struct waiter_clock *sys = waiter_clock_system();
-	struct replay_env env = {
-		.opts = &r->opts, .trace = r->trace, .clock = &r->clock, .stop = &dp_stop,
-	};
-	char err[512] = "";
-	int rc;
-
-	r->clock = (struct waiter_clock){
-		.now = replay_tsc_now, .sleep = sys->sleep, .relax = replay_relax,
-	};
-	rc = r->mode->setup(&env, &r->state, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "segnet-replay: %s\n", err);
-		return rc == -ENODEV ? REPLAY_EXIT_USAGE : REPLAY_EXIT_FAIL;
-	}
-	return 0;
-}
-
-/* Write the report to path in format fmt; 0 or the exit status. */
-static int replay_write_report(const char *opt, const char *path,
+/* Write the report to path in format fmt (the mode's, if it has one); 0 or the exit status. */
+static int replay_write_report(const struct replay_main *r, const char *opt, const char *path,
 			       const struct replay_summary *sum,
 			       enum replay_stats_format fmt)
 {
@@ -152,7 +184,10 @@ static int replay_write_report(const char *opt, const char *path,
 		fprintf(stderr, "segnet-replay: %s %s: %s\n", opt, path, strerror(errno));
 		return REPLAY_EXIT_FAIL;
 	}
-	rc = replay_stats_print(sum, fmt, f);
+	if (r->mode->write_report)
+		rc = r->mode->write_report(r->state, sum, fmt, f);
+	else
+		rc = replay_stats_print(sum, fmt, f);
 	if (fclose(f) || rc) {
 		fprintf(stderr, "segnet-replay: %s %s: write failed\n", opt, path);
 		return REPLAY_EXIT_FAIL;
@@ -178,6 +213,8 @@ static int replay_run(struct replay_main *r)
 	       trace_format_name(ti->format), r->trace->n, r->mode->name);
 	fflush(stdout);
 	rc = replay_loop_run(r->sched, r->trace, r->mode, r->state, &lc, r->stats, &res);
+	if (r->mode->drain)
+		r->mode->drain(r->state);
 	replay_stats_summary(r->stats, &sum);
 	replay_stats_print(&sum, REPLAY_STATS_TABLE, stdout);
 	r->mode->report(r->state, stdout);
@@ -187,9 +224,9 @@ static int replay_run(struct replay_main *r)
 	if (rc)
 		fprintf(stderr, "segnet-replay: sending failed: %s\n", strerror(-rc));
 	fflush(stdout);
-	st = replay_write_report("--csv", r->opts.csv, &sum, REPLAY_STATS_CSV);
+	st = replay_write_report(r, "--csv", r->opts.csv, &sum, REPLAY_STATS_CSV);
 	if (!st)
-		st = replay_write_report("--json", r->opts.json, &sum, REPLAY_STATS_JSON);
+		st = replay_write_report(r, "--json", r->opts.json, &sum, REPLAY_STATS_JSON);
 	if (!st && (rc || dropped))
 		st = REPLAY_EXIT_FAIL;
 	return st;
@@ -209,28 +246,24 @@ int main(int argc, char **argv)
 {
 	struct replay_main r;
 	int dd = replay_dashdash(argc, argv);
-	char err[512] = "";
 	int rc;
 
 	memset(&r, 0, sizeof(r));
 	if (replay_parse_args(&r, argc, argv, dd, &rc))
 		return rc;
 	rc = replay_load(&r);
+	if (!rc)
+		rc = replay_start(&r, argc, argv, dd);
 	if (rc) {
 		replay_free(&r);
 		return rc;
-	}
-	rc = dp_eal_init(dd < argc ? dd : 1, argv, err, sizeof(err));
-	if (rc < 0) {
-		fprintf(stderr, "segnet-replay: %s (EAL arguments, before --)\n", err);
-		replay_free(&r);
-		return rc == -EINVAL ? REPLAY_EXIT_USAGE : REPLAY_EXIT_FAIL;
 	}
 	dp_signals_install();
 	rc = replay_setup(&r);
 	if (!rc)
 		rc = replay_run(&r);
 	replay_free(&r);
-	dp_eal_cleanup();
+	if (r.eal)
+		dp_eal_cleanup();
 	return rc;
 }

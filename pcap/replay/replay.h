@@ -9,8 +9,10 @@
  *     tests run it on a simulated clock;
  *   - the modes (replay_modes.c): a table of what to do with a record.
  *     "frames" sends the raw frames out of a DPDK port
- *     (replay_frames.c); "messages" (through nicd's libsegnet) is listed
- *     but not built yet. A mode is one file and one table line.
+ *     (replay_frames.c); "messages" sends each record as a segnet message
+ *     between the nodes of a cluster through nicd's libsegnet and receives
+ *     it there (replay_messages.c, on the plan of replay_plan.c). A mode
+ *     is one file and one table line.
  *
  * doc/man/segnet-replay.1 and doc/replay.md document the tool.
  */
@@ -24,6 +26,7 @@
 #include <stdio.h>
 
 #include "pcap/reader.h"
+#include "pcap/replay/replay_plan.h"
 #include "pcap/replay_stats.h"
 #include "pcap/timing.h"
 #include "pcap/waiter.h"
@@ -41,6 +44,8 @@ enum {
 	REPLAY_BURST_DEFAULT = 32,	/* --burst default */
 	REPLAY_CATCHUP_NS = 20000,	/* paced: late by more, frames share a call */
 	REPLAY_LINK_WAIT_DEFAULT = 5000,	/* --link-wait-ms */
+	REPLAY_DRAIN_DEFAULT = 5000,	/* --drain-ms */
+	REPLAY_VNET_DEFAULT = 1,	/* --vnet */
 };
 
 /* segnet-replay's own options (the arguments after "--"). */
@@ -61,8 +66,30 @@ struct replay_opts {
 	unsigned int burst;
 	/* --spin-us in ns: busy-wait window before each due time */
 	uint64_t spin_ns;
-	/* --link-wait-ms: wait this long for the port's link */
+	/* --link-wait-ms: wait this long for the port's link (messages: the joins) */
 	uint32_t link_wait_ms;
+	/* messages mode: --nicd, in node order */
+	const char *nicd[REPLAY_NODES_MAX];
+	/* how many --nicd */
+	unsigned int n_nicd;
+	/* messages mode: --lab DIR, the directory of a lab.sh lab, or NULL */
+	const char *lab;
+	/* messages mode: --vnet */
+	uint16_t vnet;
+	/* messages mode: --key-file, or NULL (from the lab) */
+	const char *key_file;
+	/* messages mode: --map (hash, mac, ip or a file) */
+	const char *map;
+	/* messages mode: --channel */
+	enum replay_chan_choice channel;
+	/* messages mode: --quick-max */
+	uint32_t quick_max;
+	/* messages mode: --latency-csv FILE, or NULL */
+	const char *latency_csv;
+	/* messages mode: --drain-ms */
+	uint32_t drain_ms;
+	/* the first messages-mode option given (frames mode refuses it), or NULL */
+	const char *msg_opt;
 };
 
 /*
@@ -88,8 +115,8 @@ uint64_t replay_opts_catchup_ns(const struct replay_opts *o);
 struct replay_env {
 	/* the command line */
 	const struct replay_opts *opts;
-	/* the loaded trace */
-	const struct trace *trace;
+	/* the loaded trace; a mode may drop the records it will not send */
+	struct trace *trace;
 	/* the clock the loop waits on (for the modes' own time-outs) */
 	const struct waiter_clock *clock;
 	/* set by SIGINT/SIGTERM; may be NULL */
@@ -104,6 +131,8 @@ struct replay_mode {
 	const char *help;
 	/* why this build cannot run the mode, or NULL when it can */
 	const char *unavailable;
+	/* the mode needs no DPDK: no EAL, the system clock (CLOCK_MONOTONIC) */
+	bool no_eal;
 	/* Check the options the mode needs (before the EAL); 0 or -EINVAL. */
 	int (*check)(const struct replay_opts *o, char *err, size_t errlen);
 	/* Build the mode's state (EAL up); 0 or -errno with a message. */
@@ -118,6 +147,19 @@ struct replay_mode {
 	uint64_t (*dropped)(void *state);
 	/* Release the state (NULL is allowed). */
 	void (*teardown)(void *state);
+	/*
+	 * Put the mode's background work (receiving) into the waits of the loop:
+	 * may replace c's sleep and relax, keeping its clock. NULL: none.
+	 */
+	void (*adapt_clock)(void *state, struct waiter_clock *c);
+	/* After the loop: wait, bounded, for what is still under way. NULL: none. */
+	void (*drain)(void *state);
+	/*
+	 * Write the CSV or JSON report with the mode's own fields, sum included;
+	 * 0 or -EIO. NULL: the summary alone (replay_stats_print).
+	 */
+	int (*write_report)(void *state, const struct replay_summary *sum,
+			    enum replay_stats_format fmt, FILE *f);
 };
 
 /* The mode called name, or NULL. */

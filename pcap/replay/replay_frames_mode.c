@@ -35,9 +35,13 @@ struct replay_frames_mode {
 	struct replay_frames *f;
 };
 
-/* Frames mode needs a port. */
+/* Frames mode needs a port, and takes none of messages mode's options. */
 static int replay_frames_mode_check(const struct replay_opts *o, char *err, size_t errlen)
 {
+	if (o->msg_opt) {
+		snprintf(err, errlen, "--%s only applies to --mode messages", o->msg_opt);
+		return -EINVAL;
+	}
 	if (o->port)
 		return 0;
 	snprintf(err, errlen, "frames mode needs --port ETHDEV (the port to send on)");

@@ -11,15 +11,8 @@
 /* Frames mode (replay_frames_mode.c). */
 extern const struct replay_mode replay_mode_frames;
 
-/*
- * Messages mode: each record sent as a segnet message through nicd's
- * libsegnet. Listed so the command line knows it; its file comes with nicd.
- */
-static const struct replay_mode replay_mode_messages = {
-	.name = "messages",
-	.help = "each record as a segnet message through nicd (libsegnet)",
-	.unavailable = "messages mode needs nicd/libsegnet: not built in this version",
-};
+/* Messages mode (replay_messages.c). */
+extern const struct replay_mode replay_mode_messages;
 
 /* Every mode, NULL-terminated. */
 static const struct replay_mode *const replay_modes[] = {

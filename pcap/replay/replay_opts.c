@@ -32,6 +32,15 @@ enum replay_opt {
 	REPLAY_OPT_LINK_WAIT_MS,
 	REPLAY_OPT_CSV,
 	REPLAY_OPT_JSON,
+	REPLAY_OPT_NICD,
+	REPLAY_OPT_LAB,
+	REPLAY_OPT_VNET,
+	REPLAY_OPT_KEY_FILE,
+	REPLAY_OPT_MAP,
+	REPLAY_OPT_CHANNEL,
+	REPLAY_OPT_QUICK_MAX,
+	REPLAY_OPT_LATENCY_CSV,
+	REPLAY_OPT_DRAIN_MS,
 };
 
 /* The options getopt_long knows. */
@@ -51,6 +60,15 @@ static const struct option replay_long_opts[] = {
 	{ "link-wait-ms", required_argument, NULL, REPLAY_OPT_LINK_WAIT_MS },
 	{ "csv", required_argument, NULL, REPLAY_OPT_CSV },
 	{ "json", required_argument, NULL, REPLAY_OPT_JSON },
+	{ "nicd", required_argument, NULL, REPLAY_OPT_NICD },
+	{ "lab", required_argument, NULL, REPLAY_OPT_LAB },
+	{ "vnet", required_argument, NULL, REPLAY_OPT_VNET },
+	{ "key-file", required_argument, NULL, REPLAY_OPT_KEY_FILE },
+	{ "map", required_argument, NULL, REPLAY_OPT_MAP },
+	{ "channel", required_argument, NULL, REPLAY_OPT_CHANNEL },
+	{ "quick-max", required_argument, NULL, REPLAY_OPT_QUICK_MAX },
+	{ "latency-csv", required_argument, NULL, REPLAY_OPT_LATENCY_CSV },
+	{ "drain-ms", required_argument, NULL, REPLAY_OPT_DRAIN_MS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -79,6 +97,8 @@ void replay_opts_usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"usage: %s [EAL args] -- [--mode frames] --port ETHDEV [timing] [options] FILE\n"
+		"       %s --mode messages (--nicd NAME ... | --lab DIR) [--key-file F]\n"
+		"         [--vnet N] [--map hash|mac|ip|MAPFILE] [timing] [options] FILE\n"
 		"\n"
 		"Replays the records of a pcap or pcapng trace (microsecond or nanosecond\n"
 		"timestamps) on a schedule. The whole file is validated first: a truncated or\n"
@@ -97,29 +117,56 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"\n"
 		"Options:\n"
 		"  --mode MODE         what to do with each record (default frames), see below\n"
-		"  --port ETHDEV       frames mode: the port to send on (a --vdev name, a PCI\n"
-		"                      address or a DPDK port number)\n"
-		"  --burst N           frames per transmit call at most (1 .. %d, default %d);\n"
-		"                      on a paced schedule only frames more than 20 us late\n"
+		"  --burst N           records per transmit call at most (1 .. %d, default %d);\n"
+		"                      on a paced schedule only records more than 20 us late\n"
 		"                      share a call (a sender catching up)\n"
 		"  --spin-us US        busy-wait the last US microseconds before each due time\n"
 		"                      (default %d; sleep before that)\n"
-		"  --link-wait-ms MS   wait up to MS for the port's link (default %d)\n"
+		"  --link-wait-ms MS   frames: wait up to MS for the port's link; messages:\n"
+		"                      for every node to join the cluster (default %d)\n"
 		"  --csv FILE          also write the report as CSV to FILE\n"
 		"  --json FILE         also write the report as JSON to FILE\n"
 		"  --help              this text\n"
 		"\n"
+		"Frames mode (EAL arguments before --):\n"
+		"  --port ETHDEV       the port to send on (a --vdev name, a PCI address or a\n"
+		"                      DPDK port number)\n"
+		"\n"
+		"Messages mode (no EAL: nothing before --):\n"
+		"  --nicd NAME         a node's nicd control socket (a name in\n"
+		"                      $SEGNET_SOCKET_DIR or /run/segnet, or a path); repeat\n"
+		"                      for every node, in node order (2 .. %d)\n"
+		"  --lab DIR           the nodes, sockets and key of a lab.sh lab (DIR or its\n"
+		"                      DIR/lab.state), instead of --nicd\n"
+		"  --vnet N            virtual network (default %d)\n"
+		"  --key-file FILE     its key (default with --lab: the lab's)\n"
+		"  --map MAP           source and destination to nodes: ip (default: IPv4/IPv6\n"
+		"                      addresses numbered by first appearance, round robin\n"
+		"                      over the nodes), mac (MAC addresses, likewise), hash\n"
+		"                      (FNV-1a of the IP address, else the MAC, modulo the\n"
+		"                      nodes) or MAPFILE (lines ADDRESS NODE-INDEX)\n"
+		"  --channel CH        auto (default: quick when the content fits --quick-max,\n"
+		"                      else bulk), quick or bulk (content too long for the\n"
+		"                      channel is cut, and counted)\n"
+		"  --quick-max BYTES   auto: content up to BYTES goes quick (0 .. %d, default %d)\n"
+		"  --latency-csv FILE  one line per delivered message: channel, latency_ns, ...\n"
+		"  --drain-ms MS       after the last send, wait up to MS for the deliveries\n"
+		"                      (default %d)\n"
+		"\n"
 		"Modes:\n",
-		prog, REPLAY_BURST_MAX, REPLAY_BURST_DEFAULT, WAITER_SPIN_NS_DEFAULT / 1000,
-		REPLAY_LINK_WAIT_DEFAULT);
+		prog, prog, REPLAY_BURST_MAX, REPLAY_BURST_DEFAULT, WAITER_SPIN_NS_DEFAULT / 1000,
+		REPLAY_LINK_WAIT_DEFAULT, REPLAY_NODES_MAX, REPLAY_VNET_DEFAULT, REPLAY_QUICK_CAP,
+		REPLAY_QUICK_CAP, REPLAY_DRAIN_DEFAULT);
 	for (const struct replay_mode *const *m = replay_mode_list(); *m; m++)
 		fprintf(f, "  %-18s  %s%s\n", (*m)->name, (*m)->help,
 			(*m)->unavailable ? " (not built in this version)" : "");
 	fprintf(f,
 		"\n"
-		"At the end it prints frames sent, the rate achieved against the rate asked\n"
-		"for and the timing error (actual departure - scheduled) p50/p99. Exit status:\n"
-		"0 all sent, 1 failure (trace refused, port, dropped frames), 2 bad arguments.\n"
+		"At the end it prints packets sent, the rate achieved against the rate asked\n"
+		"for and the timing error (actual departure - scheduled) p50/p99; messages\n"
+		"mode adds messages sent and delivered per node and channel and the latency\n"
+		"per channel. Exit status: 0 all sent (and delivered), 1 failure (trace\n"
+		"refused, port, nicd, dropped or undelivered), 2 bad arguments.\n"
 		"See segnet-replay(1).\n");
 }
 
@@ -169,6 +216,75 @@ static int replay_set_timing(struct replay_opts *o, bool *given, enum timing_mod
 	*given = true;
 	o->timing.mode = t;
 	return 0;
+}
+
+/* Name of a messages-mode option, for the refusal of frames mode. */
+static const char *replay_msg_opt_name(int c)
+{
+	for (const struct option *l = replay_long_opts; l->name; l++)
+		if (l->val == c)
+			return l->name;
+	return "?";
+}
+
+/* Handle one option of messages mode. */
+static int replay_parse_msg_value(struct replay_opts *o, int c, const char *arg, char *err,
+				  size_t errlen)
+{
+	uint64_t v;
+	int rc = 0;
+
+	if (!o->msg_opt)
+		o->msg_opt = replay_msg_opt_name(c);
+	switch (c) {
+	case REPLAY_OPT_NICD:
+		if (!*arg)
+			return replay_fail(err, errlen, "--nicd needs a control socket name or path");
+		if (o->n_nicd == REPLAY_NODES_MAX)
+			return replay_fail(err, errlen, "--nicd %s: at most %d nodes", arg,
+					   REPLAY_NODES_MAX);
+		o->nicd[o->n_nicd++] = arg;
+		return 0;
+	case REPLAY_OPT_LAB:
+		if (!*arg)
+			return replay_fail(err, errlen, "--lab needs a directory");
+		o->lab = arg;
+		return 0;
+	case REPLAY_OPT_VNET:
+		rc = replay_parse_u64("--vnet", arg, 0, UINT16_MAX, &v, err, errlen);
+		o->vnet = (uint16_t)v;
+		return rc;
+	case REPLAY_OPT_KEY_FILE:
+		o->key_file = arg;
+		return 0;
+	case REPLAY_OPT_MAP:
+		if (!*arg)
+			return replay_fail(err, errlen, "--map needs hash, mac, ip or a file");
+		o->map = arg;
+		return 0;
+	case REPLAY_OPT_CHANNEL:
+		if (!strcmp(arg, "auto"))
+			o->channel = REPLAY_CHAN_AUTO;
+		else if (!strcmp(arg, "quick"))
+			o->channel = REPLAY_CHAN_QUICK;
+		else if (!strcmp(arg, "bulk"))
+			o->channel = REPLAY_CHAN_BULK;
+		else
+			return replay_fail(err, errlen, "--channel %s: must be auto, quick or bulk", arg);
+		return 0;
+	case REPLAY_OPT_QUICK_MAX:
+		rc = replay_parse_u64("--quick-max", arg, 0, REPLAY_QUICK_CAP, &v, err, errlen);
+		o->quick_max = (uint32_t)v;
+		return rc;
+	case REPLAY_OPT_LATENCY_CSV:
+		o->latency_csv = arg;
+		return 0;
+	case REPLAY_OPT_DRAIN_MS:
+		rc = replay_parse_u64("--drain-ms", arg, 0, 600000, &v, err, errlen);
+		o->drain_ms = (uint32_t)v;
+		return rc;
+	}
+	return replay_fail(err, errlen, "unknown option (see --help)");
 }
 
 /* Handle one option that takes a value (or --topspeed). */
@@ -237,7 +353,7 @@ static int replay_parse_value(struct replay_opts *o, int c, const char *arg, boo
 		o->json = arg;
 		return 0;
 	}
-	return replay_fail(err, errlen, "unknown option (see --help)");
+	return replay_parse_msg_value(o, c, arg, err, errlen);
 }
 
 /* Set the defaults the man page documents. */
@@ -249,6 +365,11 @@ static void replay_opts_defaults(struct replay_opts *o)
 	o->burst = REPLAY_BURST_DEFAULT;
 	o->spin_ns = WAITER_SPIN_NS_DEFAULT;
 	o->link_wait_ms = REPLAY_LINK_WAIT_DEFAULT;
+	o->vnet = REPLAY_VNET_DEFAULT;
+	o->map = "ip";
+	o->channel = REPLAY_CHAN_AUTO;
+	o->quick_max = REPLAY_QUICK_CAP;
+	o->drain_ms = REPLAY_DRAIN_DEFAULT;
 }
 
 /* Checks once every option is known: the file, the mode's own needs. */
