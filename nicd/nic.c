@@ -150,6 +150,7 @@ struct nic *nic_create(const struct nic_config *cfg, const struct nic_ops *ops,
 	nic->quick = quick;
 	nic->id = PROTO_NODE_NONE;
 	nic->state = NIC_JOINING;
+	nic->hello_nonce = cfg->incarnation;
 	nic->lim = (struct proto_limits) {
 		.max_nodes = cfg->max_nodes, .max_endpoints = nic->cfg.max_endpoints,
 		.skip_crc = !cfg->check_crc,
@@ -280,12 +281,13 @@ static uint64_t nic_join_poll(struct nic *nic, uint64_t now)
 		       nic->id, nic->cfg.lost_gnt_slots);
 		nic->stats.rejoins++;
 		nic->state = NIC_JOINING;
+		nic->hello_nonce++;	/* a new incarnation: peers must restart with it */
 		nic->next_hello = now;
 	}
 	if (now >= nic->next_hello) {
 		struct proto_pkt p = {
 			.type = PROTO_T_HELLO, .src_node = nic->id,
-			.dst_node = PROTO_NODE_SWITCH, .hello_nonce = ++nic->hello_nonce,
+			.dst_node = PROTO_NODE_SWITCH, .hello_nonce = nic->hello_nonce,
 		};
 
 		nic_send_control(nic, &p);

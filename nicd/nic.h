@@ -38,6 +38,7 @@ struct nic_config {
 	struct rte_mempool *mp;		/* frames */
 	bool check_crc;			/* verify CRC32C of received frames */
 	uint32_t cfg_keepalive;		/* slots between CFGs when nothing changes (0 = 8) */
+	uint32_t incarnation;		/* differs each time the NIC starts (HELLO nonce) */
 };
 
 /* What a NIC reports to its owner (endpoints in nicd, the generator in sim). */

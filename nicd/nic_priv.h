@@ -57,7 +57,7 @@ struct nic {
 	uint32_t gnt_slot;		/* slot of the last grant */
 	uint64_t gnt_time;		/* when it arrived */
 	uint64_t next_hello;		/* next HELLO while joining */
-	uint32_t hello_nonce;		/* incarnation, for logs */
+	uint32_t hello_nonce;		/* incarnation: the same in every HELLO of one join */
 	struct nic_vnet vnets[NIC_MAX_VNETS];	/* served virtual networks */
 	unsigned int n_vnets;		/* entries in vnets */
 	struct sn_pkt *descs;		/* descriptor array */

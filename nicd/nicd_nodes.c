@@ -8,6 +8,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -168,6 +171,16 @@ static int nicd_start_devs(struct nicd_nodes *ns, const struct nicd_opts *o,
 	return 0;
 }
 
+/* A number that differs each time nicd starts: the switch tells a restarted NIC from a repeated HELLO by it. */
+static uint32_t nicd_incarnation(void)
+{
+	uint32_t v;
+
+	if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v))
+		v = (uint32_t)time(NULL) ^ (uint32_t)getpid() << 16;
+	return v;
+}
+
 /* The NIC of node n, with every virtual network. */
 static int nicd_make_nic(struct nicd_node *n, const struct nicd_opts *o,
 			 struct rte_mempool *mp, char *err, size_t errlen)
@@ -177,7 +190,7 @@ static int nicd_make_nic(struct nicd_node *n, const struct nicd_opts *o,
 		.bulk_bufs = o->send_buffers, .bulk_per_target = o->per_target_cap,
 		.quick_bufs = o->quick_buffers, .descriptors = o->descriptors,
 		.hello_ns = (uint64_t)o->hello_us * 1000, .mp = mp,
-		.check_crc = o->check_crc,
+		.check_crc = o->check_crc, .incarnation = nicd_incarnation(),
 	};
 	struct nic_ops ops = host_nic_ops(n->host);
 	char verr[256];

@@ -192,10 +192,22 @@ void sw_notice_down(struct sw_fabric *sw, uint16_t to, uint16_t down,
 }
 
 /* A node (re)joins: forget its old state; its peers restart with it. */
-static void sw_node_join(struct sw_fabric *sw, uint16_t i, uint64_t now)
+static void sw_node_join(struct sw_fabric *sw, uint16_t i, uint32_t nonce,
+			 uint64_t now)
 {
 	struct sw_node *nd = &sw->nodes[i];
 	bool rejoin = nd->joined;
+
+	/*
+	 * A NIC repeats its HELLO, with the same nonce, until a GNT reaches it:
+	 * a repeat of a join that stands only needs the announcement again.
+	 */
+	if (nd->joined && nd->up && nonce == nd->hello_nonce) {
+		nd->announce_join = true;
+		sw->stats.hello_repeats++;
+		return;
+	}
+	nd->hello_nonce = nonce;
 
 	if (!nd->up)
 		sw->n_up++;
@@ -247,7 +259,7 @@ static void sw_accept(struct sw_fabric *sw, uint16_t in, struct dp_port *port,
 	} else if (r->p.type == PROTO_T_HELLO &&
 		   (r->p.src_node == in || r->p.src_node == PROTO_NODE_NONE)) {
 		sw->stats.hello_received++;
-		sw_node_join(sw, in, now);
+		sw_node_join(sw, in, r->p.hello_nonce, now);
 	} else if (r->p.src_node != in) {
 		sw->stats.forged_src++;
 	} else if (r->p.flags & PROTO_F_DOWN) {

@@ -74,6 +74,7 @@ struct sw_config {
 	X(cfg_bad_size, "CFGs whose vectors do not match the cluster size") \
 	X(hello_received, "HELLOs received") \
 	X(joins, "nodes that joined") \
+	X(hello_repeats, "HELLOs repeating a join that stands (answered, nothing reset)") \
 	X(downs, "nodes marked down for missing CFGs") \
 	X(down_notices, "DOWN notices sent to initiators") \
 	X(slots, "slots arbitrated") \

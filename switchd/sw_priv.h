@@ -22,6 +22,7 @@ struct sw_node {
 	bool joined;			/* sent HELLO */
 	bool up;			/* sending CFGs */
 	bool announce_join;		/* next GNT carries PROTO_GNT_F_JOINED */
+	uint32_t hello_nonce;		/* incarnation named by its last join */
 	uint64_t last_cfg_slot;		/* slot of its last CFG */
 	uint8_t *counts;		/* its last request vector */
 	uint8_t *bulk_en;		/* initiators it accepts on bulk */

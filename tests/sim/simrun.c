@@ -467,6 +467,7 @@ static int sim_build_nics(struct simctx *ctx, char *err, size_t errlen)
 			.ctx = node, .deliver = sim_on_deliver, .complete = sim_on_complete,
 		};
 
+		nc.incarnation = (uint32_t)(cfg->seed * 131 + i);	/* deterministic */
 		node->nic = nic_create(&nc, &ops, node->bulk, node->quick, err, errlen);
 		if (!node->nic)
 			return -errno;

@@ -99,6 +99,15 @@ static void t_hello(struct t_sw *t, int i, uint16_t src)
 	});
 }
 
+/* HELLO from node i carrying incarnation nonce. */
+static void t_hello_nonce(struct t_sw *t, int i, uint32_t nonce)
+{
+	t_push(t, i, (struct proto_pkt) {
+		.type = PROTO_T_HELLO, .src_node = PROTO_NODE_NONE,
+		.dst_node = PROTO_NODE_SWITCH, .hello_nonce = nonce,
+	});
+}
+
 /* CFG from node i: targets in `req` (bit t), enable vectors as bit masks. */
 static void t_cfg(struct t_sw *t, int i, unsigned int req, uint8_t bulk_en,
 		  uint8_t quick_en)
@@ -642,6 +651,28 @@ Test(fabric, silent_node_is_marked_down_and_requesters_are_told)
 		cr_assert_eq(t_count(t, i, PROTO_T_BACK), 1, "node %d not told of the restart", i);
 		cr_assert(t_sent(t, i, 0).flags & PROTO_F_DOWN);
 	}
+	t_sw_free(t);
+}
+
+/* A repeated HELLO (same incarnation) is answered; only a new incarnation restarts peers. */
+Test(fabric, a_repeated_hello_resets_nothing_a_new_incarnation_does)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+
+	/* t_sw_joined joined everyone with nonce 7: the same nonce is a repeat. */
+	t_hello_nonce(t, 2, 7);
+	sw_fabric_poll(t->sw, T_SLOT);
+	cr_assert_eq(t_st(t)->hello_repeats, 1);
+	cr_assert_eq(t_st(t)->down_notices, 0, "a repeat must not reset the peers");
+	cr_assert_eq(t_gnt(t, 2).gflags, PROTO_GNT_F_JOINED, "the join is announced again");
+	t_clear(t);
+	/* Another nonce: the NIC restarted, and its peers are told. */
+	t_hello_nonce(t, 2, 8);
+	sw_fabric_poll(t->sw, 2 * T_SLOT);
+	cr_assert_eq(t_st(t)->hello_repeats, 1);
+	for (int i = 0; i < T_N; i++)
+		if (i != 2)
+			cr_assert_eq(t_count(t, i, PROTO_T_BACK), 1, "node %d not told", i);
 	t_sw_free(t);
 }
 

@@ -1,0 +1,1090 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# A segnet virtual lab on one machine: switchd and N nodes served by nicd,
+# joined by virtual links. doc/operations.md#virtual-lab explains it.
+#
+#   scripts/lab.sh up [--nodes N] [--link vhost|veth|memif] [options]
+#   scripts/lab.sh status [--name NAME] [--dir DIR]
+#   scripts/lab.sh env [--name NAME] [--dir DIR]      (eval "$(scripts/lab.sh env)")
+#   scripts/lab.sh down [--name NAME] [--dir DIR] [--timeout SEC]
+#   scripts/lab.sh stop-node NODE | start-node NODE   (a node with its own nicd)
+#   scripts/lab.sh attach NODE    (EAL arguments to take a stopped node's port)
+#   scripts/lab.sh --help
+#
+# up options:
+#   --nodes N          nodes n0 .. n(N-1), 2 to 64 (default 3)
+#   --link TYPE        vhost (default: net_vhost in switchd, net_virtio_user in
+#                      nicd), veth (af_packet on veth pairs, in network
+#                      namespaces; root) or memif (no privileges)
+#   --solo K           the last K nodes get a nicd process each (default 0: one
+#                      nicd serves every node), so stop-node/start-node can
+#                      take one away and bring it back while the others run
+#   --conf CONF        protocol configuration of virtual network 1 (default conf3)
+#   --vnet ID:CONF     one more virtual network, with a key of its own
+#                      (repeatable); its key file is DIR/vnetID.key
+#   --key-file FILE    key of virtual network 1 (default: a random key,
+#                      written to DIR/vnet1.key, mode 0600)
+#   --bulk-gbps G      bulk rate: sets the slot (default 0.05: 345 us slots)
+#   --quick-gbps G     quick rate (default 1)
+#   --down-ms MS       a node silent this long is down (default 500)
+#   --busy             no idle back-off (busy polling: a core per daemon)
+#   --huge             hugepages instead of --no-huge (root): reserves what
+#                      is missing and mounts hugetlbfs in DIR; down undoes it
+#   --cores LIST       CPUs: switchd on the first, the nicds on the others in
+#                      turn (default: the CPUs this process may use; on two,
+#                      switchd on one and every nicd on the other)
+#   --join-timeout S   how long up waits for every node to join (default 20)
+#   --build DIR        where the binaries are (default: the tree's build/,
+#                      then $PATH)
+# Every command takes:
+#   --name NAME        the lab's name (default lab): telemetry prefixes
+#                      segnet-lab-NAME-*, namespaces segnet-lab-NAME-*
+#   --dir DIR          its directory (default /run/segnet-lab/NAME as root,
+#                      else ${XDG_RUNTIME_DIR:-/tmp}/segnet-lab/NAME): state
+#                      file, logs, link sockets (DIR/links), nicd control
+#                      sockets (DIR/nicd: SEGNET_SOCKET_DIR), key files
+#
+# Exit status: 0 done (status: the lab is up and every node joined), 1 a
+# failure or a lab not up (the message says which), 2 bad arguments.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+prog=lab.sh
+
+# The comment at the top, from its fourth line to its end.
+usage() {
+	awk 'NR >= 4 && !/^#/ { exit } NR >= 4 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"
+}
+
+die() {
+	echo "$prog: $*" >&2
+	exit 1
+}
+
+die_usage() {
+	echo "$prog: $*" >&2
+	echo "usage: scripts/lab.sh up|down|status|env|stop-node|start-node|attach [options] (try --help)" >&2
+	exit 2
+}
+
+say() {
+	echo "$prog: $*"
+}
+
+# ---------------------------------------------------------------- options
+
+cmd=
+node_arg=
+nodes=3
+link=vhost
+solo=0
+conf=conf3
+extra_vnets=()
+key_file=
+bulk_gbps=0.05
+quick_gbps=1
+down_ms=500
+busy=0
+huge=0
+cores=
+join_timeout=20
+builddir=
+name=lab
+dir=
+stop_timeout=5
+keep_dir=0	# teardown keeps DIR (up reuses it)
+
+# need OPTION VALUE-COUNT: check that an option has its value.
+need() {
+	[ "$2" -ge 2 ] || die_usage "$1 needs a value"
+}
+
+is_uint() {
+	[[ "$1" =~ ^[0-9]+$ ]]
+}
+
+is_rate() {
+	[[ "$1" =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v g="$1" 'BEGIN { exit !(g > 0 && g <= 100) }'
+}
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-h|--help) usage; exit 0 ;;
+		--nodes) need "$1" $#; nodes=$2; shift ;;
+		--link) need "$1" $#; link=$2; shift ;;
+		--solo) need "$1" $#; solo=$2; shift ;;
+		--conf) need "$1" $#; conf=$2; shift ;;
+		--vnet) need "$1" $#; extra_vnets+=("$2"); shift ;;
+		--key-file) need "$1" $#; key_file=$2; shift ;;
+		--bulk-gbps) need "$1" $#; bulk_gbps=$2; shift ;;
+		--quick-gbps) need "$1" $#; quick_gbps=$2; shift ;;
+		--down-ms) need "$1" $#; down_ms=$2; shift ;;
+		--busy) busy=1 ;;
+		--huge) huge=1 ;;
+		--cores) need "$1" $#; cores=$2; shift ;;
+		--join-timeout) need "$1" $#; join_timeout=$2; shift ;;
+		--build) need "$1" $#; builddir=$2; shift ;;
+		--name) need "$1" $#; name=$2; shift ;;
+		--dir) need "$1" $#; dir=$2; shift ;;
+		--timeout) need "$1" $#; stop_timeout=$2; shift ;;
+		-*) die_usage "unknown option '$1'" ;;
+		*)
+			if [ -z "$cmd" ]; then
+				cmd=$1
+			elif [ -z "$node_arg" ]; then
+				node_arg=$1
+			else
+				die_usage "unexpected argument '$1'"
+			fi
+			;;
+		esac
+		shift
+	done
+}
+
+check_args() {
+	case "$cmd" in
+	up|down|status|env) [ -z "$node_arg" ] || die_usage "$cmd takes no NODE ('$node_arg')" ;;
+	stop-node|start-node|attach) [ -n "$node_arg" ] || die_usage "$cmd needs a NODE (n0, n1, ...)" ;;
+	"") die_usage "no command" ;;
+	*) die_usage "unknown command '$cmd'" ;;
+	esac
+	[[ "$name" =~ ^[A-Za-z0-9_-]{1,24}$ ]] ||
+		die_usage "--name must be 1 to 24 letters, digits, _ or -, not '$name'"
+	[ "$cmd" = up ] || return 0
+	is_uint "$nodes" && [ "$nodes" -ge 2 ] && [ "$nodes" -le 64 ] ||
+		die_usage "--nodes must be 2 to 64, not '$nodes'"
+	case "$link" in
+	vhost|veth|memif) ;;
+	*) die_usage "--link must be vhost, veth or memif, not '$link'" ;;
+	esac
+	is_uint "$solo" && [ "$solo" -le "$nodes" ] ||
+		die_usage "--solo must be 0 to --nodes ($nodes), not '$solo'"
+	is_rate "$bulk_gbps" || die_usage "--bulk-gbps must be a rate in Gbit/s (0 < G <= 100), not '$bulk_gbps'"
+	is_rate "$quick_gbps" || die_usage "--quick-gbps must be a rate in Gbit/s (0 < G <= 100), not '$quick_gbps'"
+	is_uint "$down_ms" && [ "$down_ms" -ge 10 ] ||
+		die_usage "--down-ms must be a whole number of milliseconds, at least 10, not '$down_ms'"
+	is_uint "$join_timeout" && [ "$join_timeout" -ge 1 ] ||
+		die_usage "--join-timeout must be a whole number of seconds, at least 1, not '$join_timeout'"
+	[[ "$conf" =~ ^[A-Za-z0-9_,:=.-]+$ ]] || die_usage "--conf '$conf': not a configuration"
+	local v
+	for v in "${extra_vnets[@]}"; do
+		[[ "$v" =~ ^([0-9]+):([A-Za-z0-9_,:=.-]+)$ ]] && [ "${BASH_REMATCH[1]}" -ne 1 ] &&
+			[ "${BASH_REMATCH[1]}" -le 65535 ] ||
+			die_usage "--vnet must be ID:CONF with ID 2 .. 65535 (1 is --conf's), not '$v'"
+	done
+	if [ -n "$key_file" ]; then
+		[ -r "$key_file" ] || die "--key-file $key_file: cannot read it"
+		key_file=$(cd "$(dirname "$key_file")" && pwd)/$(basename "$key_file")
+	fi
+	if [ -n "$cores" ]; then
+		[[ "$cores" =~ ^[0-9]+(,[0-9]+)*$ ]] ||
+			die_usage "--cores must be a comma-separated list of CPU numbers, not '$cores'"
+	fi
+}
+
+# ---------------------------------------------------------------- state file
+#
+# DIR/lab.state holds KEY=VALUE lines, appended as things are made, so that
+# a failed or interrupted up leaves what down needs to undo it. A key given
+# twice takes its last value. It is read as data, never executed.
+
+state=
+
+st_set() {
+	printf '%s=%s\n' "$1" "$2" >>"$state"
+}
+
+st_get() {
+	[ -f "$state" ] || return 0
+	awk -v k="$1=" 'index($0, k) == 1 { v = substr($0, length(k) + 1) } END { print v }' "$state"
+}
+
+default_dir() {
+	if [ "$(id -u)" = 0 ]; then
+		echo "/run/segnet-lab/$name"
+	else
+		echo "${XDG_RUNTIME_DIR:-/tmp}/segnet-lab/$name"
+	fi
+}
+
+# The EAL's runtime directory for a file prefix (as DPDK chooses it).
+runtime_dir() {
+	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
+		echo "$RUNTIME_DIRECTORY/dpdk/$1"
+	elif [ "$(id -u)" = 0 ]; then
+		echo "/var/run/dpdk/$1"
+	else
+		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
+	fi
+}
+
+# ---------------------------------------------------------------- binaries
+
+switchd_bin=
+nicd_bin=
+stat_bin=
+
+# find_bin NAME SUBDIR: the binary in the build directory, else on $PATH.
+find_bin() {
+	local b=${builddir:-$top/build}
+	if [ -x "$b/$2/$1" ]; then
+		echo "$b/$2/$1"
+	elif [ -z "$builddir" ] && command -v "$1" >/dev/null 2>&1; then
+		command -v "$1"
+	fi
+}
+
+find_bins() {
+	switchd_bin=$(find_bin switchd switchd)
+	nicd_bin=$(find_bin nicd nicd)
+	stat_bin=$(find_bin segnet-stat nicd/tools)
+	local missing=()
+	[ -n "$switchd_bin" ] || missing+=(switchd)
+	[ -n "$nicd_bin" ] || missing+=(nicd)
+	[ -n "$stat_bin" ] || missing+=(segnet-stat)
+	if [ ${#missing[@]} -gt 0 ]; then
+		die "cannot find ${missing[*]} in ${builddir:-$top/build} or \$PATH: build first (scripts/setup.sh)"
+	fi
+}
+
+# ---------------------------------------------------------------- helpers
+
+# True when pid $1 is alive, not a zombie, and runs binary $2 (a PID that
+# was reused by another program does not count).
+pid_alive() {
+	local pid=$1 bin=$2 st exe
+	[ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
+	st=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) || return 1
+	[ "$st" != Z ] || return 1
+	# Unreadable while the process exits (its memory is gone): dead.
+	exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+	[ "${exe% (deleted)}" = "$(readlink -f "$bin")" ]
+}
+
+# The CPUs this process may run on, one per line.
+allowed_cpus() {
+	local list part a b
+	list=$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status)
+	IFS=, read -r -a parts <<<"$list"
+	for part in "${parts[@]}"; do
+		if [[ "$part" == *-* ]]; then
+			a=${part%-*}
+			b=${part#*-}
+			seq "$a" "$b"
+		else
+			echo "$part"
+		fi
+	done
+}
+
+# 32-bit FNV-1a of a string, in hex: nicd's hash of a control socket's
+# path in the names of its endpoint objects (/dev/shm/segnet.NAME.HASH.*).
+fnv1a() {
+	local s=$1 h=2166136261 i c
+	for ((i = 0; i < ${#s}; i++)); do
+		printf -v c '%d' "'${s:i:1}"
+		h=$(( ((h ^ c) * 16777619) & 0xffffffff ))
+	done
+	printf '%08x' "$h"
+}
+
+# Slot length in ns at a bulk rate (2158 bytes on the wire per frame).
+slot_ns() {
+	awk -v g="$1" 'BEGIN { printf "%d", 2158 * 8 / g }'
+}
+
+# ---------------------------------------------------------------- layout
+#
+# Node i is on switchd port i. Nodes 0 .. N-K-1 share the nicd process
+# "nicd"; each of the K last ones has its own, "nicd-nI". Each process gets
+# a telemetry prefix segnet-lab-NAME-PROC; on veth, a network namespace
+# segnet-lab-NAME-PROC too (switchd in segnet-lab-NAME-sw).
+
+# Process that serves node $1.
+node_proc() {
+	if [ "$1" -ge $((nodes - solo)) ]; then
+		echo "nicd-n$1"
+	else
+		echo nicd
+	fi
+}
+
+# Nodes served by process $1.
+proc_nodes() {
+	local i
+	if [ "$1" = nicd ]; then
+		for ((i = 0; i < nodes - solo; i++)); do echo "$i"; done
+	else
+		echo "${1#nicd-n}"
+	fi
+}
+
+# Every nicd process of the lab.
+nicd_procs() {
+	local i
+	[ $((nodes - solo)) -gt 0 ] && echo nicd
+	for ((i = nodes - solo; i < nodes; i++)); do echo "nicd-n$i"; done
+	return 0
+}
+
+prefix_of() {
+	echo "segnet-lab-$name-$1"
+}
+
+netns_of() {
+	echo "segnet-lab-$name-$1"
+}
+
+# EAL memory arguments.
+eal_mem() {
+	if [ "$huge" = 1 ]; then
+		echo "-m 256 --huge-dir $dir/huge --single-file-segments"
+	else
+		echo "--no-huge -m 256"
+	fi
+}
+
+# The device name of node $1's port on switchd's side ($2 = sw) or on the
+# node's (node), and its EAL --vdev.
+dev_name() {
+	case "$link/$2" in
+	memif/*) echo "net_memif$1" ;;
+	vhost/sw) echo "net_vhost$1" ;;
+	vhost/node) echo "net_virtio_user$1" ;;
+	veth/*) echo "net_af_packet$1" ;;
+	esac
+}
+
+vdev_of() {
+	local d
+	d=$(dev_name "$1" "$2")
+	case "$link/$2" in
+	memif/sw) echo "$d,role=server,id=0,socket=$dir/links/sw$1.sock,socket-abstract=no,bsize=4096" ;;
+	memif/node) echo "$d,role=client,id=0,socket=$dir/links/sw$1.sock,socket-abstract=no,bsize=4096" ;;
+	vhost/sw) echo "$d,iface=$dir/links/vh$1.sock,queues=2" ;;
+	vhost/node) echo "$d,path=$dir/links/vh$1.sock,queues=2" ;;
+	veth/sw) echo "$d,iface=sw$1,framesz=2304,blocksz=36864" ;;
+	veth/node) echo "$d,iface=n$1,framesz=2304,blocksz=36864" ;;
+	esac
+}
+
+# switchd sends control frames on transmit queue 1 (a ring of its own on
+# memif and vhost-user, so the nodes poll receive queue 1). af_packet has
+# one queue pair here (two would fan received frames out over two sockets),
+# so on veth everything goes on queue 0.
+control_queue() {
+	if [ "$link" = veth ]; then echo off; else echo on; fi
+}
+
+# Back-off arguments of both daemons: their defaults, or none with --busy.
+idle_args() {
+	if [ "$busy" = 1 ]; then echo "--idle-after-us 0"; fi
+}
+
+# The vnet arguments of nicd.
+vnet_args() {
+	local v
+	printf -- '--vnet 1:%s:%s' "$(st_get key.1)" "$conf"
+	for v in "${extra_vnets[@]}"; do
+		printf -- ' --vnet %s:%s:%s' "${v%%:*}" "$(st_get "key.${v%%:*}")" "${v#*:}"
+	done
+}
+
+# Command line of process $1 (switchd or a nicd), one word per line.
+proc_cmd() {
+	local p=$1 core i
+	core=$(st_get "proc.$p.core")
+	if [ "$link" = veth ]; then
+		printf '%s\n' ip netns exec "$(st_get "proc.$p.netns")"
+	fi
+	if [ "$p" = sw ]; then
+		printf '%s\n' "$switchd_bin"
+	else
+		printf '%s\n' "$nicd_bin"
+	fi
+	# shellcheck disable=SC2046
+	printf '%s\n' $(eal_mem) --no-pci --no-shconf -l "$core" --file-prefix "$(prefix_of "$p")" \
+		--log-level lib.telemetry:error --log-level lib.vhost.config:warning
+	if [ "$p" = sw ]; then
+		for ((i = 0; i < nodes; i++)); do printf '%s\n' --vdev "$(vdev_of "$i" sw)"; done
+		printf '%s\n' -- --nodes "$nodes"
+		for ((i = 0; i < nodes; i++)); do printf '%s\n' --port "$i=$(dev_name "$i" sw)"; done
+		# shellcheck disable=SC2046
+		printf '%s\n' --bulk-gbps "$bulk_gbps" --quick-gbps "$quick_gbps" \
+			--down-slots "$(st_get down_slots)" --control-queue "$(control_queue)" \
+			$(idle_args)
+	else
+		for i in $(proc_nodes "$p"); do printf '%s\n' --vdev "$(vdev_of "$i" node)"; done
+		printf '%s\n' --
+		for i in $(proc_nodes "$p"); do printf '%s\n' --node "n$i:$(dev_name "$i" node)"; done
+		# shellcheck disable=SC2046
+		printf '%s\n' $(vnet_args) --socket-dir "$dir/nicd" --control-queue "$(control_queue)" \
+			$(idle_args)
+	fi
+}
+
+# Start process $1 in the background, log in DIR/logs/$1.log; record its
+# PID. On veth, ip(8) enters the namespace and then execs the daemon: wait
+# for that, so that the PID names the daemon when it is first checked.
+start_proc() {
+	local p=$1 args=() log="$dir/logs/$1.log" pid bin i
+	mapfile -t args < <(proc_cmd "$p")
+	bin=$(readlink -f "$(proc_bin "$p")")
+	echo "${args[*]}" >"$log"
+	"${args[@]}" </dev/null >>"$log" 2>&1 9<&- &
+	pid=$!
+	st_set "proc.$p.pid" "$pid"
+	for ((i = 0; i < 100; i++)); do
+		[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" != "$bin" ] || break
+		[ -d "/proc/$pid" ] || break
+		sleep 0.02
+	done
+}
+
+# Load the configuration of an existing lab from its state file.
+load_config() {
+	local v
+	link=$(st_get link)
+	nodes=$(st_get nodes)
+	solo=$(st_get solo)
+	conf=$(st_get conf)
+	bulk_gbps=$(st_get bulk_gbps)
+	quick_gbps=$(st_get quick_gbps)
+	busy=$(st_get busy)
+	huge=$(st_get huge)
+	builddir=$(st_get builddir)
+	extra_vnets=()
+	for v in $(st_get vnets); do
+		[ "${v%%:*}" = 1 ] || extra_vnets+=("$v")
+	done
+	switchd_bin=$(st_get bin.switchd)
+	nicd_bin=$(st_get bin.nicd)
+	stat_bin=$(st_get bin.stat)
+}
+
+# Binary of process $1.
+proc_bin() {
+	if [ "$1" = sw ]; then echo "$switchd_bin"; else echo "$nicd_bin"; fi
+}
+
+# Print the last lines of a process's log.
+show_log() {
+	local log="$dir/logs/$1.log"
+	[ -f "$log" ] || return 0
+	echo "--- $1 (last lines of $log)" >&2
+	tail -n 15 "$log" >&2
+}
+
+# ---------------------------------------------------------------- telemetry
+
+# One sample of a daemon's counters, name value lines (zeros included).
+tel() {
+	"$stat_bin" --prefix "$1" --once --all --cmd "$2" 2>/dev/null || true
+}
+
+# Nodes switchd has up, or nothing when it cannot be read.
+sw_nodes_up() {
+	tel "$(prefix_of sw)" /segnet/switch/stats | awk '$1 == "switch.stats.nodes_up" { print $2 }'
+}
+
+# switch.nodes.nodeI.up for node $1 (0 or 1), or nothing.
+sw_node_up() {
+	tel "$(prefix_of sw)" "/segnet/switch/nodes,$1" |
+		awk -v k="switch.nodes.$1.node$1.up" '$1 == k { print $2 }'
+}
+
+# ---------------------------------------------------------------- up
+
+# Refuse to run when the lab is up; tear down what a dead one left. Runs
+# in a subshell: the old lab's configuration must not replace the new one.
+check_not_up() {
+	local rc=0
+	[ -f "$state" ] || return 0
+	(
+		load_config
+		for p in sw $(nicd_procs); do
+			pid_alive "$(st_get "proc.$p.pid")" "$(proc_bin "$p")" && exit 3
+		done
+		say "lab '$name': cleaning up what a previous run left in $dir"
+		keep_dir=1
+		teardown >/dev/null
+	) || rc=$?
+	[ "$rc" != 3 ] ||
+		die "lab '$name' is already up in $dir (scripts/lab.sh status$(name_opts); scripts/lab.sh down$(name_opts) first)"
+	[ "$rc" = 0 ] || die "could not clean up what a previous run left in $dir"
+}
+
+# On a failed or interrupted up: undo what was made.
+up_exit() {
+	local rc=$?
+	[ "$rc" = 0 ] && return 0
+	echo "$prog: up failed; tearing down what it started" >&2
+	teardown >/dev/null || true
+	rmdir "$dir" 2>/dev/null || true
+	exit "$rc"
+}
+
+# Refuse names another lab (in another directory) is using.
+check_names_free() {
+	local p ns rd
+	for p in sw $(nicd_procs); do
+		rd=$(runtime_dir "$(prefix_of "$p")")
+		if [ -S "$rd/dpdk_telemetry.v2" ] &&
+		   "$stat_bin" --socket "$rd/dpdk_telemetry.v2" --once >/dev/null 2>&1; then
+			die "telemetry prefix $(prefix_of "$p") is in use (a lab named '$name' in another directory?): pick another --name"
+		fi
+		if [ "$link" = veth ]; then
+			ns=$(netns_of "$p")
+			if ip netns list 2>/dev/null | awk '{ print $1 }' | grep -qx "$ns"; then
+				die "network namespace $ns exists (a lab named '$name' in another directory?): pick another --name, or ip netns del $ns"
+			fi
+		fi
+	done
+}
+
+# Reserve hugepages and mount hugetlbfs in DIR/huge.
+setup_huge() {
+	local procs before free want got
+	procs=$(( 1 + $(nicd_procs | wc -l) ))
+	want=$((procs * 128 + 16))	# -m 256 of 2 MiB pages per process, and slack
+	[ -w /proc/sys/vm/nr_hugepages ] || die "--huge: cannot reserve hugepages (not root?)"
+	free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+	before=$(cat /proc/sys/vm/nr_hugepages)
+	if [ "$free" -lt "$want" ]; then
+		echo $((before + want - free)) >/proc/sys/vm/nr_hugepages
+		got=$(cat /proc/sys/vm/nr_hugepages)
+		st_set huge.added $((got - before))
+		free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+		[ "$free" -ge "$want" ] ||
+			die "--huge: only $free free 2 MiB hugepages after asking for $want (memory fragmented?)"
+	fi
+	mkdir -p "$dir/huge"
+	mount -t hugetlbfs -o pagesize=2M nodev "$dir/huge" || die "--huge: cannot mount hugetlbfs on $dir/huge"
+	st_set huge.mount "$dir/huge"
+	say "hugepages: $want pages of 2 MiB for $procs processes on $dir/huge ($(st_get huge.added) reserved by this lab)"
+}
+
+# Network namespaces and veth pairs: switchd's ends swI in its namespace,
+# node I's end nI in the namespace of the nicd that serves it.
+setup_veth() {
+	local p ns i sw_ns
+	for p in sw $(nicd_procs); do
+		ns=$(netns_of "$p")
+		ip netns add "$ns" || die "cannot create network namespace $ns"
+		st_set netns "$(st_get netns) $ns"
+		ip -n "$ns" link set lo up
+	done
+	sw_ns=$(netns_of sw)
+	for ((i = 0; i < nodes; i++)); do
+		ns=$(netns_of "$(node_proc "$i")")
+		ip -n "$sw_ns" link add "sw$i" type veth peer name "n$i" netns "$ns" ||
+			die "cannot create veth pair sw$i/n$i"
+		# A full BREQ is 2134 bytes; IPv6 would send neighbour discovery.
+		ip netns exec "$sw_ns" sysctl -qw "net.ipv6.conf.sw$i.disable_ipv6=1" 2>/dev/null || true
+		ip netns exec "$ns" sysctl -qw "net.ipv6.conf.n$i.disable_ipv6=1" 2>/dev/null || true
+		ip -n "$sw_ns" link set "sw$i" mtu 2200 up
+		ip -n "$ns" link set "n$i" mtu 2200 up
+	done
+}
+
+# Random key file $1, readable by the user who ran sudo (if any).
+make_key() {
+	(umask 077 && head -c 24 /dev/urandom | base64 | tr -d '/+=\n' >"$1")
+	if [ "$(id -u)" = 0 ] && [ -n "${SUDO_UID:-}" ]; then
+		chown "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$1"
+	fi
+}
+
+# The CPUs of switchd and of the nicds; prints "SW NIC1 NIC2 ...".
+place() {
+	local list=() n k p
+	if [ -n "$cores" ]; then
+		IFS=, read -r -a list <<<"$cores"
+		for k in "${list[@]}"; do
+			allowed_cpus | grep -qx "$k" ||
+				die "--cores: CPU $k is not one this process may use ($(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status))"
+		done
+	else
+		mapfile -t list < <(allowed_cpus)
+	fi
+	n=${#list[@]}
+	st_set cpus "${list[*]}"
+	st_set proc.sw.core "${list[0]}"
+	k=1
+	for p in $(nicd_procs); do
+		if [ "$n" -eq 1 ]; then
+			st_set "proc.$p.core" "${list[0]}"
+		else
+			st_set "proc.$p.core" "${list[$(( (k - 1) % (n - 1) + 1 ))]}"
+		fi
+		k=$((k + 1))
+	done
+}
+
+# Wait up to $2 tenths of a second for file $1 while process $3 lives.
+wait_file() {
+	local i=0
+	while [ ! -e "$1" ] && [ "$i" -lt "$2" ]; do
+		pid_alive "$(st_get "proc.$3.pid")" "$(proc_bin "$3")" || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -e "$1" ]
+}
+
+# Wait for switchd's ports to exist before nodes connect to them.
+wait_switchd() {
+	local i
+	case "$link" in
+	memif|vhost)
+		for ((i = 0; i < nodes; i++)); do
+			wait_file "$dir/links/$([ "$link" = memif ] && echo sw || echo vh)$i.sock" 100 sw ||
+				return 1
+		done
+		;;
+	veth)
+		for ((i = 0; i < 100; i++)); do
+			grep -q "^switchd: polling on CPU" "$dir/logs/sw.log" 2>/dev/null && return 0
+			pid_alive "$(st_get proc.sw.pid)" "$switchd_bin" || return 1
+			sleep 0.1
+		done
+		return 1
+		;;
+	esac
+}
+
+# Wait until every node has joined: switchd has them all up and each nicd
+# knows its node id. $1: the nodes to wait for (default all).
+wait_join() {
+	local want=${1:-all} deadline p pid i ok up id
+	deadline=$(( $(date +%s) + join_timeout ))
+	while :; do
+		for p in sw $(nicd_procs); do
+			pid=$(st_get "proc.$p.pid")
+			[ "$(st_get "proc.$p.stopped")" = 1 ] && continue
+			pid_alive "$pid" "$(proc_bin "$p")" || {
+				echo "$prog: $p (pid $pid) exited" >&2
+				show_log "$p"
+				return 1
+			}
+		done
+		ok=1
+		for ((i = 0; i < nodes; i++)); do
+			[ "$want" = all ] || [ "$want" = "$i" ] || continue
+			up=$(sw_node_up "$i")
+			p=$(node_proc "$i")
+			id=$(tel "$(prefix_of "$p")" "/segnet/nic/stats,n$i" |
+				awk -v k="nic.stats.n$i.node_id" '$1 == k { print $2 }')
+			if [ "$up" != 1 ] || [ "$id" != "$i" ]; then
+				ok=0
+				break
+			fi
+		done
+		[ "$ok" = 1 ] && return 0
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			echo "$prog: node n$i has not joined after ${join_timeout}s (switchd: up=${up:-?}; nicd: node_id=${id:-?})" >&2
+			show_log sw
+			show_log "$p"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+do_up() {
+	local p i v slot down_slots
+	if [ "$link" = veth ] && [ "$(id -u)" != 0 ]; then
+		die "--link veth needs root (network namespaces, veth pairs, af_packet sockets); --link memif needs no privileges"
+	fi
+	if [ "$huge" = 1 ] && [ "$(id -u)" != 0 ]; then
+		die "--huge needs root (it reserves hugepages and mounts hugetlbfs); without it the lab runs on --no-huge memory"
+	fi
+	if [ "$link" = veth ] && ! command -v ip >/dev/null 2>&1; then
+		die "--link veth needs ip(8) (apt-get install iproute2)"
+	fi
+	slot=$(slot_ns "$bulk_gbps")
+	down_slots=$(( (down_ms * 1000000 + slot - 1) / slot ))
+	[ "$down_slots" -ge 16 ] ||
+		die_usage "--down-ms $down_ms is only $down_slots slots of $slot ns: nodes send a CFG every 8 slots; give at least $(( 16 * slot / 1000000 + 1 )) ms"
+	find_bins
+	mkdir -p "$dir" 2>/dev/null || die "cannot create $dir (not root? give --dir)"
+	exec 9<"$dir"
+	flock -n 9 || die "another lab.sh is working on $dir"
+	check_not_up
+	trap up_exit EXIT
+	trap 'exit 1' INT TERM HUP
+	check_names_free
+
+	: >"$state"
+	st_set name "$name"
+	st_set dir "$dir"
+	st_set state starting
+	st_set link "$link"
+	st_set nodes "$nodes"
+	st_set solo "$solo"
+	st_set conf "$conf"
+	st_set bulk_gbps "$bulk_gbps"
+	st_set quick_gbps "$quick_gbps"
+	st_set slot_ns "$slot"
+	st_set down_ms "$down_ms"
+	st_set down_slots "$down_slots"
+	st_set busy "$busy"
+	st_set huge "$huge"
+	st_set builddir "$builddir"
+	st_set bin.switchd "$switchd_bin"
+	st_set bin.nicd "$nicd_bin"
+	st_set bin.stat "$stat_bin"
+	st_set procs "sw $(nicd_procs | tr '\n' ' ')"
+	for p in sw $(nicd_procs); do
+		st_set "proc.$p.prefix" "$(prefix_of "$p")"
+		[ "$link" = veth ] && st_set "proc.$p.netns" "$(netns_of "$p")"
+	done
+	mkdir -p "$dir/logs" "$dir/links" "$dir/nicd"
+
+	# Keys: vnet 1 from --key-file or random; every other vnet random.
+	if [ -n "$key_file" ]; then
+		st_set key.1 "$key_file"
+	else
+		make_key "$dir/vnet1.key"
+		st_set key.1 "$dir/vnet1.key"
+	fi
+	v="1:$conf"
+	for i in "${extra_vnets[@]}"; do
+		make_key "$dir/vnet${i%%:*}.key"
+		st_set "key.${i%%:*}" "$dir/vnet${i%%:*}.key"
+		v="$v $i"
+	done
+	st_set vnets "$v"
+
+	place
+	if [ "$huge" = 1 ]; then setup_huge; fi
+	if [ "$link" = veth ]; then setup_veth; fi
+
+	start_proc sw
+	if ! wait_switchd; then
+		echo "$prog: switchd did not come up" >&2
+		show_log sw
+		exit 1
+	fi
+	for p in $(nicd_procs); do
+		start_proc "$p"
+	done
+	wait_join || exit 1
+	st_set state up
+	trap - EXIT INT TERM HUP
+	print_placement
+	say "all $nodes nodes joined; see: scripts/lab.sh status$(name_opts)"
+	print_env_hint
+}
+
+# The --name/--dir options that name this lab again, for printed commands.
+name_opts() {
+	local o=
+	[ "$name" = lab ] || o=" --name $name"
+	[ "$dir" = "$(default_dir)" ] || o="$o --dir $dir"
+	echo "$o"
+}
+
+print_placement() {
+	local p nl
+	say "lab '$name': $link, $nodes nodes, vnet 1 $conf, bulk $bulk_gbps Gbit/s (slot $(awk -v s="$(st_get slot_ns)" 'BEGIN { printf "%.1f", s / 1000 }') us), quick $quick_gbps Gbit/s, down after $(st_get down_ms) ms, back-off $([ "$busy" = 1 ] && echo off || echo on)"
+	say "placement (CPUs $(st_get cpus)):"
+	for p in sw $(nicd_procs); do
+		if [ "$p" = sw ]; then
+			nl="ports 0..$((nodes - 1))"
+		else
+			nl="nodes$(proc_nodes "$p" | sed 's/^/ n/' | tr -d '\n')"
+		fi
+		printf '  %-12s CPU %-3s pid %-8s %-24s telemetry prefix %s%s\n' \
+			"$([ "$p" = sw ] && echo switchd || echo "$p")" "$(st_get "proc.$p.core")" \
+			"$(st_get "proc.$p.pid")" "$nl" "$(prefix_of "$p")" \
+			"$([ "$link" = veth ] && echo ", netns $(netns_of "$p")")"
+	done
+	echo "  applications unpinned (they sleep in segnet_wait)"
+}
+
+print_env_hint() {
+	local v
+	echo "  export SEGNET_SOCKET_DIR=$dir/nicd"
+	for v in $(st_get vnets); do
+		echo "  vnet ${v%%:*} (${v#*:}): key file $(st_get "key.${v%%:*}")"
+	done
+	echo "  e.g. segnet-ping --nicd n1 --key-file $(st_get key.1) --server &"
+	echo "       segnet-ping --nicd n0 --key-file $(st_get key.1) --node 1 --count 5"
+}
+
+# ---------------------------------------------------------------- down
+
+# Wait up to 5 s for an exiting pid $1 to be gone (or a zombie). A live
+# process with a readable binary is another program that took the PID.
+wait_gone() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		[ -d "/proc/$1" ] || return 0
+		[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ] || return 0
+		readlink "/proc/$1/exe" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Stop process $1: SIGTERM, then SIGKILL after the timeout. 0 when it is gone.
+stop_proc() {
+	local p=$1 pid bin i
+	pid=$(st_get "proc.$p.pid")
+	bin=$(proc_bin "$p")
+	[ -n "$pid" ] || return 0
+	pid_alive "$pid" "$bin" || { wait_gone "$pid" || true; return 0; }
+	kill -TERM "$pid" 2>/dev/null || true
+	for ((i = 0; i < stop_timeout * 10; i++)); do
+		pid_alive "$pid" "$bin" || { wait_gone "$pid" || true; return 0; }
+		sleep 0.1
+	done
+	echo "$prog: $p (pid $pid) still running after ${stop_timeout}s: SIGKILL" >&2
+	kill -KILL "$pid" 2>/dev/null || true
+	pid_alive "$pid" "$bin" && sleep 0.1
+	wait_gone "$pid" && return 0
+	echo "$prog: $p (pid $pid) does not die" >&2
+	return 1
+}
+
+# Endpoint objects nicd left in /dev/shm for node $1 (after a SIGKILL).
+remove_shm() {
+	local h
+	h=$(fnv1a "$dir/nicd/n$1.sock")
+	rm -f /dev/shm/segnet."n$1.$h".* 2>/dev/null || true
+}
+
+# Undo everything the state file records; prints what it checked. 0 when
+# nothing is left.
+teardown() {
+	local p ns mnt added cur i bad=0 procs
+	[ -f "$state" ] || return 0
+	load_config
+	procs=$(st_get procs)
+	# Applications first see their nicd go, then the nodes see switchd go.
+	for p in $procs; do
+		[ "$p" = sw ] && continue
+		stop_proc "$p" || bad=1
+	done
+	stop_proc sw || bad=1
+	for ns in $(st_get netns); do
+		ip netns del "$ns" 2>/dev/null || true
+		if ip netns list 2>/dev/null | awk '{ print $1 }' | grep -qx "$ns"; then
+			echo "$prog: network namespace $ns is still there" >&2
+			bad=1
+		fi
+	done
+	mnt=$(st_get huge.mount)
+	if [ -n "$mnt" ]; then
+		umount "$mnt" 2>/dev/null || true
+		if mountpoint -q "$mnt"; then
+			echo "$prog: $mnt is still mounted" >&2
+			bad=1
+		fi
+	fi
+	added=$(st_get huge.added)
+	if [ -n "$added" ] && [ "$added" -gt 0 ]; then
+		cur=$(cat /proc/sys/vm/nr_hugepages)
+		echo $((cur > added ? cur - added : 0)) >/proc/sys/vm/nr_hugepages || true
+	fi
+	for ((i = 0; i < ${nodes:-0}; i++)); do
+		remove_shm "$i"
+	done
+	for p in $procs; do
+		rm -rf "$(runtime_dir "$(st_get "proc.$p.prefix")")"
+	done
+	# Keys we made; a --key-file is the user's.
+	for i in $(st_get vnets); do
+		[ "$(st_get "key.${i%%:*}")" = "$dir/vnet${i%%:*}.key" ] && rm -f "$dir/vnet${i%%:*}.key"
+	done
+	[ -n "$mnt" ] && rmdir "$mnt" 2>/dev/null
+	rm -rf "$dir/links" "$dir/nicd" "$dir/logs"
+	rm -f "$state"
+	[ "$keep_dir" = 1 ] && return $bad
+	rmdir "$dir" 2>/dev/null || true
+	# The default parent (/run/segnet-lab) goes when no lab is left in it.
+	[ "$dir" = "$(default_dir)" ] && rmdir "$(dirname "$dir")" 2>/dev/null
+	verify_gone "$procs" || bad=1
+	return $bad
+}
+
+# Check that nothing the lab made is left; print what was checked.
+verify_gone() {
+	local procs=$1 p left=() i
+	for p in $procs; do
+		[ -e "$(runtime_dir "$(prefix_of "$p")")" ] && left+=("$(runtime_dir "$(prefix_of "$p")")")
+		[ "$link" = veth ] && ip netns list 2>/dev/null | awk '{ print $1 }' |
+			grep -qx "$(netns_of "$p")" && left+=("netns $(netns_of "$p")")
+	done
+	for ((i = 0; i < ${nodes:-0}; i++)); do
+		compgen -G "/dev/shm/segnet.n$i.$(fnv1a "$dir/nicd/n$i.sock").*" >/dev/null &&
+			left+=("/dev/shm/segnet.n$i.*")
+	done
+	[ -e "$dir" ] && left+=("$dir")
+	if [ ${#left[@]} -gt 0 ]; then
+		echo "$prog: left behind: ${left[*]}" >&2
+		return 1
+	fi
+	echo "$prog: checked: no process, link socket, control socket, key, log, namespace (veths with it), hugepage mount or EAL runtime directory of lab '$name' left"
+}
+
+do_down() {
+	if [ ! -f "$state" ]; then
+		say "lab '$name' is not up (no $state): nothing to do"
+		return 0
+	fi
+	exec 9<"$dir"
+	flock -w 30 9 || die "another lab.sh is working on $dir"
+	load_config
+	say "stopping lab '$name' ($link, $nodes nodes)"
+	if teardown; then
+		say "lab '$name' is down"
+	else
+		die "lab '$name': some things could not be removed (see above)"
+	fi
+}
+
+# ---------------------------------------------------------------- status
+
+do_status() {
+	local p pid alive=0 dead=0 i up id eps bad=0
+	if [ ! -f "$state" ]; then
+		say "lab '$name' is not up (no $state)"
+		exit 1
+	fi
+	load_config
+	say "lab '$name' in $dir: $(st_get state), $link, $nodes nodes, bulk $bulk_gbps Gbit/s, quick $quick_gbps Gbit/s, back-off $([ "$busy" = 1 ] && echo off || echo on)"
+	echo "processes:"
+	for p in $(st_get procs); do
+		pid=$(st_get "proc.$p.pid")
+		if pid_alive "$pid" "$(proc_bin "$p")"; then
+			printf '  %-12s pid %-8s alive    CPU %-3s (affinity %s)  prefix %s\n' \
+				"$([ "$p" = sw ] && echo switchd || echo "$p")" "$pid" \
+				"$(st_get "proc.$p.core")" \
+				"$(taskset -pc "$pid" 2>/dev/null | sed 's/.*: //')" "$(prefix_of "$p")"
+			alive=$((alive + 1))
+		else
+			printf '  %-12s pid %-8s %s\n' "$([ "$p" = sw ] && echo switchd || echo "$p")" \
+				"${pid:--}" "$([ "$(st_get "proc.$p.stopped")" = 1 ] && echo "stopped (stop-node)" || echo DEAD)"
+			dead=$((dead + 1))
+			bad=1
+		fi
+	done
+	echo "nodes (switchd: $(sw_nodes_up || true) of $nodes up):"
+	for ((i = 0; i < nodes; i++)); do
+		p=$(node_proc "$i")
+		up=$(sw_node_up "$i" || true)
+		id=$(tel "$(prefix_of "$p")" "/segnet/nic/stats,n$i" |
+			awk -v k="nic.stats.n$i." '
+				index($1, k) == 1 { n = substr($1, length(k) + 1); v[n] = $2 }
+				END { printf "%s %s", (("node_id" in v) ? v["node_id"] : "-"), (("endpoints_open" in v) ? v["endpoints_open"] : "-") }')
+		eps=${id#* }
+		id=${id% *}
+		if [ "$up" = 1 ] && [ "$id" = "$i" ]; then
+			printf '  n%-3s joined as node %s  (%s, control socket %s, %s endpoint(s) open)\n' \
+				"$i" "$id" "$p" "$dir/nicd/n$i.sock" "$eps"
+		else
+			printf '  n%-3s NOT joined (switchd up=%s, nicd node_id=%s; %s)\n' "$i" "${up:-?}" "${id:--}" "$p"
+			bad=1
+		fi
+	done
+	echo "to use it:"
+	print_env_hint
+	echo "  counters:$(for p in $(st_get procs); do printf ' segnet-stat --prefix %s;' "$(prefix_of "$p")"; done)"
+	return $bad
+}
+
+do_env() {
+	local v
+	[ -f "$state" ] || die "lab '$name' is not up (no $state)"
+	echo "export SEGNET_SOCKET_DIR=$dir/nicd"
+	echo "export SEGNET_LAB_DIR=$dir"
+	echo "export SEGNET_LAB_KEY=$(st_get key.1)"
+	for v in $(st_get vnets); do
+		echo "export SEGNET_LAB_KEY_${v%%:*}=$(st_get "key.${v%%:*}")"
+	done
+	echo "export SEGNET_LAB_SWITCHD_PREFIX=$(prefix_of sw)"
+	[ "$(st_get solo)" = "$(st_get nodes)" ] ||
+		echo "export SEGNET_LAB_NICD_PREFIX=$(prefix_of nicd)"
+}
+
+# ---------------------------------------------------------------- nodes
+
+# The solo process of node NODE ("n2"), or die.
+solo_proc_of() {
+	local i=${node_arg#n}
+	[[ "$node_arg" =~ ^n[0-9]+$ ]] && [ "$i" -lt "$nodes" ] ||
+		die "no node '$node_arg' in lab '$name' (n0 .. n$((nodes - 1)))"
+	p=$(node_proc "$i")
+	[ "$p" != nicd ] ||
+		die "$node_arg shares its nicd with other nodes: bring the lab up with --solo K to stop and start the last K nodes alone"
+	echo "$p"
+}
+
+do_stop_node() {
+	local p
+	[ -f "$state" ] || die "lab '$name' is not up (no $state)"
+	load_config
+	p=$(solo_proc_of)
+	stop_proc "$p" || die "cannot stop $p"
+	st_set "proc.$p.stopped" 1
+	say "$node_arg stopped ($p); switchd marks it down after $(st_get down_ms) ms"
+}
+
+do_start_node() {
+	local p i=${node_arg#n}
+	[ -f "$state" ] || die "lab '$name' is not up (no $state)"
+	load_config
+	p=$(solo_proc_of)
+	if pid_alive "$(st_get "proc.$p.pid")" "$nicd_bin"; then
+		die "$node_arg is running already ($p, pid $(st_get "proc.$p.pid"))"
+	fi
+	rm -rf "$(runtime_dir "$(prefix_of "$p")")"
+	start_proc "$p"
+	st_set "proc.$p.stopped" 0
+	wait_join "$i" || die "$node_arg did not join again (log: $dir/logs/$p.log)"
+	say "$node_arg started ($p, pid $(st_get "proc.$p.pid"), CPU $(st_get "proc.$p.core")) and joined"
+}
+
+do_attach() {
+	local p i=${node_arg#n}
+	[ -f "$state" ] || die "lab '$name' is not up (no $state)"
+	load_config
+	p=$(solo_proc_of)
+	if pid_alive "$(st_get "proc.$p.pid")" "$nicd_bin"; then
+		die "$node_arg is running ($p): scripts/lab.sh stop-node $node_arg first"
+	fi
+	# Shell assignments (values quoted): eval "$(scripts/lab.sh attach n2)".
+	printf 'netns=%q\n' "$([ "$link" = veth ] && netns_of "$p")"
+	printf 'vdev=%q\n' "$(vdev_of "$i" node)"
+	printf 'port=%q\n' "$(dev_name "$i" node)"
+	printf 'eal=%q\n' "$(eal_mem) --no-pci --no-shconf"
+	printf 'control_queue=%q\n' "$(control_queue)"
+	printf 'slot_ns=%s\n' "$(st_get slot_ns)"
+}
+
+# ---------------------------------------------------------------- main
+
+parse_args "$@"
+check_args
+dir=${dir:-$(default_dir)}
+dir=$(realpath -m "$dir")
+# The directory goes into EAL device arguments and socket paths (at most
+# 107 bytes): no commas, spaces or other separators.
+[[ "$dir" =~ ^[A-Za-z0-9_./-]+$ ]] && [ ${#dir} -le 80 ] ||
+	die_usage "--dir must be a path of at most 80 letters, digits, _ . / -, not '$dir'"
+state=$dir/lab.state
+
+case "$cmd" in
+up) do_up ;;
+down) do_down ;;
+status) do_status ;;
+env) do_env ;;
+stop-node) do_stop_node ;;
+start-node) do_start_node ;;
+attach) do_attach ;;
+esac

@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Virtual lab: quick and bulk pings between the nodes of a 3-node lab.
+#
+#   lab_ping.sh LAB_SH BUILD_DIR      (lab_lib.sh: link type, clean-up)
+#
+# scripts/lab.sh up brings switchd and one nicd serving n0, n1 and n2 up;
+# status reports every process alive and every node joined; an echo
+# server on n1 answers 20 quick pings from n0 and 10 bulk pings of 2048
+# bytes from n2, none lost; a ping to a node outside the cluster is
+# refused. lab.sh down then leaves nothing behind.
+# shellcheck source=tests/integration/lab_lib.sh
+. "$(dirname "$0")/lab_lib.sh"
+
+lab_up --nodes 3
+lab status >"$tmp/status.log" 2>&1 || fail "lab.sh status on a lab that is up"
+cat "$tmp/status.log"
+[ "$(grep -c 'joined as node' "$tmp/status.log")" = 3 ] || fail "status: not 3 nodes joined"
+[ "$(grep -c ' alive ' "$tmp/status.log")" = 2 ] || fail "status: not 2 processes alive"
+grep -q "export SEGNET_SOCKET_DIR=$lab_dir/nicd" "$tmp/status.log" || fail "status: no export line"
+
+ping_server 1
+"$ping" --nicd n0 --key-file "$SEGNET_LAB_KEY" --node 1 --count 20 --interval 5 \
+	>"$tmp/ping-quick.log" 2>&1 || fail "quick ping n0 -> n1"
+grep -q "20 sent, 20 received, 0% lost" "$tmp/ping-quick.log" || fail "quick pings lost"
+"$ping" --nicd n2 --key-file "$SEGNET_LAB_KEY" --node 1 --bulk --size 2048 --count 10 \
+	--interval 5 --csv >"$tmp/ping-bulk.csv" 2>"$tmp/ping-bulk.log" || fail "bulk ping n2 -> n1"
+[ "$(grep -c '^[0-9]*,2048,' "$tmp/ping-bulk.csv")" = 10 ] || fail "bulk ping: not 10 echoes of 2048 bytes"
+grep -q "10 sent, 10 received" "$tmp/ping-bulk.log" || fail "bulk pings lost"
+if "$ping" --nicd n0 --key-file "$SEGNET_LAB_KEY" --node 3 --count 1 >"$tmp/ping-3.log" 2>&1; then
+	fail "a ping to node 3 of 3 succeeded"
+fi
+grep -q "Invalid argument" "$tmp/ping-3.log" || fail "node 3: no EINVAL"
+echo "quick n0 -> n1: $(tail -n 1 "$tmp/ping-quick.log")"
+echo "bulk  n2 -> n1: $(tail -n 1 "$tmp/ping-bulk.log")"
+echo "switchd: slots $(tel "$SEGNET_LAB_SWITCHD_PREFIX" /segnet/switch/stats switch.stats.slots), skipped $(tel "$SEGNET_LAB_SWITCHD_PREFIX" /segnet/switch/stats switch.stats.slots_skipped)"
+pass
