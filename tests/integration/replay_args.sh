@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # segnet-replay refuses bad command lines with exit status 2 and a message
-# naming the argument; --help succeeds; a damaged or missing trace and the
-# messages mode (not built yet) fail with 1 before any port is touched:
+# naming the argument (messages mode's too); --help succeeds; a damaged or
+# missing trace fails with 1 before any port is touched, and messages mode
+# with 1 when no nicd answers or the lab is not up:
 #
 #   replay_args.sh SEGNET_REPLAY SAMPLE_PCAP
 #
@@ -16,6 +17,7 @@ sample=${2:?usage: replay_args.sh SEGNET_REPLAY SAMPLE_PCAP}
 tag=segnet-it-rpargs-$$
 out=$(mktemp "${TMPDIR:-/tmp}/segnet-rpargs.XXXXXX") || exit 1
 cut=$out.cut.pcap
+key=$out.key
 eal="--no-huge -m 64 --no-pci --no-shconf --no-telemetry -l 0 --file-prefix $tag \
 	--log-level *:error"
 failed=0
@@ -31,7 +33,8 @@ runtime_dir() {
 		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
 	fi
 }
-trap 'rm -rf "$out" "$cut" "$(runtime_dir "$tag")"' EXIT
+trap 'rm -rf "$out" "$cut" "$key" "$(runtime_dir "$tag")"' EXIT
+printf 'secret\n' >"$key"
 
 # expect STATUS WORD ARGS...: segnet-replay ARGS exits STATUS and prints WORD.
 expect() {
@@ -70,8 +73,24 @@ expect 2 "no trace given" -- $p --pps 10
 expect 2 "unexpected argument" -- $p "$sample" other.pcap
 expect 2 "--bogus: unknown option" -- $p --bogus "$sample"
 expect 2 "--pps needs a value" -- $p "$sample" --pps
-expect 1 "messages mode needs nicd/libsegnet: not built in this version" \
-	-- --mode messages "$sample"
+m="--mode messages"
+two="--nicd /nonexistent/n0.sock --nicd /nonexistent/n1.sock"
+expect 2 "messages mode needs the nodes: --nicd NAME" -- $m --key-file "$key" "$sample"
+expect 2 "--nicd only applies to --mode messages" -- $p --nicd n0 "$sample"
+expect 2 "--port only applies to frames mode" -- $m $p $two --key-file "$key" "$sample"
+expect 2 "messages mode needs --key-file FILE" -- $m $two "$sample"
+expect 2 "--quick-max 30: must be between 0 and 24" -- $m $two --key-file "$key" \
+	--quick-max 30 "$sample"
+expect 2 "--channel fast: must be auto, quick or bulk" -- $m $two --key-file "$key" \
+	--channel fast "$sample"
+expect 2 "--map /nonexistent/hosts.map: No such file" -- $m $two --key-file "$key" \
+	--map /nonexistent/hosts.map "$sample"
+expect 2 "--mode messages starts no EAL: give no arguments before --" --no-huge -- \
+	$m $two --key-file "$key" "$sample"
+expect 1 "node 0: cannot open an endpoint of vnet 1 at nicd /nonexistent/n0.sock" -- \
+	$m $two --key-file "$key" "$sample"
+expect 1 "--lab /nonexistent/lab: /nonexistent/lab/lab.state: No such file or directory" -- \
+	$m --lab /nonexistent/lab "$sample"
 expect 1 "cannot open" -- $p /nonexistent/trace.pcap
 head -c 5000 "$sample" >"$cut"
 expect 1 "truncated record data (caplen 117, 4 bytes left) at byte offset 4980 (record 6) (nothing sent)" \

@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# scripts/demo.sh, the README's run command:
+#
+#   demo_script.sh DEMO_SH BUILD_DIR
+#
+# 1. --help exits 0 and names every option; bad arguments exit 2 naming the
+#    argument; a missing trace exits 1.
+# 2. A short run (the first 60 packets of the sample, 4 times as fast as
+#    recorded) on the built binaries: a 4-node memif lab comes up, every
+#    message is delivered, the report names every node and both channels,
+#    the output directory holds the CSV, JSON, latency CSV and a PNG, and
+#    the lab is down afterwards (no process, no directory left).
+set -u
+
+demo=${1:?usage: demo_script.sh DEMO_SH BUILD_DIR}
+build=${2:?usage: demo_script.sh DEMO_SH BUILD_DIR}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/segnet-demo-it.XXXXXX") || exit 1
+failed=0
+passed=0
+trap 'rm -rf "$tmp"' EXIT
+
+# expect STATUS WORD ARGS...: demo.sh ARGS exits STATUS and prints WORD.
+expect() {
+	want=$1
+	word=$2
+	shift 2
+	"$demo" "$@" >"$tmp/out" 2>&1
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -q -e "$word" "$tmp/out"; then
+		passed=$((passed + 1))
+		echo "ok: exit $rc, names '$word': $(grep -e "$word" "$tmp/out" | head -1)"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: demo.sh $* exited $rc (want $want), output:"
+		cat "$tmp/out"
+	fi
+}
+
+expect 0 "--pcap FILE" --help
+expect 0 "--no-build" -h
+expect 2 "unknown argument '--bogus'" --bogus
+expect 2 "--nodes must be 2 to 64, not '1'" --nodes 1
+expect 2 "--nodes must be 2 to 64, not 'x'" --nodes x
+expect 2 "--limit must be 1 or more, not '0'" --limit 0
+expect 2 "--multiplier must be a number" --multiplier fast
+expect 2 "--out needs a value" --out
+expect 1 "--pcap /nonexistent/t.pcap: no such readable file" --pcap /nonexistent/t.pcap \
+	--no-build --build "$build"
+
+# 2. A short run.
+"$demo" --no-build --build "$build" --limit 60 --multiplier 4 --out "$tmp/out-dir" \
+	>"$tmp/run.log" 2>&1
+rc=$?
+cat "$tmp/run.log"
+check() {
+	if eval "$1"; then
+		passed=$((passed + 1))
+		echo "ok: $2"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $2"
+	fi
+}
+o=$tmp/out-dir
+check '[ "$rc" = 0 ]' "the demo exits 0 (it exited $rc)"
+check 'grep -q "4-node lab on memif" "$tmp/run.log"' "it says which lab it brings up"
+check 'grep -q "^delivered  *60 of 60 sent" "$tmp/run.log"' "every message delivered"
+check '[ "$(grep -c "^[0-3]  *n[0-3] " "$tmp/run.log")" = 4 ] ' "a line per node"
+check 'grep -q "^quick " "$tmp/run.log" && grep -q "^bulk " "$tmp/run.log"' "a line per channel"
+check 'grep -q "^total,,,all,60,60," "$o/report.csv"' "report.csv"
+check 'python3 -c "import json,sys; assert json.load(open(sys.argv[1]))[\"messages\"][\"delivered\"] == 60" "$o/report.json"' \
+	"report.json"
+check '[ "$(wc -l <"$o/latency.csv")" = 61 ]' "latency.csv: a line per message"
+check '[ "$(head -c 8 "$o/latency.png" | od -An -tx1 | tr -d " \n")" = 89504e470d0a1a0a ]' \
+	"latency.png is a PNG"
+check 'grep -q "output in $o/" "$tmp/run.log"' "it prints the output directory"
+check 'grep -q "is down" "$tmp/run.log"' "the lab is taken down"
+lab=$(sed -n 's/.*--lab \([^ ]*\) .*/\1/p' "$tmp/run.log" | head -1)
+check '[ -n "$lab" ] && [ ! -e "$lab" ]' "the lab's directory ($lab) is gone"
+check '[ -s "$o/lab.log" ]' "lab.log holds lab.sh's output"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,202 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# segnet-replay in messages mode, end to end, and nicd's capture:
+#
+#   replay_messages.sh SWITCHD NICD SEGNET_REPLAY CAPTURE_SINK SAMPLE SEGNET_LUA
+#
+# 1. switchd on four memif server ports, one nicd serving four nodes on the
+#    clients with --capture (bounded by --capture-max-mb).
+# 2. segnet-replay --mode messages replays the sample through the four
+#    nodes at 2000 messages/s, twice over: every message is delivered, the
+#    counts per node and per channel are those the trace gives
+#    (replay_messages_check.py reads the trace itself), both channels
+#    carry messages, the CSV and the latency CSV agree.
+# 3. Again with a map file putting 10.0.0.1 and 10.0.0.2 on node 0, at top
+#    speed, every message on the bulk channel: the packets between them
+#    are skipped and counted, 10.0.0.4 is unmapped, the rest arrive.
+# 4. SIGTERM stops nicd: its summary ends with the capture's line, no mbuf
+#    leaked; tshark with proto/segnet.lua decodes every frame of the capture
+#    as segnet, BREQ and QREQ among them (skipped without tshark).
+# 5. The capture replayed in frames mode into capture_sink over memif
+#    gives the same frames, byte for byte, in order.
+#
+# No NICs or hugepages. Everything it starts or creates goes at exit.
+set -u
+
+switchd=${1:?usage: replay_messages.sh SWITCHD NICD SEGNET_REPLAY CAPTURE_SINK SAMPLE LUA}
+nicd=${2:?}
+replay=${3:?}
+sink=${4:?}
+sample=${5:?}
+lua=${6:?}
+here=$(cd "$(dirname "$0")" && pwd)
+compare="python3 $here/replay_compare.py"
+check="python3 $here/replay_messages_check.py"
+tag=segnet-it-rm-$$
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/segnet-rm.XXXXXX") || exit 1
+pids=
+swpid=
+nicpid=
+eal="--no-huge -m 256 --no-pci --no-shconf --no-telemetry --log-level *:warning"
+
+# The EAL's runtime directory for a file prefix (as DPDK chooses it).
+runtime_dir() {
+	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
+		echo "$RUNTIME_DIRECTORY/dpdk/$1"
+	elif [ "$(id -u)" = 0 ]; then
+		echo "/var/run/dpdk/$1"
+	else
+		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
+	fi
+}
+
+cleanup() {
+	for p in $pids $nicpid $swpid; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	for s in sw nic sink rp; do
+		rm -rf "$(runtime_dir "$tag-$s")"
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+fail() {
+	echo "FAIL: $*"
+	for f in "$tmp"/*.log; do
+		[ -e "$f" ] || continue
+		echo "--- $(basename "$f")"
+		cat "$f"
+	done
+	exit 1
+}
+
+# Wait up to $2 tenths of a second for file $1 while process $3 lives.
+wait_for() {
+	i=0
+	while [ ! -e "$1" ] && [ "$i" -lt "$2" ]; do
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -e "$1" ]
+}
+
+# Wait up to 10 s for process $1 to exit; its status in $st.
+wait_exit() {
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ "$i" -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	wait "$1"
+	st=$?
+}
+
+# 1. switchd and one nicd serving four nodes, with --capture.
+printf 'replay-key\n' >"$tmp/vnet1.key"
+vdevs=
+cvdevs=
+ports=
+nodes=
+nicds=
+for i in 0 1 2 3; do
+	dev="net_memif$i,id=0,socket=$tmp/sw$i.sock,socket-abstract=no,bsize=4096"
+	vdevs="$vdevs --vdev $dev,role=server"
+	cvdevs="$cvdevs --vdev $dev,role=client"
+	ports="$ports --port $i=net_memif$i"
+	nodes="$nodes --node n$i:net_memif$i"
+	nicds="$nicds --nicd $tmp/run/n$i.sock"
+done
+# shellcheck disable=SC2086
+"$switchd" $eal -l 0 --file-prefix "$tag-sw" $vdevs -- --nodes 4 $ports \
+	--bulk-gbps 0.1 --quick-gbps 1 >"$tmp/switchd.log" 2>&1 &
+swpid=$!
+for i in 0 1 2 3; do
+	wait_for "$tmp/sw$i.sock" 100 "$swpid" || fail "switchd did not open its memif sockets"
+done
+# shellcheck disable=SC2086
+"$nicd" $eal -l 1 --file-prefix "$tag-nic" $cvdevs -- $nodes \
+	--vnet "1:$tmp/vnet1.key:conf3" --socket-dir "$tmp/run" \
+	--capture "$tmp/nicd.pcap" --capture-max-mb 32 >"$tmp/nicd.log" 2>&1 &
+nicpid=$!
+for i in 0 1 2 3; do
+	wait_for "$tmp/run/n$i.sock" 200 "$nicpid" || fail "nicd did not open its control sockets"
+done
+grep -q "^nicd: capturing every port of every node, both directions, into $tmp/nicd.pcap" \
+	"$tmp/nicd.log" || fail "nicd does not say it captures"
+
+# 2. The sample, twice, through the four nodes.
+# shellcheck disable=SC2086
+"$replay" --mode messages $nicds --key-file "$tmp/vnet1.key" --pps 2000 --loop 2 \
+	--csv "$tmp/report.csv" --json "$tmp/report.json" --latency-csv "$tmp/lat.csv" \
+	"$sample" >"$tmp/replay.log" 2>&1
+rc=$?
+cat "$tmp/replay.log"
+[ "$rc" = 0 ] || fail "segnet-replay exited $rc"
+$check "$sample" 4 "$tmp/report.json" "$tmp/lat.csv" --loops 2 || fail "the report is wrong"
+grep -q "^total,,,all,520,520,0," "$tmp/report.csv" || fail "CSV total row"
+grep -q "^channel,,,quick,42,42," "$tmp/report.csv" || fail "CSV quick row"
+grep -q "^channel,,,bulk,478,478," "$tmp/report.csv" || fail "CSV bulk row"
+[ "$(grep -c '^node,' "$tmp/report.csv")" = 8 ] || fail "CSV: not 4 nodes x 2 channels"
+
+# 3. A map file, every message bulk, at top speed.
+printf '# two hosts on node 0\n10.0.0.1 0\n10.0.0.2 0\n10.0.0.3 1\n' >"$tmp/hosts.map"
+# shellcheck disable=SC2086
+"$replay" --mode messages $nicds --key-file "$tmp/vnet1.key" --topspeed \
+	--map "$tmp/hosts.map" --channel bulk --json "$tmp/map.json" \
+	--latency-csv "$tmp/map-lat.csv" "$sample" >"$tmp/replay-map.log" 2>&1
+rc=$?
+cat "$tmp/replay-map.log"
+[ "$rc" = 0 ] || fail "segnet-replay --map FILE exited $rc"
+$check "$sample" 4 "$tmp/map.json" "$tmp/map-lat.csv" "$tmp/hosts.map" --channel bulk ||
+	fail "the --map FILE report is wrong"
+
+# 4. Stop nicd; its capture decodes as segnet.
+kill -TERM "$nicpid"
+wait_exit "$nicpid"
+nicpid=
+[ "$st" = 0 ] || fail "nicd exited with $st"
+grep -q "^capture $tmp/nicd.pcap: [1-9][0-9]* frames written" "$tmp/nicd.log" ||
+	fail "no capture line in nicd's summary"
+grep -q "^nicd: no mbuf leaked$" "$tmp/nicd.log" || fail "nicd leak verdict"
+grep "^capture " "$tmp/nicd.log"
+kill -TERM "$swpid"
+wait_exit "$swpid"
+swpid=
+[ "$st" = 0 ] || fail "switchd exited with $st"
+n=$($compare count "$tmp/nicd.pcap") || fail "nicd.pcap unreadable"
+echo "nicd captured $n frames"
+$compare segnet "$lua" "$tmp/nicd.pcap" >"$tmp/tshark.out" 2>&1
+rc=$?
+cat "$tmp/tshark.out"
+if [ "$rc" = 0 ]; then
+	grep -q "BREQ [1-9]" "$tmp/tshark.out" || fail "no BREQ in nicd's capture"
+	grep -q "QREQ [1-9]" "$tmp/tshark.out" || fail "no QREQ in nicd's capture"
+elif [ "$rc" != 77 ]; then
+	fail "tshark does not decode nicd.pcap"
+fi
+
+# 5. nicd's capture, replayed as frames, arrives unchanged.
+sdev="net_memif0,id=0,socket=$tmp/rt.sock,socket-abstract=no,bsize=4096"
+# shellcheck disable=SC2086
+"$sink" $eal -l 0 --file-prefix "$tag-sink" --vdev "$sdev,role=server" -- \
+	--port net_memif0 --capture "$tmp/sink.pcap" --count "$n" --timeout-ms 60000 \
+	--ready-file "$tmp/sink.ready" >"$tmp/sink.log" 2>&1 &
+skpid=$!
+pids=$skpid
+wait_for "$tmp/sink.ready" 100 "$skpid" || fail "capture_sink did not come up"
+# shellcheck disable=SC2086
+"$replay" $eal -l 1 --file-prefix "$tag-rp" --vdev "$sdev,role=client" -- \
+	--port net_memif0 --pps 50000 "$tmp/nicd.pcap" >"$tmp/replay-frames.log" 2>&1
+rc=$?
+[ "$rc" = 0 ] || fail "segnet-replay (frames) exited $rc"
+wait "$skpid"
+rc=$?
+pids=
+[ "$rc" = 0 ] || fail "capture_sink exited $rc (frames missing or extra)"
+$compare same "$tmp/nicd.pcap" "$tmp/sink.pcap" || fail "the frames differ"
+echo "PASS"

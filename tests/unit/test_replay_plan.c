@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Messages mode of segnet-replay without a network: what a frame carries
+ * (UDP/TCP payload after VLAN tags, IPv6, never the Ethernet padding; the
+ * whole frame for fragments and non-IP), the maps (ip and mac numbered by
+ * first appearance, hash, files and their errors), the channel of each
+ * message and its cut, the plan of the bundled sample, the message
+ * header's bytes, the command line of messages mode and the lab state file.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pcap/replay/replay.h"
+#include "pcap/replay/replay_messages.h"
+#include "pcap/replay/replay_plan.h"
+
+/* The bundled sample trace. */
+#define SAMPLE SEGNET_PCAP_SAMPLES "/cluster-udp.pcap"
+
+/* UDP payloads of the sample of at most 24 bytes (tshark: udp.length - 8). */
+enum { SAMPLE_RECORDS = 260, SAMPLE_QUICK = 21 };
+
+/* A frame being built. */
+struct tframe {
+	/* its bytes */
+	uint8_t b[256];
+	/* how many */
+	uint32_t len;
+};
+
+/* Append n bytes. */
+static void put(struct tframe *f, const void *p, uint32_t n)
+{
+	memcpy(f->b + f->len, p, n);
+	f->len += n;
+}
+
+/* Append a big-endian 16-bit value. */
+static void put16(struct tframe *f, uint16_t v)
+{
+	uint8_t b[2] = { (uint8_t)(v >> 8), (uint8_t)v };
+
+	put(f, b, 2);
+}
+
+/* Ethernet header from MAC ...:s to ...:d, with vlans tags, then type. */
+static void eth(struct tframe *f, uint8_t s, uint8_t d, int vlans, uint16_t type)
+{
+	uint8_t dst[6] = { 2, 0, 0, 0, 0, d }, src[6] = { 2, 0, 0, 0, 0, s };
+
+	f->len = 0;
+	put(f, dst, 6);
+	put(f, src, 6);
+	for (int i = 0; i < vlans; i++) {
+		put16(f, i ? 0x8100 : 0x88a8);
+		put16(f, (uint16_t)(100 + i));
+	}
+	put16(f, type);
+}
+
+/* IPv4 header 10.0.0.s -> 10.0.0.d carrying l4len bytes of proto; frag field. */
+static void ip4(struct tframe *f, uint8_t s, uint8_t d, uint8_t proto, uint16_t l4len,
+		uint16_t frag)
+{
+	uint8_t h[20] = { 0x45, 0 };
+
+	h[2] = (uint8_t)((20 + l4len) >> 8);
+	h[3] = (uint8_t)(20 + l4len);
+	h[6] = (uint8_t)(frag >> 8);
+	h[7] = (uint8_t)frag;
+	h[8] = 64;
+	h[9] = proto;
+	h[12] = 10, h[15] = s;
+	h[16] = 10, h[19] = d;
+	put(f, h, sizeof(h));
+}
+
+/* UDP header and n payload bytes 0, 1, 2, ... */
+static void udp(struct tframe *f, uint16_t n)
+{
+	put16(f, 1000);
+	put16(f, 2000);
+	put16(f, (uint16_t)(8 + n));
+	put16(f, 0);
+	for (uint16_t i = 0; i < n; i++)
+		f->b[f->len++] = (uint8_t)i;
+}
+
+Test(replay_plan, udp_payload_without_ethernet_padding)
+{
+	struct replay_pkt p;
+	struct tframe f;
+
+	eth(&f, 1, 2, 0, 0x0800);
+	ip4(&f, 1, 2, 17, 8 + 4, 0);
+	udp(&f, 4);
+	cr_assert_eq(f.len, 46);
+	memset(f.b + f.len, 0xee, 14);	/* padding to the 60-byte minimum */
+	f.len = 60;
+	replay_pkt_parse(f.b, f.len, &p);
+	cr_assert_eq(p.content, REPLAY_CONTENT_UDP);
+	cr_assert_eq(p.off, 42);
+	cr_assert_eq(p.len, 4, "the padding is not payload: %u", p.len);
+	cr_assert_eq(p.ip_src.kind, REPLAY_ADDR_IP4);
+	cr_assert_eq(p.ip_src.b[3], 1);
+	cr_assert_eq(p.ip_dst.b[3], 2);
+	cr_assert_eq(p.mac_src.kind, REPLAY_ADDR_MAC);
+	cr_assert_eq(p.mac_src.b[5], 1);
+	cr_assert_eq(p.mac_dst.b[5], 2);
+	/* Cut by the capture: what was captured. */
+	replay_pkt_parse(f.b, 44, &p);
+	cr_assert_eq(p.content, REPLAY_CONTENT_UDP);
+	cr_assert_eq(p.len, 2);
+}
+
+Test(replay_plan, tcp_payload_after_two_vlan_tags)
+{
+	uint8_t tcp[24] = { 0 };
+	struct replay_pkt p;
+	struct tframe f;
+
+	eth(&f, 3, 4, 2, 0x0800);
+	ip4(&f, 3, 4, 6, 24 + 5, 0);
+	tcp[12] = 6 << 4;	/* 24-byte header: 4 bytes of options */
+	put(&f, tcp, sizeof(tcp));
+	put(&f, "hello", 5);
+	replay_pkt_parse(f.b, f.len, &p);
+	cr_assert_eq(p.content, REPLAY_CONTENT_TCP);
+	cr_assert_eq(p.off, 14 + 8 + 20 + 24);
+	cr_assert_eq(p.len, 5);
+	cr_assert(!memcmp(f.b + p.off, "hello", 5));
+	cr_assert_eq(p.ip_dst.b[3], 4);
+}
+
+Test(replay_plan, ipv6_udp)
+{
+	uint8_t h[40] = { 0x60 };
+	struct replay_pkt p;
+	struct tframe f;
+
+	eth(&f, 5, 6, 0, 0x86dd);
+	h[5] = 8 + 3;
+	h[6] = 17;
+	h[8] = 0xfe, h[23] = 5;
+	h[24] = 0xfe, h[39] = 6;
+	put(&f, h, sizeof(h));
+	udp(&f, 3);
+	replay_pkt_parse(f.b, f.len, &p);
+	cr_assert_eq(p.content, REPLAY_CONTENT_UDP);
+	cr_assert_eq(p.off, 14 + 40 + 8);
+	cr_assert_eq(p.len, 3);
+	cr_assert_eq(p.ip_src.kind, REPLAY_ADDR_IP6);
+	cr_assert_eq(p.ip_src.len, 16);
+	cr_assert_eq(p.ip_src.b[15], 5);
+	cr_assert_eq(p.ip_dst.b[15], 6);
+}
+
+Test(replay_plan, frames_carried_whole)
+{
+	uint8_t arp[28] = { 0 };
+	struct replay_pkt p;
+	struct tframe f;
+
+	/* A fragment: IP addresses, but the frame is the content. */
+	eth(&f, 1, 2, 0, 0x0800);
+	ip4(&f, 1, 2, 17, 8 + 10, 0x2000);
+	udp(&f, 10);
+	replay_pkt_parse(f.b, f.len, &p);
+	cr_assert_eq(p.content, REPLAY_CONTENT_FRAME);
+	cr_assert_eq(p.off, 0);
+	cr_assert_eq(p.len, f.len);
+	cr_assert_eq(p.ip_src.kind, REPLAY_ADDR_IP4);
+	/* ICMP. */
+	eth(&f, 1, 2, 0, 0x0800);
+	ip4(&f, 1, 2, 1, 8, 0);
+	udp(&f, 0);
+	replay_pkt_parse(f.b, f.len, &p);
+	cr_assert_eq(p.content, REPLAY_CONTENT_FRAME);
+	/* ARP: MAC addresses only. */
+	eth(&f, 1, 2, 0, 0x0806);
+	put(&f, arp, sizeof(arp));
+	replay_pkt_parse(f.b, f.len, &p);
+	cr_assert_eq(p.content, REPLAY_CONTENT_FRAME);
+	cr_assert_eq(p.ip_src.kind, REPLAY_ADDR_NONE);
+	cr_assert_eq(p.mac_src.kind, REPLAY_ADDR_MAC);
+	/* A runt: nothing. */
+	replay_pkt_parse(f.b, 10, &p);
+	cr_assert_eq(p.mac_src.kind, REPLAY_ADDR_NONE);
+	cr_assert_eq(p.len, 10);
+	/* A UDP length beyond the IP packet: malformed, carried whole. */
+	eth(&f, 1, 2, 0, 0x0800);
+	ip4(&f, 1, 2, 17, 8 + 4, 0);
+	udp(&f, 4);
+	f.b[14 + 20 + 5] = 200;
+	replay_pkt_parse(f.b, f.len, &p);
+	cr_assert_eq(p.content, REPLAY_CONTENT_FRAME);
+}
+
+/* A trace of n frames from 10.0.0.src[k] to 10.0.0.dst[k], payloads of len[k]. */
+static struct trace *small_trace(const uint8_t *src, const uint8_t *dst, const uint16_t *len,
+				 unsigned int n)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+
+	cr_assert_not_null(t);
+	t->recs = calloc(n, sizeof(*t->recs));
+	t->data = calloc(n, sizeof(struct tframe));
+	cr_assert(t->recs && t->data);
+	for (unsigned int k = 0; k < n; k++) {
+		struct tframe *f = (struct tframe *)t->data + k;
+
+		eth(f, src[k], dst[k], 0, 0x0800);
+		ip4(f, src[k], dst[k], 17, (uint16_t)(8 + len[k]), 0);
+		udp(f, len[k]);
+		t->recs[k] = (struct trace_rec){
+			.caplen = f->len, .wirelen = f->len, .data = f->b, .index = k,
+		};
+	}
+	t->n = n;
+	return t;
+}
+
+/* A map from spec, which must parse. */
+static struct replay_map *map_of(const char *spec)
+{
+	char err[256] = "";
+	struct replay_map *m = replay_map_parse(spec, err, sizeof(err));
+
+	cr_assert_not_null(m, "%s: %s", spec, err);
+	return m;
+}
+
+/* The plan of t over nodes with map and the channel rules. */
+static struct replay_plan *plan_of(const struct trace *t, const struct replay_map *map,
+				   unsigned int nodes, enum replay_chan_choice ch, uint32_t qmax)
+{
+	struct replay_plan_conf c = { .map = map, .nodes = nodes, .channel = ch, .quick_max = qmax };
+	char err[256] = "";
+	struct replay_plan *p = replay_plan_build(t, &c, err, sizeof(err));
+
+	cr_assert_not_null(p, "%s", err);
+	return p;
+}
+
+Test(replay_plan, ip_addresses_numbered_by_first_appearance)
+{
+	static const uint8_t src[] = { 7, 9, 8, 7, 5 }, dst[] = { 9, 7, 7, 8, 9 };
+	static const uint16_t len[] = { 1, 24, 25, 0, 3 };
+	struct trace *t = small_trace(src, dst, len, 5);
+	struct replay_map *m = map_of("ip");
+	struct replay_plan *p = plan_of(t, m, 3, REPLAY_CHAN_AUTO, REPLAY_QUICK_CAP);
+
+	/* 10.0.0.7 -> 0, .9 -> 1, .8 -> 2, .5 -> 3 % 3 = 0. */
+	cr_assert_eq(p->addresses, 4);
+	cr_assert_eq(p->n, 5);
+	cr_assert_eq(p->rec[0].src, 0);
+	cr_assert_eq(p->rec[0].dst, 1);
+	cr_assert_eq(p->rec[1].src, 1);
+	cr_assert_eq(p->rec[2].src, 2);
+	cr_assert_eq(p->rec[2].dst, 0);
+	cr_assert_eq(p->rec[4].src, 0);
+	cr_assert_eq(p->rec[4].dst, 1);
+	/* Channels: 24 bytes fit the quick arguments, 25 do not. */
+	cr_assert_eq(p->rec[1].chan, REPLAY_QUICK);
+	cr_assert_eq(p->rec[2].chan, REPLAY_BULK);
+	cr_assert_eq(p->rec[3].chan, REPLAY_QUICK);
+	cr_assert_eq(p->rec[3].len, 0);
+	cr_assert_eq(p->per_chan[REPLAY_QUICK], 4);
+	cr_assert_eq(p->cut, 0);
+	replay_plan_free(p);
+	/* On two nodes .7, .8 are on node 0 and .9, .5 on node 1. */
+	p = plan_of(t, m, 2, REPLAY_CHAN_AUTO, REPLAY_QUICK_CAP);
+	cr_assert_eq(p->same_node, 3, "8->7, 7->8 and 5->9 stay on one node");
+	cr_assert_eq(p->n, 2);
+	cr_assert_eq(p->rec[1].rec, 1, "entries keep the trace's record index");
+	cr_assert_eq(p->rec[1].src, 1);
+	replay_plan_compact(p, t);
+	cr_assert_eq(t->n, 2);
+	cr_assert_eq(t->recs[1].index, 1);
+	replay_plan_free(p);
+	/* The compacted trace plans again to the same messages. */
+	p = plan_of(t, m, 3, REPLAY_CHAN_AUTO, REPLAY_QUICK_CAP);
+	cr_assert_eq(p->n, 2);
+	replay_plan_free(p);
+	replay_map_free(m);
+	trace_free(t);
+}
+
+Test(replay_plan, channel_overrides_and_cuts)
+{
+	static const uint8_t src[] = { 1, 2, 1 }, dst[] = { 2, 1, 2 };
+	static const uint16_t len[] = { 10, 30, 0 };
+	struct trace *t = small_trace(src, dst, len, 3);
+	struct replay_map *m = map_of("ip");
+	struct replay_plan *p = plan_of(t, m, 2, REPLAY_CHAN_QUICK, 0);
+
+	cr_assert_eq(p->per_chan[REPLAY_QUICK], 3);
+	cr_assert_eq(p->cut, 1);
+	cr_assert(p->rec[1].cut);
+	cr_assert_eq(p->rec[1].len, REPLAY_QUICK_CAP);
+	replay_plan_free(p);
+	p = plan_of(t, m, 2, REPLAY_CHAN_BULK, REPLAY_QUICK_CAP);
+	cr_assert_eq(p->per_chan[REPLAY_BULK], 3);
+	cr_assert_eq(p->cut, 0);
+	replay_plan_free(p);
+	p = plan_of(t, m, 2, REPLAY_CHAN_AUTO, 0);
+	cr_assert_eq(p->per_chan[REPLAY_QUICK], 1, "--quick-max 0: only empty content");
+	cr_assert_eq(p->rec[2].chan, REPLAY_QUICK);
+	replay_plan_free(p);
+	replay_map_free(m);
+	trace_free(t);
+}
+
+Test(replay_plan, mac_and_hash_maps)
+{
+	static const uint8_t src[] = { 1, 2, 3 }, dst[] = { 2, 3, 1 };
+	static const uint16_t len[] = { 1, 1, 1 };
+	struct trace *t = small_trace(src, dst, len, 3);
+	struct replay_map *m = map_of("mac");
+	struct replay_plan *p = plan_of(t, m, 4, REPLAY_CHAN_AUTO, REPLAY_QUICK_CAP);
+	uint8_t ip[4] = { 10, 0, 0, 1 };
+	uint64_t h = 14695981039346656037ull;
+
+	cr_assert_eq(replay_map_kind(m), REPLAY_MAP_MAC);
+	cr_assert_eq(p->addresses, 3);
+	cr_assert_eq(p->rec[1].src, 1);
+	cr_assert_eq(p->rec[1].dst, 2);
+	replay_plan_free(p);
+	replay_map_free(m);
+	/* hash: FNV-1a 64 of the IPv4 address's four bytes, modulo the nodes. */
+	m = map_of("hash");
+	p = plan_of(t, m, 5, REPLAY_CHAN_AUTO, REPLAY_QUICK_CAP);
+	for (int i = 0; i < 4; i++)
+		h = (h ^ ip[i]) * 1099511628211ull;
+	cr_assert_eq(p->addresses, 0);
+	cr_assert_eq(p->n + p->same_node, 3);
+	if (p->n && p->rec[0].rec == 0)
+		cr_assert_eq(p->rec[0].src, h % 5);
+	replay_plan_free(p);
+	replay_map_free(m);
+	trace_free(t);
+}
+
+/* Write text to a scratch file; its path (static). */
+static const char *scratch(const char *name, const char *text)
+{
+	static char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/replay-plan-%d-%s", SEGNET_TEST_TMPDIR, (int)getpid(),
+		 name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* Expect map file text to be refused with a message holding want. */
+static void map_refused(const char *text, const char *want)
+{
+	const char *path = scratch("bad.map", text);
+	char err[512] = "";
+
+	cr_assert_null(replay_map_parse(path, err, sizeof(err)), "accepted: %s", text);
+	cr_assert(strstr(err, want), "%s: want \"%s\"", err, want);
+	unlink(path);
+}
+
+Test(replay_plan, map_files)
+{
+	static const uint8_t src[] = { 1, 2, 3, 4 }, dst[] = { 2, 3, 1, 1 };
+	static const uint16_t len[] = { 1, 1, 1, 1 };
+	const char *path = scratch("good.map",
+				   "# hosts\n10.0.0.1 0\n\n10.0.0.2   2 # comment\n"
+				   "02:00:00:00:00:03 1\nfe80::1 3\n");
+	struct trace *t = small_trace(src, dst, len, 4);
+	struct replay_map *m = map_of(path);
+	struct replay_plan_conf c = { .map = m, .nodes = 3 };
+	char err[256] = "";
+	struct replay_plan *p;
+
+	unlink(path);
+	cr_assert_eq(replay_map_kind(m), REPLAY_MAP_FILE);
+	cr_assert_eq(replay_map_max_node(m), 3);
+	cr_assert_null(replay_plan_build(t, &c, err, sizeof(err)));
+	cr_assert(strstr(err, "names node 3, but there are 3 nodes"), "%s", err);
+	p = plan_of(t, m, 4, REPLAY_CHAN_AUTO, REPLAY_QUICK_CAP);
+	/* .1 -> 0, .2 -> 2, .3 by its MAC -> 1, .4 unknown. */
+	cr_assert_eq(p->unmapped, 1);
+	cr_assert_eq(p->n, 3);
+	cr_assert_eq(p->rec[0].src, 0);
+	cr_assert_eq(p->rec[0].dst, 2);
+	cr_assert_eq(p->rec[1].dst, 1);
+	replay_plan_free(p);
+	replay_map_free(m);
+	trace_free(t);
+	map_refused("10.0.0.1\n", "line 1: must be ADDRESS NODE");
+	map_refused("10.0.0.1 0\nbogus 1\n", "line 2: bogus is not a MAC, IPv4 or IPv6 address");
+	map_refused("10.0.0.1 64\n", "node 64 must be a node index, 0 .. 63");
+	map_refused("10.0.0.1 x\n", "node x must be a node index");
+	map_refused("10.0.0.1 0\n10.0.0.1 1\n", "line 2: 10.0.0.1 is given twice");
+	map_refused("# nothing\n", "no ADDRESS NODE line");
+	cr_assert_null(replay_map_parse("/nonexistent/x.map", err, sizeof(err)));
+	cr_assert(strstr(err, "give hash, mac, ip or a file"), "%s", err);
+}
+
+Test(replay_plan, the_sample_on_four_nodes)
+{
+	struct trace_err terr;
+	struct trace *t = trace_load(SAMPLE, &terr);
+	struct replay_map *m = map_of("ip");
+	struct replay_plan *p;
+
+	cr_assert_not_null(t, "%s", terr.msg);
+	p = plan_of(t, m, 4, REPLAY_CHAN_AUTO, REPLAY_QUICK_CAP);
+	cr_assert_eq(p->records, SAMPLE_RECORDS);
+	cr_assert_eq(p->n, SAMPLE_RECORDS, "four hosts on four nodes: nothing skipped");
+	cr_assert_eq(p->addresses, 4);
+	cr_assert_eq(p->per_chan[REPLAY_QUICK], SAMPLE_QUICK);
+	cr_assert_eq(p->per_chan[REPLAY_BULK], SAMPLE_RECORDS - SAMPLE_QUICK);
+	for (uint64_t k = 0; k < p->n; k++) {
+		cr_assert_neq(p->rec[k].src, p->rec[k].dst);
+		cr_assert_eq(p->rec[k].content, REPLAY_CONTENT_UDP);
+		cr_assert_eq(p->rec[k].off, 42);
+		cr_assert_eq(p->rec[k].len + 42, t->recs[k].caplen);
+	}
+	replay_plan_free(p);
+	/* Two nodes: every address shares a node with another one. */
+	p = plan_of(t, m, 2, REPLAY_CHAN_AUTO, REPLAY_QUICK_CAP);
+	cr_assert_gt(p->same_node, 0);
+	cr_assert_eq(p->n + p->same_node, SAMPLE_RECORDS);
+	replay_plan_free(p);
+	replay_map_free(m);
+	trace_free(t);
+}
+
+Test(replay_plan, message_header_bytes)
+{
+	struct replay_msg_hdr h = { .id = 0x04030201, .len = 0x0605, .flags = REPLAY_MSG_CUT,
+				    .content = REPLAY_CONTENT_FRAME };
+	static const uint8_t want[8] = { 1, 2, 3, 4, 5, 6, 1, 2 };
+	uint8_t args[REPLAY_ARGS_LEN] = { 0 };
+	struct replay_msg_hdr g;
+
+	replay_msg_hdr_put(args, &h);
+	cr_assert(!memcmp(args, want, sizeof(want)), "little endian, in order");
+	replay_msg_hdr_get(args, &g);
+	cr_assert_eq(g.id, h.id);
+	cr_assert_eq(g.len, h.len);
+	cr_assert_eq(g.flags, h.flags);
+	cr_assert_eq(g.content, h.content);
+	cr_assert_eq(REPLAY_QUICK_CAP, 24);
+}
+
+/* Parse a segnet-replay command line (NULL-terminated); the return value. */
+static int parse(struct replay_opts *o, char *err, size_t len, ...)
+{
+	char *argv[32] = { "segnet-replay" };
+	int argc = 1;
+	va_list ap;
+
+	va_start(ap, len);
+	while ((argv[argc] = va_arg(ap, char *)) != NULL)
+		argc++;
+	va_end(ap);
+	err[0] = '\0';
+	return replay_opts_parse(o, argc, argv, err, len);
+}
+
+/* Expect a command line to be refused with a message holding want. */
+#define REFUSED(want, ...)							\
+	do {									\
+		cr_assert_eq(parse(&o, err, sizeof(err), __VA_ARGS__, NULL), -EINVAL,	\
+			     "accepted, want: %s", want);				\
+		cr_assert(strstr(err, want), "%s: want \"%s\"", err, want);		\
+	} while (0)
+
+Test(replay_plan, messages_command_line)
+{
+	const char *key = scratch("vnet.key", "secret\n");
+	char kf[512], err[512];
+	struct replay_opts o;
+
+	snprintf(kf, sizeof(kf), "%s", key);
+	cr_assert_eq(parse(&o, err, sizeof(err), "--mode", "messages", "--nicd", "a", "--nicd", "b",
+			   "--key-file", kf, "--map", "mac", "--channel", "bulk", "--quick-max", "7",
+			   "--vnet", "9", "--drain-ms", "100", "--latency-csv", "l.csv", "--pps", "10",
+			   SAMPLE, NULL), 0, "%s", err);
+	cr_assert_eq(o.n_nicd, 2);
+	cr_assert_str_eq(o.nicd[1], "b");
+	cr_assert_eq(o.channel, REPLAY_CHAN_BULK);
+	cr_assert_eq(o.quick_max, 7);
+	cr_assert_eq(o.vnet, 9);
+	cr_assert_eq(o.drain_ms, 100);
+	cr_assert_str_eq(o.map, "mac");
+	cr_assert_eq(parse(&o, err, sizeof(err), "--mode", "messages", "--lab", "/nowhere", SAMPLE,
+			   NULL), 0, "--lab alone: the key comes from the lab (%s)", err);
+	cr_assert_str_eq(o.map, "ip");
+	cr_assert_eq(o.quick_max, REPLAY_QUICK_CAP);
+	REFUSED("--nicd only applies to --mode messages", "--port", "p", "--nicd", "a", SAMPLE);
+	REFUSED("--port only applies to frames mode", "--mode", "messages", "--port", "p",
+		"--nicd", "a", "--nicd", "b", "--key-file", kf, SAMPLE);
+	REFUSED("messages mode needs the nodes", "--mode", "messages", "--key-file", kf, SAMPLE);
+	REFUSED("give at least 2", "--mode", "messages", "--nicd", "a", "--key-file", kf, SAMPLE);
+	REFUSED("--nicd and --lab do not go together", "--mode", "messages", "--nicd", "a",
+		"--nicd", "b", "--lab", "d", "--key-file", kf, SAMPLE);
+	REFUSED("needs --key-file FILE, the key of --vnet 1", "--mode", "messages", "--nicd", "a",
+		"--nicd", "b", SAMPLE);
+	REFUSED("--key-file /nonexistent/k: No such file", "--mode", "messages", "--nicd", "a",
+		"--nicd", "b", "--key-file", "/nonexistent/k", SAMPLE);
+	REFUSED("--quick-max 25: must be between 0 and 24", "--mode", "messages", "--quick-max",
+		"25", SAMPLE);
+	REFUSED("--channel both: must be auto, quick or bulk", "--mode", "messages", "--channel",
+		"both", SAMPLE);
+	REFUSED("--vnet 70000", "--mode", "messages", "--vnet", "70000", SAMPLE);
+	REFUSED("--drain-ms x", "--mode", "messages", "--drain-ms", "x", SAMPLE);
+	REFUSED("--map /nonexistent/m", "--mode", "messages", "--nicd", "a", "--nicd", "b",
+		"--key-file", kf, "--map", "/nonexistent/m", SAMPLE);
+	unlink(kf);
+}
+
+Test(replay_plan, lab_state_file)
+{
+	char err[512], dir[400], state[512];
+	struct replay_lab lab;
+	const char *path;
+	FILE *f;
+
+	path = scratch("lab.state", "name=x\ndir=/tmp/labx\nstate=starting\nnodes=4\n"
+			"key.1=/tmp/labx/vnet1.key\n");
+	cr_assert_eq(replay_lab_read(path, 1, &lab, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "is not up (state starting)"), "%s", err);
+	path = scratch("lab.state", "name=x\ndir=/tmp/labx\nstate=starting\nnodes=4\n"
+			"key.1=/tmp/labx/vnet1.key\nkey.2=/tmp/labx/vnet2.key\nstate=up\n");
+	cr_assert_eq(replay_lab_read(path, 2, &lab, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab.nodes, 4);
+	cr_assert_str_eq(lab.sock[3], "/tmp/labx/nicd/n3.sock");
+	cr_assert_str_eq(lab.key_file, "/tmp/labx/vnet2.key");
+	free(lab.sock);
+	cr_assert_eq(replay_lab_read(path, 3, &lab, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "no virtual network 3"), "%s", err);
+	unlink(path);
+	/* The directory holding lab.state works as well as the file. */
+	snprintf(dir, sizeof(dir), "%s/replay-plan-%d-lab", SEGNET_TEST_TMPDIR, (int)getpid());
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	cr_assert_eq(replay_lab_read(dir, 1, &lab, err, sizeof(err)), -ENOENT);
+	cr_assert(strstr(err, "lab.state: No such file"), "%s", err);
+	snprintf(state, sizeof(state), "%s/lab.state", dir);
+	f = fopen(state, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "dir=%s\nnodes=2\nstate=up\nkey.1=%s/vnet1.key\n", dir, dir);
+	fclose(f);
+	cr_assert_eq(replay_lab_read(dir, 1, &lab, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab.nodes, 2);
+	cr_assert(strstr(lab.sock[1], "-lab/nicd/n1.sock"), "%s", lab.sock[1]);
+	free(lab.sock);
+	unlink(state);
+	rmdir(dir);
+}
