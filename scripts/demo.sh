@@ -162,9 +162,9 @@ replay() {
 	local rc=0
 
 	[ -z "$limit" ] || args+=(--limit "$limit")
-	say "replaying $pcap: each packet becomes a message from the node of its source"
-	say "to the node of its destination; payloads of up to 24 bytes take the quick"
-	say "channel, larger ones the bulk channel"
+	say "replaying $pcap in messages mode: each packet a message"
+	say "from the node of its source to the node of its destination, payloads of up"
+	say "to 24 bytes on the quick channel, larger ones on the bulk channel"
 	say "segnet-replay ${args[*]} $pcap"
 	echo
 	"$build/pcap/replay/segnet-replay" "${args[@]}" "$pcap" 2>&1 | tee "$out/report.txt" ||

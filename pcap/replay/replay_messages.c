@@ -460,7 +460,8 @@ static int msgs_plan(struct replay_msgs *m, char *err, size_t errlen)
 		return -errno;
 	if (m->plan->n == 0)
 		return msgs_fail(EINVAL, err, errlen, "%s: no record goes between two nodes with --map %s on %u nodes (%" PRIu64 " on one node, %" PRIu64 " unmapped): nothing to send",
-				 m->o->file, m->o->map, m->n, m->plan->same_node, m->plan->unmapped);
+				 m->o->file, m->o->map, m->n, m->plan->same_node,
+				 m->plan->unmapped);
 	replay_plan_compact(m->plan, m->trace);
 	return 0;
 }

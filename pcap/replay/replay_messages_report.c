@@ -240,7 +240,8 @@ static void msgs_json_nodes(const struct replay_msgs *m, FILE *f)
 			", \"sent\": {\"quick\": %" PRIu64 ", \"bulk\": %" PRIu64 "}"
 			", \"delivered\": {\"quick\": %" PRIu64 ", \"bulk\": %" PRIu64 "}}",
 			i ? ", " : "", i, n->nicd, n->id, n->ep_id, n->sent[REPLAY_QUICK],
-			n->sent[REPLAY_BULK], n->delivered[REPLAY_QUICK], n->delivered[REPLAY_BULK]);
+			n->sent[REPLAY_BULK], n->delivered[REPLAY_QUICK],
+			n->delivered[REPLAY_BULK]);
 	}
 	fputs("]", f);
 }

@@ -12,6 +12,8 @@
 #    message is delivered, the report names every node and both channels,
 #    the output directory holds the CSV, JSON, latency CSV and a PNG, and
 #    the lab is down afterwards (no process, no directory left).
+# The checks of 2. are strings eval'd later: single quotes on purpose.
+# shellcheck disable=SC2016
 set -u
 
 demo=${1:?usage: demo_script.sh DEMO_SH BUILD_DIR}
@@ -54,6 +56,7 @@ expect 1 "--pcap /nonexistent/t.pcap: no such readable file" --pcap /nonexistent
 	>"$tmp/run.log" 2>&1
 rc=$?
 cat "$tmp/run.log"
+# check CONDITION WHAT: count CONDITION (eval'd) as passed or failed.
 check() {
 	if eval "$1"; then
 		passed=$((passed + 1))
@@ -63,6 +66,7 @@ check() {
 		echo "FAIL: $2"
 	fi
 }
+# shellcheck disable=SC2034 # o is read by the eval'd checks
 o=$tmp/out-dir
 check '[ "$rc" = 0 ]' "the demo exits 0 (it exited $rc)"
 check 'grep -q "4-node lab on memif" "$tmp/run.log"' "it says which lab it brings up"

@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,7 +240,9 @@ static struct replay_map *map_of(const char *spec)
 static struct replay_plan *plan_of(const struct trace *t, const struct replay_map *map,
 				   unsigned int nodes, enum replay_chan_choice ch, uint32_t qmax)
 {
-	struct replay_plan_conf c = { .map = map, .nodes = nodes, .channel = ch, .quick_max = qmax };
+	struct replay_plan_conf c = {
+		.map = map, .nodes = nodes, .channel = ch, .quick_max = qmax,
+	};
 	char err[256] = "";
 	struct replay_plan *p = replay_plan_build(t, &c, err, sizeof(err));
 
@@ -458,28 +461,44 @@ Test(replay_plan, message_header_bytes)
 	cr_assert_eq(REPLAY_QUICK_CAP, 24);
 }
 
-/* Parse a segnet-replay command line (NULL-terminated); the return value. */
-static int parse(struct replay_opts *o, char *err, size_t len, ...)
+/* Parse a segnet-replay command line (argv after the name); the return value. */
+static int parse_v(struct replay_opts *o, char *err, size_t len, va_list ap)
 {
 	char *argv[32] = { "segnet-replay" };
 	int argc = 1;
-	va_list ap;
 
-	va_start(ap, len);
 	while ((argv[argc] = va_arg(ap, char *)) != NULL)
 		argc++;
-	va_end(ap);
 	err[0] = '\0';
 	return replay_opts_parse(o, argc, argv, err, len);
 }
 
-/* Expect a command line to be refused with a message holding want. */
-#define REFUSED(want, ...)							\
-	do {									\
-		cr_assert_eq(parse(&o, err, sizeof(err), __VA_ARGS__, NULL), -EINVAL,	\
-			     "accepted, want: %s", want);				\
-		cr_assert(strstr(err, want), "%s: want \"%s\"", err, want);		\
-	} while (0)
+/* Parse a command line (NULL-terminated); the return value. */
+static int parse(struct replay_opts *o, char *err, size_t len, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, len);
+	rc = parse_v(o, err, len, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* Expect a command line (NULL-terminated) to be refused with a message holding want. */
+static void refused(const char *want, ...)
+{
+	struct replay_opts o;
+	char err[512];
+	va_list ap;
+	int rc;
+
+	va_start(ap, want);
+	rc = parse_v(&o, err, sizeof(err), ap);
+	va_end(ap);
+	cr_assert_eq(rc, -EINVAL, "accepted, want: %s", want);
+	cr_assert(strstr(err, want), "%s: want \"%s\"", err, want);
+}
 
 Test(replay_plan, messages_command_line)
 {
@@ -503,25 +522,25 @@ Test(replay_plan, messages_command_line)
 			   NULL), 0, "--lab alone: the key comes from the lab (%s)", err);
 	cr_assert_str_eq(o.map, "ip");
 	cr_assert_eq(o.quick_max, REPLAY_QUICK_CAP);
-	REFUSED("--nicd only applies to --mode messages", "--port", "p", "--nicd", "a", SAMPLE);
-	REFUSED("--port only applies to frames mode", "--mode", "messages", "--port", "p",
-		"--nicd", "a", "--nicd", "b", "--key-file", kf, SAMPLE);
-	REFUSED("messages mode needs the nodes", "--mode", "messages", "--key-file", kf, SAMPLE);
-	REFUSED("give at least 2", "--mode", "messages", "--nicd", "a", "--key-file", kf, SAMPLE);
-	REFUSED("--nicd and --lab do not go together", "--mode", "messages", "--nicd", "a",
-		"--nicd", "b", "--lab", "d", "--key-file", kf, SAMPLE);
-	REFUSED("needs --key-file FILE, the key of --vnet 1", "--mode", "messages", "--nicd", "a",
-		"--nicd", "b", SAMPLE);
-	REFUSED("--key-file /nonexistent/k: No such file", "--mode", "messages", "--nicd", "a",
-		"--nicd", "b", "--key-file", "/nonexistent/k", SAMPLE);
-	REFUSED("--quick-max 25: must be between 0 and 24", "--mode", "messages", "--quick-max",
-		"25", SAMPLE);
-	REFUSED("--channel both: must be auto, quick or bulk", "--mode", "messages", "--channel",
-		"both", SAMPLE);
-	REFUSED("--vnet 70000", "--mode", "messages", "--vnet", "70000", SAMPLE);
-	REFUSED("--drain-ms x", "--mode", "messages", "--drain-ms", "x", SAMPLE);
-	REFUSED("--map /nonexistent/m", "--mode", "messages", "--nicd", "a", "--nicd", "b",
-		"--key-file", kf, "--map", "/nonexistent/m", SAMPLE);
+	refused("--nicd only applies to --mode messages", "--port", "p", "--nicd", "a", SAMPLE, NULL);
+	refused("--port only applies to frames mode", "--mode", "messages", "--port", "p",
+		"--nicd", "a", "--nicd", "b", "--key-file", kf, SAMPLE, NULL);
+	refused("messages mode needs the nodes", "--mode", "messages", "--key-file", kf, SAMPLE, NULL);
+	refused("give at least 2", "--mode", "messages", "--nicd", "a", "--key-file", kf, SAMPLE, NULL);
+	refused("--nicd and --lab do not go together", "--mode", "messages", "--nicd", "a",
+		"--nicd", "b", "--lab", "d", "--key-file", kf, SAMPLE, NULL);
+	refused("needs --key-file FILE, the key of --vnet 1", "--mode", "messages", "--nicd", "a",
+		"--nicd", "b", SAMPLE, NULL);
+	refused("--key-file /nonexistent/k: No such file", "--mode", "messages", "--nicd", "a",
+		"--nicd", "b", "--key-file", "/nonexistent/k", SAMPLE, NULL);
+	refused("--quick-max 25: must be between 0 and 24", "--mode", "messages", "--quick-max",
+		"25", SAMPLE, NULL);
+	refused("--channel both: must be auto, quick or bulk", "--mode", "messages", "--channel",
+		"both", SAMPLE, NULL);
+	refused("--vnet 70000", "--mode", "messages", "--vnet", "70000", SAMPLE, NULL);
+	refused("--drain-ms x", "--mode", "messages", "--drain-ms", "x", SAMPLE, NULL);
+	refused("--map /nonexistent/m", "--mode", "messages", "--nicd", "a", "--nicd", "b",
+		"--key-file", kf, "--map", "/nonexistent/m", SAMPLE, NULL);
 	unlink(kf);
 }
 
