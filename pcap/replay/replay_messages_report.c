@@ -81,7 +81,7 @@ static void msgs_print_nodes(const struct replay_msgs *m, FILE *f)
 {
 	char name[32];
 
-	fprintf(f, "%-5s %-12s %8s %11s %10s %11s %10s\n", "node", "nicd", "segnet",
+	fprintf(f, "%-5s %-12s %8s %11s %10s %11s %10s\n", "node", "nicd", "node.ep",
 		"sent quick", "sent bulk", "dlvd quick", "dlvd bulk");
 	for (unsigned int i = 0; i < m->n; i++) {
 		const struct replay_node *n = &m->node[i];
