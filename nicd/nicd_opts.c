@@ -8,15 +8,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nicd/conf.h"
 #include "nicd/ctl_msg.h"
+#include "dataplane/dp_opts.h"
 #include "nicd/nicd.h"
 #include "nicd/stages/stages.h"
 
@@ -85,18 +84,6 @@ struct nicd_single {
 	const char *name;	/* --name */
 };
 
-/* printf into err; returns -EINVAL. */
-static int __attribute__((format(printf, 3, 4)))
-nicd_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 void nicd_opts_usage(FILE *f, const char *prog)
 {
 	fprintf(f,
@@ -162,76 +149,6 @@ void nicd_opts_usage(FILE *f, const char *prog)
 		"/segnet/nic/stats[,NAME], /segnet/nic/endpoints[,NAME]. See nicd(8).\n");
 }
 
-/* Parse an unsigned decimal in [min, max] for option opt. */
-static int nicd_parse_ulong(const char *opt, const char *arg, unsigned long min,
-			    unsigned long max, unsigned long *out, char *err,
-			    size_t errlen)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (arg[0] < '0' || arg[0] > '9' || *end || errno)
-		return nicd_fail(err, errlen, "%s %s: not a number", opt, arg);
-	if (v < min || v > max)
-		return nicd_fail(err, errlen, "%s %s: must be between %lu and %lu",
-				 opt, arg, min, max);
-	*out = v;
-	return 0;
-}
-
-/* Parse a u32 option in [min, max]. */
-static int nicd_parse_u32(const char *opt, const char *arg, unsigned long min,
-			  unsigned long max, uint32_t *out, char *err, size_t errlen)
-{
-	unsigned long v;
-	int rc = nicd_parse_ulong(opt, arg, min, max, &v, err, errlen);
-
-	if (!rc)
-		*out = (uint32_t)v;
-	return rc;
-}
-
-/* Parse a u16 option in [min, max]. */
-static int nicd_parse_u16(const char *opt, const char *arg, unsigned long min,
-			  unsigned long max, uint16_t *out, char *err, size_t errlen)
-{
-	unsigned long v;
-	int rc = nicd_parse_ulong(opt, arg, min, max, &v, err, errlen);
-
-	if (!rc)
-		*out = (uint16_t)v;
-	return rc;
-}
-
-/* Parse --stats-interval: seconds in [0, 86400]. */
-static int nicd_parse_seconds(const char *opt, const char *arg, double *out,
-			      char *err, size_t errlen)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (end == arg || *end || errno || !isfinite(v))
-		return nicd_fail(err, errlen, "%s %s: not a number", opt, arg);
-	if (v < 0 || v > 86400)
-		return nicd_fail(err, errlen, "%s %s: must be between 0 and 86400", opt, arg);
-	*out = v;
-	return 0;
-}
-
-/* Parse on or off. */
-static int nicd_parse_onoff(const char *opt, const char *arg, bool *out, char *err,
-			    size_t errlen)
-{
-	if (strcmp(arg, "on") && strcmp(arg, "off"))
-		return nicd_fail(err, errlen, "%s %s: must be on or off", opt, arg);
-	*out = !strcmp(arg, "on");
-	return 0;
-}
-
 /* Parse --socket-mode: octal permission bits. */
 static int nicd_parse_mode(const char *arg, mode_t *out, char *err, size_t errlen)
 {
@@ -241,7 +158,7 @@ static int nicd_parse_mode(const char *arg, mode_t *out, char *err, size_t errle
 	errno = 0;
 	v = strtoul(arg, &end, 8);
 	if (arg[0] < '0' || arg[0] > '7' || *end || errno || v > 0777)
-		return nicd_fail(err, errlen, "--socket-mode %s: must be octal permissions (e.g. 0660)",
+		return dp_opt_fail(err, errlen, "--socket-mode %s: must be octal permissions (e.g. 0660)",
 				 arg);
 	*out = (mode_t)v;
 	return 0;
@@ -275,26 +192,26 @@ static int nicd_parse_vnet(const char *arg, struct nicd_vnet *v, char *err,
 	int rc;
 
 	if (!c1 || !c2 || len == 0 || len >= sizeof(id) || c2 == c1 + 1 || !c2[1])
-		return nicd_fail(err, errlen, "--vnet %s: must be ID:KEYFILE:CONF (e.g. 1:/etc/segnet/vnet1.key:conf3)",
+		return dp_opt_fail(err, errlen, "--vnet %s: must be ID:KEYFILE:CONF (e.g. 1:/etc/segnet/vnet1.key:conf3)",
 				 arg);
 	memcpy(id, arg, len);
 	id[len] = '\0';
-	if (nicd_parse_ulong("--vnet", id, 0, UINT16_MAX, &n, err, errlen))
-		return nicd_fail(err, errlen, "--vnet %s: ID must be 0 .. 65535", arg);
+	if (dp_opt_ulong("--vnet", id, 0, UINT16_MAX, &n, err, errlen))
+		return dp_opt_fail(err, errlen, "--vnet %s: ID must be 0 .. 65535", arg);
 	v->hv.vnet = (uint16_t)n;
 	path = strndup(c1 + 1, (size_t)(c2 - c1 - 1));
 	if (!path)
-		return nicd_fail(err, errlen, "out of memory");
+		return dp_opt_fail(err, errlen, "out of memory");
 	v->keyfile = path;
 	v->conf = c2 + 1;
 	rc = key_read_file(path, v->hv.key, cerr, sizeof(cerr));
 	if (rc < 0)
-		return nicd_fail(err, errlen, "--vnet %s: %s", arg, cerr);
+		return dp_opt_fail(err, errlen, "--vnet %s: %s", arg, cerr);
 	v->hv.key_len = (uint16_t)rc;
 	if (conf_expand(v->conf, v->spec, sizeof(v->spec), cerr, sizeof(cerr)))
-		return nicd_fail(err, errlen, "--vnet %s: CONF %s: %s", arg, v->conf, cerr);
+		return dp_opt_fail(err, errlen, "--vnet %s: CONF %s: %s", arg, v->conf, cerr);
 	if (nicd_check_spec(v->spec, cerr, sizeof(cerr)))
-		return nicd_fail(err, errlen, "--vnet %s: %s", arg, cerr);
+		return dp_opt_fail(err, errlen, "--vnet %s: %s", arg, cerr);
 	return 0;
 }
 
@@ -323,11 +240,11 @@ static int nicd_parse_node(const char *arg, struct nicd_node_names *n, char *err
 	size_t len;
 
 	if (!copy)
-		return nicd_fail(err, errlen, "out of memory");
+		return dp_opt_fail(err, errlen, "out of memory");
 	n->name = copy;
 	bulk = strchr(copy, ':');
 	if (!bulk || bulk == copy || !bulk[1])
-		return nicd_fail(err, errlen, "--node %s: must be NAME:BULKDEV[:QUICKDEV] (e.g. n0:net_memif0)",
+		return dp_opt_fail(err, errlen, "--node %s: must be NAME:BULKDEV[:QUICKDEV] (e.g. n0:net_memif0)",
 				 arg);
 	*bulk++ = '\0';
 	len = nicd_dev_len(bulk);
@@ -336,9 +253,9 @@ static int nicd_parse_node(const char *arg, struct nicd_node_names *n, char *err
 		bulk[len] = '\0';
 		quick = bulk + len + 1;
 		if (!*quick)
-			return nicd_fail(err, errlen, "--node %s: QUICKDEV is empty", arg);
+			return dp_opt_fail(err, errlen, "--node %s: QUICKDEV is empty", arg);
 	} else if (bulk[len]) {
-		return nicd_fail(err, errlen, "--node %s: unexpected text after %.*s", arg,
+		return dp_opt_fail(err, errlen, "--node %s: unexpected text after %.*s", arg,
 				 (int)len, bulk);
 	}
 	n->bulk = bulk;
@@ -375,57 +292,57 @@ static int nicd_parse_value(struct nicd_opts *o, int c, const char *arg, char *e
 
 	switch (c) {
 	case NICD_OPT_ENDPOINTS:
-		return nicd_parse_u16("--endpoints", arg, 1, PROTO_MAX_ENDPOINTS, &o->endpoints, err, errlen);
+		return dp_opt_u16("--endpoints", arg, 1, PROTO_MAX_ENDPOINTS, &o->endpoints, err, errlen);
 	case NICD_OPT_MAX_NODES:
-		return nicd_parse_u16("--max-nodes", arg, 2, PROTO_MAX_NODES, &o->max_nodes, err, errlen);
+		return dp_opt_u16("--max-nodes", arg, 2, PROTO_MAX_NODES, &o->max_nodes, err, errlen);
 	case NICD_OPT_SEND_BUFFERS:
-		return nicd_parse_u16("--send-buffers", arg, 1, 65535, &o->send_buffers, err, errlen);
+		return dp_opt_u16("--send-buffers", arg, 1, 65535, &o->send_buffers, err, errlen);
 	case NICD_OPT_PER_TARGET_CAP:
-		return nicd_parse_u16("--per-target-cap", arg, 1, 65535, &o->per_target_cap, err, errlen);
+		return dp_opt_u16("--per-target-cap", arg, 1, 65535, &o->per_target_cap, err, errlen);
 	case NICD_OPT_QUICK_BUFFERS:
-		return nicd_parse_u16("--quick-buffers", arg, 1, 65535, &o->quick_buffers, err, errlen);
+		return dp_opt_u16("--quick-buffers", arg, 1, 65535, &o->quick_buffers, err, errlen);
 	case NICD_OPT_DESCRIPTORS:
-		return nicd_parse_u32("--descriptors", arg, 16, 1u << 22, &o->descriptors, err, errlen);
+		return dp_opt_u32("--descriptors", arg, 16, 1u << 22, &o->descriptors, err, errlen);
 	case NICD_OPT_IDLE_SLEEP_US:
-		return nicd_parse_u32("--idle-sleep-us", arg, 0, 1000000, &o->idle_sleep_us, err, errlen);
+		return dp_opt_u32("--idle-sleep-us", arg, 0, 1000000, &o->idle_sleep_us, err, errlen);
 	case NICD_OPT_IDLE_AFTER_US:
-		return nicd_parse_u32("--idle-after-us", arg, 0, 60000000, &o->idle_after_us, err, errlen);
+		return dp_opt_u32("--idle-after-us", arg, 0, 60000000, &o->idle_after_us, err, errlen);
 	case NICD_OPT_HELLO_US:
-		return nicd_parse_u32("--hello-us", arg, 10, 10000000, &o->hello_us, err, errlen);
+		return dp_opt_u32("--hello-us", arg, 10, 10000000, &o->hello_us, err, errlen);
 	case NICD_OPT_CORE:
-		rc = nicd_parse_ulong("--core", arg, 0, CPU_SETSIZE - 1, &v, err, errlen);
+		rc = dp_opt_ulong("--core", arg, 0, CPU_SETSIZE - 1, &v, err, errlen);
 		o->core = (int)v;
 		return rc;
 	case NICD_OPT_STATS_INTERVAL:
-		return nicd_parse_seconds("--stats-interval", arg, &o->stats_interval, err, errlen);
+		return dp_opt_double("--stats-interval", arg, true, 86400, &o->stats_interval, err, errlen);
 	case NICD_OPT_LINK_WAIT_MS:
-		return nicd_parse_u32("--link-wait-ms", arg, 0, 600000, &o->link_wait_ms, err, errlen);
+		return dp_opt_u32("--link-wait-ms", arg, 0, 600000, &o->link_wait_ms, err, errlen);
 	case NICD_OPT_SOCKET_DIR:
 		if (!*arg)
-			return nicd_fail(err, errlen, "--socket-dir: empty directory name");
+			return dp_opt_fail(err, errlen, "--socket-dir: empty directory name");
 		o->socket_dir = arg;
 		return 0;
 	case NICD_OPT_SOCKET_MODE:
 		return nicd_parse_mode(arg, &o->socket_mode, err, errlen);
 	case NICD_OPT_CHECK_CRC:
-		return nicd_parse_onoff("--check-crc", arg, &o->check_crc, err, errlen);
+		return dp_opt_choice("--check-crc", arg, "on", "off", &o->check_crc, err, errlen);
 	case NICD_OPT_CONTROL_QUEUE:
-		return nicd_parse_onoff("--control-queue", arg, &o->control_queue, err, errlen);
+		return dp_opt_choice("--control-queue", arg, "on", "off", &o->control_queue, err, errlen);
 	case NICD_OPT_CAPTURE:
 		if (!*arg)
-			return nicd_fail(err, errlen, "--capture needs a file name");
+			return dp_opt_fail(err, errlen, "--capture needs a file name");
 		o->capture = arg;
 		return 0;
 	case NICD_OPT_CAPTURE_MAX_MB:
-		rc = nicd_parse_ulong("--capture-max-mb", arg, 0, 1000000000, &v, err, errlen);
+		rc = dp_opt_ulong("--capture-max-mb", arg, 0, 1000000000, &v, err, errlen);
 		o->capture_max_bytes = (uint64_t)v * 1000000;
 		return rc;
 	case NICD_OPT_CAPTURE_MAX_PACKETS:
-		rc = nicd_parse_ulong("--capture-max-packets", arg, 0, ULONG_MAX, &v, err, errlen);
+		rc = dp_opt_ulong("--capture-max-packets", arg, 0, ULONG_MAX, &v, err, errlen);
 		o->capture_max_packets = v;
 		return rc;
 	}
-	return nicd_fail(err, errlen, "unknown option (see --help)");
+	return dp_opt_fail(err, errlen, "unknown option (see --help)");
 }
 
 /* Turn --bulk-port/--quick-port/--name into the node list. */
@@ -433,15 +350,15 @@ static int nicd_single_node(struct nicd_opts *o, const struct nicd_single *s,
 			    char *err, size_t errlen)
 {
 	if (o->n_nodes && (s->bulk || s->quick || s->name))
-		return nicd_fail(err, errlen, "--node and --%s do not go together: give every node with --node NAME:BULK[:QUICK]",
+		return dp_opt_fail(err, errlen, "--node and --%s do not go together: give every node with --node NAME:BULK[:QUICK]",
 				 s->bulk ? "bulk-port" : s->quick ? "quick-port" : "name");
 	if (o->n_nodes)
 		return 0;
 	if (!s->bulk)
-		return nicd_fail(err, errlen, "no port: give --bulk-port ETHDEV (and --quick-port) or --node NAME:BULK[:QUICK]");
+		return dp_opt_fail(err, errlen, "no port: give --bulk-port ETHDEV (and --quick-port) or --node NAME:BULK[:QUICK]");
 	o->node[0].name = strdup(s->name ? s->name : "segnet0");
 	if (!o->node[0].name)
-		return nicd_fail(err, errlen, "out of memory");
+		return dp_opt_fail(err, errlen, "out of memory");
 	o->node[0].bulk = s->bulk;
 	o->node[0].quick = s->quick ? s->quick : s->bulk;
 	o->n_nodes = 1;
@@ -456,16 +373,16 @@ static int nicd_check_unique(const struct nicd_opts *o, char *err, size_t errlen
 			const struct nicd_node_names *a = &o->node[j], *b = &o->node[i];
 
 			if (!strcmp(a->name, b->name))
-				return nicd_fail(err, errlen, "--node: name %s is given twice", a->name);
+				return dp_opt_fail(err, errlen, "--node: name %s is given twice", a->name);
 			if (!strcmp(a->bulk, b->bulk) || !strcmp(a->bulk, b->quick) ||
 			    !strcmp(a->quick, b->bulk) || !strcmp(a->quick, b->quick))
-				return nicd_fail(err, errlen, "nodes %s and %s share a device: every node needs its own",
+				return dp_opt_fail(err, errlen, "nodes %s and %s share a device: every node needs its own",
 						 a->name, b->name);
 		}
 	for (unsigned int i = 0; i < o->n_vnets; i++)
 		for (unsigned int j = 0; j < i; j++)
 			if (o->vnet[i].hv.vnet == o->vnet[j].hv.vnet)
-				return nicd_fail(err, errlen, "--vnet: virtual network %u is given twice",
+				return dp_opt_fail(err, errlen, "--vnet: virtual network %u is given twice",
 						 o->vnet[i].hv.vnet);
 	return 0;
 }
@@ -479,14 +396,14 @@ static int nicd_check(struct nicd_opts *o, const struct nicd_single *s, char *er
 	if (rc)
 		return rc;
 	if (!o->n_vnets)
-		return nicd_fail(err, errlen, "no virtual network: give --vnet ID:KEYFILE:CONF");
+		return dp_opt_fail(err, errlen, "no virtual network: give --vnet ID:KEYFILE:CONF");
 	if (o->n_vnets > NIC_MAX_VNETS)
-		return nicd_fail(err, errlen, "--vnet: at most %d virtual networks", NIC_MAX_VNETS);
+		return dp_opt_fail(err, errlen, "--vnet: at most %d virtual networks", NIC_MAX_VNETS);
 	if (!o->capture && (o->capture_max_bytes || o->capture_max_packets))
-		return nicd_fail(err, errlen, "--capture-max-%s needs --capture FILE",
+		return dp_opt_fail(err, errlen, "--capture-max-%s needs --capture FILE",
 				 o->capture_max_bytes ? "mb" : "packets");
 	if (o->per_target_cap > o->send_buffers)
-		return nicd_fail(err, errlen, "--per-target-cap %u: must not exceed --send-buffers %u",
+		return dp_opt_fail(err, errlen, "--per-target-cap %u: must not exceed --send-buffers %u",
 				 o->per_target_cap, o->send_buffers);
 	return nicd_check_unique(o, err, errlen);
 }
@@ -510,9 +427,9 @@ static int nicd_parse_one(struct nicd_opts *o, struct nicd_single *s, int c,
 	case NICD_OPT_VNET:
 		return nicd_parse_vnet(optarg, &o->vnet[o->n_vnets++], err, errlen);
 	case ':':
-		return nicd_fail(err, errlen, "%s needs a value (see --help)", argv[optind - 1]);
+		return dp_opt_fail(err, errlen, "%s needs a value (see --help)", argv[optind - 1]);
 	case '?':
-		return nicd_fail(err, errlen, "unknown option %s (see --help)", argv[optind - 1]);
+		return dp_opt_fail(err, errlen, "unknown option %s (see --help)", argv[optind - 1]);
 	}
 	return nicd_parse_value(o, c, optarg, err, errlen);
 }
@@ -527,7 +444,7 @@ int nicd_opts_parse(struct nicd_opts *o, int argc, char **argv, char *err,
 	o->node = calloc((size_t)argc + 1, sizeof(*o->node));
 	o->vnet = calloc((size_t)argc + 1, sizeof(*o->vnet));
 	if (!o->node || !o->vnet)
-		return nicd_fail(err, errlen, "out of memory");
+		return dp_opt_fail(err, errlen, "out of memory");
 	optind = 1;
 	opterr = 0;	/* the messages name the option */
 	while (!rc && (c = getopt_long(argc, argv, ":h", nicd_long_opts, NULL)) != -1) {
@@ -538,7 +455,7 @@ int nicd_opts_parse(struct nicd_opts *o, int argc, char **argv, char *err,
 		rc = nicd_parse_one(o, &s, c, argv, err, errlen);
 	}
 	if (!rc && optind < argc)
-		rc = nicd_fail(err, errlen, "unexpected argument %s (see --help)", argv[optind]);
+		rc = dp_opt_fail(err, errlen, "unexpected argument %s (see --help)", argv[optind]);
 	if (!rc)
 		rc = nicd_check(o, &s, err, errlen);
 	return rc;

@@ -8,12 +8,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dataplane/dp_opts.h"
 #include "switchd/arb.h"
 #include "switchd/swd.h"
 
@@ -90,18 +89,6 @@ struct swd_port_arg {
 	const char *name;		/* ETHDEV */
 };
 
-/* printf into err; returns -EINVAL. */
-static int __attribute__((format(printf, 3, 4)))
-swd_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 void swd_opts_usage(FILE *f, const char *prog)
 {
 	fprintf(f,
@@ -162,69 +149,6 @@ void swd_opts_usage(FILE *f, const char *prog)
 		"/segnet/switch/nodes[,ID], /segnet/switch/arbiter. See switchd(8).\n");
 }
 
-/* Parse an unsigned decimal in [min, max] for option opt. */
-static int swd_parse_ulong(const char *opt, const char *arg, unsigned long min,
-			   unsigned long max, unsigned long *out, char *err,
-			   size_t errlen)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (arg[0] < '0' || arg[0] > '9' || *end || errno)
-		return swd_fail(err, errlen, "%s %s: not a number", opt, arg);
-	if (v < min || v > max)
-		return swd_fail(err, errlen, "%s %s: must be between %lu and %lu",
-				opt, arg, min, max);
-	*out = v;
-	return 0;
-}
-
-/* Parse a u32 option in [min, max]. */
-static int swd_parse_u32(const char *opt, const char *arg, unsigned long min,
-			 unsigned long max, uint32_t *out, char *err, size_t errlen)
-{
-	unsigned long v;
-	int rc = swd_parse_ulong(opt, arg, min, max, &v, err, errlen);
-
-	if (!rc)
-		*out = (uint32_t)v;
-	return rc;
-}
-
-/* Parse a number in (0, max] for option opt ([0, max] when zero_ok). */
-static int swd_parse_double(const char *opt, const char *arg, bool zero_ok,
-			    double max, double *out, char *err, size_t errlen)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (end == arg || *end || errno || !isfinite(v))
-		return swd_fail(err, errlen, "%s %s: not a number", opt, arg);
-	if (v < 0 || (v == 0 && !zero_ok) || v > max)
-		return swd_fail(err, errlen, "%s %s: must be %s and at most %g",
-				opt, arg, zero_ok ? ">= 0" : "> 0", max);
-	*out = v;
-	return 0;
-}
-
-/* Parse one of two words; *out = true for the first. */
-static int swd_parse_choice(const char *opt, const char *arg, const char *yes,
-			    const char *no, bool *out, char *err, size_t errlen)
-{
-	if (!strcmp(arg, yes))
-		*out = true;
-	else if (!strcmp(arg, no))
-		*out = false;
-	else
-		return swd_fail(err, errlen, "%s %s: must be %s or %s", opt, arg,
-				yes, no);
-	return 0;
-}
-
 /* Parse NODE=ETHDEV into a (with node not yet checked against --nodes). */
 static int swd_parse_port(enum swd_port_kind kind, const char *arg,
 			  struct swd_port_arg *a, char *err, size_t errlen)
@@ -234,15 +158,15 @@ static int swd_parse_port(enum swd_port_kind kind, const char *arg,
 	size_t len = eq ? (size_t)(eq - arg) : 0;
 
 	if (!eq || len == 0 || len >= sizeof(node) || !eq[1])
-		return swd_fail(err, errlen, "%s %s: must be NODE=ETHDEV (e.g. 0=net_memif0)",
+		return dp_opt_fail(err, errlen, "%s %s: must be NODE=ETHDEV (e.g. 0=net_memif0)",
 				swd_port_opt[kind], arg);
 	memcpy(node, arg, len);
 	node[len] = '\0';
 	a->kind = kind;
 	a->name = eq + 1;
-	if (swd_parse_ulong(swd_port_opt[kind], node, 0, PROTO_MAX_NODES - 1, &a->node,
+	if (dp_opt_ulong(swd_port_opt[kind], node, 0, PROTO_MAX_NODES - 1, &a->node,
 			    err, errlen))
-		return swd_fail(err, errlen, "%s %s: NODE must be a node id (0 .. N-1)",
+		return dp_opt_fail(err, errlen, "%s %s: NODE must be a node id (0 .. N-1)",
 				swd_port_opt[kind], arg);
 	return 0;
 }
@@ -255,18 +179,18 @@ static int swd_place_port(struct swd_opts *o, const struct swd_port_arg *a,
 	const char **slot;
 
 	if (a->node >= o->nodes)
-		return swd_fail(err, errlen, "%s %lu=%s: node %lu is outside 0 .. %u (--nodes %u)",
+		return dp_opt_fail(err, errlen, "%s %lu=%s: node %lu is outside 0 .. %u (--nodes %u)",
 				swd_port_opt[a->kind], a->node, a->name, a->node,
 				o->nodes - 1, o->nodes);
 	nn = &o->node[a->node];
 	slot = a->kind == SWD_PORT_BOTH ? &nn->port :
 	       a->kind == SWD_PORT_BULK ? &nn->bulk : &nn->quick;
 	if (*slot)
-		return swd_fail(err, errlen, "%s: node %lu is given twice (%s and %s)",
+		return dp_opt_fail(err, errlen, "%s: node %lu is given twice (%s and %s)",
 				swd_port_opt[a->kind], a->node, *slot, a->name);
 	*slot = a->name;
 	if (nn->port && (nn->bulk || nn->quick))
-		return swd_fail(err, errlen, "node %lu has --port and --%s-port: give one device (--port) or two (--bulk-port and --quick-port)",
+		return dp_opt_fail(err, errlen, "node %lu has --port and --%s-port: give one device (--port) or two (--bulk-port and --quick-port)",
 				a->node, nn->bulk ? "bulk" : "quick");
 	return 0;
 }
@@ -278,14 +202,14 @@ static int swd_check_nodes(const struct swd_opts *o, char *err, size_t errlen)
 		const struct swd_node_names *nn = &o->node[i];
 
 		if (!nn->port && !nn->bulk && !nn->quick)
-			return swd_fail(err, errlen, "node %u has no port: give --port %u=ETHDEV (or --bulk-port and --quick-port)",
+			return dp_opt_fail(err, errlen, "node %u has no port: give --port %u=ETHDEV (or --bulk-port and --quick-port)",
 					i, i);
 		if (!nn->port && (!nn->bulk || !nn->quick))
-			return swd_fail(err, errlen, "node %u has %s but no %s", i,
+			return dp_opt_fail(err, errlen, "node %u has %s but no %s", i,
 					nn->bulk ? "--bulk-port" : "--quick-port",
 					nn->bulk ? "--quick-port" : "--bulk-port");
 		if (!nn->port && !strcmp(nn->bulk, nn->quick))
-			return swd_fail(err, errlen, "node %u: --bulk-port and --quick-port name the same device %s: use --port %u=%s",
+			return dp_opt_fail(err, errlen, "node %u: --bulk-port and --quick-port name the same device %s: use --port %u=%s",
 					i, nn->bulk, i, nn->bulk);
 	}
 	/* One device, one role (the same device under two names is caught later). */
@@ -300,7 +224,7 @@ static int swd_check_nodes(const struct swd_opts *o, char *err, size_t errlen)
 				for (int b = 0; b < 3; b++)
 					if (mine[a] && theirs[b] && (i != j || a < b) &&
 					    !strcmp(mine[a], theirs[b]))
-						return swd_fail(err, errlen, "device %s is given to node %u and node %u: every node needs its own",
+						return dp_opt_fail(err, errlen, "device %s is given to node %u and node %u: every node needs its own",
 								mine[a], j, i);
 		}
 	}
@@ -315,9 +239,9 @@ static int swd_check(struct swd_opts *o, struct swd_port_arg *ports,
 	struct arb *a;
 
 	if (!o->nodes)
-		return swd_fail(err, errlen, "--nodes N is required (2 .. %d)", PROTO_MAX_NODES);
+		return dp_opt_fail(err, errlen, "--nodes N is required (2 .. %d)", PROTO_MAX_NODES);
 	if (!o->capture && (o->capture_max_bytes || o->capture_max_packets))
-		return swd_fail(err, errlen, "--capture-max-%s needs --capture FILE",
+		return dp_opt_fail(err, errlen, "--capture-max-%s needs --capture FILE",
 				o->capture_max_bytes ? "mb" : "packets");
 	/* --bulk-gbps and --quick-gbps win over --link-gbps, in any order. */
 	if (!o->bulk_gbps)
@@ -326,15 +250,15 @@ static int swd_check(struct swd_opts *o, struct swd_port_arg *ports,
 		o->quick_gbps = o->link_gbps;
 	a = arb_create(o->arbiter, o->nodes, o->seed, aerr, sizeof(aerr));
 	if (!a)
-		return swd_fail(err, errlen, "--arbiter %s: %s", o->arbiter, aerr);
+		return dp_opt_fail(err, errlen, "--arbiter %s: %s", o->arbiter, aerr);
 	arb_destroy(a);
 	if (swd_opts_slot_ns(o) > UINT32_MAX)
-		return swd_fail(err, errlen, "--bulk-gbps %g with --slot-frames %u: a slot of %llu ns is longer than the 4.29 s a GNT can say",
+		return dp_opt_fail(err, errlen, "--bulk-gbps %g with --slot-frames %u: a slot of %llu ns is longer than the 4.29 s a GNT can say",
 				o->bulk_gbps, o->slot_frames,
 				(unsigned long long)swd_opts_slot_ns(o));
 	o->node = calloc(o->nodes, sizeof(*o->node));
 	if (!o->node)
-		return swd_fail(err, errlen, "out of memory");
+		return dp_opt_fail(err, errlen, "out of memory");
 	for (unsigned int k = 0; k < n_ports; k++)
 		if (swd_place_port(o, &ports[k], err, errlen))
 			return -EINVAL;
@@ -369,63 +293,63 @@ static int swd_parse_value(struct swd_opts *o, int c, const char *arg, char *err
 
 	switch (c) {
 	case SWD_OPT_NODES:
-		rc = swd_parse_ulong("--nodes", arg, 2, PROTO_MAX_NODES, &v, err, errlen);
+		rc = dp_opt_ulong("--nodes", arg, 2, PROTO_MAX_NODES, &v, err, errlen);
 		o->nodes = (uint16_t)v;
 		return rc;
 	case SWD_OPT_ARBITER:
 		o->arbiter = arg;
 		return 0;
 	case SWD_OPT_SLOT_FRAMES:
-		return swd_parse_u32("--slot-frames", arg, 1, 64, &o->slot_frames, err, errlen);
+		return dp_opt_u32("--slot-frames", arg, 1, 64, &o->slot_frames, err, errlen);
 	case SWD_OPT_LINK_GBPS:
-		return swd_parse_double("--link-gbps", arg, false, 1000, &o->link_gbps, err, errlen);
+		return dp_opt_double("--link-gbps", arg, false, 1000, &o->link_gbps, err, errlen);
 	case SWD_OPT_BULK_GBPS:
-		return swd_parse_double("--bulk-gbps", arg, false, 1000, &o->bulk_gbps, err, errlen);
+		return dp_opt_double("--bulk-gbps", arg, false, 1000, &o->bulk_gbps, err, errlen);
 	case SWD_OPT_QUICK_GBPS:
-		return swd_parse_double("--quick-gbps", arg, false, 1000, &o->quick_gbps, err, errlen);
+		return dp_opt_double("--quick-gbps", arg, false, 1000, &o->quick_gbps, err, errlen);
 	case SWD_OPT_QUICK_MODE:
-		rc = swd_parse_choice("--quick-mode", arg, "drop", "interleave", &b, err, errlen);
+		rc = dp_opt_choice("--quick-mode", arg, "drop", "interleave", &b, err, errlen);
 		o->quick_mode = b ? SW_QUICK_DROP : SW_QUICK_INTERLEAVE;
 		return rc;
 	case SWD_OPT_DOWN_SLOTS:
-		return swd_parse_u32("--down-slots", arg, 0, UINT32_MAX, &o->down_slots, err, errlen);
+		return dp_opt_u32("--down-slots", arg, 0, UINT32_MAX, &o->down_slots, err, errlen);
 	case SWD_OPT_GNT_KEEPALIVE:
-		return swd_parse_u32("--gnt-keepalive", arg, 1, 1000000, &o->gnt_keepalive, err, errlen);
+		return dp_opt_u32("--gnt-keepalive", arg, 1, 1000000, &o->gnt_keepalive, err, errlen);
 	case SWD_OPT_IDLE_SLEEP_US:
-		return swd_parse_u32("--idle-sleep-us", arg, 0, 1000000, &o->idle_sleep_us, err, errlen);
+		return dp_opt_u32("--idle-sleep-us", arg, 0, 1000000, &o->idle_sleep_us, err, errlen);
 	case SWD_OPT_IDLE_AFTER_US:
-		return swd_parse_u32("--idle-after-us", arg, 0, 60000000, &o->idle_after_us, err, errlen);
+		return dp_opt_u32("--idle-after-us", arg, 0, 60000000, &o->idle_after_us, err, errlen);
 	case SWD_OPT_CORE:
-		rc = swd_parse_ulong("--core", arg, 0, CPU_SETSIZE - 1, &v, err, errlen);
+		rc = dp_opt_ulong("--core", arg, 0, CPU_SETSIZE - 1, &v, err, errlen);
 		o->core = (int)v;
 		return rc;
 	case SWD_OPT_STATS_INTERVAL:
-		return swd_parse_double("--stats-interval", arg, true, 86400, &o->stats_interval, err, errlen);
+		return dp_opt_double("--stats-interval", arg, true, 86400, &o->stats_interval, err, errlen);
 	case SWD_OPT_LINK_WAIT_MS:
-		return swd_parse_u32("--link-wait-ms", arg, 0, 600000, &o->link_wait_ms, err, errlen);
+		return dp_opt_u32("--link-wait-ms", arg, 0, 600000, &o->link_wait_ms, err, errlen);
 	case SWD_OPT_CHECK_CRC:
-		return swd_parse_choice("--check-crc", arg, "on", "off", &o->check_crc, err, errlen);
+		return dp_opt_choice("--check-crc", arg, "on", "off", &o->check_crc, err, errlen);
 	case SWD_OPT_CONTROL_QUEUE:
-		return swd_parse_choice("--control-queue", arg, "on", "off", &o->control_queue, err, errlen);
+		return dp_opt_choice("--control-queue", arg, "on", "off", &o->control_queue, err, errlen);
 	case SWD_OPT_CAPTURE:
 		if (!*arg)
-			return swd_fail(err, errlen, "--capture needs a file name");
+			return dp_opt_fail(err, errlen, "--capture needs a file name");
 		o->capture = arg;
 		return 0;
 	case SWD_OPT_CAPTURE_MAX_MB:
-		rc = swd_parse_ulong("--capture-max-mb", arg, 0, 1000000000, &v, err, errlen);
+		rc = dp_opt_ulong("--capture-max-mb", arg, 0, 1000000000, &v, err, errlen);
 		o->capture_max_bytes = (uint64_t)v * 1000000;
 		return rc;
 	case SWD_OPT_CAPTURE_MAX_PACKETS:
-		rc = swd_parse_ulong("--capture-max-packets", arg, 0, ULONG_MAX, &v, err, errlen);
+		rc = dp_opt_ulong("--capture-max-packets", arg, 0, ULONG_MAX, &v, err, errlen);
 		o->capture_max_packets = v;
 		return rc;
 	case SWD_OPT_SEED:
-		rc = swd_parse_ulong("--seed", arg, 0, ULONG_MAX, &v, err, errlen);
+		rc = dp_opt_ulong("--seed", arg, 0, ULONG_MAX, &v, err, errlen);
 		o->seed = v;
 		return rc;
 	}
-	return swd_fail(err, errlen, "unknown option (see --help)");
+	return dp_opt_fail(err, errlen, "unknown option (see --help)");
 }
 
 int swd_opts_parse(struct swd_opts *o, int argc, char **argv, char *err,
@@ -437,7 +361,7 @@ int swd_opts_parse(struct swd_opts *o, int argc, char **argv, char *err,
 
 	swd_opts_defaults(o);
 	if (!ports)
-		return swd_fail(err, errlen, "out of memory");
+		return dp_opt_fail(err, errlen, "out of memory");
 	optind = 1;
 	opterr = 0;	/* the message below names the option */
 	while (!rc && (c = getopt_long(argc, argv, ":h", swd_long_opts, NULL)) != -1) {
@@ -453,11 +377,11 @@ int swd_opts_parse(struct swd_opts *o, int argc, char **argv, char *err,
 					    &ports[n_ports++], err, errlen);
 			break;
 		case ':':
-			rc = swd_fail(err, errlen, "%s needs a value (see --help)",
+			rc = dp_opt_fail(err, errlen, "%s needs a value (see --help)",
 				      argv[optind - 1]);
 			break;
 		case '?':
-			rc = swd_fail(err, errlen, "%s: unknown option (see --help; EAL arguments go before --)",
+			rc = dp_opt_fail(err, errlen, "%s: unknown option (see --help; EAL arguments go before --)",
 				      argv[optind - 1]);
 			break;
 		default:
@@ -466,7 +390,7 @@ int swd_opts_parse(struct swd_opts *o, int argc, char **argv, char *err,
 		}
 	}
 	if (!rc && optind < argc)
-		rc = swd_fail(err, errlen, "%s: unexpected argument (see --help)", argv[optind]);
+		rc = dp_opt_fail(err, errlen, "%s: unexpected argument (see --help)", argv[optind]);
 	if (!rc)
 		rc = swd_check(o, ports, n_ports, err, errlen);
 	free(ports);
