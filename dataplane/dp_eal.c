@@ -189,18 +189,49 @@ static bool dp_numa_first_warning(const char *port_name)
 	return first;
 }
 
-bool dp_numa_check(const char *port_name, int port_socket, unsigned int lcore)
+/* Warn once per port when it and its poller (named by who) sit on different nodes. */
+static bool dp_numa_compare(const char *port_name, int port_socket, int poller_socket,
+			    const char *who, int id)
 {
-	int lcore_socket = dp_lcore_socket(lcore);
-
-	if (port_socket == SOCKET_ID_ANY || lcore_socket == SOCKET_ID_ANY ||
-	    port_socket == lcore_socket)
+	if (port_socket == SOCKET_ID_ANY || poller_socket == SOCKET_ID_ANY ||
+	    port_socket == poller_socket)
 		return true;
 	if (dp_numa_first_warning(port_name))
 		DP_LOG(dp_eal_logtype, WARNING,
-		       "port %s is on NUMA node %d but is polled by lcore %u on node %d: every frame crosses the interconnect",
-		       port_name, port_socket, lcore, lcore_socket);
+		       "port %s is on NUMA node %d but is polled by %s %d on node %d: every frame crosses the interconnect",
+		       port_name, port_socket, who, id, poller_socket);
 	return false;
+}
+
+bool dp_numa_check(const char *port_name, int port_socket, unsigned int lcore)
+{
+	return dp_numa_compare(port_name, port_socket, dp_lcore_socket(lcore), "lcore",
+			       (int)lcore);
+}
+
+bool dp_numa_check_poller(const char *port_name, int port_socket, int cpu)
+{
+	if (cpu < 0)
+		return dp_numa_check(port_name, port_socket, rte_lcore_id());
+	return dp_numa_compare(port_name, port_socket, dp_core_socket(cpu), "CPU", cpu);
+}
+
+unsigned int dp_pools_check(struct rte_mempool *const *pools, unsigned int n, FILE *f)
+{
+	unsigned int missing = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		const struct rte_mempool *mp = pools[i];
+		unsigned int avail;
+
+		if (!mp)
+			continue;
+		avail = rte_mempool_avail_count(mp);
+		fprintf(f, "pool %s: %u of %u mbufs available\n", mp->name, avail, mp->size);
+		if (avail < mp->size)
+			missing += mp->size - avail;
+	}
+	return missing;
 }
 
 int dp_pin_to_core(int core, char *err, size_t errlen)

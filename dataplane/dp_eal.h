@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <rte_mempool.h>
 
@@ -50,6 +51,16 @@ int dp_core_socket(int core);
  * they match or either is unknown.
  */
 bool dp_numa_check(const char *port_name, int port_socket, unsigned int lcore);
+
+/* The same for a poller pinned to CPU cpu (cpu < 0: the calling lcore). */
+bool dp_numa_check_poller(const char *port_name, int port_socket, int cpu);
+
+/*
+ * At exit, after the ports are closed: print each pool's available mbufs
+ * to f and return how many are missing (leaked) over all n pools (NULLs
+ * are skipped).
+ */
+unsigned int dp_pools_check(struct rte_mempool *const *pools, unsigned int n, FILE *f);
 
 /* Pin the calling thread to CPU core; 0 or -errno with a message. */
 int dp_pin_to_core(int core, char *err, size_t errlen);

@@ -369,20 +369,7 @@ void nicd_nodes_close(struct nicd_nodes *ns)
 
 unsigned int nicd_nodes_check_pools(const struct nicd_nodes *ns, FILE *f)
 {
-	unsigned int missing = 0;
-
-	for (unsigned int i = 0; i < NICD_MAX_POOLS; i++) {
-		const struct rte_mempool *mp = ns->pool[i];
-		unsigned int avail;
-
-		if (!mp)
-			continue;
-		avail = rte_mempool_avail_count(mp);
-		fprintf(f, "pool %s: %u of %u mbufs available\n", mp->name, avail, mp->size);
-		if (avail < mp->size)
-			missing += mp->size - avail;
-	}
-	return missing;
+	return dp_pools_check(ns->pool, NICD_MAX_POOLS, f);
 }
 
 void nicd_nodes_free(struct nicd_nodes *ns)
@@ -394,17 +381,6 @@ void nicd_nodes_free(struct nicd_nodes *ns)
 
 void nicd_nodes_numa_check(const struct nicd_nodes *ns, int core)
 {
-	int core_socket = dp_core_socket(core);
-
-	for (unsigned int k = 0; k < ns->n_dev; k++) {
-		const struct nicd_dev *d = &ns->dev[k];
-
-		if (core < 0)
-			dp_numa_check(d->name, d->eth.socket, rte_lcore_id());
-		else if (d->eth.socket != SOCKET_ID_ANY && core_socket != SOCKET_ID_ANY &&
-			 d->eth.socket != core_socket)
-			DP_LOG(nicd_logtype, WARNING,
-			       "port %s is on NUMA node %d but is polled from CPU %d on node %d: every frame crosses the interconnect",
-			       d->name, d->eth.socket, core, core_socket);
-	}
+	for (unsigned int k = 0; k < ns->n_dev; k++)
+		dp_numa_check_poller(ns->dev[k].name, ns->dev[k].eth.socket, core);
 }

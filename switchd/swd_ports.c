@@ -229,20 +229,7 @@ void swd_ports_close(struct swd_ports *p)
 
 unsigned int swd_ports_check_pools(const struct swd_ports *p, FILE *f)
 {
-	unsigned int missing = 0;
-
-	for (unsigned int i = 0; i < SWD_MAX_POOLS; i++) {
-		const struct rte_mempool *mp = p->pool[i];
-		unsigned int avail;
-
-		if (!mp)
-			continue;
-		avail = rte_mempool_avail_count(mp);
-		fprintf(f, "pool %s: %u of %u mbufs available\n", mp->name, avail, mp->size);
-		if (avail < mp->size)
-			missing += mp->size - avail;
-	}
-	return missing;
+	return dp_pools_check(p->pool, SWD_MAX_POOLS, f);
 }
 
 void swd_ports_free(struct swd_ports *p)
@@ -276,17 +263,6 @@ int swd_ports_capture(struct swd_ports *p, struct port_capture *cap)
 
 void swd_ports_numa_check(const struct swd_ports *p, int core)
 {
-	int core_socket = dp_core_socket(core);
-
-	for (unsigned int k = 0; k < p->n_dev; k++) {
-		const struct swd_dev *d = &p->dev[k];
-
-		if (core < 0)
-			dp_numa_check(d->name, d->eth.socket, rte_lcore_id());
-		else if (d->eth.socket != SOCKET_ID_ANY && core_socket != SOCKET_ID_ANY &&
-			 d->eth.socket != core_socket)
-			DP_LOG(swd_logtype, WARNING,
-			       "port %s is on NUMA node %d but is polled from CPU %d on node %d: every frame crosses the interconnect",
-			       d->name, d->eth.socket, core, core_socket);
-	}
+	for (unsigned int k = 0; k < p->n_dev; k++)
+		dp_numa_check_poller(p->dev[k].name, p->dev[k].eth.socket, core);
 }
