@@ -104,6 +104,33 @@ static void dp_tsc_calibrate(void)
 			 __ATOMIC_RELAXED);
 }
 
+int dp_args_split(int argc, char **argv, struct dp_args *a)
+{
+	int dd = argc;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			dd = i;
+			break;
+		}
+	}
+	a->eal_argc = dd < argc ? dd : 1;
+	a->own_argc = dd < argc ? argc - dd : argc;
+	a->own = calloc((size_t)a->own_argc + 1, sizeof(*a->own));
+	if (!a->own)
+		return -ENOMEM;
+	a->own[0] = argv[0];
+	for (int i = 1; i < a->own_argc; i++)
+		a->own[i] = argv[dd < argc ? dd + i : i];
+	return 0;
+}
+
+void dp_args_free(struct dp_args *a)
+{
+	free(a->own);
+	a->own = NULL;
+}
+
 int dp_eal_init(int argc, char **argv, char *err, size_t errlen)
 {
 	int ret = rte_eal_init(argc, argv);

@@ -17,6 +17,23 @@
 #include <rte_mempool.h>
 
 /*
+ * A daemon's command line, split at the first "--": the EAL's arguments
+ * before it, the daemon's own after it (all of them when there is no "--",
+ * and then the EAL starts with its defaults).
+ */
+struct dp_args {
+	int eal_argc;	/* argv[0 .. eal_argc-1] go to the EAL */
+	int own_argc;	/* entries in own */
+	char **own;	/* the daemon's own arguments, own[0] = argv[0] */
+};
+
+/* Split argv; 0 or -ENOMEM. */
+int dp_args_split(int argc, char **argv, struct dp_args *a);
+
+/* Free what dp_args_split allocated. */
+void dp_args_free(struct dp_args *a);
+
+/*
  * Initialise the EAL from argv (EAL arguments up to "--"). Returns how many
  * arguments it consumed (so argv + ret, argc - ret are the daemon's own,
  * with argv[ret] being the program name again), or -errno with a message.

@@ -38,36 +38,16 @@ struct nicd {
 	uint64_t t_start;		/* dp_tsc_ns() when the loop started */
 };
 
-/* Index of the first "--" in argv, or argc when there is none. */
-static int nicd_dashdash(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--"))
-			return i;
-	return argc;
-}
-
 /*
  * Parse nicd's own arguments: those after "--", or all of them when there
  * is no "--" (then the EAL starts with its defaults). Exits on --help (0)
  * and on bad arguments (2).
  */
-static void nicd_parse_args(struct nicd *d, int argc, char **argv, int dd)
+static void nicd_parse_args(struct nicd *d, const struct dp_args *a)
 {
-	int own_argc = dd < argc ? argc - dd : argc;
-	char **own = calloc((size_t)own_argc + 1, sizeof(*own));
 	char err[512] = "";
-	int rc;
+	int rc = nicd_opts_parse(&d->opts, a->own_argc, a->own, err, sizeof(err));
 
-	if (!own) {
-		fprintf(stderr, "nicd: out of memory\n");
-		exit(NICD_EXIT_FAIL);
-	}
-	own[0] = argv[0];
-	for (int i = 1; i < own_argc; i++)
-		own[i] = argv[dd < argc ? dd + i : i];
-	rc = nicd_opts_parse(&d->opts, own_argc, own, err, sizeof(err));
-	free(own);
 	if (rc == 1) {
 		nicd_opts_free(&d->opts);
 		exit(NICD_EXIT_OK);
@@ -246,14 +226,19 @@ static void nicd_abort(struct nicd *d)
 
 int main(int argc, char **argv)
 {
+	struct dp_args args;
 	struct nicd d;
-	int dd = nicd_dashdash(argc, argv);
 	char err[512] = "";
 	int rc;
 
 	memset(&d, 0, sizeof(d));
-	nicd_parse_args(&d, argc, argv, dd);
-	rc = dp_eal_init(dd < argc ? dd : 1, argv, err, sizeof(err));
+	if (dp_args_split(argc, argv, &args)) {
+		fprintf(stderr, "nicd: out of memory\n");
+		return NICD_EXIT_FAIL;
+	}
+	nicd_parse_args(&d, &args);
+	dp_args_free(&args);
+	rc = dp_eal_init(args.eal_argc, argv, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "nicd: %s (EAL arguments, before --)\n", err);
 		nicd_opts_free(&d.opts);

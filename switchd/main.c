@@ -40,36 +40,16 @@ struct swd {
 	uint64_t t_start;		/* dp_tsc_ns() when the loop started */
 };
 
-/* Index of the first "--" in argv, or argc when there is none. */
-static int swd_dashdash(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--"))
-			return i;
-	return argc;
-}
-
 /*
  * Parse switchd's own arguments: those after "--", or all of them when
  * there is no "--" (then the EAL starts with its defaults). Exits on
  * --help (0) and on bad arguments (2).
  */
-static void swd_parse_args(struct swd *d, int argc, char **argv, int dd)
+static void swd_parse_args(struct swd *d, const struct dp_args *a)
 {
-	int own_argc = dd < argc ? argc - dd : argc;
-	char **own = calloc((size_t)own_argc + 1, sizeof(*own));
 	char err[512] = "";
-	int rc;
+	int rc = swd_opts_parse(&d->opts, a->own_argc, a->own, err, sizeof(err));
 
-	if (!own) {
-		fprintf(stderr, "switchd: out of memory\n");
-		exit(SWD_EXIT_FAIL);
-	}
-	own[0] = argv[0];
-	for (int i = 1; i < own_argc; i++)
-		own[i] = argv[dd < argc ? dd + i : i];
-	rc = swd_opts_parse(&d->opts, own_argc, own, err, sizeof(err));
-	free(own);
 	if (rc == 1) {
 		swd_opts_free(&d->opts);
 		exit(SWD_EXIT_OK);
@@ -259,14 +239,19 @@ static void swd_abort(struct swd *d)
 
 int main(int argc, char **argv)
 {
+	struct dp_args args;
 	struct swd d;
-	int dd = swd_dashdash(argc, argv);
 	char err[512] = "";
 	int rc;
 
 	memset(&d, 0, sizeof(d));
-	swd_parse_args(&d, argc, argv, dd);
-	rc = dp_eal_init(dd < argc ? dd : 1, argv, err, sizeof(err));
+	if (dp_args_split(argc, argv, &args)) {
+		fprintf(stderr, "switchd: out of memory\n");
+		return SWD_EXIT_FAIL;
+	}
+	swd_parse_args(&d, &args);
+	dp_args_free(&args);
+	rc = dp_eal_init(args.eal_argc, argv, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "switchd: %s (EAL arguments, before --)\n", err);
 		swd_opts_free(&d.opts);

@@ -38,15 +38,6 @@ struct replay_main {
 	bool eal;
 };
 
-/* Index of the first "--" in argv, or argc when there is none. */
-static int replay_dashdash(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--"))
-			return i;
-	return argc;
-}
-
 /* The TSC in ns, as a waiter clock reading. */
 static uint64_t replay_tsc_now(void *ctx)
 {
@@ -65,24 +56,12 @@ static void replay_relax(void *ctx)
  * Parse the arguments after "--" (all of them without "--"). True when
  * main must exit (--help, bad arguments) with *status.
  */
-static bool replay_parse_args(struct replay_main *r, int argc, char **argv, int dd,
+static bool replay_parse_args(struct replay_main *r, const struct dp_args *a,
 			      int *status)
 {
-	int own_argc = dd < argc ? argc - dd : argc;
-	char **own = calloc((size_t)own_argc + 1, sizeof(*own));
 	char err[512] = "";
-	int rc;
+	int rc = replay_opts_parse(&r->opts, a->own_argc, a->own, err, sizeof(err));
 
-	*status = REPLAY_EXIT_FAIL;
-	if (own == NULL) {
-		fprintf(stderr, "segnet-replay: out of memory\n");
-		return true;
-	}
-	own[0] = argv[0];
-	for (int i = 1; i < own_argc; i++)
-		own[i] = argv[dd < argc ? dd + i : i];
-	rc = replay_opts_parse(&r->opts, own_argc, own, err, sizeof(err));
-	free(own);
 	*status = rc == 1 ? REPLAY_EXIT_OK : REPLAY_EXIT_USAGE;
 	if (rc < 0)
 		fprintf(stderr, "segnet-replay: %s\n", err);
@@ -116,19 +95,19 @@ static int replay_load(struct replay_main *r)
  * Start the EAL on the arguments before "--", unless the mode runs
  * without it (then there must be none); 0 or the exit status.
  */
-static int replay_start(struct replay_main *r, int argc, char **argv, int dd)
+static int replay_start(struct replay_main *r, int eal_argc, char **argv)
 {
 	char err[512] = "";
 	int rc;
 
 	if (r->mode->no_eal) {
-		if (dd >= argc || dd <= 1)
+		if (eal_argc <= 1)
 			return 0;
 		fprintf(stderr, "segnet-replay: --mode %s starts no EAL: give no arguments before -- (%s ...)\n",
 			r->mode->name, argv[1]);
 		return REPLAY_EXIT_USAGE;
 	}
-	rc = dp_eal_init(dd < argc ? dd : 1, argv, err, sizeof(err));
+	rc = dp_eal_init(eal_argc, argv, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "segnet-replay: %s (EAL arguments, before --)\n", err);
 		return rc == -EINVAL ? REPLAY_EXIT_USAGE : REPLAY_EXIT_FAIL;
@@ -245,15 +224,22 @@ static void replay_free(struct replay_main *r)
 int main(int argc, char **argv)
 {
 	struct replay_main r;
-	int dd = replay_dashdash(argc, argv);
+	struct dp_args args;
+	bool done;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	if (replay_parse_args(&r, argc, argv, dd, &rc))
+	if (dp_args_split(argc, argv, &args)) {
+		fprintf(stderr, "segnet-replay: out of memory\n");
+		return REPLAY_EXIT_FAIL;
+	}
+	done = replay_parse_args(&r, &args, &rc);
+	dp_args_free(&args);
+	if (done)
 		return rc;
 	rc = replay_load(&r);
 	if (!rc)
-		rc = replay_start(&r, argc, argv, dd);
+		rc = replay_start(&r, args.eal_argc, argv);
 	if (rc) {
 		replay_free(&r);
 		return rc;
