@@ -11,7 +11,10 @@
 
 static const struct stage_param rate_params[] = {
 	{ "pps", "packets per second", 1, 100000000, 1000000, NULL },
-	{ "burst", "packets that may leave back to back", 1, 4096, 1, NULL },
+	{ "burst", "packets of credit the bucket keeps (time a late poller may make up)",
+	  1, 1000000, 1, NULL },
+	{ "catchup", "percent above pps at which credit is spent (0: at once, back to back)",
+	  0, 100, 0, NULL },
 	{ NULL, NULL, 0, 0, 0, NULL },
 };
 
@@ -28,12 +31,30 @@ struct rate_priv {
 	uint64_t last;		/* time tokens were last added (ns) */
 	uint64_t tokens_ns;	/* tokens, in ns of credit (1 packet = gap_ns) */
 	uint64_t gap_ns;	/* 1e9 / pps */
+	uint64_t min_gap_ns;	/* closest departures when spending credit (catchup) */
+	uint64_t last_out;	/* last departure (catchup) */
+	bool out_any;		/* last_out is valid */
 	bool started;		/* last is valid */
 	struct sn_pkt **q;	/* waiting packets, a ring */
 	uint32_t q_head;	/* oldest */
 	uint32_t q_len;		/* waiting */
 	uint32_t q_cap;		/* ring size */
 };
+
+/* True when a packet may leave at now as far as catch-up spacing goes. */
+static bool rate_spaced(const struct rate_priv *r, uint64_t now)
+{
+	return !r->min_gap_ns || !r->out_any || now >= r->last_out + r->min_gap_ns;
+}
+
+/* A packet left at now. */
+static void rate_left(struct stage *st, struct rate_priv *r, uint64_t now)
+{
+	r->tokens_ns -= r->gap_ns;
+	r->last_out = now;
+	r->out_any = true;
+	st->cnt[RATE_PASSED]++;
+}
 
 /* rate must not sit below genp. */
 static int rate_init(struct stage *st, char *err, size_t errlen)
@@ -47,6 +68,7 @@ static int rate_init(struct stage *st, char *err, size_t errlen)
 	r->gap_ns = 1000000000ull / (uint64_t)st->param[0];
 	if (!r->gap_ns)
 		r->gap_ns = 1;
+	r->min_gap_ns = st->param[2] ? r->gap_ns * 100 / (100 + (uint64_t)st->param[2]) : 0;
 	return 0;
 }
 
@@ -100,11 +122,9 @@ static uint16_t rate_tx(struct stage *st, struct sn_pkt **pkts, uint16_t n,
 		struct sn_pkt *p = pkts[i];
 
 		if ((p->flags & SN_PKT_ACK_ONLY) ||
-		    (!r->q_len && r->tokens_ns >= r->gap_ns)) {
-			if (!(p->flags & SN_PKT_ACK_ONLY)) {
-				r->tokens_ns -= r->gap_ns;
-				st->cnt[RATE_PASSED]++;
-			}
+		    (!r->q_len && r->tokens_ns >= r->gap_ns && rate_spaced(r, now))) {
+			if (!(p->flags & SN_PKT_ACK_ONLY))
+				rate_left(st, r, now);
 			pkts[out++] = p;
 		} else if (rate_queue(r, p)) {
 			st->cnt[RATE_DELAYED]++;
@@ -115,24 +135,34 @@ static uint16_t rate_tx(struct stage *st, struct sn_pkt **pkts, uint16_t n,
 	return out;
 }
 
-/* Release waiting packets as tokens come; returns when the next is due. */
+/*
+ * Release waiting packets as tokens come; returns when the next is due.
+ * With catchup, credit a late poll earned is spent at most catchup percent
+ * faster than pps, so a stall is made up over the following packets
+ * instead of in a burst.
+ */
 static uint64_t rate_tick(struct stage *st, uint64_t now)
 {
 	struct rate_priv *r = st->priv;
+	uint64_t next;
 
 	if (!r->q_len)
 		return UINT64_MAX;
 	rate_refill(st, r, now);
-	while (r->q_len && r->tokens_ns >= r->gap_ns) {
+	while (r->q_len && r->tokens_ns >= r->gap_ns && rate_spaced(r, now)) {
 		struct sn_pkt *p = r->q[r->q_head];
 
 		r->q_head = (r->q_head + 1) % r->q_cap;
 		r->q_len--;
-		r->tokens_ns -= r->gap_ns;
-		st->cnt[RATE_PASSED]++;
+		rate_left(st, r, now);
 		stage_pass_down(st, &p, 1, now);
 	}
-	return r->q_len ? now + (r->gap_ns - r->tokens_ns) : UINT64_MAX;
+	if (!r->q_len)
+		return UINT64_MAX;
+	next = r->tokens_ns >= r->gap_ns ? now : now + (r->gap_ns - r->tokens_ns);
+	if (!rate_spaced(r, next))
+		next = r->last_out + r->min_gap_ns;
+	return next;
 }
 
 /* A reset peer: its waiting packets fail. */

@@ -908,6 +908,37 @@ Test(stages, rate_spaces_departures_on_the_injected_clock)
 	t_net_free(net);
 }
 
+/* A late poll's credit is spent at most catchup percent faster than pps. */
+Test(stages, rate_catchup_makes_up_a_stall_without_a_burst)
+{
+	/* rate alone: genp's window would hold back packets nothing acknowledges. */
+	struct t_net *net = t_net_new("rate:pps=1000:burst=100:catchup=25", "");
+	struct pipeline *pl = net->side[0].pl;
+	struct t_side *s = &net->side[0];
+	uint64_t t = 0;
+
+	t_send(net, 0, 61, SN_CHAN_QUICK, 0);
+	cr_assert_eq(s->n_sink, 1, "the first packet leaves at once");
+	/* The poller stalls for 10 ms: 10 packets are owed. */
+	t = 10000000;
+	while (t != UINT64_MAX && t < 1000000000)
+		t = pipeline_tick(pl, t);
+	cr_assert_eq(s->n_sink, 61);
+	for (int i = 2; i < 61; i++)
+		cr_assert_geq(s->sink_t[i] - s->sink_t[i - 1], 800000,
+			      "gap %d is %llu ns, under 1 ms / 1.25", i,
+			      (unsigned long long)(s->sink_t[i] - s->sink_t[i - 1]));
+	/*
+	 * The 10 ms owed are repaid 0.2 ms a packet (0.8 ms gaps instead of
+	 * 1 ms) over the next 50 packets; then the 61 packets have left at
+	 * 1000 per second on average, as if nothing had stalled.
+	 */
+	cr_assert_lt(s->sink_t[11] - s->sink_t[1], 10 * 1000000, "no catch-up");
+	cr_assert_leq(s->sink_t[60], 60000000, "last at %llu", (unsigned long long)s->sink_t[60]);
+	t_wire_lose_all(net);
+	t_net_free(net);
+}
+
 Test(stages, rate_burst_lets_packets_leave_back_to_back)
 {
 	struct t_net *net = t_net_new("rate:pps=1000:burst=3,build_acks,dup_find,"
