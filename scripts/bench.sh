@@ -145,141 +145,19 @@ bench_guarantees() {
 }
 
 bench_rate() {
-	echo "== rate: the rate stage on the TSC in a busy loop"
-	"$build/tests/bench/rate-bench" --csv "$out/rate.csv"
-	local worst_rate worst_p99
-	worst_rate=$(awk -F, 'NR > 1 { e = $4 < 0 ? -$4 : $4; if (e > m) m = e } END { printf "%.3f", m }' "$out/rate.csv")
-	worst_p99=$(awk -F, 'NR > 1 { if ($7 > m) m = $7 } END { printf "%.0f", m }' "$out/rate.csv")
-	figure "rate-error-pct-worst" "$worst_rate" "0.5" "$(ratio "$worst_rate" 0.5)"
-	figure "rate-p99-gap-error-ns-worst" "$worst_p99" "1000" "$(ratio "$worst_p99" 1000)"
-}
-
-# What bench_replay creates, removed on every exit path.
-replay_ns=()
-replay_pids=()
-
-# Kill what bench_replay started (by PID) and delete its namespaces.
-replay_cleanup() {
-	local p ns
-	for p in "${replay_pids[@]}"; do
-		kill "$p" 2>/dev/null || true
+	local mode args worst_rate worst_p99
+	for mode in classic catchup; do
+		case $mode in
+		classic) args=() ;;
+		catchup) args=(--burst 1000000 --catchup 5) ;;
+		esac
+		echo "== rate: the rate stage on the TSC in a busy loop ($mode${args:+: ${args[*]}})"
+		"$build/tests/bench/rate-bench" "${args[@]}" --csv "$out/rate-$mode.csv"
+		worst_rate=$(awk -F, 'NR > 1 { e = $4 < 0 ? -$4 : $4; if (e > m) m = e } END { printf "%.3f", m }' "$out/rate-$mode.csv")
+		worst_p99=$(awk -F, 'NR > 1 { if ($7 > m) m = $7 } END { printf "%.0f", m }' "$out/rate-$mode.csv")
+		figure "rate-$mode-error-pct-worst" "$worst_rate" "0.5" "$(ratio "$worst_rate" 0.5)"
+		figure "rate-$mode-p99-gap-error-ns-worst" "$worst_p99" "1000" "$(ratio "$worst_p99" 1000)"
 	done
-	for p in "${replay_pids[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
-	replay_pids=()
-	for ns in "${replay_ns[@]}"; do
-		ip netns del "$ns" 2>/dev/null || true
-	done
-	replay_ns=()
-	rm -rf "/var/run/dpdk/segnet-bench-replay-$$"
-}
-
-# field LINE NAME: the value of NAME=value in an rx-stamp line.
-field() {
-	sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"
-}
-
-# replay_measure TOOL PPS COUNT: send COUNT frames of the sample with TOOL
-# (segnet or tcpreplay) at PPS (0: top speed) from namespace A; print the
-# receiver's line from namespace B.
-replay_measure() {
-	local tool=$1 pps=$2 count=$3 loops rxpid ready="$out/replay-rx.ready" line
-	local sample="$top/pcap/samples/cluster-udp.pcap"
-	loops=$(( (count + 259) / 260 ))
-	rm -f "$ready"
-	ip netns exec "${replay_ns[1]}" taskset -c 0 "$build/tests/bench/rx-stamp" \
-		--iface sgrb --count "$count" --rate "$pps" --timeout-ms 60000 --idle-ms 1000 \
-		--ready-file "$ready" >"$out/replay-rx.out" 2>&1 &
-	rxpid=$!
-	replay_pids=("$rxpid")
-	while [ ! -e "$ready" ]; do
-		kill -0 "$rxpid" 2>/dev/null || { cat "$out/replay-rx.out" >&2; return 1; }
-		sleep 0.05
-	done
-	if [ "$tool" = segnet ]; then
-		local timing=(--pps "$pps")
-		[ "$pps" = 0 ] && timing=(--topspeed)
-		ip netns exec "${replay_ns[0]}" "$build/pcap/replay/segnet-replay" \
-			--no-huge -m 256 --no-pci --no-shconf --no-telemetry -l 1 \
-			--file-prefix "segnet-bench-replay-$$" --log-level '*:error' \
-			--vdev net_af_packet0,iface=sgra,framesz=2304,blocksz=36864 -- \
-			--port net_af_packet0 "${timing[@]}" --loop "$loops" --limit "$count" \
-			"$sample" >"$out/replay-tx-$tool-$pps.out" 2>&1 || true
-	else
-		local timing=(--pps="$pps")
-		[ "$pps" = 0 ] && timing=(--topspeed)
-		ip netns exec "${replay_ns[0]}" taskset -c 1 tcpreplay -q -i sgra "${timing[@]}" \
-			--loop="$loops" --limit="$count" "$sample" \
-			>"$out/replay-tx-$tool-$pps.out" 2>&1 || true
-	fi
-	wait "$rxpid" || true
-	replay_pids=()
-	line=$(grep '^rx-stamp:' "$out/replay-rx.out" || echo "rx-stamp: frames=0")
-	echo "$line"
-}
-
-bench_replay() {
-	local runs=${SEGNET_REPLAY_RUNS:-1} rate tool line count r frames pps err
-	local seg100="" ref100="" seg_rate100="" ok=1
-	if [ "$(id -u)" -ne 0 ] || ! command -v tcpreplay >/dev/null 2>&1; then
-		echo "== replay: needs root (network namespaces, veth) and tcpreplay: skipped"
-		return 0
-	fi
-	trap replay_cleanup EXIT
-	trap 'exit 1' INT TERM HUP
-	replay_ns=("sgr-a-$$" "sgr-b-$$")
-	ip netns add "${replay_ns[0]}"
-	ip netns add "${replay_ns[1]}"
-	ip link add sgra netns "${replay_ns[0]}" type veth peer name sgrb netns "${replay_ns[1]}"
-	for r in "0 sgra" "1 sgrb"; do
-		set -- $r
-		ip netns exec "${replay_ns[$1]}" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
-		ip -n "${replay_ns[$1]}" link set "$2" mtu 2200 up
-		ip netns exec "${replay_ns[$1]}" ethtool -K "$2" gro off >/dev/null 2>&1 || true
-	done
-	echo "== replay: pcap/samples/cluster-udp.pcap looped, veth pair between two namespaces;"
-	echo "   segnet-replay on net_af_packet (framesz=2304,blocksz=36864, lcore 1), tcpreplay -i (taskset -c 1);"
-	echo "   receiver: rx-stamp (AF_PACKET TPACKET_V3, kernel ns timestamps, CPU 0); $runs run(s)"
-	printf "%-4s %-10s %-9s %8s %13s %9s %12s %12s %12s %6s\n" run rate tool frames achieved_pps rate_err% \
-		gap_err_p50 gap_err_p99 gap_err_max drops
-	for ((run = 1; run <= runs; run++)); do
-		for rate in 10000 100000 0; do
-			count=$((rate == 10000 ? 20000 : 200000))
-			for tool in segnet tcpreplay; do
-				line=$(replay_measure "$tool" "$rate" "$count")
-				frames=$(field "$line" frames)
-				pps=$(field "$line" rate_pps)
-				err=na
-				[ "$rate" != 0 ] && err=$(awk -v a="$pps" -v b="$rate" 'BEGIN { printf "%.3f", (a - b) / b * 100 }')
-				printf "%-4s %-10s %-9s %8s %13s %9s %12s %12s %12s %6s\n" "$run" \
-					"$([ "$rate" = 0 ] && echo top || echo "$rate")" "$tool" "$frames" "$pps" "$err" \
-					"$(field "$line" gap_err_p50_ns)" "$(field "$line" gap_err_p99_ns)" \
-					"$(field "$line" gap_err_max_ns)" "$(field "$line" drops)"
-				if [ "$rate" = 100000 ] && [ "$tool" = segnet ]; then
-					seg100+=" $(field "$line" gap_err_p99_ns)"
-					seg_rate100+=" $err"
-				elif [ "$rate" = 100000 ]; then
-					ref100+=" $(field "$line" gap_err_p99_ns)"
-				fi
-			done
-		done
-	done
-	replay_cleanup
-	trap - EXIT
-	# The figure: medians over the runs of the p99 error at 100 kpps.
-	seg100=$(tr ' ' '\n' <<<"$seg100" | sed '/^$/d' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-	ref100=$(tr ' ' '\n' <<<"$ref100" | sed '/^$/d' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-	for err in $seg_rate100; do
-		awk -v e="$err" 'BEGIN { exit !(e <= 1 && e >= -1) }' || ok=0
-	done
-	awk -v a="$seg100" -v b="$ref100" 'BEGIN { exit !(a <= b) }' || ok=0
-	if [ "$ok" = 1 ]; then
-		echo "replay: at 100 kpps segnet's rate is within 1% and its p99 inter-departure error is no worse than tcpreplay's"
-	else
-		echo "replay: NOT MET at 100 kpps (rate within 1%: $seg_rate100 %; p99 error segnet $seg100 ns, tcpreplay $ref100 ns)"
-	fi
-	figure "replay" "$seg100" "$ref100" "$(ratio "$seg100" "$ref100")"
 }
 
 main() {
