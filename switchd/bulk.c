@@ -192,7 +192,7 @@ void sw_bulk_back(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
 		return;
 	}
 	sw->stats.back_forwarded++;
-	sw_send_control(sw, initiator, r->m, now);
+	sw_send_control(sw, r->in, initiator, r->m, now);
 }
 
 /* Mark nodes down that stopped sending CFGs. */
@@ -275,7 +275,7 @@ static void sw_send_grants(struct sw_fabric *sw, uint64_t s, uint64_t now)
 		nd->announce_join = false;
 		nd->last_gnt_slot = s;
 		sw->stats.gnt_sent++;
-		sw_send_control(sw, i, m, now);
+		sw_send_control(sw, PROTO_NODE_SWITCH, i, m, now);
 	}
 }
 

@@ -166,10 +166,10 @@ struct rte_mbuf *sw_frame(struct sw_fabric *sw, struct proto_pkt *p)
 	return m;
 }
 
-void sw_send_control(struct sw_fabric *sw, uint16_t to, struct rte_mbuf *m,
-		     uint64_t now)
+void sw_send_control(struct sw_fabric *sw, uint16_t in, uint16_t to,
+		     struct rte_mbuf *m, uint64_t now)
 {
-	quick_arb_admit(&sw->quick, to, false, m->data_len, now);
+	quick_arb_admit(&sw->quick, in, to, false, m->data_len, now);
 	dp_port_tx1(sw->nodes[to].control, m);
 }
 
@@ -188,7 +188,7 @@ void sw_notice_down(struct sw_fabric *sw, uint16_t to, uint16_t down,
 	if (!m)
 		return;
 	sw->stats.down_notices++;
-	sw_send_control(sw, to, m, now);
+	sw_send_control(sw, PROTO_NODE_SWITCH, to, m, now);
 }
 
 /* A node (re)joins: forget its old state; its peers restart with it. */
@@ -300,7 +300,7 @@ static void sw_quick_forward(struct sw_fabric *sw, struct sw_rx *r, uint64_t now
 		rte_pktmbuf_free(r->m);
 		return;
 	}
-	switch (quick_arb_admit(&sw->quick, dst, is_qreq, r->m->data_len, now)) {
+	switch (quick_arb_admit(&sw->quick, r->in, dst, is_qreq, r->m->data_len, now)) {
 	case QUICK_LOST_QREQ:
 		sw->stats.qreq_collision++;
 		rte_pktmbuf_free(r->m);

@@ -5,6 +5,10 @@
  * Control frames (BACK, QACK, CFG, GNT) never lose: they beat QREQs that
  * arrive with them and wait behind a frame already on the wire. In
  * interleave mode a QREQ loses only to another QREQ still on the wire.
+ * A QREQ never loses to the frame before it from its own input (a QREQ, or
+ * a QACK or BACK the switch forwards): on the wire it arrives once that
+ * frame is through (the links have one rate); only a poller reading both
+ * in one burst sees them at the same time.
  */
 #ifndef SEGNET_QUICK_H
 #define SEGNET_QUICK_H
@@ -29,6 +33,8 @@ struct quick_arb {
 	uint64_t *busy_ps;		/* end of everything sent on output o */
 	uint64_t *qreq_ps;		/* end of the last QREQ sent on output o */
 	uint64_t *ctl_ps;		/* end of the last control frame on output o */
+	uint16_t *qreq_in;		/* input of the last QREQ sent on output o */
+	uint16_t *ctl_in;		/* input of the last control frame on output o */
 };
 
 /* Set up for n outputs; 0 or -ENOMEM. */
@@ -39,11 +45,12 @@ int quick_arb_init(struct quick_arb *q, uint16_t n, enum sw_quick_mode mode,
 void quick_arb_fini(struct quick_arb *q);
 
 /*
- * Decide whether a frame of len bytes may leave on output out at now (ns);
- * when it may, the output is marked busy for its serialization. Control
- * frames are always admitted.
+ * Decide whether a frame of len bytes from input in (PROTO_NODE_SWITCH for
+ * a frame the switch originates) may leave on output out at now (ns); when
+ * it may, the output is marked busy for its serialization (after what is
+ * already on the wire). Control frames are always admitted.
  */
-enum quick_verdict quick_arb_admit(struct quick_arb *q, uint16_t out, bool is_qreq,
-				   uint32_t len, uint64_t now);
+enum quick_verdict quick_arb_admit(struct quick_arb *q, uint16_t in, uint16_t out,
+				   bool is_qreq, uint32_t len, uint64_t now);
 
 #endif

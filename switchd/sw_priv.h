@@ -75,9 +75,12 @@ struct sw_fabric {
 /* Start a frame the switch originates to node `to`; NULL if no mbuf. */
 struct rte_mbuf *sw_frame(struct sw_fabric *sw, struct proto_pkt *p);
 
-/* Send a frame on node to's control port (its quick port by default). */
-void sw_send_control(struct sw_fabric *sw, uint16_t to, struct rte_mbuf *m,
-		     uint64_t now);
+/*
+ * Send a control frame from input `in` (PROTO_NODE_SWITCH: one the switch
+ * originates) on node to's control port (its quick port by default).
+ */
+void sw_send_control(struct sw_fabric *sw, uint16_t in, uint16_t to,
+		     struct rte_mbuf *m, uint64_t now);
 
 /* Tell initiator `to` that node `down` is down (or restarted). */
 void sw_notice_down(struct sw_fabric *sw, uint16_t to, uint16_t down,

@@ -421,6 +421,48 @@ Test(fabric, quick_arbitration_is_first_come)
 	t_sw_free(t);
 }
 
+Test(fabric, quick_burst_of_one_input_does_not_collide_with_itself)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+
+	/*
+	 * Three QREQs of node 0 for output 2 read in one poll came one after
+	 * another on 0's link: all leave. Node 1's, read with them, loses.
+	 */
+	t_data(t, PROTO_T_QREQ, 0, 2, 0);
+	t_data(t, PROTO_T_QREQ, 0, 2, 0);
+	t_data(t, PROTO_T_QREQ, 0, 2, 0);
+	t_data(t, PROTO_T_QREQ, 1, 2, 0);
+	sw_fabric_poll(t->sw, 50000);
+	cr_assert_eq(t_st(t)->qreq_forwarded, 3);
+	cr_assert_eq(t_st(t)->qreq_collision, 1);
+	cr_assert_eq(t_count(t, 2, PROTO_T_QREQ), 3);
+	for (unsigned int f = 0; f < 3; f++)
+		cr_assert_eq(t_sent(t, 2, f).src_node, 0);
+	t_sw_free(t);
+}
+
+Test(fabric, qreq_behind_an_ack_of_its_own_input_is_forwarded)
+{
+	for (int mode = SW_QUICK_DROP; mode <= SW_QUICK_INTERLEAVE; mode++) {
+		struct t_sw *t = t_sw_joined("lcf", (enum sw_quick_mode)mode, 0);
+
+		/*
+		 * Node 1 acknowledges node 2's request, then sends its answer:
+		 * read in one poll, the two came one after another on 1's link.
+		 */
+		t_ack(t, PROTO_T_QACK, 1, 2, 0);
+		t_data(t, PROTO_T_QREQ, 1, 2, 0);
+		sw_fabric_poll(t->sw, 50000);
+		cr_assert_eq(t_st(t)->qack_forwarded, 1);
+		cr_assert_eq(t_st(t)->qreq_forwarded, 1, "mode %d: the QREQ lost to its own QACK", mode);
+		cr_assert_eq(t_st(t)->qreq_collision, 0);
+		cr_assert_eq(t_sent(t, 2, 0).type, PROTO_T_QACK);
+		cr_assert_eq(t_sent(t, 2, 1).type, PROTO_T_QREQ);
+		t_sw_free(t);
+	}
+}
+
 /* A QACK to 2, then a QREQ to 2 while the QACK serializes; QREQs forwarded. */
 static uint64_t t_qreq_behind_qack(enum sw_quick_mode mode)
 {
