@@ -127,7 +127,7 @@ static void sw_outq_drain(struct sw_fabric *sw, uint16_t t)
 	nd->outq_len--;
 	nd->out_slot = sw->cur;
 	sw->stats.breq_forwarded++;
-	dp_port_tx1(nd->bulk, m);
+	sw_tx(sw, nd->bulk_tx, m);
 }
 
 /* Queue a BREQ at output t of the output-buffered model. */
@@ -178,7 +178,7 @@ void sw_bulk_breq(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
 		break;
 	}
 	sw->stats.breq_forwarded++;
-	dp_port_tx1(sw->nodes[t].bulk, r->m);
+	sw_tx(sw, sw->nodes[t].bulk_tx, r->m);
 }
 
 void sw_bulk_back(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)

@@ -14,11 +14,20 @@ struct sw_rx {
 	uint16_t in;		/* node whose port it came in on */
 };
 
+/* Frames for one port, sent at the end of the poll (or when 32 wait). */
+struct sw_txq {
+	struct dp_txbuf b;	/* the port and its frames */
+	bool listed;		/* on the fabric's list of queues to flush */
+};
+
 /* One node: its ports and what the switch knows of it. */
 struct sw_node {
 	struct dp_port *bulk;		/* bulk-channel port */
 	struct dp_port *quick;		/* quick-channel port (may equal bulk) */
 	struct dp_port *control;	/* control frames to it (may equal quick) */
+	struct sw_txq *bulk_tx;		/* transmit queue of bulk */
+	struct sw_txq *quick_tx;	/* ... of quick (== bulk_tx for one port) */
+	struct sw_txq *control_tx;	/* ... of control */
 	bool joined;			/* sent HELLO */
 	bool up;			/* sending CFGs */
 	bool announce_join;		/* next GNT carries PROTO_GNT_F_JOINED */
@@ -65,12 +74,26 @@ struct sw_fabric {
 	uint64_t *qorder;		/* QREQs of this poll: rank << 32 | index */
 	struct quick_arb quick;		/* output busy state */
 	struct proto_limits lim;	/* what decoding accepts */
+	struct sw_txq *txq;		/* one per distinct port */
+	unsigned int n_txq;		/* entries in txq */
+	struct sw_txq **dirty;		/* queues holding frames, n_dirty of them */
+	unsigned int n_dirty;		/* entries in dirty */
 	struct sw_rx *rx;		/* frames of this poll */
 	unsigned int rx_cap;		/* entries in rx */
 	struct sw_stats stats;		/* switch-wide counters */
 	uint64_t decode[PROTO_R_COUNT];	/* validation failures by reason */
 	uint64_t *match_hist;		/* slots by number of grants, n + 1 */
 };
+
+/* Queue a frame on q (sent by sw_tx_flush at the end of the poll). */
+static inline void sw_tx(struct sw_fabric *sw, struct sw_txq *q, struct rte_mbuf *m)
+{
+	if (!q->listed) {
+		q->listed = true;
+		sw->dirty[sw->n_dirty++] = q;
+	}
+	dp_txbuf_add(&q->b, m);
+}
 
 /* Start a frame the switch originates to node `to`; NULL if no mbuf. */
 struct rte_mbuf *sw_frame(struct sw_fabric *sw, struct proto_pkt *p);
