@@ -96,6 +96,8 @@ void sw_bulk_cfg(struct sw_fabric *sw, uint16_t i, const struct proto_pkt *p)
 	for (uint16_t t = 0; t < sw->n; t++)
 		requests += nd->counts[t] != 0;
 	nd->requests = requests;
+	if (requests)
+		sw->boundary_wanted = true;
 	nd->last_cfg_slot = sw->cur;
 }
 
@@ -305,8 +307,10 @@ void sw_bulk_slot(struct sw_fabric *sw, uint64_t now)
 	uint64_t behind = (now - sw->next_boundary) / sw->cfg.slot_ns;
 
 	if (behind) {
-		/* With nobody up, a late poll misses nothing. */
-		if (sw->n_up)
+		/* With nobody up, a late poll misses nothing; nor an idle skip. */
+		if (sw->skipping)
+			sw->stats.slots_idle += behind;
+		else if (sw->n_up)
 			sw->stats.slots_skipped += behind;
 		sw->next_boundary += behind * sw->cfg.slot_ns;
 	}
@@ -319,4 +323,24 @@ void sw_bulk_slot(struct sw_fabric *sw, uint64_t now)
 	sw_arbitrate(sw, sw->cur + 1);
 	sw_send_grants(sw, sw->cur + 1, now);
 	sw->next_boundary += sw->cfg.slot_ns;
+}
+
+uint64_t sw_bulk_next_due(const struct sw_fabric *sw)
+{
+	uint64_t due = UINT64_MAX;
+
+	for (uint16_t i = 0; i < sw->n; i++) {
+		const struct sw_node *nd = &sw->nodes[i];
+		uint64_t cur;
+
+		if (!nd->up)
+			continue;
+		if (nd->requests || nd->announce_join)
+			return sw->next_boundary;
+		/* The boundary starting slot cur sends the GNTs of slot cur + 1. */
+		cur = nd->last_gnt_slot + sw->cfg.gnt_keepalive - 1;
+		if (sw->t0 + cur * sw->cfg.slot_ns < due)
+			due = sw->t0 + cur * sw->cfg.slot_ns;
+	}
+	return due < sw->next_boundary ? sw->next_boundary : due;
 }

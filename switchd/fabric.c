@@ -231,6 +231,7 @@ static void sw_node_join(struct sw_fabric *sw, uint16_t i, uint64_t now)
 	nd->joined = true;
 	nd->up = true;
 	nd->announce_join = true;
+	sw->boundary_wanted = true;
 	nd->last_cfg_slot = sw->cur;
 	nd->requests = 0;
 	memset(nd->counts, 0, sw->n);
@@ -434,10 +435,20 @@ uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now)
 		if (sw->rx[i].p.type != PROTO_T_QREQ)
 			sw_dispatch(sw, &sw->rx[i], now);
 	sw_dispatch_qreqs(sw, k, now);
-	if (now >= sw->next_boundary)
+	if (now >= sw->next_boundary) {
 		sw_bulk_slot(sw, now);
+		if (sw->cfg.idle_skip)
+			sw->idle_due = sw_bulk_next_due(sw);
+	}
 	sw_tx_flush(sw);
-	return sw->next_boundary;
+	if (!sw->cfg.idle_skip)
+		return sw->next_boundary;
+	/* A CFG with requests or a join in this poll needs the next boundary. */
+	if (sw->boundary_wanted)
+		sw->idle_due = sw->next_boundary;
+	sw->boundary_wanted = false;
+	sw->skipping = sw->idle_due > sw->next_boundary;
+	return sw->idle_due;
 }
 
 uint64_t sw_fabric_slot_ns(const struct sw_fabric *sw)

@@ -69,6 +69,9 @@ struct sw_fabric {
 	uint64_t t0;			/* start of slot 0 */
 	uint64_t cur;			/* current slot */
 	uint64_t next_boundary;		/* start of slot cur + 1 */
+	uint64_t idle_due;		/* idle_skip: next boundary with work */
+	bool skipping;			/* idle_skip: the last poll returned idle_due */
+	bool boundary_wanted;		/* idle_skip: a request or join came this poll */
 	uint16_t rr;			/* round-robin start for arrivals */
 	uint16_t *qrr;			/* per quick output: input favoured next */
 	uint64_t *qorder;		/* QREQs of this poll: rank << 32 | index */
@@ -120,6 +123,13 @@ void sw_bulk_back(struct sw_fabric *sw, struct sw_rx *r, uint64_t now);
 
 /* Bulk channel: the work of a slot boundary (arbitrate, grant). */
 void sw_bulk_slot(struct sw_fabric *sw, uint64_t now);
+
+/*
+ * Bulk channel: the next boundary with work while nobody requests (the
+ * first keepalive GNT due), or next_boundary when a node requests a
+ * target or just joined.
+ */
+uint64_t sw_bulk_next_due(const struct sw_fabric *sw);
 
 /* Set up and free the bulk channel's state. */
 int sw_bulk_init(struct sw_fabric *sw, char *err, size_t errlen);

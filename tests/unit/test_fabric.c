@@ -386,6 +386,49 @@ Test(fabric, every_arbiter_respects_the_bulk_enable_vectors)
 	}
 }
 
+Test(fabric, idle_skip_polls_only_at_keepalives_while_nobody_requests)
+{
+	struct t_sw *t = calloc(1, sizeof(*t));
+	struct sw_config cfg = {
+		.n_nodes = T_N, .arbiter = "lcf", .quick_mode = SW_QUICK_DROP,
+		.bulk_gbps = 10, .quick_gbps = 10, .slot_frames = 1,
+		.slot_ns = T_SLOT, .seed = 1, .mp = t_mp, .check_crc = true,
+		.gnt_keepalive = 8, .idle_skip = true,
+	};
+	char err[256] = "", name[16];
+	uint64_t next, now;
+
+	cr_assert_not_null(t);
+	t->avail = rte_mempool_avail_count(t_mp);
+	for (int i = 0; i < T_N; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		t->port[i] = tport_create(name, T_PORT_CAP);
+	}
+	t->sw = sw_fabric_create(&cfg, t->port, t->port, err, sizeof(err));
+	cr_assert_not_null(t->sw, "%s", err);
+	for (int i = 0; i < T_N; i++)
+		t_hello(t, i, PROTO_NODE_NONE);
+	/* Joins need the next boundary (the GNT that says so). */
+	next = sw_fabric_poll(t->sw, 0);
+	cr_assert_eq(next, T_SLOT);
+	next = sw_fabric_poll(t->sw, T_SLOT);
+	/* Joined, nobody requests: the next poll is due at the keepalive. */
+	cr_assert_eq(next, 8 * T_SLOT, "next %llu", (unsigned long long)next);
+	now = next;
+	next = sw_fabric_poll(t->sw, now);
+	cr_assert_eq(sw_fabric_stats(t->sw)->slots_skipped, 0);
+	cr_assert_eq(sw_fabric_stats(t->sw)->slots_idle, 6);
+	cr_assert_eq(next, now + 8 * T_SLOT);
+	/* A CFG with a request (node 1 accepts it): every boundary again. */
+	t_cfg(t, 1, 0, 0xF, 0xF);
+	t_cfg(t, 0, 1u << 1, 0xF, 0xF);
+	next = sw_fabric_poll(t->sw, now + 10);
+	cr_assert_eq(next, now + T_SLOT);
+	sw_fabric_poll(t->sw, next);
+	cr_assert_eq(sw_fabric_stats(t->sw)->grants, 1);
+	t_sw_free(t);
+}
+
 /* ---- quick channel -------------------------------------------------------- */
 
 Test(fabric, quick_arbitration_is_first_come)
