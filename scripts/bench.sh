@@ -185,15 +185,22 @@ lab_wait_file() {
 	[ -e "$1" ]
 }
 
+# lab_count FILE TEXT: lines of FILE with TEXT (0 while FILE does not exist).
+lab_count() {
+	local n
+	n=$(grep -c "$2" "$1" 2>/dev/null) || true
+	echo "${n:-0}"
+}
+
 # lab_wait_count FILE TEXT N PID: wait up to 20 s for N lines with TEXT.
 lab_wait_count() {
 	local i=0
-	while [ "$(grep -c "$2" "$1" 2>/dev/null)" -lt "$3" ] && [ "$i" -lt 200 ]; do
+	while [ "$(lab_count "$1" "$2")" -lt "$3" ] && [ "$i" -lt 200 ]; do
 		lab_alive "$4" || return 1
 		sleep 0.1
 		i=$((i + 1))
 	done
-	[ "$(grep -c "$2" "$1" 2>/dev/null)" -ge "$3" ]
+	[ "$(lab_count "$1" "$2")" -ge "$3" ]
 }
 
 # lab_fail WHAT LOG...: say what failed, show the logs, exit.
