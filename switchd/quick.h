@@ -5,10 +5,10 @@
  * Control frames (BACK, QACK, CFG, GNT) never lose: they beat QREQs that
  * arrive with them and wait behind a frame already on the wire. In
  * interleave mode a QREQ loses only to another QREQ still on the wire.
- * A QREQ never loses to the frame before it from its own input (a QREQ, or
- * a QACK or BACK the switch forwards): on the wire it arrives once that
- * frame is through (the links have one rate); only a poller reading both
- * in one burst sees them at the same time.
+ * Frames of one input that a poller reads in one burst did not arrive at
+ * the same time: each is taken to have arrived no earlier than the one
+ * before it from that input plus its own wire time (the links have one
+ * rate), so a node cannot collide with its own previous frame.
  */
 #ifndef SEGNET_QUICK_H
 #define SEGNET_QUICK_H
@@ -33,8 +33,7 @@ struct quick_arb {
 	uint64_t *busy_ps;		/* end of everything sent on output o */
 	uint64_t *qreq_ps;		/* end of the last QREQ sent on output o */
 	uint64_t *ctl_ps;		/* end of the last control frame on output o */
-	uint16_t *qreq_in;		/* input of the last QREQ sent on output o */
-	uint16_t *ctl_in;		/* input of the last control frame on output o */
+	uint64_t *in_ps;		/* arrival of the last frame from input i */
 };
 
 /* Set up for n outputs; 0 or -ENOMEM. */
