@@ -133,6 +133,37 @@ static inline void dp_port_tx1(struct dp_port *port, struct rte_mbuf *m)
 	dp_port_tx(port, &m, 1);
 }
 
+enum {
+	/* Frames a transmit buffer holds before it sends them. */
+	DP_TXBUF_LEN = 32,
+};
+
+/*
+ * Frames for one port gathered during a poll and sent in one burst: a
+ * driver call per frame costs more than the frame (memif: ring indexes,
+ * barriers). Frames leave in the order they were added.
+ */
+struct dp_txbuf {
+	struct dp_port *port;			/* where they go */
+	uint16_t n;				/* frames held */
+	struct rte_mbuf *pkts[DP_TXBUF_LEN];	/* the frames */
+};
+
+/* Send what the buffer holds. */
+static inline void dp_txbuf_flush(struct dp_txbuf *b)
+{
+	dp_port_tx(b->port, b->pkts, b->n);
+	b->n = 0;
+}
+
+/* Add a frame: sent when the buffer fills, or at dp_txbuf_flush. */
+static inline void dp_txbuf_add(struct dp_txbuf *b, struct rte_mbuf *m)
+{
+	b->pkts[b->n++] = m;
+	if (b->n == DP_TXBUF_LEN)
+		dp_txbuf_flush(b);
+}
+
 /* Destroy a port (NULL is ignored). */
 static inline void dp_port_destroy(struct dp_port *port)
 {

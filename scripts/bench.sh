@@ -14,9 +14,23 @@
 #              selective repeat), recovery after an outage, acks per data
 #              packet vs threshold, cost of each configuration
 #   rate       the rate stage on the TSC in a busy loop (rate-bench)
+#   rtt        quick round trip node 0 -> node 1 -> node 0 through nicd and
+#              switchd on memif, busy polling (segnet-ping), against kernel
+#              UDP over a veth pair between two network namespaces (sockperf)
+#   forward    switchd's quick-channel forwarding rate between two memif
+#              ports against dpdk-testpmd --forward-mode=io (fwd-gen)
+#   bulk       bulk goodput of 2 KiB messages through nicd and switchd
+#              (segnet-perf) against dpdk-testpmd forwarding 2 KiB frames
+#   idle       CPU of idle switchd and nicd with back-off, against the same
+#              daemons busy polling
 #   replay     segnet-replay (frames mode, af_packet) against tcpreplay on one
 #              veth pair, 10 kpps, 100 kpps and top speed: achieved rate and
 #              p99 inter-departure error at the receiving end (needs root)
+#
+# rtt, forward, bulk and idle need root (network namespaces) and the two
+# cores to themselves as far as possible; each prints its core placement.
+# SEGNET_BENCH_ROUNDS (default 5) sets how many times each pair of
+# measurements is repeated (the figure is the median).
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,13 +39,14 @@ out="${SEGNET_BENCH_OUT:-$top/build/bench}"
 sim="$build/tests/sim/segnet-sim"
 
 usage() {
-	sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
 }
 
 # Make sure the tree is built (the setup installs what is missing).
 ensure_built() {
 	if [ ! -x "$sim" ] || [ ! -x "$build/tests/bench/rate-bench" ] ||
-		[ ! -x "$build/pcap/replay/segnet-replay" ] || [ ! -x "$build/tests/bench/rx-stamp" ]; then
+		[ ! -x "$build/pcap/replay/segnet-replay" ] || [ ! -x "$build/tests/bench/rx-stamp" ] ||
+		[ ! -x "$build/tests/bench/fwd-gen" ]; then
 		"$top/scripts/setup.sh" --builddir "$build"
 	fi
 	mkdir -p "$out"
@@ -58,6 +73,267 @@ csv_field() {
 # ratio a b: a / b with 3 decimals.
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'
+}
+
+# ---- the lab benchmarks (rtt, forward, bulk, idle) --------------------------
+#
+# They start switchd, nicd, the tools, dpdk-testpmd and sockperf themselves,
+# each with its own EAL file prefix, memif sockets in a temporary directory
+# (never in /run/segnet), and stop every process they started by its PID.
+
+rounds=${SEGNET_BENCH_ROUNDS:-5}
+eal_common="--no-huge -m 256 --no-pci --no-shconf --log-level lib.telemetry:error"
+memif_args="id=0,socket-abstract=no,bsize=4096"
+lab_tmp=""		# temporary directory: sockets, keys
+lab_logs="$out/lab"	# every process's output, kept after the run
+lab_pids=()		# processes started and not yet stopped
+lab_netns=()		# network namespaces created
+lab_prefixes=()		# EAL file prefixes used
+lab_pid=""		# the process lab_start started last
+lab_seq=0		# numbers file prefixes
+
+# The EAL's runtime directory for a file prefix (as DPDK chooses it).
+lab_runtime_dir() {
+	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
+		echo "$RUNTIME_DIRECTORY/dpdk/$1"
+	elif [ "$(id -u)" = 0 ]; then
+		echo "/var/run/dpdk/$1"
+	else
+		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
+	fi
+}
+
+# Stop everything started, remove what was created.
+lab_cleanup() {
+	local ns pf
+	while [ "${#lab_pids[@]}" -gt 0 ]; do
+		lab_stop "${lab_pids[0]}"
+	done
+	for ns in "${lab_netns[@]}"; do
+		ip netns del "$ns" 2>/dev/null || true
+	done
+	lab_netns=()
+	for pf in "${lab_prefixes[@]}"; do
+		rm -rf "$(lab_runtime_dir "$pf")"
+	done
+	lab_prefixes=()
+	[ -z "$lab_tmp" ] || rm -rf "$lab_tmp"
+	lab_tmp=""
+}
+
+# Create the temporary directory and the cleanup traps (once).
+lab_init() {
+	[ -z "$lab_tmp" ] || return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "bench.sh: rtt, forward, bulk, idle and replay need root (network namespaces, /proc)" >&2
+		exit 2
+	fi
+	lab_tmp=$(mktemp -d /tmp/segnet-bench.XXXXXX)
+	mkdir -p "$lab_tmp/run"
+	rm -rf "$lab_logs"
+	mkdir -p "$lab_logs"
+	printf 'segnet-bench\n' >"$lab_tmp/vnet1.key"
+	chmod 600 "$lab_tmp/vnet1.key"
+	trap lab_cleanup EXIT
+	trap 'exit 1' INT TERM HUP
+}
+
+# lab_prefix NAME: a new EAL file prefix in pf (its runtime directory is
+# removed at exit); lab_seq numbers it and the logs.
+lab_prefix() {
+	lab_seq=$((lab_seq + 1))
+	pf="segnet-bench-$$-$lab_seq-$1"
+	lab_prefixes+=("$pf")
+}
+
+# lab_start LOG CMD...: start CMD in the background, output to LOG; its PID
+# in lab_pid.
+lab_start() {
+	local log=$1
+	shift
+	"$@" >"$log" 2>&1 &
+	lab_pid=$!
+	lab_pids+=("$lab_pid")
+}
+
+# lab_alive PID: true while PID runs (an exited child stays a zombie until
+# waited for, and kill -0 succeeds on a zombie).
+lab_alive() {
+	[ -r "/proc/$1/stat" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]
+}
+
+# lab_stop PID: SIGTERM, then SIGKILL after 10 s; forget it.
+lab_stop() {
+	local pid=$1 i=0 keep=() p
+	kill -TERM "$pid" 2>/dev/null || true
+	while lab_alive "$pid" && [ "$i" -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	for p in "${lab_pids[@]}"; do
+		[ "$p" = "$pid" ] || keep+=("$p")
+	done
+	lab_pids=("${keep[@]}")
+}
+
+# lab_wait_file PATH PID: wait up to 20 s for PATH while PID lives.
+lab_wait_file() {
+	local i=0
+	while [ ! -e "$1" ] && [ "$i" -lt 200 ]; do
+		lab_alive "$2" || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -e "$1" ]
+}
+
+# lab_count FILE TEXT: lines of FILE with TEXT (0 while FILE does not exist).
+lab_count() {
+	local n
+	n=$(grep -c "$2" "$1" 2>/dev/null) || true
+	echo "${n:-0}"
+}
+
+# lab_wait_count FILE TEXT N PID: wait up to 20 s for N lines with TEXT.
+lab_wait_count() {
+	local i=0
+	while [ "$(lab_count "$1" "$2")" -lt "$3" ] && [ "$i" -lt 200 ]; do
+		lab_alive "$4" || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ "$(lab_count "$1" "$2")" -ge "$3" ]
+}
+
+# lab_fail WHAT LOG...: say what failed, show the logs, exit.
+lab_fail() {
+	local f
+	echo "bench.sh: $1" >&2
+	shift
+	for f in "$@"; do
+		echo "--- $f" >&2
+		tail -20 "$f" >&2
+	done
+	exit 1
+}
+
+# switchd_start CPU OPTS...: switchd on CPU polling two memif server ports
+# (node 0 and node 1); PID in sw_pid, log in sw_log.
+switchd_start() {
+	local cpu=$1 pf
+	shift
+	lab_prefix sw
+	rm -f "$lab_tmp/sw0.sock" "$lab_tmp/sw1.sock"
+	sw_log="$lab_logs/switchd-$lab_seq.log"
+	# shellcheck disable=SC2086
+	lab_start "$sw_log" "$build/switchd/switchd" $eal_common -l "$cpu" --file-prefix "$pf" \
+		--vdev "net_memif0,socket=$lab_tmp/sw0.sock,$memif_args,role=server" \
+		--vdev "net_memif1,socket=$lab_tmp/sw1.sock,$memif_args,role=server" -- \
+		--nodes 2 --port 0=net_memif0 --port 1=net_memif1 "$@"
+	sw_pid=$lab_pid
+	# The memif socket exists from the device's probe on, but a client that
+	# connects before the port is set up may never see its link come up:
+	# wait for the line switchd prints once its ports are started.
+	lab_wait_count "$sw_log" "^switchd: 2 nodes" 1 "$sw_pid" ||
+		lab_fail "switchd did not start" "$sw_log"
+}
+
+# nicd_start CPU OPTS...: nicd on CPU serving nodes n0 and n1 on the memif
+# clients of switchd's ports, virtual network 1 (conf3); waits until both
+# joined. PID in nic_pid, log in nic_log.
+nicd_start() {
+	local cpu=$1 pf
+	shift
+	lab_prefix nic
+	rm -f "$lab_tmp/run/n0.sock" "$lab_tmp/run/n1.sock"
+	nic_log="$lab_logs/nicd-$lab_seq.log"
+	# shellcheck disable=SC2086
+	lab_start "$nic_log" "$build/nicd/nicd" $eal_common -l "$cpu" --file-prefix "$pf" \
+		--vdev "net_memif0,socket=$lab_tmp/sw0.sock,$memif_args,role=client" \
+		--vdev "net_memif1,socket=$lab_tmp/sw1.sock,$memif_args,role=client" -- \
+		--node n0:net_memif0 --node n1:net_memif1 \
+		--vnet "1:$lab_tmp/vnet1.key:conf3" --socket-dir "$lab_tmp/run" "$@"
+	nic_pid=$lab_pid
+	lab_wait_count "$nic_log" "joined as node" 2 "$nic_pid" ||
+		lab_fail "nicd's nodes did not join switchd" "$nic_log" "$sw_log"
+}
+
+# testpmd_start CPU: dpdk-testpmd --forward-mode=io between two memif server
+# ports on CPU (its main thread sleeps, its forwarding lcore polls).
+testpmd_start() {
+	local cpu=$1 pf
+	lab_prefix tp
+	rm -f "$lab_tmp/sw0.sock" "$lab_tmp/sw1.sock"
+	tp_log="$lab_logs/testpmd-$lab_seq.log"
+	# shellcheck disable=SC2086
+	lab_start "$tp_log" dpdk-testpmd $eal_common --lcores "0@$cpu,1@$cpu" --file-prefix "$pf" \
+		--vdev "net_memif0,socket=$lab_tmp/sw0.sock,$memif_args,role=server" \
+		--vdev "net_memif1,socket=$lab_tmp/sw1.sock,$memif_args,role=server" -- \
+		--forward-mode=io --auto-start --stats-period 3600 --no-lsc-interrupt \
+		--total-num-mbufs 16384 --mbuf-size 2432
+	tp_pid=$lab_pid
+	# As for switchd: clients connect once the ports are started.
+	lab_wait_count "$tp_log" "^io packet forwarding" 1 "$tp_pid" ||
+		lab_fail "testpmd did not start forwarding" "$tp_log"
+}
+
+# fwd_gen CPU FWD_PID OPTS...: run fwd-gen on CPU as the memif clients of
+# the two ports; its result line in gen_line, and in fwd_cpu the share of a
+# core the forwarder FWD_PID got during (about) the measured window. It
+# waits for SIGTERM after measuring (--hold), so the forwarder is stopped
+# first: the memif server never sees its client go while it polls.
+fwd_gen() {
+	local cpu=$1 fwd=$2 pf log t0 t1 w0 w1
+	shift 2
+	lab_prefix gen
+	log="$lab_logs/fwd-gen-$lab_seq.log"
+	# shellcheck disable=SC2086
+	lab_start "$log" "$build/tests/bench/fwd-gen" $eal_common -l "$cpu" --file-prefix "$pf" \
+		--vdev "net_memif0,socket=$lab_tmp/sw0.sock,$memif_args,role=client" \
+		--vdev "net_memif1,socket=$lab_tmp/sw1.sock,$memif_args,role=client" -- \
+		--port-a net_memif0 --port-b net_memif1 --hold --warmup 0.5 "$@"
+	gen_pid=$lab_pid
+	# The window starts 0.5 s after the links are up (about 0.3 s from here).
+	sleep 0.8
+	t0=$(cpu_ticks "$fwd")
+	w0=$(date +%s.%N)
+	lab_wait_count "$log" "^fwd-gen:" 1 "$gen_pid" || lab_fail "fwd-gen failed" "$log"
+	t1=$(cpu_ticks "$fwd")
+	w1=$(date +%s.%N)
+	gen_line=$(grep "^fwd-gen:" "$log")
+	fwd_cpu=$(awk -v a="$t0" -v b="$t1" -v x="$w0" -v y="$w1" -v hz="$(getconf CLK_TCK)" \
+		'BEGIN { printf "%.0f", 100 * (b - a) / hz / (y - x) }')
+}
+
+# field LINE KEY: the value of KEY=value in LINE.
+field() {
+	sed -n "s/.* $2=\\([^ ]*\\).*/\\1/p" <<<" $1"
+}
+
+# median of the arguments (numbers).
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "na"; exit }
+		if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# cpu_ticks PID: user + system clock ticks of a process so far.
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# The machine's load (both cores, %) over the next second, taken when none
+# of our processes runs: how busy other jobs keep it.
+machine_busy() {
+	local a b
+	read -r -a a </proc/stat
+	sleep 1
+	read -r -a b </proc/stat
+	awk -v u="$(( (b[1] + b[2] + b[3] + b[6] + b[7]) - (a[1] + a[2] + a[3] + a[6] + a[7]) ))" \
+		-v t="$(( (b[1] + b[2] + b[3] + b[4] + b[5] + b[6] + b[7]) - (a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7]) ))" \
+		'BEGIN { printf "%.0f", t ? 100 * u / t : 0 }'
 }
 
 bench_protocol() {
@@ -160,14 +436,392 @@ bench_rate() {
 	done
 }
 
+# switchd's counter NAME from its exit summary in LOG (0 when absent).
+sw_counter() {
+	awk -v k="switch.$2" '$1 == k { print $2; found = 1 } END { if (!found) print 0 }' "$1"
+}
+
+# veth_pair NS_A NS_B ADDR_A ADDR_B: two network namespaces joined by a
+# veth pair (removed at exit).
+veth_pair() {
+	ip netns add "$1"
+	lab_netns+=("$1")
+	ip netns add "$2"
+	lab_netns+=("$2")
+	ip link add "sb$$a" type veth peer name "sb$$b"
+	ip link set "sb$$a" netns "$1"
+	ip link set "sb$$b" netns "$2"
+	ip -n "$1" addr add "$3/24" dev "sb$$a"
+	ip -n "$2" addr add "$4/24" dev "sb$$b"
+	ip -n "$1" link set lo up
+	ip -n "$2" link set lo up
+	ip -n "$1" link set "sb$$a" up
+	ip -n "$2" link set "sb$$b" up
+}
+
+# rtt_segnet: one segnet-ping run; p50 and p99 in seg_p50, seg_p99.
+rtt_segnet() {
+	local srv log line
+	switchd_start 0 --bulk-gbps 0.1 --quick-gbps 10 --idle-after-us 0
+	nicd_start 1 --idle-after-us 0
+	log="$lab_logs/ping-server-$lab_seq.log"
+	lab_start "$log" nice -n -20 taskset -c 1 "$build/nicd/tools/segnet-ping" \
+		--nicd "$lab_tmp/run/n1.sock" --key-file "$lab_tmp/vnet1.key" --server
+	srv=$lab_pid
+	lab_wait_count "$log" "echoing on node 1" 1 "$srv" || lab_fail "ping server" "$log" "$nic_log"
+	line=$(nice -n -20 taskset -c 1 "$build/nicd/tools/segnet-ping" --nicd "$lab_tmp/run/n0.sock" \
+		--key-file "$lab_tmp/vnet1.key" --node 1 --count "$rtt_pings" --interval 0 --quiet |
+		tee "$lab_logs/ping-client-$lab_seq.log" | grep "^rtt")
+	lab_stop "$srv"
+	lab_stop "$nic_pid"
+	lab_stop "$sw_pid"
+	# rtt min/mean/p50/p99/max = a/b/c/d/e us
+	seg_p50=$(awk -F'[=/ ]+' '{ print $9 }' <<<"$line")
+	seg_p99=$(awk -F'[=/ ]+' '{ print $10 }' <<<"$line")
+	[ -n "$seg_p50" ] || lab_fail "segnet-ping printed no summary" "$lab_logs/ping-client-$lab_seq.log" "$nic_log" "$sw_log"
+}
+
+# rtt_kernel: one sockperf ping-pong run over the veth pair; ref_p50, ref_p99.
+rtt_kernel() {
+	local srv log
+	lab_seq=$((lab_seq + 1))
+	log="$lab_logs/sockperf-$lab_seq.log"
+	lab_start "$lab_logs/sockperf-server-$lab_seq.log" ip netns exec "sb$$-b" \
+		nice -n -20 taskset -c 1 sockperf server -i 10.213.0.2 -p 11111
+	srv=$lab_pid
+	sleep 0.5
+	ip netns exec "sb$$-a" nice -n -20 taskset -c 1 sockperf ping-pong -i 10.213.0.2 -p 11111 \
+		-m 32 -t "$rtt_secs" --full-rtt >"$log" 2>&1 || lab_fail "sockperf ping-pong" "$log"
+	lab_stop "$srv"
+	ref_p50=$(awk '/percentile 50.000 =/ { print $NF }' "$log")
+	ref_p99=$(awk '/percentile 99.000 =/ { print $NF }' "$log")
+	[ -n "$ref_p50" ] || lab_fail "sockperf printed no percentiles" "$log"
+}
+
+bench_rtt() {
+	local r f order busy seg50=() seg99=() ref50=() ref99=() ratios=()
+	rtt_pings=${SEGNET_BENCH_PINGS:-50000}
+	rtt_secs=3
+	lab_init
+	veth_pair "sb$$-a" "sb$$-b" 10.213.0.1 10.213.0.2
+	echo "== rtt: quick round trip node 0 -> node 1 -> node 0 (segnet-ping, 32 bytes of arguments, conf3, $rtt_pings pings back to back) vs kernel UDP over a veth pair between two network namespaces (sockperf ping-pong, 32-byte messages, ${rtt_secs} s, --full-rtt); $rounds rounds"
+	echo "placement: switchd busy polling on CPU 0 (--bulk-gbps 0.1 --quick-gbps 10 --idle-after-us 0), nicd busy polling on CPU 1 serving n0 and n1 (--idle-after-us 0), memif bsize=4096;"
+	echo "           the two applications (segnet-ping client and server, or sockperf client and server) both on CPU 1 at nice -20, waking on events; the daemons are stopped while sockperf runs"
+	printf "%-5s %-8s %10s %10s %10s %10s %8s %6s\n" round first segnet_p50 segnet_p99 kernel_p50 kernel_p99 ratio busy
+	for r in $(seq 1 "$rounds"); do
+		busy=$(machine_busy)
+		order="segnet kernel"
+		[ $((r % 2)) = 1 ] || order="kernel segnet"
+		for f in $order; do
+			if [ "$f" = segnet ]; then
+				rtt_segnet
+			else
+				rtt_kernel
+			fi
+		done
+		seg50+=("$seg_p50")
+		seg99+=("$seg_p99")
+		ref50+=("$ref_p50")
+		ref99+=("$ref_p99")
+		ratios+=("$(ratio "$seg_p50" "$ref_p50")")
+		printf "%-5s %-8s %10s %10s %10s %10s %8s %5s%%\n" "$r" "${order%% *}" "$seg_p50" "$seg_p99" \
+			"$ref_p50" "$ref_p99" "$(ratio "$seg_p50" "$ref_p50")" "$busy"
+	done
+	echo "rtt: medians (us): segnet p50 $(median "${seg50[@]}") p99 $(median "${seg99[@]}"), kernel UDP p50 $(median "${ref50[@]}") p99 $(median "${ref99[@]}"); p50 ratio per round, median $(median "${ratios[@]}") (logs: $lab_logs)"
+	figure "rtt" "$(median "${seg50[@]}")" "$(median "${ref50[@]}")" "$(median "${ratios[@]}")"
+	figure "rtt-p99" "$(median "${seg99[@]}")" "$(median "${ref99[@]}")" \
+		"$(ratio "$(median "${seg99[@]}")" "$(median "${ref99[@]}")")"
+}
+
+# bulk_segnet: one segnet-perf transfer n0 -> n1; Gbit/s in seg_gbps.
+bulk_segnet() {
+	local srv log clog
+	switchd_start 0 --bulk-gbps 10 --slot-frames 64 --quick-gbps 10 --idle-after-us 0
+	nicd_start 1 --idle-after-us 0 --send-buffers 128 --per-target-cap 128
+	log="$lab_logs/perf-server-$lab_seq.log"
+	clog="$lab_logs/perf-client-$lab_seq.log"
+	lab_start "$log" nice -n -20 taskset -c 1 "$build/nicd/tools/segnet-perf" \
+		--nicd "$lab_tmp/run/n1.sock" --key-file "$lab_tmp/vnet1.key" --server \
+		--duration $((bulk_secs + 30)) --no-verify
+	srv=$lab_pid
+	lab_wait_count "$log" "server on node 1" 1 "$srv" || lab_fail "perf server" "$log" "$nic_log"
+	nice -n -20 taskset -c 1 "$build/nicd/tools/segnet-perf" --nicd "$lab_tmp/run/n0.sock" \
+		--key-file "$lab_tmp/vnet1.key" --client --node 1 --size 2048 --window 128 \
+		--duration "$bulk_secs" --no-verify >"$clog" 2>&1 ||
+		lab_fail "segnet-perf client failed" "$clog" "$nic_log" "$sw_log"
+	lab_stop "$srv"
+	lab_stop "$nic_pid"
+	lab_stop "$sw_pid"
+	#   bulk : N delivered, ..., X msg/s, Y Gbit/s, hash H
+	seg_gbps=$(sed -n 's/.* \([0-9.]*\) Gbit\/s.*/\1/p' "$clog" | head -1)
+	seg_retx=$(awk '$1 == "n0.retransmissions" { print $2 }' "$nic_log")
+	[ -n "$seg_gbps" ] || lab_fail "segnet-perf printed no rate" "$clog"
+}
+
+bench_bulk() {
+	local r f order busy segs=() refs=() ratios=() ref cpu_tp gen_tp
+	bulk_secs=4
+	lab_init
+	echo "== bulk: goodput of 2048-byte bulk messages node 0 -> node 1 through nicd and switchd (segnet-perf --no-verify, window 128, conf3, ${bulk_secs} s) vs dpdk-testpmd --forward-mode=io forwarding 2134-byte frames (a full BREQ) from fwd-gen, counted as 2048 bytes each; $rounds rounds"
+	echo "placement: switchd (or testpmd's forwarding lcore) busy polling on CPU 0; nicd (both nodes, or fwd-gen) busy polling on CPU 1; segnet-perf client and server on CPU 1 at nice -20"
+	echo "switchd: --bulk-gbps 10 --slot-frames 64: 110 us slots of up to 64 BREQs, a schedule of 9.5 Gbit/s of payload per pair; nicd: --send-buffers 128 --per-target-cap 128"
+	printf "%-5s %-8s %12s %12s %8s %8s %10s %6s\n" round first segnet_gbps testpmd_gbps ratio cpu_tp seg_retx busy
+	for r in $(seq 1 "$rounds"); do
+		busy=$(machine_busy)
+		order="segnet testpmd"
+		[ $((r % 2)) = 1 ] || order="testpmd segnet"
+		for f in $order; do
+			if [ "$f" = segnet ]; then
+				bulk_segnet
+			else
+				testpmd_start 0
+				fwd_gen 1 "$tp_pid" --frame breq --duration "$bulk_secs"
+				gen_tp=$gen_line
+				cpu_tp="$fwd_cpu/$(field "$gen_line" cpu_pct)"
+				lab_stop "$tp_pid"
+				lab_stop "$gen_pid"
+			fi
+		done
+		ref=$(field "$gen_tp" gbps_payload)
+		segs+=("$seg_gbps")
+		refs+=("$ref")
+		ratios+=("$(ratio "$seg_gbps" "$ref")")
+		printf "%-5s %-8s %12s %12s %8s %8s %10s %5s%%\n" "$r" "${order%% *}" "$seg_gbps" "$ref" \
+			"$(ratio "$seg_gbps" "$ref")" "$cpu_tp" "$seg_retx" "$busy"
+	done
+	echo "bulk: medians: segnet $(median "${segs[@]}") Gbit/s, testpmd $(median "${refs[@]}") Gbit/s; median of the per-round ratios $(median "${ratios[@]}") (logs: $lab_logs)"
+	figure "bulk" "$(median "${segs[@]}")" "$(median "${refs[@]}")" "$(median "${ratios[@]}")"
+}
+
+# idle_run AFTER_US: switchd and nicd with --idle-after-us AFTER_US (50 and
+# 200 are their defaults), two nodes joined, an idle segnet-ping --server
+# on n1; their CPU (% of a core) over idle_secs in sw_cpu and nic_cpu.
+idle_run() {
+	local sw_after=$1 nic_after=$2 srv log t0s t0n t1s t1n w0 w1 hz
+	switchd_start 0 --bulk-gbps 0.1 --quick-gbps 10 --idle-after-us "$sw_after"
+	nicd_start 1 --idle-after-us "$nic_after"
+	log="$lab_logs/ping-server-$lab_seq.log"
+	lab_start "$log" "$build/nicd/tools/segnet-ping" --nicd "$lab_tmp/run/n1.sock" \
+		--key-file "$lab_tmp/vnet1.key" --server
+	srv=$lab_pid
+	lab_wait_count "$log" "echoing on node 1" 1 "$srv" || lab_fail "ping server" "$log" "$nic_log"
+	sleep 2
+	hz=$(getconf CLK_TCK)
+	t0s=$(cpu_ticks "$sw_pid")
+	t0n=$(cpu_ticks "$nic_pid")
+	w0=$(date +%s.%N)
+	sleep "$idle_secs"
+	t1s=$(cpu_ticks "$sw_pid")
+	t1n=$(cpu_ticks "$nic_pid")
+	w1=$(date +%s.%N)
+	sw_cpu=$(awk -v a="$t0s" -v b="$t1s" -v x="$w0" -v y="$w1" -v hz="$hz" \
+		'BEGIN { printf "%.2f", 100 * (b - a) / hz / (y - x) }')
+	nic_cpu=$(awk -v a="$t0n" -v b="$t1n" -v x="$w0" -v y="$w1" -v hz="$hz" \
+		'BEGIN { printf "%.2f", 100 * (b - a) / hz / (y - x) }')
+	lab_stop "$srv"
+	lab_stop "$nic_pid"
+	lab_stop "$sw_pid"
+}
+
+bench_idle() {
+	local r f order busy sws=() nics=() swb=() nicb=() s n sb nb rs rn
+	idle_secs=10
+	lab_init
+	echo "== idle: CPU of switchd and nicd over ${idle_secs} s (/proc/PID/stat) with back-off (their defaults: --idle-after-us 50 and 200, --idle-sleep-us 100), 2 nodes joined, an idle segnet-ping --server on n1; reference: the same daemons busy polling (--idle-after-us 0); $rounds rounds"
+	echo "placement: switchd on CPU 0 (--bulk-gbps 0.1: 173 us slots, --quick-gbps 10), nicd on CPU 1 serving n0 and n1; the ping server unpinned"
+	printf "%-5s %-8s %10s %10s %10s %10s %6s\n" round first sw_idle sw_busy nicd_idle nicd_busy busy
+	for r in $(seq 1 "$rounds"); do
+		busy=$(machine_busy)
+		order="idle busy"
+		[ $((r % 2)) = 1 ] || order="busy idle"
+		for f in $order; do
+			if [ "$f" = idle ]; then
+				idle_run 50 200
+				s=$sw_cpu
+				n=$nic_cpu
+			else
+				idle_run 0 0
+				sb=$sw_cpu
+				nb=$nic_cpu
+			fi
+		done
+		sws+=("$s")
+		nics+=("$n")
+		swb+=("$sb")
+		nicb+=("$nb")
+		printf "%-5s %-8s %10s %10s %10s %10s %5s%%\n" "$r" "${order%% *}" "$s" "$sb" "$n" "$nb" "$busy"
+	done
+	s=$(median "${sws[@]}")
+	n=$(median "${nics[@]}")
+	sb=$(median "${swb[@]}")
+	nb=$(median "${nicb[@]}")
+	rs=$(ratio "$s" "$sb")
+	rn=$(ratio "$n" "$nb")
+	echo "idle: medians (% of a core): switchd $s idle, $sb busy polling; nicd $n idle, $nb busy polling (logs: $lab_logs)"
+	figure "idle-switchd" "$s" "$sb" "$rs"
+	figure "idle-nicd" "$n" "$nb" "$rn"
+	if awk -v a="$s" -v b="$n" 'BEGIN { exit !(a >= b) }'; then
+		echo "idle: the worse of the two is switchd"
+		figure "idle" "$s" "$sb" "$rs"
+	else
+		echo "idle: the worse of the two is nicd"
+		figure "idle" "$n" "$nb" "$rn"
+	fi
+}
+
+bench_forward() {
+	local r f tp sw gen_tp gen_sw cpu_tp cpu_sw ratios=() sws=() tps=() busy dur=3 order
+	lab_init
+	echo "== forward: QREQs of 82 bytes from node A to node B through switchd (quick channel, --check-crc on) vs dpdk-testpmd --forward-mode=io, memif ports (bsize=4096), fwd-gen offering all it can, $rounds rounds of ${dur} s each"
+	echo "placement: the forwarder (switchd --idle-after-us 0, or testpmd's forwarding lcore) on CPU 0; fwd-gen (sends on A, counts at B, one thread) on CPU 1"
+	echo "switchd: --bulk-gbps 0.1 (173 us slots: slot work is negligible) --quick-gbps 1000 (a QREQ serializes in 0.85 ns: the model never limits)"
+	echo "columns: Mpps delivered at B; cpu = share of a core the forwarder / fwd-gen got in the window; busy = the machine's load before the round (other jobs)"
+	printf "%-5s %-8s %9s %9s %7s %8s %8s %6s %6s\n" round first testpmd switchd ratio cpu_tp cpu_sw sw_drop busy
+	for r in $(seq 1 "$rounds"); do
+		busy=$(machine_busy)
+		order="testpmd switchd"
+		[ $((r % 2)) = 1 ] || order="switchd testpmd"
+		for f in $order; do
+			if [ "$f" = testpmd ]; then
+				testpmd_start 0
+				fwd_gen 1 "$tp_pid" --duration "$dur"
+				gen_tp=$gen_line
+				cpu_tp="$fwd_cpu/$(field "$gen_line" cpu_pct)"
+				lab_stop "$tp_pid"
+				lab_stop "$gen_pid"
+			else
+				switchd_start 0 --bulk-gbps 0.1 --quick-gbps 1000 --idle-after-us 0
+				fwd_gen 1 "$sw_pid" --join --duration "$dur"
+				gen_sw=$gen_line
+				cpu_sw="$fwd_cpu/$(field "$gen_line" cpu_pct)"
+				lab_stop "$sw_pid"
+				lab_stop "$gen_pid"
+			fi
+		done
+		tp=$(field "$gen_tp" mpps)
+		sw=$(field "$gen_sw" mpps)
+		[ "$(field "$gen_sw" invalid)" = 0 ] || lab_fail "forward: B received invalid QREQs" "$sw_log"
+		tps+=("$tp")
+		sws+=("$sw")
+		ratios+=("$(ratio "$sw" "$tp")")
+		printf "%-5s %-8s %9s %9s %7s %8s %8s %6s %5s%%\n" "$r" "${order%% *}" "$tp" "$sw" \
+			"$(ratio "$sw" "$tp")" "$cpu_tp" "$cpu_sw" \
+			"$(( $(sw_counter "$sw_log" qreq_collision) + $(sw_counter "$sw_log" rx_invalid) ))" "$busy"
+	done
+	echo "forward: medians: switchd $(median "${sws[@]}") Mpps, testpmd $(median "${tps[@]}") Mpps; median of the per-round ratios $(median "${ratios[@]}") (logs: $lab_logs)"
+	figure "forward" "$(median "${sws[@]}")" "$(median "${tps[@]}")" "$(median "${ratios[@]}")"
+}
+
+# replay_measure TOOL PPS COUNT: send COUNT frames of the sample with TOOL
+# (segnet or tcpreplay) at PPS (0: top speed) from namespace A; print the
+# receiver's line from namespace B.
+replay_measure() {
+	local tool=$1 pps=$2 count=$3 loops rxpid ready="$lab_tmp/replay-rx.ready" line timing pf
+	local sample="$top/pcap/samples/cluster-udp.pcap" rxlog="$lab_logs/rx-stamp-$tool-$pps.log"
+	loops=$(( (count + 259) / 260 ))
+	rm -f "$ready"
+	lab_start "$rxlog" ip netns exec "sgr$$-b" taskset -c 0 "$build/tests/bench/rx-stamp" \
+		--iface sgrb --count "$count" --rate "$pps" --timeout-ms 60000 --idle-ms 1000 \
+		--ready-file "$ready"
+	rxpid=$lab_pid
+	lab_wait_file "$ready" "$rxpid" || lab_fail "rx-stamp did not start" "$rxlog"
+	if [ "$tool" = segnet ]; then
+		timing=(--pps "$pps")
+		[ "$pps" = 0 ] && timing=(--topspeed)
+		lab_prefix replay
+		ip netns exec "sgr$$-a" "$build/pcap/replay/segnet-replay" \
+			--no-huge -m 256 --no-pci --no-shconf --no-telemetry -l 1 \
+			--file-prefix "$pf" --log-level '*:error' \
+			--vdev net_af_packet0,iface=sgra,framesz=2304,blocksz=36864 -- \
+			--port net_af_packet0 "${timing[@]}" --loop "$loops" --limit "$count" \
+			"$sample" >"$lab_logs/replay-tx-$tool-$pps.log" 2>&1 || true
+	else
+		timing=(--pps="$pps")
+		[ "$pps" = 0 ] && timing=(--topspeed)
+		ip netns exec "sgr$$-a" taskset -c 1 tcpreplay -q -i sgra "${timing[@]}" \
+			--loop="$loops" --limit="$count" "$sample" \
+			>"$lab_logs/replay-tx-$tool-$pps.log" 2>&1 || true
+	fi
+	# rx-stamp ends by itself once it has COUNT frames or the link is idle.
+	local i=0
+	while lab_alive "$rxpid" && [ "$i" -lt 900 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	lab_stop "$rxpid"
+	line=$(grep '^rx-stamp:' "$rxlog" || echo "rx-stamp: frames=0")
+	echo "$line"
+}
+
+bench_replay() {
+	local runs=${SEGNET_REPLAY_RUNS:-1} rate tool line count r frames pps err run
+	local seg100="" ref100="" seg_rate100="" ok=1
+	if ! command -v tcpreplay >/dev/null 2>&1; then
+		echo "bench.sh: replay needs tcpreplay (scripts/setup.sh installs it)" >&2
+		exit 2
+	fi
+	lab_init
+	ip netns add "sgr$$-a"
+	lab_netns+=("sgr$$-a")
+	ip netns add "sgr$$-b"
+	lab_netns+=("sgr$$-b")
+	ip link add sgra netns "sgr$$-a" type veth peer name sgrb netns "sgr$$-b"
+	for r in "a sgra" "b sgrb"; do
+		set -- $r
+		ip netns exec "sgr$$-$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
+		ip -n "sgr$$-$1" link set "$2" mtu 2200 up
+		ip netns exec "sgr$$-$1" ethtool -K "$2" gro off >/dev/null 2>&1 || true
+	done
+	echo "== replay: pcap/samples/cluster-udp.pcap looped, veth pair between two namespaces;"
+	echo "   segnet-replay on net_af_packet (framesz=2304,blocksz=36864, lcore 1), tcpreplay -i (taskset -c 1);"
+	echo "   receiver: rx-stamp (AF_PACKET TPACKET_V3, kernel ns timestamps, CPU 0); $runs run(s)"
+	printf "%-4s %-10s %-9s %8s %13s %9s %12s %12s %12s %6s\n" run rate tool frames achieved_pps rate_err% \
+		gap_err_p50 gap_err_p99 gap_err_max drops
+	for ((run = 1; run <= runs; run++)); do
+		for rate in 10000 100000 0; do
+			count=$((rate == 10000 ? 20000 : 200000))
+			for tool in segnet tcpreplay; do
+				line=$(replay_measure "$tool" "$rate" "$count")
+				frames=$(field "$line" frames)
+				pps=$(field "$line" rate_pps)
+				err=na
+				[ "$rate" != 0 ] && err=$(awk -v a="$pps" -v b="$rate" 'BEGIN { printf "%.3f", (a - b) / b * 100 }')
+				printf "%-4s %-10s %-9s %8s %13s %9s %12s %12s %12s %6s\n" "$run" \
+					"$([ "$rate" = 0 ] && echo top || echo "$rate")" "$tool" "$frames" "$pps" "$err" \
+					"$(field "$line" gap_err_p50_ns)" "$(field "$line" gap_err_p99_ns)" \
+					"$(field "$line" gap_err_max_ns)" "$(field "$line" drops)"
+				if [ "$rate" = 100000 ] && [ "$tool" = segnet ]; then
+					seg100+=" $(field "$line" gap_err_p99_ns)"
+					seg_rate100+=" $err"
+				elif [ "$rate" = 100000 ]; then
+					ref100+=" $(field "$line" gap_err_p99_ns)"
+				fi
+			done
+		done
+	done
+	# The figure: medians over the runs of the p99 error at 100 kpps.
+	seg100=$(median $seg100)
+	ref100=$(median $ref100)
+	for err in $seg_rate100; do
+		awk -v e="$err" 'BEGIN { exit !(e <= 1 && e >= -1) }' || ok=0
+	done
+	awk -v a="$seg100" -v b="$ref100" 'BEGIN { exit !(a <= b) }' || ok=0
+	if [ "$ok" = 1 ]; then
+		echo "replay: at 100 kpps segnet's rate is within 1% and its p99 inter-departure error is no worse than tcpreplay's"
+	else
+		echo "replay: NOT MET at 100 kpps (rate within 1%: $seg_rate100 %; p99 error segnet $seg100 ns, tcpreplay $ref100 ns)"
+	fi
+	figure "replay" "$seg100" "$ref100" "$(ratio "$seg100" "$ref100")"
+}
+
 main() {
 	local names=() n
 	[ $# -gt 0 ] || { usage >&2; exit 2; }
 	for n in "$@"; do
 		case "$n" in
 		-h|--help) usage; exit 0 ;;
-		all) names+=(guarantees protocol rate replay) ;;
-		guarantees|protocol|rate|replay) names+=("$n") ;;
+		all) names+=(guarantees protocol rate rtt forward bulk idle replay) ;;
+		guarantees|protocol|rate|rtt|forward|bulk|idle|replay) names+=("$n") ;;
 		*) echo "bench.sh: unknown benchmark '$n' (try --help)" >&2; exit 2 ;;
 		esac
 	done

@@ -96,6 +96,8 @@ void sw_bulk_cfg(struct sw_fabric *sw, uint16_t i, const struct proto_pkt *p)
 	for (uint16_t t = 0; t < sw->n; t++)
 		requests += nd->counts[t] != 0;
 	nd->requests = requests;
+	if (requests)
+		sw->boundary_wanted = true;
 	nd->last_cfg_slot = sw->cur;
 }
 
@@ -127,7 +129,7 @@ static void sw_outq_drain(struct sw_fabric *sw, uint16_t t)
 	nd->outq_len--;
 	nd->out_slot = sw->cur;
 	sw->stats.breq_forwarded++;
-	dp_port_tx1(nd->bulk, m);
+	sw_tx(sw, nd->bulk_tx, m);
 }
 
 /* Queue a BREQ at output t of the output-buffered model. */
@@ -178,7 +180,7 @@ void sw_bulk_breq(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
 		break;
 	}
 	sw->stats.breq_forwarded++;
-	dp_port_tx1(sw->nodes[t].bulk, r->m);
+	sw_tx(sw, sw->nodes[t].bulk_tx, r->m);
 }
 
 void sw_bulk_back(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
@@ -192,7 +194,7 @@ void sw_bulk_back(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
 		return;
 	}
 	sw->stats.back_forwarded++;
-	sw_send_control(sw, initiator, r->m, now);
+	sw_send_control(sw, r->in, initiator, r->m, now);
 }
 
 /* Mark nodes down that stopped sending CFGs. */
@@ -275,7 +277,7 @@ static void sw_send_grants(struct sw_fabric *sw, uint64_t s, uint64_t now)
 		nd->announce_join = false;
 		nd->last_gnt_slot = s;
 		sw->stats.gnt_sent++;
-		sw_send_control(sw, i, m, now);
+		sw_send_control(sw, PROTO_NODE_SWITCH, i, m, now);
 	}
 }
 
@@ -305,8 +307,10 @@ void sw_bulk_slot(struct sw_fabric *sw, uint64_t now)
 	uint64_t behind = (now - sw->next_boundary) / sw->cfg.slot_ns;
 
 	if (behind) {
-		/* With nobody up, a late poll misses nothing. */
-		if (sw->n_up)
+		/* With nobody up, a late poll misses nothing; nor an idle skip. */
+		if (sw->skipping)
+			sw->stats.slots_idle += behind;
+		else if (sw->n_up)
 			sw->stats.slots_skipped += behind;
 		sw->next_boundary += behind * sw->cfg.slot_ns;
 	}
@@ -319,4 +323,24 @@ void sw_bulk_slot(struct sw_fabric *sw, uint64_t now)
 	sw_arbitrate(sw, sw->cur + 1);
 	sw_send_grants(sw, sw->cur + 1, now);
 	sw->next_boundary += sw->cfg.slot_ns;
+}
+
+uint64_t sw_bulk_next_due(const struct sw_fabric *sw)
+{
+	uint64_t due = UINT64_MAX;
+
+	for (uint16_t i = 0; i < sw->n; i++) {
+		const struct sw_node *nd = &sw->nodes[i];
+		uint64_t cur;
+
+		if (!nd->up)
+			continue;
+		if (nd->requests || nd->announce_join)
+			return sw->next_boundary;
+		/* The boundary starting slot cur sends the GNTs of slot cur + 1. */
+		cur = nd->last_gnt_slot + sw->cfg.gnt_keepalive - 1;
+		if (sw->t0 + cur * sw->cfg.slot_ns < due)
+			due = sw->t0 + cur * sw->cfg.slot_ns;
+	}
+	return due < sw->next_boundary ? sw->next_boundary : due;
 }

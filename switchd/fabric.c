@@ -50,13 +50,35 @@ static int sw_check_config(const struct sw_config *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* The transmit queue of port, made on first use (a port may serve two roles). */
+static struct sw_txq *sw_txq_of(struct sw_fabric *sw, struct dp_port *port)
+{
+	for (unsigned int q = 0; q < sw->n_txq; q++)
+		if (sw->txq[q].b.port == port)
+			return &sw->txq[q];
+	sw->txq[sw->n_txq].b.port = port;
+	return &sw->txq[sw->n_txq++];
+}
+
+/* Send every queued frame. */
+static void sw_tx_flush(struct sw_fabric *sw)
+{
+	for (unsigned int q = 0; q < sw->n_dirty; q++) {
+		dp_txbuf_flush(&sw->dirty[q]->b);
+		sw->dirty[q]->listed = false;
+	}
+	sw->n_dirty = 0;
+}
+
 /* Allocate the per-node vectors; control may be NULL. */
 static int sw_nodes_init(struct sw_fabric *sw, struct dp_port *const *bulk,
 			 struct dp_port *const *quick,
 			 struct dp_port *const *control)
 {
 	sw->nodes = calloc(sw->n, sizeof(*sw->nodes));
-	if (!sw->nodes)
+	sw->txq = calloc(3u * sw->n, sizeof(*sw->txq));
+	sw->dirty = calloc(3u * sw->n, sizeof(*sw->dirty));
+	if (!sw->nodes || !sw->txq || !sw->dirty)
 		return -ENOMEM;
 	for (uint16_t i = 0; i < sw->n; i++) {
 		struct sw_node *nd = &sw->nodes[i];
@@ -64,6 +86,9 @@ static int sw_nodes_init(struct sw_fabric *sw, struct dp_port *const *bulk,
 		nd->bulk = bulk[i];
 		nd->quick = quick[i];
 		nd->control = control && control[i] ? control[i] : quick[i];
+		nd->bulk_tx = sw_txq_of(sw, nd->bulk);
+		nd->quick_tx = sw_txq_of(sw, nd->quick);
+		nd->control_tx = sw_txq_of(sw, nd->control);
 		nd->counts = calloc(sw->n, 1);
 		nd->bulk_en = calloc(sw->vec_len, 1);
 		nd->quick_en = calloc(sw->vec_len, 1);
@@ -139,6 +164,10 @@ void sw_fabric_destroy(struct sw_fabric *sw)
 		free(sw->nodes[i].quick_en);
 	}
 	free(sw->nodes);
+	for (unsigned int q = 0; sw->txq && q < sw->n_txq; q++)
+		rte_pktmbuf_free_bulk(sw->txq[q].b.pkts, sw->txq[q].b.n);
+	free(sw->txq);
+	free(sw->dirty);
 	free(sw->match_hist);
 	free(sw->qrr);
 	free(sw->qorder);
@@ -166,11 +195,11 @@ struct rte_mbuf *sw_frame(struct sw_fabric *sw, struct proto_pkt *p)
 	return m;
 }
 
-void sw_send_control(struct sw_fabric *sw, uint16_t to, struct rte_mbuf *m,
-		     uint64_t now)
+void sw_send_control(struct sw_fabric *sw, uint16_t in, uint16_t to,
+		     struct rte_mbuf *m, uint64_t now)
 {
-	quick_arb_admit(&sw->quick, to, false, m->data_len, now);
-	dp_port_tx1(sw->nodes[to].control, m);
+	quick_arb_admit(&sw->quick, in, to, false, m->data_len, now);
+	sw_tx(sw, sw->nodes[to].control_tx, m);
 }
 
 void sw_notice_down(struct sw_fabric *sw, uint16_t to, uint16_t down,
@@ -188,7 +217,7 @@ void sw_notice_down(struct sw_fabric *sw, uint16_t to, uint16_t down,
 	if (!m)
 		return;
 	sw->stats.down_notices++;
-	sw_send_control(sw, to, m, now);
+	sw_send_control(sw, PROTO_NODE_SWITCH, to, m, now);
 }
 
 /* A node (re)joins: forget its old state; its peers restart with it. */
@@ -214,6 +243,7 @@ static void sw_node_join(struct sw_fabric *sw, uint16_t i, uint32_t nonce,
 	nd->joined = true;
 	nd->up = true;
 	nd->announce_join = true;
+	sw->boundary_wanted = true;
 	nd->last_cfg_slot = sw->cur;
 	nd->requests = 0;
 	memset(nd->counts, 0, sw->n);
@@ -312,7 +342,7 @@ static void sw_quick_forward(struct sw_fabric *sw, struct sw_rx *r, uint64_t now
 		rte_pktmbuf_free(r->m);
 		return;
 	}
-	switch (quick_arb_admit(&sw->quick, dst, is_qreq, r->m->data_len, now)) {
+	switch (quick_arb_admit(&sw->quick, r->in, dst, is_qreq, r->m->data_len, now)) {
 	case QUICK_LOST_QREQ:
 		sw->stats.qreq_collision++;
 		rte_pktmbuf_free(r->m);
@@ -328,10 +358,10 @@ static void sw_quick_forward(struct sw_fabric *sw, struct sw_rx *r, uint64_t now
 	if (is_qreq) {
 		sw->stats.qreq_forwarded++;
 		sw->qrr[dst] = (uint16_t)((r->in + 1) % sw->n);
-		dp_port_tx1(sw->nodes[dst].quick, r->m);
+		sw_tx(sw, sw->nodes[dst].quick_tx, r->m);
 	} else {
 		sw->stats.qack_forwarded++;
-		dp_port_tx1(sw->nodes[dst].control, r->m);
+		sw_tx(sw, sw->nodes[dst].control_tx, r->m);
 	}
 }
 
@@ -368,6 +398,15 @@ static int sw_qorder_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* True when the keys are in order already (a burst from one input is). */
+static bool sw_qorder_sorted(const uint64_t *key, unsigned int m)
+{
+	for (unsigned int i = 1; i < m; i++)
+		if (key[i] < key[i - 1])
+			return false;
+	return true;
+}
+
 /*
  * QREQs that arrived together: at each output, inputs from the one after
  * the output's last winner come first, so two inputs contending for an
@@ -386,7 +425,7 @@ static void sw_dispatch_qreqs(struct sw_fabric *sw, unsigned int k, uint64_t now
 		rank = (r->in + sw->n - sw->qrr[r->p.dst_node]) % sw->n;
 		sw->qorder[m++] = rank << 32 | i;
 	}
-	if (m > 1)
+	if (m > 1 && !sw_qorder_sorted(sw->qorder, m))
 		qsort(sw->qorder, m, sizeof(*sw->qorder), sw_qorder_cmp);
 	for (unsigned int j = 0; j < m; j++)
 		sw_dispatch(sw, &sw->rx[(uint32_t)sw->qorder[j]], now);
@@ -408,9 +447,20 @@ uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now)
 		if (sw->rx[i].p.type != PROTO_T_QREQ)
 			sw_dispatch(sw, &sw->rx[i], now);
 	sw_dispatch_qreqs(sw, k, now);
-	if (now >= sw->next_boundary)
+	if (now >= sw->next_boundary) {
 		sw_bulk_slot(sw, now);
-	return sw->next_boundary;
+		if (sw->cfg.idle_skip)
+			sw->idle_due = sw_bulk_next_due(sw);
+	}
+	sw_tx_flush(sw);
+	if (!sw->cfg.idle_skip)
+		return sw->next_boundary;
+	/* A CFG with requests or a join in this poll needs the next boundary. */
+	if (sw->boundary_wanted)
+		sw->idle_due = sw->next_boundary;
+	sw->boundary_wanted = false;
+	sw->skipping = sw->idle_due > sw->next_boundary;
+	return sw->idle_due;
 }
 
 uint64_t sw_fabric_slot_ns(const struct sw_fabric *sw)

@@ -39,6 +39,13 @@ struct sw_config {
 	uint64_t seed;			/* for randomized arbiters */
 	struct rte_mempool *mp;		/* frames the switch originates */
 	bool check_crc;			/* verify CRC32C of every frame */
+	/*
+	 * A poller that sleeps when idle: while no node requests a target or
+	 * has just joined, poll returns the boundary of the next keepalive
+	 * GNT instead of the next boundary, and the boundaries in between
+	 * (nothing to arbitrate) count as slots_idle, not slots_skipped.
+	 */
+	bool idle_skip;
 	/* Optional: a cycle counter for arbitration-time counters (daemon only). */
 	uint64_t (*cycles)(void);
 	/*
@@ -79,6 +86,7 @@ struct sw_config {
 	X(down_notices, "DOWN notices sent to initiators") \
 	X(slots, "slots arbitrated") \
 	X(slots_skipped, "slot boundaries missed while a node was up: a poll came late") \
+	X(slots_idle, "slot boundaries passed asleep, nothing due (idle_skip)") \
 	X(grants, "grants made") \
 	X(gnt_sent, "GNT frames sent") \
 	X(arb_cycles, "cycles spent in the arbiter (if a cycle counter is set)") \
@@ -116,7 +124,10 @@ struct sw_fabric *sw_fabric_create(const struct sw_config *cfg,
 /* Free a fabric and the frames it holds. */
 void sw_fabric_destroy(struct sw_fabric *sw);
 
-/* Do the work due at now; returns when it must run next. */
+/*
+ * Do the work due at now; returns when it must run next (with idle_skip,
+ * possibly several slots ahead: frames that arrive before then wait).
+ */
 uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now);
 
 /* Slot length in ns. */

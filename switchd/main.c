@@ -117,6 +117,7 @@ static int swd_build(struct swd *d)
 		.gnt_keepalive = o->gnt_keepalive, .seed = o->seed,
 		.mp = d->ports.mp, .check_crc = o->check_crc,
 		.cycles = dp_tsc_cycles, .control = d->ports.control,
+		.idle_skip = o->idle_after_us != 0,
 	};
 	char err[256];
 
@@ -133,7 +134,7 @@ static int swd_build(struct swd *d)
 	if (o->idle_after_us && o->idle_sleep_us &&
 	    sw_fabric_slot_ns(d->sw) < 4000ull * (o->idle_sleep_us + SWD_WAKE_US))
 		DP_LOG(swd_logtype, NOTICE,
-		       "a slot of %llu ns is short for back-off sleeps of %u us: slot boundaries will be missed while nodes are up and idle; use --idle-after-us 0 (busy polling) on a dedicated core, or a lower --link-gbps in a lab",
+		       "a slot of %llu ns is short for back-off sleeps of %u us: slot boundaries will be missed when bulk traffic pauses; use --idle-after-us 0 (busy polling) on a dedicated core, or a lower --link-gbps in a lab",
 		       (unsigned long long)sw_fabric_slot_ns(d->sw), o->idle_sleep_us);
 	if (swd_telemetry_register())
 		DP_LOG(swd_logtype, WARNING, "telemetry endpoints not registered");
@@ -161,10 +162,13 @@ static uint32_t swd_sleep_us(const struct swd *d, bool anyone_up, uint64_t now)
 
 /*
  * Poll the fabric until a signal. Work, for the back-off, is a frame
- * received or one the switch originated (GNTs at a slot boundary, DOWN
- * notices); a boundary that sends nothing is not: the next one is known,
- * and the sleep never runs past it by more than the sleep granularity.
- * With nobody up no boundary is due, so sleeps are not cut at them.
+ * received other than a CFG, a grant made, or a DOWN notice; keepalives
+ * (CFGs without news, GNTs granting nothing) are not: their times are
+ * known, and while nobody requests a target the fabric asks for the next
+ * poll only at the next keepalive GNT (idle_skip), so an idle switch
+ * wakes once per --gnt-keepalive slots or per 1 ms, whichever comes
+ * first, not at every slot boundary. With nobody up no boundary is due, so
+ * sleeps are not cut at them.
  */
 static void swd_loop(struct swd *d)
 {
@@ -185,7 +189,7 @@ static void swd_loop(struct swd *d)
 
 		now = dp_tsc_ns();
 		next = sw_fabric_poll(d->sw, now);
-		work = st->rx_frames + st->gnt_sent + st->down_notices;
+		work = st->rx_frames - st->cfg_received + st->grants + st->down_notices;
 		if (now >= next_stats) {
 			swd_report_line(stdout, d->sw, &d->ports, &snap, now);
 			next_stats = now + interval;

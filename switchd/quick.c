@@ -15,7 +15,8 @@ int quick_arb_init(struct quick_arb *q, uint16_t n, enum sw_quick_mode mode,
 	q->busy_ps = calloc(n, sizeof(*q->busy_ps));
 	q->qreq_ps = calloc(n, sizeof(*q->qreq_ps));
 	q->ctl_ps = calloc(n, sizeof(*q->ctl_ps));
-	if (!q->busy_ps || !q->qreq_ps || !q->ctl_ps) {
+	q->in_ps = calloc(n, sizeof(*q->in_ps));
+	if (!q->busy_ps || !q->qreq_ps || !q->ctl_ps || !q->in_ps) {
 		quick_arb_fini(q);
 		return -ENOMEM;
 	}
@@ -27,25 +28,45 @@ void quick_arb_fini(struct quick_arb *q)
 	free(q->busy_ps);
 	free(q->qreq_ps);
 	free(q->ctl_ps);
+	free(q->in_ps);
 	q->busy_ps = NULL;
 	q->qreq_ps = NULL;
 	q->ctl_ps = NULL;
+	q->in_ps = NULL;
 }
 
-enum quick_verdict quick_arb_admit(struct quick_arb *q, uint16_t out, bool is_qreq,
-				   uint32_t len, uint64_t now)
+/*
+ * When a frame of input `in` read at now_ps arrived: not before the frame
+ * before it from the same input was through, plus its own wire time.
+ */
+static uint64_t quick_arrival(struct quick_arb *q, uint16_t in, uint64_t now_ps,
+			      uint64_t wire_ps)
 {
-	uint64_t now_ps = now * 1000;
+	uint64_t at = now_ps;
+
+	if (in >= q->n)
+		return at;	/* the switch's own frame */
+	if (q->in_ps[in] + wire_ps > at)
+		at = q->in_ps[in] + wire_ps;
+	q->in_ps[in] = at;
+	return at;
+}
+
+enum quick_verdict quick_arb_admit(struct quick_arb *q, uint16_t in, uint16_t out,
+				   bool is_qreq, uint32_t len, uint64_t now)
+{
+	uint64_t wire_ps = dp_wire_ps(len, q->gbps);
+	uint64_t at = quick_arrival(q, in, now * 1000, wire_ps);
 	uint64_t start;
 
 	if (is_qreq) {
-		if (now_ps < q->qreq_ps[out])
+		if (at < q->qreq_ps[out])
 			return QUICK_LOST_QREQ;
-		if (q->mode == SW_QUICK_DROP && now_ps < q->busy_ps[out])
+		if (q->mode == SW_QUICK_DROP && at < q->busy_ps[out])
 			return QUICK_LOST_CONTROL;
 	}
-	start = q->busy_ps[out] > now_ps ? q->busy_ps[out] : now_ps;
-	q->busy_ps[out] = start + dp_wire_ps(len, q->gbps);
+	start = q->busy_ps[out] > at ? q->busy_ps[out] : at;
+	q->busy_ps[out] = start + wire_ps;
 	if (is_qreq)
 		q->qreq_ps[out] = q->busy_ps[out];
 	else

@@ -14,11 +14,20 @@ struct sw_rx {
 	uint16_t in;		/* node whose port it came in on */
 };
 
+/* Frames for one port, sent at the end of the poll (or when 32 wait). */
+struct sw_txq {
+	struct dp_txbuf b;	/* the port and its frames */
+	bool listed;		/* on the fabric's list of queues to flush */
+};
+
 /* One node: its ports and what the switch knows of it. */
 struct sw_node {
 	struct dp_port *bulk;		/* bulk-channel port */
 	struct dp_port *quick;		/* quick-channel port (may equal bulk) */
 	struct dp_port *control;	/* control frames to it (may equal quick) */
+	struct sw_txq *bulk_tx;		/* transmit queue of bulk */
+	struct sw_txq *quick_tx;	/* ... of quick (== bulk_tx for one port) */
+	struct sw_txq *control_tx;	/* ... of control */
 	bool joined;			/* sent HELLO */
 	bool up;			/* sending CFGs */
 	bool announce_join;		/* next GNT carries PROTO_GNT_F_JOINED */
@@ -61,11 +70,18 @@ struct sw_fabric {
 	uint64_t t0;			/* start of slot 0 */
 	uint64_t cur;			/* current slot */
 	uint64_t next_boundary;		/* start of slot cur + 1 */
+	uint64_t idle_due;		/* idle_skip: next boundary with work */
+	bool skipping;			/* idle_skip: the last poll returned idle_due */
+	bool boundary_wanted;		/* idle_skip: a request or join came this poll */
 	uint16_t rr;			/* round-robin start for arrivals */
 	uint16_t *qrr;			/* per quick output: input favoured next */
 	uint64_t *qorder;		/* QREQs of this poll: rank << 32 | index */
 	struct quick_arb quick;		/* output busy state */
 	struct proto_limits lim;	/* what decoding accepts */
+	struct sw_txq *txq;		/* one per distinct port */
+	unsigned int n_txq;		/* entries in txq */
+	struct sw_txq **dirty;		/* queues holding frames, n_dirty of them */
+	unsigned int n_dirty;		/* entries in dirty */
 	struct sw_rx *rx;		/* frames of this poll */
 	unsigned int rx_cap;		/* entries in rx */
 	struct sw_stats stats;		/* switch-wide counters */
@@ -73,12 +89,25 @@ struct sw_fabric {
 	uint64_t *match_hist;		/* slots by number of grants, n + 1 */
 };
 
+/* Queue a frame on q (sent by sw_tx_flush at the end of the poll). */
+static inline void sw_tx(struct sw_fabric *sw, struct sw_txq *q, struct rte_mbuf *m)
+{
+	if (!q->listed) {
+		q->listed = true;
+		sw->dirty[sw->n_dirty++] = q;
+	}
+	dp_txbuf_add(&q->b, m);
+}
+
 /* Start a frame the switch originates to node `to`; NULL if no mbuf. */
 struct rte_mbuf *sw_frame(struct sw_fabric *sw, struct proto_pkt *p);
 
-/* Send a frame on node to's control port (its quick port by default). */
-void sw_send_control(struct sw_fabric *sw, uint16_t to, struct rte_mbuf *m,
-		     uint64_t now);
+/*
+ * Send a control frame from input `in` (PROTO_NODE_SWITCH: one the switch
+ * originates) on node to's control port (its quick port by default).
+ */
+void sw_send_control(struct sw_fabric *sw, uint16_t in, uint16_t to,
+		     struct rte_mbuf *m, uint64_t now);
 
 /* Tell initiator `to` that node `down` is down (or restarted). */
 void sw_notice_down(struct sw_fabric *sw, uint16_t to, uint16_t down,
@@ -95,6 +124,13 @@ void sw_bulk_back(struct sw_fabric *sw, struct sw_rx *r, uint64_t now);
 
 /* Bulk channel: the work of a slot boundary (arbitrate, grant). */
 void sw_bulk_slot(struct sw_fabric *sw, uint64_t now);
+
+/*
+ * Bulk channel: the next boundary with work while nobody requests (the
+ * first keepalive GNT due), or next_boundary when a node requests a
+ * target or just joined.
+ */
+uint64_t sw_bulk_next_due(const struct sw_fabric *sw);
 
 /* Set up and free the bulk channel's state. */
 int sw_bulk_init(struct sw_fabric *sw, char *err, size_t errlen);

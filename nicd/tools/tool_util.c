@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What the segnet tools share. */
+#include <endian.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -256,17 +257,51 @@ uint64_t tool_msg_hash(uint64_t seq, const void *data, size_t len)
 	return h ^ (h >> 31);
 }
 
+/* The pattern's next 8 bytes (byte k of the word is byte i + k). */
+static inline uint64_t tool_pattern_next(uint64_t *x)
+{
+	*x ^= *x >> 30;
+	*x *= 0xbf58476d1ce4e5b9ull;
+	*x ^= *x >> 27;
+	return *x;
+}
+
+
+/*
+ * A word at a time: the byte loop it replaces cost ~2 us per 2 KiB message
+ * and made segnet-perf, not segnet, the limit of bulk goodput.
+ */
 void tool_pattern(uint64_t seq, void *data, size_t len)
 {
 	uint8_t *p = data;
-	uint64_t x = seq * 0x9e3779b97f4a7c15ull + 1;
+	uint64_t x = seq * 0x9e3779b97f4a7c15ull + 1, w;
+	size_t i = 0;
 
-	for (size_t i = 0; i < len; i++) {
-		if ((i & 7) == 0) {
-			x ^= x >> 30;
-			x *= 0xbf58476d1ce4e5b9ull;
-			x ^= x >> 27;
-		}
-		p[i] = (uint8_t)(x >> (8 * (i & 7)));
+	for (; i + 8 <= len; i += 8) {
+		w = htole64(tool_pattern_next(&x));	/* byte k: bits 8k .. 8k+7 */
+		memcpy(p + i, &w, 8);
 	}
+	if (i < len) {
+		w = htole64(tool_pattern_next(&x));
+		memcpy(p + i, &w, len - i);
+	}
+}
+
+bool tool_pattern_ok(uint64_t seq, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	uint64_t x = seq * 0x9e3779b97f4a7c15ull + 1, w, v;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		w = htole64(tool_pattern_next(&x));
+		memcpy(&v, p + i, 8);
+		if (v != w)
+			return false;
+	}
+	if (i < len) {
+		w = htole64(tool_pattern_next(&x));
+		return !memcmp(p + i, &w, len - i);
+	}
+	return true;
 }

@@ -103,4 +103,7 @@ uint64_t tool_msg_hash(uint64_t seq, const void *data, size_t len);
 /* Fill len bytes with the test pattern of message seq. */
 void tool_pattern(uint64_t seq, void *data, size_t len);
 
+/* True when len bytes of data are the test pattern of message seq. */
+bool tool_pattern_ok(uint64_t seq, const void *data, size_t len);
+
 #endif

@@ -395,6 +395,49 @@ Test(fabric, every_arbiter_respects_the_bulk_enable_vectors)
 	}
 }
 
+Test(fabric, idle_skip_polls_only_at_keepalives_while_nobody_requests)
+{
+	struct t_sw *t = calloc(1, sizeof(*t));
+	struct sw_config cfg = {
+		.n_nodes = T_N, .arbiter = "lcf", .quick_mode = SW_QUICK_DROP,
+		.bulk_gbps = 10, .quick_gbps = 10, .slot_frames = 1,
+		.slot_ns = T_SLOT, .seed = 1, .mp = t_mp, .check_crc = true,
+		.gnt_keepalive = 8, .idle_skip = true,
+	};
+	char err[256] = "", name[16];
+	uint64_t next, now;
+
+	cr_assert_not_null(t);
+	t->avail = rte_mempool_avail_count(t_mp);
+	for (int i = 0; i < T_N; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		t->port[i] = tport_create(name, T_PORT_CAP);
+	}
+	t->sw = sw_fabric_create(&cfg, t->port, t->port, err, sizeof(err));
+	cr_assert_not_null(t->sw, "%s", err);
+	for (int i = 0; i < T_N; i++)
+		t_hello(t, i, PROTO_NODE_NONE);
+	/* Joins need the next boundary (the GNT that says so). */
+	next = sw_fabric_poll(t->sw, 0);
+	cr_assert_eq(next, T_SLOT);
+	next = sw_fabric_poll(t->sw, T_SLOT);
+	/* Joined, nobody requests: the next poll is due at the keepalive. */
+	cr_assert_eq(next, 8 * T_SLOT, "next %llu", (unsigned long long)next);
+	now = next;
+	next = sw_fabric_poll(t->sw, now);
+	cr_assert_eq(sw_fabric_stats(t->sw)->slots_skipped, 0);
+	cr_assert_eq(sw_fabric_stats(t->sw)->slots_idle, 6);
+	cr_assert_eq(next, now + 8 * T_SLOT);
+	/* A CFG with a request (node 1 accepts it): every boundary again. */
+	t_cfg(t, 1, 0, 0xF, 0xF);
+	t_cfg(t, 0, 1u << 1, 0xF, 0xF);
+	next = sw_fabric_poll(t->sw, now + 10);
+	cr_assert_eq(next, now + T_SLOT);
+	sw_fabric_poll(t->sw, next);
+	cr_assert_eq(sw_fabric_stats(t->sw)->grants, 1);
+	t_sw_free(t);
+}
+
 /* ---- quick channel -------------------------------------------------------- */
 
 Test(fabric, quick_arbitration_is_first_come)
@@ -428,6 +471,48 @@ Test(fabric, quick_arbitration_is_first_come)
 	sw_fabric_poll(t->sw, 70000);
 	cr_assert_eq(t_st(t)->qreq_forwarded, 5);
 	t_sw_free(t);
+}
+
+Test(fabric, quick_burst_of_one_input_does_not_collide_with_itself)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+
+	/*
+	 * Three QREQs of node 0 for output 2 read in one poll came one after
+	 * another on 0's link: all leave. Node 1's, read with them, loses.
+	 */
+	t_data(t, PROTO_T_QREQ, 0, 2, 0);
+	t_data(t, PROTO_T_QREQ, 0, 2, 0);
+	t_data(t, PROTO_T_QREQ, 0, 2, 0);
+	t_data(t, PROTO_T_QREQ, 1, 2, 0);
+	sw_fabric_poll(t->sw, 50000);
+	cr_assert_eq(t_st(t)->qreq_forwarded, 3);
+	cr_assert_eq(t_st(t)->qreq_collision, 1);
+	cr_assert_eq(t_count(t, 2, PROTO_T_QREQ), 3);
+	for (unsigned int f = 0; f < 3; f++)
+		cr_assert_eq(t_sent(t, 2, f).src_node, 0);
+	t_sw_free(t);
+}
+
+Test(fabric, qreq_behind_an_ack_of_its_own_input_is_forwarded)
+{
+	for (int mode = SW_QUICK_DROP; mode <= SW_QUICK_INTERLEAVE; mode++) {
+		struct t_sw *t = t_sw_joined("lcf", (enum sw_quick_mode)mode, 0);
+
+		/*
+		 * Node 1 acknowledges node 2's request, then sends its answer:
+		 * read in one poll, the two came one after another on 1's link.
+		 */
+		t_ack(t, PROTO_T_QACK, 1, 2, 0);
+		t_data(t, PROTO_T_QREQ, 1, 2, 0);
+		sw_fabric_poll(t->sw, 50000);
+		cr_assert_eq(t_st(t)->qack_forwarded, 1);
+		cr_assert_eq(t_st(t)->qreq_forwarded, 1, "mode %d: the QREQ lost to its own QACK", mode);
+		cr_assert_eq(t_st(t)->qreq_collision, 0);
+		cr_assert_eq(t_sent(t, 2, 0).type, PROTO_T_QACK);
+		cr_assert_eq(t_sent(t, 2, 1).type, PROTO_T_QREQ);
+		t_sw_free(t);
+	}
 }
 
 /* A QACK to 2, then a QREQ to 2 while the QACK serializes; QREQs forwarded. */
