@@ -30,6 +30,7 @@ struct flow {
 	uint8_t *seen;		/* bitmap by sequence number */
 	uint32_t cap_bits;	/* bits in seen */
 	uint32_t max_seen;	/* highest sequence delivered + 1 */
+	uint32_t max_chan[SN_CHAN_COUNT];	/* the same, per channel */
 };
 
 struct simctx;
@@ -151,8 +152,12 @@ static struct simrun_lat samples_stats(struct samples *s)
 	return l;
 }
 
-/* Record a delivery of (src, seq) at dst in the checker; false for a duplicate. */
-static bool flow_deliver(struct simctx *ctx, uint16_t src, uint16_t dst, uint32_t seq)
+/*
+ * Record a delivery of (src, seq) on channel ch at dst in the checker; false
+ * for a duplicate. Order is promised within a virtual network: across both
+ * channels with --one-vnet, else per channel (each its own virtual network).
+ */
+static bool flow_deliver(struct simctx *ctx, uint16_t src, uint16_t dst, uint8_t ch, uint32_t seq)
 {
 	struct flow *f = &ctx->flows[(size_t)src * ctx->cfg->nodes + dst];
 	struct simrun_delivery *d = &ctx->res->delivery;
@@ -176,10 +181,12 @@ static bool flow_deliver(struct simctx *ctx, uint16_t src, uint16_t dst, uint32_
 		return false;
 	}
 	proto_bit_set(f->seen, seq);
-	if (seq + 1 < f->max_seen)
+	if (seq + 1 < (ctx->cfg->one_vnet ? f->max_seen : f->max_chan[ch]))
 		d->reordered++;
 	if (seq + 1 > f->max_seen)
 		f->max_seen = seq + 1;
+	if (seq + 1 > f->max_chan[ch])
+		f->max_chan[ch] = seq + 1;
 	return true;
 }
 
@@ -193,7 +200,7 @@ static void sim_on_deliver(void *arg, const struct sn_pkt *pkt, uint64_t now)
 	memcpy(&a, pkt->h.args, sizeof(a));
 	if (a.chan >= SN_CHAN_COUNT || a.src >= ctx->cfg->nodes)
 		return;
-	if (!flow_deliver(ctx, a.src, node->idx, a.seq))
+	if (!flow_deliver(ctx, a.src, node->idx, a.chan, a.seq))
 		return;		/* throughput and latency count each message once */
 	if (a.src == 0 && ctx->outage_end && a.gen_ns < ctx->outage_end && now > ctx->recovered)
 		ctx->recovered = now;
