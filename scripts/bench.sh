@@ -425,7 +425,7 @@ bench_rate() {
 	for mode in classic catchup; do
 		case $mode in
 		classic) args=() ;;
-		catchup) args=(--burst 1000000 --catchup 5) ;;
+		catchup) args=(--burst 1000000 --catchup-ns 500) ;;
 		esac
 		echo "== rate: the rate stage on the TSC in a busy loop ($mode${args:+: ${args[*]}})"
 		"$build/tests/bench/rate-bench" "${args[@]}" --csv "$out/rate-$mode.csv"

@@ -13,8 +13,8 @@ static const struct stage_param rate_params[] = {
 	{ "pps", "packets per second", 1, 100000000, 1000000, NULL },
 	{ "burst", "packets of credit the bucket keeps (time a late poller may make up)",
 	  1, 1000000, 1, NULL },
-	{ "catchup", "percent above pps at which credit is spent (0: at once, back to back)",
-	  0, 100, 0, NULL },
+	{ "catchup_ns", "ns by which a gap may be shorter than 1/pps while credit is spent "
+	  "(0: at once, back to back)", 0, 1000000000, 0, NULL },
 	{ NULL, NULL, 0, 0, 0, NULL },
 };
 
@@ -68,7 +68,9 @@ static int rate_init(struct stage *st, char *err, size_t errlen)
 	r->gap_ns = 1000000000ull / (uint64_t)st->param[0];
 	if (!r->gap_ns)
 		r->gap_ns = 1;
-	r->min_gap_ns = st->param[2] ? r->gap_ns * 100 / (100 + (uint64_t)st->param[2]) : 0;
+	r->min_gap_ns = 0;
+	if (st->param[2])
+		r->min_gap_ns = r->gap_ns > (uint64_t)st->param[2] ? r->gap_ns - (uint64_t)st->param[2] : 1;
 	return 0;
 }
 
@@ -137,9 +139,9 @@ static uint16_t rate_tx(struct stage *st, struct sn_pkt **pkts, uint16_t n,
 
 /*
  * Release waiting packets as tokens come; returns when the next is due.
- * With catchup, credit a late poll earned is spent at most catchup percent
- * faster than pps, so a stall is made up over the following packets
- * instead of in a burst.
+ * With catchup_ns, credit a late poll earned is spent in gaps at most
+ * catchup_ns shorter than 1/pps, so a stall is made up over the following
+ * packets instead of in a burst, and no gap is off by more than catchup_ns.
  */
 static uint64_t rate_tick(struct stage *st, uint64_t now)
 {

@@ -70,7 +70,7 @@ static int rb_cmp(const void *a, const void *b)
 }
 
 /* Measure one rate; prints a line (and a CSV row). 0 or -errno. */
-static int rb_measure(double pps, uint32_t n, uint32_t burst, uint32_t catchup, FILE *csv)
+static int rb_measure(double pps, uint32_t n, uint32_t burst, uint32_t catchup_ns, FILE *csv)
 {
 	struct rate_run r = { .pps = pps, .n = n, .left = n };
 	struct pipeline_env env = {
@@ -85,7 +85,7 @@ static int rb_measure(double pps, uint32_t n, uint32_t burst, uint32_t catchup, 
 	uint64_t now;
 
 	r.t = calloc(n, sizeof(*r.t));
-	snprintf(spec, sizeof(spec), "rate:pps=%.0f:burst=%u:catchup=%u", pps, burst, catchup);
+	snprintf(spec, sizeof(spec), "rate:pps=%.0f:burst=%u:catchup_ns=%u", pps, burst, catchup_ns);
 	pl = pipeline_create(&stage_registry, spec, 1, 0, 2, &env, msg, sizeof(msg));
 	if (!pkts || !err || !r.t || !pl) {
 		fprintf(stderr, "rate-bench: %s\n", pl ? "out of memory" : msg);
@@ -136,11 +136,11 @@ static int rb_measure(double pps, uint32_t n, uint32_t burst, uint32_t catchup, 
 }
 
 static const char rb_help[] =
-"Usage: rate-bench [--rates R1,R2,...] [--seconds S] [--burst B] [--catchup PCT] [--csv FILE]\n"
+"Usage: rate-bench [--rates R1,R2,...] [--seconds S] [--burst B] [--catchup-ns NS] [--csv FILE]\n"
 "Pace packets with the rate stage on the TSC in a busy loop and measure the\n"
 "achieved rate and the inter-departure error. Defaults: rates\n"
 "1000,10000,100000,1000000 pps, 1 s (at most 10^6 packets) per rate, burst 1,\n"
-"catchup 0 (the rate stage's parameters).\n";
+"catchup-ns 0 (the rate stage's parameters burst and catchup_ns).\n";
 
 int main(int argc, char **argv)
 {
@@ -148,7 +148,7 @@ int main(int argc, char **argv)
 		{ "rates", required_argument, NULL, 'r' },
 		{ "seconds", required_argument, NULL, 's' },
 		{ "burst", required_argument, NULL, 'b' },
-		{ "catchup", required_argument, NULL, 'u' },
+		{ "catchup-ns", required_argument, NULL, 'u' },
 		{ "csv", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -158,7 +158,7 @@ int main(int argc, char **argv)
 	char *eal[] = { argv[0], "--no-huge", "-m", "64", "--no-pci", "--no-shconf",
 			"-l", "0", "--file-prefix", prefix, "--log-level", "*:error", NULL };
 	double seconds = 1;
-	unsigned long burst = 1, catchup = 0;
+	unsigned long burst = 1, catchup_ns = 0;
 	FILE *csv = NULL;
 	int opt, rc = 0;
 
@@ -167,7 +167,7 @@ int main(int argc, char **argv)
 		case 'r': snprintf(rates_buf, sizeof(rates_buf), "%s", optarg); break;
 		case 's': seconds = strtod(optarg, NULL); break;
 		case 'b': burst = strtoul(optarg, NULL, 10); break;
-		case 'u': catchup = strtoul(optarg, NULL, 10); break;
+		case 'u': catchup_ns = strtoul(optarg, NULL, 10); break;
 		case 'c':
 			csv = fopen(optarg, "w");
 			if (!csv) {
@@ -181,8 +181,8 @@ int main(int argc, char **argv)
 		default: fputs(rb_help, stderr); return 2;
 		}
 	}
-	if (!(seconds > 0) || burst < 1 || burst > 1000000 || catchup > 100) {
-		fprintf(stderr, "rate-bench: --seconds must be positive, --burst in [1, 10^6], --catchup in [0, 100]\n");
+	if (!(seconds > 0) || burst < 1 || burst > 1000000 || catchup_ns > 1000000000) {
+		fprintf(stderr, "rate-bench: --seconds must be positive, --burst in [1, 10^6], --catchup-ns in [0, 10^9]\n");
 		return 2;
 	}
 	snprintf(prefix, sizeof(prefix), "rate-bench-%d", (int)getpid());
@@ -200,7 +200,7 @@ int main(int argc, char **argv)
 			rc = 2;
 			break;
 		}
-		rc = rb_measure(pps, n, (uint32_t)burst, (uint32_t)catchup, csv);
+		rc = rb_measure(pps, n, (uint32_t)burst, (uint32_t)catchup_ns, csv);
 	}
 	if (csv)
 		fclose(csv);
