@@ -4,11 +4,13 @@
  * checks, core pinning, the TSC clock, idle back-off and the stop signal.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <numa.h>
 #include <rte_cycles.h>
@@ -148,7 +150,17 @@ int dp_eal_init(int argc, char **argv, char *err, size_t errlen)
 
 void dp_eal_cleanup(void)
 {
+	char dir[PATH_MAX];
+
+	/*
+	 * The EAL makes its runtime directory even with --no-shconf and leaves
+	 * it behind; remove it when nothing is left in it (a process with
+	 * shared config or a telemetry socket leaves it to its owner).
+	 */
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
+	if (dir[0])
+		(void)rmdir(dir);
 }
 
 struct rte_mempool *dp_pool_for_socket(const char *prefix, int socket,

@@ -713,10 +713,11 @@ bench_forward() {
 }
 
 # replay_measure TOOL PPS COUNT: send COUNT frames of the sample with TOOL
-# (segnet or tcpreplay) at PPS (0: top speed) from namespace A; print the
-# receiver's line from namespace B.
+# (segnet or tcpreplay) at PPS (0: top speed) from namespace A; the
+# receiver's line (namespace B) in rx_line. Not in a subshell: the PIDs and
+# EAL prefixes it records must reach lab_cleanup.
 replay_measure() {
-	local tool=$1 pps=$2 count=$3 loops rxpid ready="$lab_tmp/replay-rx.ready" line timing pf
+	local tool=$1 pps=$2 count=$3 loops rxpid ready="$lab_tmp/replay-rx.ready" timing pf
 	local sample="$top/pcap/samples/cluster-udp.pcap" rxlog="$lab_logs/rx-stamp-$tool-$pps.log"
 	loops=$(( (count + 259) / 260 ))
 	rm -f "$ready"
@@ -749,8 +750,7 @@ replay_measure() {
 		i=$((i + 1))
 	done
 	lab_stop "$rxpid"
-	line=$(grep '^rx-stamp:' "$rxlog" || echo "rx-stamp: frames=0")
-	echo "$line"
+	rx_line=$(grep '^rx-stamp:' "$rxlog" || echo "rx-stamp: frames=0")
 }
 
 bench_replay() {
@@ -781,7 +781,8 @@ bench_replay() {
 		for rate in 10000 100000 0; do
 			count=$((rate == 10000 ? 20000 : 200000))
 			for tool in segnet tcpreplay; do
-				line=$(replay_measure "$tool" "$rate" "$count")
+				replay_measure "$tool" "$rate" "$count"
+				line=$rx_line
 				frames=$(field "$line" frames)
 				pps=$(field "$line" rate_pps)
 				err=na

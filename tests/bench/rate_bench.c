@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 	char rates_buf[256] = "1000,10000,100000,1000000", *save = NULL, *tok, err[256];
 	char prefix[64];
 	char *eal[] = { argv[0], "--no-huge", "-m", "64", "--no-pci", "--no-shconf",
-			"-l", "0", "--file-prefix", prefix, "--log-level", "*:error", NULL };
+			"--no-telemetry", "-l", "0", "--file-prefix", prefix, "--log-level", "*:error", NULL };
 	double seconds = 1;
 	unsigned long burst = 1, catchup_ns = 0;
 	FILE *csv = NULL;
