@@ -28,6 +28,7 @@ struct sn_pkt *nic_desc_alloc(struct nic *nic)
 	if (!p)
 		return NULL;
 	nic->free_descs = p->next;
+	nic->n_free--;
 	memset(p, 0, sizeof(*p));
 	return p;
 }
@@ -38,6 +39,7 @@ void nic_desc_free(struct nic *nic, struct sn_pkt *pkt)
 	pkt->m = NULL;
 	pkt->next = nic->free_descs;
 	nic->free_descs = pkt;
+	nic->n_free++;
 }
 
 struct nic_vnet *nic_vnet_find(struct nic *nic, uint16_t vnet)
@@ -166,6 +168,7 @@ struct nic *nic_create(const struct nic_config *cfg, const struct nic_ops *ops,
 		nic->descs[i].next = nic->free_descs;
 		nic->free_descs = &nic->descs[i];
 	}
+	nic->n_free = cfg->descriptors;
 	return nic;
 }
 
@@ -218,7 +221,14 @@ int nic_send(struct nic *nic, const struct nic_msg *msg, uint64_t now)
 	    msg->src_ep >= nic->cfg.max_endpoints || msg->chan >= SN_CHAN_COUNT ||
 	    (msg->chan == SN_CHAN_QUICK && msg->len) || msg->len > PROTO_MAX_PAYLOAD)
 		return -EINVAL;
-	p = nic_desc_alloc(nic);
+	/*
+	 * New messages may not take the last quarter of the descriptors: those
+	 * are for frames received and acknowledgments. Without the reserve, a
+	 * backlog of sends (a slow peer, heavy loss) takes every descriptor,
+	 * every BREQ received is refused, and NICs that send to each other wait
+	 * on each other for ever.
+	 */
+	p = nic->n_free > nic->cfg.descriptors / 4 ? nic_desc_alloc(nic) : NULL;
 	if (!p) {
 		nic->stats.tx_no_desc++;
 		return -ENOBUFS;

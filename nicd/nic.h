@@ -77,7 +77,7 @@ struct nic_msg {
 	X(rx_no_space, "data frames refused: no receive buffer (bulk: NACK sent)") \
 	X(rx_before_join, "frames received before the NIC had an id") \
 	X(tx_msgs, "messages accepted for sending") \
-	X(tx_no_desc, "sends refused: no packet descriptor") \
+	X(tx_no_desc, "sends refused: no packet descriptor left for sending (a quarter is kept for receiving)") \
 	X(tx_frames, "data frames sent (BREQ + QREQ)") \
 	X(retransmissions, "data frames sent again") \
 	X(hello_sent, "HELLOs sent") \

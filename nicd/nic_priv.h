@@ -62,6 +62,7 @@ struct nic {
 	unsigned int n_vnets;		/* entries in vnets */
 	struct sn_pkt *descs;		/* descriptor array */
 	struct sn_pkt *free_descs;	/* free list through next */
+	uint32_t n_free;		/* descriptors on free_descs */
 	uint32_t pending;		/* sends not yet completed */
 	struct nic_chan ch;		/* channel layer */
 	struct proto_limits lim;	/* what bad_filter accepts */
