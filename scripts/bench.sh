@@ -92,16 +92,8 @@ lab_prefixes=()		# EAL file prefixes used
 lab_pid=""		# the process lab_start started last
 lab_seq=0		# numbers file prefixes
 
-# The EAL's runtime directory for a file prefix (as DPDK chooses it).
-lab_runtime_dir() {
-	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
-		echo "$RUNTIME_DIRECTORY/dpdk/$1"
-	elif [ "$(id -u)" = 0 ]; then
-		echo "/var/run/dpdk/$1"
-	else
-		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
-	fi
-}
+# shellcheck source=scripts/lib/dpdk.sh
+. "$top/scripts/lib/dpdk.sh"
 
 # Stop everything started, remove what was created.
 lab_cleanup() {
@@ -114,7 +106,7 @@ lab_cleanup() {
 	done
 	lab_netns=()
 	for pf in "${lab_prefixes[@]}"; do
-		rm -rf "$(lab_runtime_dir "$pf")"
+		rm -rf "$(dpdk_runtime_dir "$pf")"
 	done
 	lab_prefixes=()
 	[ -z "$lab_tmp" ] || rm -rf "$lab_tmp"

@@ -210,16 +210,8 @@ default_dir() {
 	fi
 }
 
-# The EAL's runtime directory for a file prefix (as DPDK chooses it).
-runtime_dir() {
-	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
-		echo "$RUNTIME_DIRECTORY/dpdk/$1"
-	elif [ "$(id -u)" = 0 ]; then
-		echo "/var/run/dpdk/$1"
-	else
-		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
-	fi
-}
+# shellcheck source=scripts/lib/dpdk.sh
+. "$top/scripts/lib/dpdk.sh"
 
 # ---------------------------------------------------------------- binaries
 
@@ -531,7 +523,7 @@ up_exit() {
 check_names_free() {
 	local p ns rd
 	for p in sw $(nicd_procs); do
-		rd=$(runtime_dir "$(prefix_of "$p")")
+		rd=$(dpdk_runtime_dir "$(prefix_of "$p")")
 		if [ -S "$rd/dpdk_telemetry.v2" ] &&
 		   "$stat_bin" --socket "$rd/dpdk_telemetry.v2" --once >/dev/null 2>&1; then
 			die "telemetry prefix $(prefix_of "$p") is in use (a lab named '$name' in another directory?): pick another --name"
@@ -895,7 +887,7 @@ teardown() {
 		remove_shm "$i"
 	done
 	for p in $procs; do
-		rm -rf "$(runtime_dir "$(st_get "proc.$p.prefix")")"
+		rm -rf "$(dpdk_runtime_dir "$(st_get "proc.$p.prefix")")"
 	done
 	# Keys we made; a --key-file is the user's.
 	for i in $(st_get vnets); do
@@ -916,7 +908,7 @@ teardown() {
 verify_gone() {
 	local procs=$1 p left=() i
 	for p in $procs; do
-		[ -e "$(runtime_dir "$(prefix_of "$p")")" ] && left+=("$(runtime_dir "$(prefix_of "$p")")")
+		[ -e "$(dpdk_runtime_dir "$(prefix_of "$p")")" ] && left+=("$(dpdk_runtime_dir "$(prefix_of "$p")")")
 		[ "$link" = veth ] && ip netns list 2>/dev/null | awk '{ print $1 }' |
 			grep -qx "$(netns_of "$p")" && left+=("netns $(netns_of "$p")")
 	done
@@ -1043,7 +1035,7 @@ do_start_node() {
 	if pid_alive "$(st_get "proc.$p.pid")" "$nicd_bin"; then
 		die "$node_arg is running already ($p, pid $(st_get "proc.$p.pid"))"
 	fi
-	rm -rf "$(runtime_dir "$(prefix_of "$p")")"
+	rm -rf "$(dpdk_runtime_dir "$(prefix_of "$p")")"
 	start_proc "$p"
 	st_set "proc.$p.stopped" 0
 	wait_join "$i" || die "$node_arg did not join again (log: $dir/logs/$p.log)"

@@ -30,16 +30,8 @@ netns_b=
 eal="--no-huge -m 128 --no-pci --no-shconf --log-level lib.telemetry:error \
 	--log-level lib.vhost.config:warning"
 
-# The EAL's runtime directory for a file prefix (as DPDK chooses it).
-runtime_dir() {
-	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
-		echo "$RUNTIME_DIRECTORY/dpdk/$1"
-	elif [ "$(id -u)" = 0 ]; then
-		echo "/var/run/dpdk/$1"
-	else
-		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
-	fi
-}
+# shellcheck source=scripts/lib/dpdk.sh
+. "$(dirname "$0")/../../scripts/lib/dpdk.sh"
 
 cleanup() {
 	for p in $pids; do
@@ -48,7 +40,7 @@ cleanup() {
 	wait 2>/dev/null
 	[ -n "$netns_a" ] && ip netns del "$netns_a" 2>/dev/null
 	[ -n "$netns_b" ] && ip netns del "$netns_b" 2>/dev/null
-	rm -rf "$tmp" "$(runtime_dir "$tag-s")" "$(runtime_dir "$tag-c")"
+	rm -rf "$tmp" "$(dpdk_runtime_dir "$tag-s")" "$(dpdk_runtime_dir "$tag-c")"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP

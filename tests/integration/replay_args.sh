@@ -23,17 +23,9 @@ eal="--no-huge -m 64 --no-pci --no-shconf --no-telemetry -l 0 --file-prefix $tag
 failed=0
 passed=0
 
-# The EAL's runtime directory for a file prefix (as DPDK chooses it).
-runtime_dir() {
-	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
-		echo "$RUNTIME_DIRECTORY/dpdk/$1"
-	elif [ "$(id -u)" = 0 ]; then
-		echo "/var/run/dpdk/$1"
-	else
-		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
-	fi
-}
-trap 'rm -rf "$out" "$cut" "$key" "$(runtime_dir "$tag")"' EXIT
+# shellcheck source=scripts/lib/dpdk.sh
+. "$(dirname "$0")/../../scripts/lib/dpdk.sh"
+trap 'rm -rf "$out" "$cut" "$key" "$(dpdk_runtime_dir "$tag")"' EXIT
 printf 'secret\n' >"$key"
 
 # expect STATUS WORD ARGS...: segnet-replay ARGS exits STATUS and prints WORD.

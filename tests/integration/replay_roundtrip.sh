@@ -34,16 +34,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/segnet-rt.XXXXXX") || exit 1
 pids=
 eal="--no-huge -m 256 --no-pci --no-shconf --no-telemetry --log-level *:warning"
 
-# The EAL's runtime directory for a file prefix (as DPDK chooses it).
-runtime_dir() {
-	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
-		echo "$RUNTIME_DIRECTORY/dpdk/$1"
-	elif [ "$(id -u)" = 0 ]; then
-		echo "/var/run/dpdk/$1"
-	else
-		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
-	fi
-}
+# shellcheck source=scripts/lib/dpdk.sh
+. "$(dirname "$0")/../../scripts/lib/dpdk.sh"
 
 cleanup() {
 	for p in $pids; do
@@ -51,7 +43,7 @@ cleanup() {
 	done
 	wait 2>/dev/null
 	for s in sw nic sink rp bad; do
-		rm -rf "$(runtime_dir "$tag-$s")"
+		rm -rf "$(dpdk_runtime_dir "$tag-$s")"
 	done
 	rm -rf "$tmp"
 }

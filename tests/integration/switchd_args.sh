@@ -21,17 +21,9 @@ eal="--no-huge -m 64 --no-pci --no-shconf --no-telemetry -l 0 --file-prefix $tag
 failed=0
 passed=0
 
-# The EAL's runtime directory for a file prefix (as DPDK chooses it).
-runtime_dir() {
-	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
-		echo "$RUNTIME_DIRECTORY/dpdk/$1"
-	elif [ "$(id -u)" = 0 ]; then
-		echo "/var/run/dpdk/$1"
-	else
-		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
-	fi
-}
-trap 'rm -rf "$out" "$sock" "$(runtime_dir "$tag")"' EXIT
+# shellcheck source=scripts/lib/dpdk.sh
+. "$(dirname "$0")/../../scripts/lib/dpdk.sh"
+trap 'rm -rf "$out" "$sock" "$(dpdk_runtime_dir "$tag")"' EXIT
 
 # expect STATUS WORD ARGS...: switchd ARGS exits STATUS and prints WORD.
 expect() {

@@ -31,23 +31,15 @@ gbps=0.02
 down=60
 eal="--no-huge -m 256 --no-pci --no-shconf --log-level lib.telemetry:error"
 
-# The EAL's runtime directory for a file prefix (as DPDK chooses it).
-runtime_dir() {
-	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
-		echo "$RUNTIME_DIRECTORY/dpdk/$1"
-	elif [ "$(id -u)" = 0 ]; then
-		echo "/var/run/dpdk/$1"
-	else
-		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
-	fi
-}
+# shellcheck source=scripts/lib/dpdk.sh
+. "$(dirname "$0")/../../scripts/lib/dpdk.sh"
 
 cleanup() {
 	for p in $pppid $swpid; do
 		kill "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
-	rm -rf "$tmp" "$(runtime_dir "$tag-sw")" "$(runtime_dir "$tag-nic")"
+	rm -rf "$tmp" "$(dpdk_runtime_dir "$tag-sw")" "$(dpdk_runtime_dir "$tag-nic")"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
