@@ -3,16 +3,19 @@
  * timer: one retransmission timer per connection. It watches the packets
  * that have left and wait only for their acknowledgment, oldest first; when
  * one has waited longer than the timeout it raises STAGE_EV_TIMEOUT for it,
- * and genp decides what to resend.
+ * and genp decides what to resend. The round-trip bound timeout_ns holds
+ * while the measured round trips stay within it; on a connection where they
+ * do not (or none was measured yet), waits back off past the bound and an
+ * expiry resends one packet, as TCP's retransmission timer does.
  */
 #include "stages.h"
 
 static const char *const timer_adaptive_names[] = { "off", "on", NULL };
 
 static const struct stage_param timer_params[] = {
-	{ "timeout_ns", "round-trip bound: the longest wait for an acknowledgment",
+	{ "timeout_ns", "round-trip bound: the longest wait, while measured round trips stay within it",
 	  100, 10000000000LL, 1000000, NULL },
-	{ "adaptive", "on = wait srtt + 4 rttvar (never above timeout_ns)",
+	{ "adaptive", "on = wait srtt + 4 rttvar, backed off (off = always timeout_ns)",
 	  0, 1, 1, timer_adaptive_names },
 	{ "min_ns", "shortest adaptive wait", 100, 10000000000LL, 2000, NULL },
 	{ NULL, NULL, 0, 0, 0, NULL },
@@ -52,25 +55,56 @@ static int timer_init(struct stage *st, char *err, size_t errlen)
 /* Longest back-off: the adaptive wait grows at most 2^8 times. */
 enum { TIMER_MAX_BACKOFF = 8 };
 
+/* srtt + 4 rttvar, at least min_ns (c has a round-trip sample). */
+static uint64_t timer_estimate(const struct stage *st, const struct sn_conn *c)
+{
+	uint64_t t = (uint64_t)c->srtt_ns + 4ull * c->rttvar_ns;
+
+	return t < (uint64_t)st->param[2] ? (uint64_t)st->param[2] : t;
+}
+
 /*
- * How long c's packets may wait for their acknowledgment: srtt + 4 rttvar,
- * doubled for every timeout since the last round-trip sample, within
- * [min_ns, timeout_ns]. Without the back-off, a wait that fell below a round
- * trip grown by queueing would resend every buffered packet every wait, each
- * resend forcing an ack, and Karn's rule leaves no sample to learn from:
- * congestion collapse (seen in segnet-sim with two nodes at load 0.3).
+ * True when c's round trips are known to stay within timeout_ns (or the
+ * timer is not adaptive): an expiry then means a lost packet, a collision on
+ * the quick channel, and everything expired is resent at once.
+ */
+static bool timer_bound_holds(const struct stage *st, const struct sn_conn *c)
+{
+	return !st->param[1] ||
+	       (c->srtt_ns && timer_estimate(st, c) <= (uint64_t)st->param[0]);
+}
+
+/*
+ * How long c's packets may wait for their acknowledgment: srtt + 4 rttvar
+ * (timeout_ns before the first sample), doubled for every timeout since the
+ * last round-trip sample. Without the back-off, a wait that fell below a
+ * round trip grown by queueing would resend every buffered packet every
+ * wait, each resend forcing an ack, and Karn's rule leaves no sample to learn
+ * from: congestion collapse (seen in segnet-sim with two nodes at load 0.3).
+ * While the bound holds the back-off stops at it, so collisions are retried
+ * as fast as ever. Where it does not, clamping to it was the collapse again
+ * (segnet-sim clint, quick channel at load 1 with 32 or 64 quick buffers:
+ * the peer's quick buffers queue ahead of its QACK, acks came after the
+ * bound, every packet was resent each bound, and Karn's rule discarded
+ * exactly the long samples); so there the wait may back off past the
+ * estimate by its excess over the bound, or to twice the bound before the
+ * first sample.
  */
 static uint64_t timer_timeout(const struct stage *st, const struct sn_conn *c)
 {
-	uint64_t bound = (uint64_t)st->param[0], t;
+	uint64_t bound = (uint64_t)st->param[0], t, cap;
 
-	if (!st->param[1] || !c->srtt_ns)
+	if (!st->param[1])
 		return bound;
-	t = (uint64_t)c->srtt_ns + 4ull * c->rttvar_ns;
-	if (t < (uint64_t)st->param[2])
-		t = (uint64_t)st->param[2];
+	if (!c->srtt_ns) {
+		t = bound;
+		cap = 2 * bound;
+	} else {
+		t = timer_estimate(st, c);
+		cap = t > bound ? 2 * t - bound : bound;
+	}
 	t <<= c->rto_backoff;
-	return t < bound ? t : bound;
+	return t < cap ? t : cap;
 }
 
 /* True when p has left and waits only for its acknowledgment. */
@@ -80,17 +114,22 @@ static bool timer_waiting(const struct sn_pkt *p)
 }
 
 /*
- * One pass over c's unacknowledged packets, oldest first: each that waited
- * longer than the timeout gets a STAGE_EV_TIMEOUT (genp resends it, or with
- * go-back-N everything after it too). Returns the next deadline of c, or
- * UINT64_MAX when nothing waits (a later transmission sets tx_unscanned).
+ * One pass over c's unacknowledged packets: a packet that waited longer than
+ * the timeout gets a STAGE_EV_TIMEOUT (genp resends it, or with go-back-N
+ * everything after it too). Where the bound does not hold, only the one that
+ * waited longest does, and the others are due one backed-off timeout later:
+ * a late ack is then as likely as a loss, and resending every expired packet
+ * multiplied the copies in the queues by the packets in flight. Returns the
+ * next deadline of c, or UINT64_MAX when nothing waits (a later transmission
+ * sets tx_unscanned).
  */
 static uint64_t timer_scan(struct stage *st, struct sn_conn *c, uint64_t now)
 {
 	struct timer_priv *priv = st->priv;
 	uint64_t timeout = timer_timeout(st, c), next = UINT64_MAX;
-	bool expired = false;
-	struct sn_pkt *p, *nx;
+	bool all = timer_bound_holds(st, c), expired = false;
+	struct sn_pkt *p, *nx, *oldest = NULL;
+	uint32_t n_late = 0;
 
 	c->tx_unscanned = 0;
 	for (p = c->unacked; p; p = nx) {
@@ -101,16 +140,29 @@ static uint64_t timer_scan(struct stage *st, struct sn_conn *c, uint64_t now)
 		nx = priv->oldest_only ? NULL : p->next;
 		if (!timer_waiting(p))
 			continue;
-		if (now >= p->t_tx + timeout) {
+		if (now < p->t_tx + timeout) {
+			if (p->t_tx + timeout < next)
+				next = p->t_tx + timeout;
+		} else if (all) {
 			st->cnt[TIMER_EXPIRED]++;
 			expired = true;
 			pipeline_event(st->pl, c, STAGE_EV_TIMEOUT, p, now);
-		} else if (p->t_tx + timeout < next) {
-			next = p->t_tx + timeout;
+		} else {
+			n_late++;
+			if (!oldest || p->t_tx < oldest->t_tx)
+				oldest = p;
 		}
+	}
+	if (oldest) {
+		st->cnt[TIMER_EXPIRED]++;
+		expired = true;
+		pipeline_event(st->pl, c, STAGE_EV_TIMEOUT, oldest, now);
 	}
 	if (expired && c->rto_backoff < TIMER_MAX_BACKOFF)
 		c->rto_backoff++;
+	/* The resend sets tx_unscanned; the other late ones wait a timeout. */
+	if (n_late > 1 && now + timer_timeout(st, c) < next)
+		next = now + timer_timeout(st, c);
 	return next;
 }
 

@@ -721,6 +721,80 @@ Test(stages, timer_expiry_resends_oldest_sr_or_all_gbn)
 		cr_assert_eq(r[i], i + 1);
 }
 
+/*
+ * Three packets lost before any round trip was measured, so the bound is not
+ * trusted yet: each expiry resends one, the one that waited longest, and
+ * restarts the timer. Resending every expired packet at every expiry put as
+ * many copies in the queues as packets in flight, which made the quick
+ * channel collapse in segnet-sim with many quick buffers.
+ */
+Test(stages, timer_resends_one_packet_per_expiry)
+{
+	struct t_net *net = t_net_new("build_acks,dup_find,timer:timeout_ns=5000,genp:retx=sr",
+				      "build_acks,dup_find,timer,genp");
+	struct pipeline *pl = net->side[0].pl;
+
+	t_send(net, 0, 3, SN_CHAN_QUICK, 0);
+	t_wire_lose_all(net);
+	cr_assert_eq(pipeline_tick(pl, 0), 5000);
+	/* No sample yet: waits of 5000, then 10000 (the bound doubled once). */
+	cr_assert_eq(pipeline_tick(pl, 5000), 15000);
+	cr_assert_eq(t_wire_pending(net), 1, "one resend per expiry, not %d",
+		     t_wire_pending(net));
+	cr_assert_eq(t_wire_peek(net, 0)->h.pkt_num, 1);
+	cr_assert_eq(t_cnt(pl, "genp", "timeout_retx"), 1);
+	t_wire_lose_all(net);
+	cr_assert_eq(pipeline_tick(pl, 14999), 15000);
+	cr_assert_eq(t_wire_pending(net), 0, "the others wait for the restarted timer");
+	pipeline_tick(pl, 15000);
+	cr_assert_eq(t_wire_pending(net), 1);
+	cr_assert_eq(t_wire_peek(net, 0)->h.pkt_num, 2, "the packet that waited longest");
+	cr_assert_eq(t_cnt(pl, "timer", "expired"), 2);
+	t_net_free(net);
+}
+
+/*
+ * A round trip measured above timeout_ns: the wait follows the measurement
+ * instead of being clamped to the bound, and backs off past it by the
+ * measured excess. Clamped, every quick packet went out again before its ack
+ * could arrive and Karn's rule discarded the samples that would have shown it
+ * (segnet-sim clint quick channel with 32 or 64 buffers: collapse).
+ */
+Test(stages, timer_follows_a_round_trip_measured_above_the_bound)
+{
+	struct t_net *net = t_net_new("build_acks,dup_find,timer:timeout_ns=5000,genp:retx=sr",
+				      "build_acks,dup_find,timer,genp");
+	struct pipeline *pl = net->side[0].pl;
+	struct sn_conn *c = t_conn(net, 0);
+
+	net->now = 1000;
+	t_send(net, 0, 1, SN_CHAN_QUICK, 0);
+	net->now = 21000;
+	t_wire_run(net, NULL, NULL);		/* no tick before: a 20 us sample */
+	cr_assert_eq(c->outstanding, 0);
+	cr_assert_eq(c->srtt_ns, 20000);
+	cr_assert_eq(c->rttvar_ns, 10000);
+	net->now = 100000;
+	t_send(net, 0, 1, SN_CHAN_QUICK, 0);
+	t_wire_lose_all(net);
+	/* srtt + 4 rttvar = 60000, not the 5000 bound. */
+	cr_assert_eq(pipeline_tick(pl, 100000), 160000, "the wait is clamped to the bound");
+	pipeline_tick(pl, 159999);
+	cr_assert_eq(t_wire_pending(net), 0);
+	/* Backed off: 120000, within 60000 + (60000 - 5000). */
+	cr_assert_eq(pipeline_tick(pl, 160000), 275000);
+	cr_assert_eq(t_wire_pending(net), 1);
+	t_wire_lose_all(net);
+	cr_assert_eq(pipeline_tick(pl, 275000), 390000);
+	cr_assert_eq(t_wire_pending(net), 1);
+	net->now = 275000;
+	t_wire_run(net, NULL, NULL);
+	cr_assert_eq(c->outstanding, 0);
+	t_assert_all_ok(&net->side[0], 2);
+	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
+	t_net_free(net);
+}
+
 Test(stages, duplicate_of_a_delivered_packet_is_dropped_and_acked_again)
 {
 	const char *spec = "build_acks:threshold=8:delay_ns=1000000,dup_find,"
