@@ -31,6 +31,10 @@
 # cores to themselves as far as possible; each prints its core placement.
 # SEGNET_BENCH_ROUNDS (default 5) sets how many times each pair of
 # measurements is repeated (the figure is the median).
+# SEGNET_BENCH_EAL replaces the EAL options every DPDK process of rtt,
+# forward, bulk and idle gets (default "--no-huge -m 256 --no-pci
+# --no-shconf ..."), e.g. "-m 256 --huge-dir DIR --no-pci --no-shconf" to
+# run them on hugepages reserved and mounted beforehand.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -82,7 +86,7 @@ ratio() {
 # (never in /run/segnet), and stop every process they started by its PID.
 
 rounds=${SEGNET_BENCH_ROUNDS:-5}
-eal_common="--no-huge -m 256 --no-pci --no-shconf --log-level lib.telemetry:error"
+eal_common=${SEGNET_BENCH_EAL:-"--no-huge -m 256 --no-pci --no-shconf --log-level lib.telemetry:error"}
 memif_args="id=0,socket-abstract=no,bsize=4096"
 lab_tmp=""		# temporary directory: sockets, keys
 lab_logs="$out/lab"	# every process's output, kept after the run
