@@ -752,6 +752,7 @@ replay_measure() {
 bench_replay() {
 	local runs=${SEGNET_REPLAY_RUNS:-1} rate tool line count r frames pps err run
 	local seg100="" ref100="" seg_rate100="" ok=1
+	local seg10="" ref10="" segtop="" reftop="" segtop_pps="" reftop_pps=""
 	if ! command -v tcpreplay >/dev/null 2>&1; then
 		echo "bench.sh: replay needs tcpreplay (scripts/setup.sh installs it)" >&2
 		exit 2
@@ -787,17 +788,34 @@ bench_replay() {
 					"$([ "$rate" = 0 ] && echo top || echo "$rate")" "$tool" "$frames" "$pps" "$err" \
 					"$(field "$line" gap_err_p50_ns)" "$(field "$line" gap_err_p99_ns)" \
 					"$(field "$line" gap_err_max_ns)" "$(field "$line" drops)"
-				if [ "$rate" = 100000 ] && [ "$tool" = segnet ]; then
+				case "$rate/$tool" in
+				100000/segnet)
 					seg100+=" $(field "$line" gap_err_p99_ns)"
-					seg_rate100+=" $err"
-				elif [ "$rate" = 100000 ]; then
-					ref100+=" $(field "$line" gap_err_p99_ns)"
-				fi
+					seg_rate100+=" $err" ;;
+				100000/tcpreplay) ref100+=" $(field "$line" gap_err_p99_ns)" ;;
+				10000/segnet) seg10+=" $(field "$line" gap_err_p99_ns)" ;;
+				10000/tcpreplay) ref10+=" $(field "$line" gap_err_p99_ns)" ;;
+				0/segnet)
+					segtop+=" $(field "$line" gap_err_p99_ns)"
+					segtop_pps+=" $pps" ;;
+				0/tcpreplay)
+					reftop+=" $(field "$line" gap_err_p99_ns)"
+					reftop_pps+=" $pps" ;;
+				esac
 			done
 		done
 	done
-	# The figure: medians over the runs of the p99 error at 100 kpps.
+	# Medians over the runs; the figure is the p99 error at 100 kpps (last).
+	# shellcheck disable=SC2086
+	seg10=$(median $seg10) ref10=$(median $ref10) segtop=$(median $segtop) reftop=$(median $reftop)
+	# shellcheck disable=SC2086
+	segtop_pps=$(median $segtop_pps) reftop_pps=$(median $reftop_pps)
+	figure "replay-10k-p99-gap-error-ns" "$seg10" "$ref10" "$(ratio "$seg10" "$ref10")"
+	figure "replay-top-p99-gap-error-ns" "$segtop" "$reftop" "$(ratio "$segtop" "$reftop")"
+	figure "replay-top-pps" "$segtop_pps" "$reftop_pps" "$(ratio "$segtop_pps" "$reftop_pps")"
+	# shellcheck disable=SC2086
 	seg100=$(median $seg100)
+	# shellcheck disable=SC2086
 	ref100=$(median $ref100)
 	for err in $seg_rate100; do
 		awk -v e="$err" 'BEGIN { exit !(e <= 1 && e >= -1) }' || ok=0

@@ -41,7 +41,8 @@ enum replay_exit {
 /* Limits of the options. */
 enum {
 	REPLAY_BURST_MAX = 64,		/* --burst at most */
-	REPLAY_BURST_DEFAULT = 32,	/* --burst default */
+	REPLAY_BURST_DEFAULT = 32,	/* --burst default on a paced schedule */
+	REPLAY_BURST_TOPSPEED = 2,	/* --burst default at --topspeed */
 	REPLAY_CATCHUP_NS = 20000,	/* paced: late by more, frames share a call */
 	REPLAY_LINK_WAIT_DEFAULT = 5000,	/* --link-wait-ms */
 	REPLAY_DRAIN_DEFAULT = 5000,	/* --drain-ms */

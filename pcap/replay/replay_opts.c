@@ -117,9 +117,9 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"\n"
 		"Options:\n"
 		"  --mode MODE         what to do with each record (default frames), see below\n"
-		"  --burst N           records per transmit call at most (1 .. %d, default %d);\n"
-		"                      on a paced schedule only records more than 20 us late\n"
-		"                      share a call (a sender catching up)\n"
+		"  --burst N           records per transmit call at most (1 .. %d, default %d,\n"
+		"                      %d with --topspeed); on a paced schedule only records\n"
+		"                      more than 20 us late share a call (a sender catching up)\n"
 		"  --spin-us US        busy-wait the last US microseconds before each due time\n"
 		"                      (default %d; sleep before that)\n"
 		"  --link-wait-ms MS   frames: wait up to MS for the port's link; messages:\n"
@@ -154,7 +154,8 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"                      (default %d)\n"
 		"\n"
 		"Modes:\n",
-		prog, prog, REPLAY_BURST_MAX, REPLAY_BURST_DEFAULT, WAITER_SPIN_NS_DEFAULT / 1000,
+		prog, prog, REPLAY_BURST_MAX, REPLAY_BURST_DEFAULT, REPLAY_BURST_TOPSPEED,
+		WAITER_SPIN_NS_DEFAULT / 1000,
 		REPLAY_LINK_WAIT_DEFAULT, REPLAY_NODES_MAX, REPLAY_VNET_DEFAULT, REPLAY_QUICK_CAP,
 		REPLAY_QUICK_CAP, REPLAY_DRAIN_DEFAULT);
 	for (const struct replay_mode *const *m = replay_mode_list(); *m; m++)
@@ -362,7 +363,7 @@ static void replay_opts_defaults(struct replay_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->mode = "frames";
 	timing_opts_init(&o->timing);
-	o->burst = REPLAY_BURST_DEFAULT;
+	o->burst = 0;		/* set in replay_check: depends on --topspeed */
 	o->spin_ns = WAITER_SPIN_NS_DEFAULT;
 	o->link_wait_ms = REPLAY_LINK_WAIT_DEFAULT;
 	o->vnet = REPLAY_VNET_DEFAULT;
@@ -389,6 +390,13 @@ static int replay_check(struct replay_opts *o, int argc, char **argv, char *err,
 	if (o->timing.overhead && o->timing.mode != TIMING_MBPS)
 		return replay_fail(err, errlen, "--overhead %u only applies to --mbps",
 				   o->timing.overhead);
+	/*
+	 * At top speed every call is a burst: 2 frames a call sent more frames
+	 * a second than tcpreplay with smaller gap errors on a veth pair, 8 or
+	 * more bunched the departures (doc/performance.md, Replay).
+	 */
+	if (!o->burst)
+		o->burst = o->timing.mode == TIMING_TOPSPEED ? REPLAY_BURST_TOPSPEED : REPLAY_BURST_DEFAULT;
 	return m->check ? m->check(o, err, errlen) : 0;
 }
 
