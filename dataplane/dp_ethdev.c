@@ -62,6 +62,7 @@ struct dp_ethdev_port {
 	uint16_t port_id;			/* DPDK port id */
 	uint16_t rxq;				/* receive queue polled */
 	uint16_t txq;				/* transmit queue used */
+	uint32_t link_speed_mbps;		/* link speed at creation, 0 if unknown */
 	struct dp_ethdev_port_stats stats;	/* backend drops */
 	struct dp_ratelimit drop_log;		/* limits the drop warning */
 };
@@ -608,12 +609,19 @@ static void dp_ethdev_destroy(struct dp_port *port)
 	free(dp_ethdev_of(port));
 }
 
+/* The link speed rte_eth_link_get reported when the port was set up. */
+static double dp_ethdev_tx_gbps(const struct dp_port *port)
+{
+	return ((const struct dp_ethdev_port *)port)->link_speed_mbps / 1000.0;
+}
+
 /* The ethdev backend of the port interface. */
 static const struct dp_port_ops dp_ethdev_ops = {
 	.kind = "ethdev",
 	.rx = dp_ethdev_rx,
 	.tx = dp_ethdev_tx,
 	.destroy = dp_ethdev_destroy,
+	.tx_gbps = dp_ethdev_tx_gbps,
 };
 
 struct dp_port *dp_ethdev_port_create(const struct dp_ethdev *dev, uint16_t rxq,
@@ -640,6 +648,7 @@ struct dp_port *dp_ethdev_port_create(const struct dp_ethdev *dev, uint16_t rxq,
 	p->port_id = dev->port_id;
 	p->rxq = rxq;
 	p->txq = txq;
+	p->link_speed_mbps = dev->link_speed_mbps;
 	p->drop_log.interval_ns = NS_PER_S;
 	p->drop_log.burst = 1;
 	return &p->port;

@@ -171,11 +171,18 @@ static void fault_destroy(struct dp_port *port)
 	free(f);
 }
 
+/* The inner port's rate. */
+static double fault_tx_gbps(const struct dp_port *port)
+{
+	return dp_port_tx_gbps(((const struct dp_fault_port *)port)->inner);
+}
+
 static const struct dp_port_ops fault_ops = {
 	.kind = "fault",
 	.rx = fault_rx,
 	.tx = fault_tx,
 	.destroy = fault_destroy,
+	.tx_gbps = fault_tx_gbps,
 };
 
 struct dp_port *dp_fault_port_create(struct dp_port *inner,

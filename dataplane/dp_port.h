@@ -24,6 +24,8 @@ struct dp_port_ops {
 	uint16_t (*tx)(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n);
 	/* Release the port and what it holds. */
 	void (*destroy)(struct dp_port *port);
+	/* Rate frames leave at, Gbit/s; 0 if unknown. Optional (NULL: unknown). */
+	double (*tx_gbps)(const struct dp_port *port);
 };
 
 /* Which way a frame crossed a port, for taps. */
@@ -162,6 +164,15 @@ static inline void dp_txbuf_add(struct dp_txbuf *b, struct rte_mbuf *m)
 	b->pkts[b->n++] = m;
 	if (b->n == DP_TXBUF_LEN)
 		dp_txbuf_flush(b);
+}
+
+/*
+ * The rate the port sends at, in Gbit/s, so a sender can tell from the wire
+ * time of what it sent how long its transmit queue is; 0 when unknown.
+ */
+static inline double dp_port_tx_gbps(const struct dp_port *port)
+{
+	return port->ops->tx_gbps ? port->ops->tx_gbps(port) : 0;
 }
 
 /* Destroy a port (NULL is ignored). */

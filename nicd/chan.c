@@ -5,8 +5,11 @@
  * blocked target cannot hold buffers other targets could use), are requested
  * in every slot's CFG, leave in a granted slot, and keep their buffer until
  * the BACK: a negative or missing BACK requests the target again. Quick:
- * packets take a quick send buffer, leave at once, and keep the buffer until
- * acknowledged when a protocol holds them (the timer retransmits from it).
+ * packets take a quick send buffer, leave when the quick link's transmit
+ * backlog is short, and keep the buffer until acknowledged when a protocol
+ * holds them (the timer retransmits from it). BACKs, QACKs and CFGs never
+ * wait: holding QREQs in the buffers instead of the link's FIFO keeps them
+ * from queuing behind QREQs and missing their deadlines.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -282,7 +285,7 @@ static void chan_maybe_send_cfg(struct nic *nic, uint64_t now)
 		.n_nodes = n, .counts = ch->cfg_counts,
 		.bulk_en = ch->cfg_enable, .quick_en = ch->cfg_enable,
 	};
-	nic_send_control(nic, &p);
+	nic_send_control(nic, &p, now);
 	ch->cfg_time = now;
 	nic->stats.cfg_sent++;
 }
@@ -372,13 +375,22 @@ static void chan_check_backs(struct nic *nic, uint64_t now)
 	}
 }
 
-/* Send every quick packet that has a buffer. */
-static void chan_send_quick(struct nic *nic, uint64_t now)
+/*
+ * Send the quick packets that have a buffer while the quick link's backlog
+ * is short; returns when to try again for the rest (UINT64_MAX: none left).
+ */
+static uint64_t chan_send_quick(struct nic *nic, uint64_t now)
 {
 	struct nic_chan *ch = &nic->ch;
+	uint64_t wake = UINT64_MAX;
 	struct sn_pkt *p;
 
-	while ((p = chan_pop_head(&ch->qtx))) {
+	while (ch->qtx.head) {
+		if (!nic_quick_ready(nic, now, &wake)) {
+			nic->stats.qreq_deferred++;
+			return wake;
+		}
+		p = chan_pop_head(&ch->qtx);
 		nic_xmit(nic, p, now);
 		if (p->flags & SN_PKT_HELD) {
 			chan_push_tail(&ch->qwait, p, CQ_QWAIT);
@@ -389,12 +401,13 @@ static void chan_send_quick(struct nic *nic, uint64_t now)
 			nic_desc_free(nic, p);
 		}
 	}
+	return wake;
 }
 
 uint64_t chan_poll(struct nic *nic, uint64_t now)
 {
 	struct sn_pkt *head;
-	uint64_t next;
+	uint64_t next, quick;
 
 	if (nic->state != NIC_UP)
 		return UINT64_MAX;
@@ -402,9 +415,11 @@ uint64_t chan_poll(struct nic *nic, uint64_t now)
 	chan_prefetch_bulk(nic);
 	chan_maybe_send_cfg(nic, now);
 	chan_prefetch_quick(nic);
-	chan_send_quick(nic, now);
+	quick = chan_send_quick(nic, now);
 	head = nic->ch.inflight.head;
 	next = nic->ch.cfg_time + (uint64_t)nic->cfg.cfg_keepalive * nic->slot_ns;
+	if (quick < next)
+		next = quick;
 	if (head && chan_back_deadline(nic, head) < next)
 		next = chan_back_deadline(nic, head);
 	return next;

@@ -7,8 +7,43 @@
 #include "dataplane/dp_mbuf.h"
 #include "nic_priv.h"
 
+/*
+ * A frame of len bytes left on the quick port at now: it will be on the wire
+ * after what is still queued there, as the link serializes them. The time is
+ * kept in ns plus a ps remainder: ps since the clock's epoch (the TSC counts
+ * from boot) would overflow after 213 days.
+ */
+static void nic_quick_sent(struct nic *nic, uint32_t len, uint64_t now)
+{
+	uint64_t ps;
+
+	if (nic->quick_gbps <= 0)
+		return;
+	if (nic->quick_free_ns < now) {
+		nic->quick_free_ns = now;
+		nic->quick_free_sub_ps = 0;
+	}
+	ps = nic->quick_free_sub_ps + dp_wire_ps(len, nic->quick_gbps);
+	nic->quick_free_ns += ps / 1000;
+	nic->quick_free_sub_ps = (uint32_t)(ps % 1000);
+}
+
+bool nic_quick_ready(const struct nic *nic, uint64_t now, uint64_t *wake)
+{
+	uint64_t backlog_ps;
+
+	if (nic->quick_free_ns < now)
+		return true;
+	backlog_ps = (nic->quick_free_ns - now) * 1000 + nic->quick_free_sub_ps;
+	if (backlog_ps <= nic->quick_backlog_ps)
+		return true;
+	*wake = now + (backlog_ps - nic->quick_backlog_ps + 999) / 1000;
+	return false;
+}
+
 /* Encode p into a new frame and send it on port; false if no mbuf. */
-static bool nic_emit(struct nic *nic, struct dp_port *port, struct proto_pkt *p)
+static bool nic_emit(struct nic *nic, struct dp_port *port, struct proto_pkt *p,
+		     uint64_t now)
 {
 	struct rte_mbuf *m;
 
@@ -23,6 +58,8 @@ static bool nic_emit(struct nic *nic, struct dp_port *port, struct proto_pkt *p)
 		rte_pktmbuf_free(m);
 		return false;
 	}
+	if (port == nic->quick)
+		nic_quick_sent(nic, m->data_len, now);
 	dp_port_tx1(port, m);
 	return true;
 }
@@ -51,7 +88,7 @@ void nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 			.dst_node = pkt->h.dst_node, .vnet = pkt->h.vnet,
 		};
 		nic_add_ack(pkt->conn, &p);
-		if (nic_emit(nic, nic->quick, &p))
+		if (nic_emit(nic, nic->quick, &p, now))
 			nic->stats.qack_sent++;
 		return;
 	}
@@ -61,7 +98,7 @@ void nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 	if (pkt->tx_count)
 		p.flags |= PROTO_F_RETX | PROTO_F_FORCE_ACK;
 	nic_add_ack(pkt->conn, &p);
-	if (!nic_emit(nic, bulk ? nic->bulk : nic->quick, &p))
+	if (!nic_emit(nic, bulk ? nic->bulk : nic->quick, &p, now))
 		return;
 	if (pkt->tx_count)
 		nic->stats.retransmissions++;
@@ -74,7 +111,7 @@ void nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 }
 
 void nic_send_back(struct nic *nic, struct sn_conn *conn, uint16_t peer,
-		   uint16_t vnet, uint32_t slot, bool nack)
+		   uint16_t vnet, uint32_t slot, bool nack, uint64_t now)
 {
 	struct proto_pkt p = {
 		.type = PROTO_T_BACK, .flags = nack ? PROTO_F_NACK : 0,
@@ -83,11 +120,11 @@ void nic_send_back(struct nic *nic, struct sn_conn *conn, uint16_t peer,
 
 	if (!nack)
 		nic_add_ack(conn, &p);
-	if (nic_emit(nic, nic->quick, &p))
+	if (nic_emit(nic, nic->quick, &p, now))
 		nic->stats.back_sent++;
 }
 
-void nic_send_control(struct nic *nic, struct proto_pkt *p)
+void nic_send_control(struct nic *nic, struct proto_pkt *p, uint64_t now)
 {
-	nic_emit(nic, nic->quick, p);
+	nic_emit(nic, nic->quick, p, now);
 }

@@ -89,10 +89,10 @@ static void nic_split_ack(struct nic *nic, const struct proto_pkt *p, uint64_t n
 
 /* Refuse a data frame: a BREQ gets a negative BACK, a QREQ is retried. */
 static void nic_refuse(struct nic *nic, struct rte_mbuf *m,
-		       const struct proto_pkt *p)
+		       const struct proto_pkt *p, uint64_t now)
 {
 	if (p->type == PROTO_T_BREQ)
-		nic_send_back(nic, NULL, p->src_node, p->vnet, p->slot, true);
+		nic_send_back(nic, NULL, p->src_node, p->vnet, p->slot, true, now);
 	rte_pktmbuf_free(m);
 }
 
@@ -112,14 +112,14 @@ static void nic_split_data(struct nic *nic, struct rte_mbuf *m,
 	}
 	if (nic->ops.rx_space && !nic->ops.rx_space(nic->ops.ctx, p->vnet, p->dst_ep)) {
 		nic->stats.rx_no_space++;
-		nic_refuse(nic, m, p);
+		nic_refuse(nic, m, p, now);
 		return;
 	}
 	conn = pipeline_conn(v->pl, p->src_node);
 	d = conn ? nic_desc_alloc(nic) : NULL;
 	if (!d) {
 		nic->stats.rx_no_desc++;
-		nic_refuse(nic, m, p);
+		nic_refuse(nic, m, p, now);
 		return;
 	}
 	d->h = *p;
@@ -128,7 +128,7 @@ static void nic_split_data(struct nic *nic, struct rte_mbuf *m,
 	d->conn = conn;
 	pipeline_rx(v->pl, &d, 1, now);
 	if (bulk)
-		nic_send_back(nic, conn, p->src_node, p->vnet, p->slot, false);
+		nic_send_back(nic, conn, p->src_node, p->vnet, p->slot, false, now);
 }
 
 /* split: route one valid frame. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dataplane/dp_log.h"
+#include "dataplane/dp_mbuf.h"
 #include "nic_priv.h"
 #include "stages/stages.h"
 
@@ -20,6 +21,14 @@ const char *const nic_counter_names[] = {
 
 /* Frames read from one port in one poll. */
 enum { NIC_BURST = 32 };
+
+/*
+ * How much a NIC lets QREQs queue on its quick link (on top of what is on
+ * it): one QREQ, so a BACK or QACK sent next waits for little, but at least
+ * this long, so a poll loop that comes round less often than a QREQ takes
+ * on the wire (a fast real link) still keeps the link busy.
+ */
+enum { NIC_QUICK_BACKLOG_MIN_NS = 1000 };
 
 struct sn_pkt *nic_desc_alloc(struct nic *nic)
 {
@@ -150,6 +159,15 @@ struct nic *nic_create(const struct nic_config *cfg, const struct nic_ops *ops,
 	nic->ops = *ops;
 	nic->bulk = bulk;
 	nic->quick = quick;
+	nic->quick_gbps = dp_port_tx_gbps(quick);
+	if (nic->quick_gbps > 0) {
+		struct proto_pkt q = { .type = PROTO_T_QREQ };
+
+		nic->quick_backlog_ps = dp_wire_ps((uint32_t)proto_frame_len(&q),
+						   nic->quick_gbps);
+		if (nic->quick_backlog_ps < NIC_QUICK_BACKLOG_MIN_NS * 1000ull)
+			nic->quick_backlog_ps = NIC_QUICK_BACKLOG_MIN_NS * 1000ull;
+	}
 	nic->id = PROTO_NODE_NONE;
 	nic->state = NIC_JOINING;
 	nic->hello_nonce = cfg->incarnation;
@@ -300,7 +318,7 @@ static uint64_t nic_join_poll(struct nic *nic, uint64_t now)
 			.dst_node = PROTO_NODE_SWITCH, .hello_nonce = nic->hello_nonce,
 		};
 
-		nic_send_control(nic, &p);
+		nic_send_control(nic, &p, now);
 		nic->stats.hello_sent++;
 		nic->next_hello = now + nic->cfg.hello_ns;
 	}

@@ -96,6 +96,7 @@ struct nic_msg {
 	X(back_sent, "BACKs sent") \
 	X(qreq_sent, "QREQs sent") \
 	X(qack_sent, "QACKs sent") \
+	X(qreq_deferred, "polls that kept a QREQ back: the quick link had a backlog") \
 	X(down_notices, "DOWN notices from the switch") \
 	X(completed_ok, "sends completed successfully") \
 	X(completed_err, "sends completed with an error") \

@@ -47,6 +47,10 @@ struct nic {
 	struct nic_ops ops;		/* the owner */
 	struct dp_port *bulk;		/* bulk-channel port */
 	struct dp_port *quick;		/* quick-channel port (may equal bulk) */
+	double quick_gbps;		/* its rate; 0 if unknown: QREQs never wait */
+	uint64_t quick_free_ns;		/* when what was sent on it will have left, */
+	uint32_t quick_free_sub_ps;	/* ... plus this many ps (< 1000) */
+	uint64_t quick_backlog_ps;	/* backlog up to which a QREQ may join it */
 	enum nic_state state;		/* joining or up */
 	uint16_t id;			/* node id, PROTO_NODE_NONE before joining */
 	uint16_t n_nodes;		/* cluster size */
@@ -89,15 +93,21 @@ void nic_peer_down(struct nic *nic, uint16_t peer, uint64_t now);
 void nic_ingress(struct nic *nic, struct rte_mbuf **frames, uint16_t n,
 		 uint64_t now);
 
+/*
+ * Egress: true when the quick link's transmit backlog is short enough for a
+ * QREQ; else *wake is when it will be.
+ */
+bool nic_quick_ready(const struct nic *nic, uint64_t now, uint64_t *wake);
+
 /* Egress: build and send the frame of a data or ack-only packet. */
 void nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now);
 
 /* Egress: send a BACK for a BREQ of peer in slot, with acks of conn. */
 void nic_send_back(struct nic *nic, struct sn_conn *conn, uint16_t peer,
-		   uint16_t vnet, uint32_t slot, bool nack);
+		   uint16_t vnet, uint32_t slot, bool nack, uint64_t now);
 
 /* Egress: send a frame the NIC originates (CFG, HELLO) on the quick port. */
-void nic_send_control(struct nic *nic, struct proto_pkt *p);
+void nic_send_control(struct nic *nic, struct proto_pkt *p, uint64_t now);
 
 /* Channel: take a packet from the bottom of a pipeline. */
 void chan_sink(struct nic *nic, struct sn_pkt *pkt, uint64_t now);

@@ -108,11 +108,18 @@ static void sim_destroy(struct dp_port *port)
 	free(p);
 }
 
+/* The link's serialization rate. */
+static double sim_tx_gbps(const struct dp_port *port)
+{
+	return ((const struct sim_port *)port)->lp.gbps;
+}
+
 static const struct dp_port_ops sim_ops = {
 	.kind = "sim",
 	.rx = sim_rx,
 	.tx = sim_tx,
 	.destroy = sim_destroy,
+	.tx_gbps = sim_tx_gbps,
 };
 
 /* One end, owned by actor, named name.suffix. */

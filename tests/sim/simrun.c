@@ -366,8 +366,15 @@ static void outage_destroy(struct dp_port *port)
 	free(port);
 }
 
+/* The link's rate. */
+static double outage_tx_gbps(const struct dp_port *port)
+{
+	return dp_port_tx_gbps(((const struct outage_port *)port)->inner);
+}
+
 static const struct dp_port_ops outage_ops = {
 	.kind = "outage", .rx = outage_rx, .tx = outage_tx, .destroy = outage_destroy,
+	.tx_gbps = outage_tx_gbps,
 };
 
 /* Wrap p in an outage window (the window is set once the cluster formed). */

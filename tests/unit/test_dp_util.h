@@ -70,6 +70,8 @@ struct tport {
 	unsigned int out_cap;
 	/* when non-zero, tx takes at most this many frames per burst */
 	unsigned int tx_limit;
+	/* the rate tx_gbps reports (0: unknown) */
+	double gbps;
 };
 
 /* The array port behind port. */
@@ -125,12 +127,19 @@ static inline void tport_destroy(struct dp_port *port)
 	free(t);
 }
 
+/* The rate the test set. */
+static inline double tport_tx_gbps(const struct dp_port *port)
+{
+	return ((const struct tport *)port)->gbps;
+}
+
 /* The array port's operations. */
 static const struct dp_port_ops tport_ops = {
 	.kind = "test",
 	.rx = tport_rx,
 	.tx = tport_tx,
 	.destroy = tport_destroy,
+	.tx_gbps = tport_tx_gbps,
 };
 
 /* A new array port holding up to cap frames each way. */
