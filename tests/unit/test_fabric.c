@@ -37,20 +37,10 @@ struct t_sw {
 	unsigned int avail;			/* pool frames before it was built */
 };
 
-/*
- * Build a switch with arbiter spec, quick mode, down_slots and GNT keepalive
- * (1: every node gets a GNT every slot, which most tests look at).
- */
-static struct t_sw *t_sw_new_ka(const char *arbiter, enum sw_quick_mode mode,
-				uint32_t down_slots, uint32_t keepalive)
+/* Build a switch from cfg on T_N test ports. */
+static struct t_sw *t_sw_new_cfg(const struct sw_config *cfg)
 {
 	struct t_sw *t = calloc(1, sizeof(*t));
-	struct sw_config cfg = {
-		.n_nodes = T_N, .arbiter = arbiter, .quick_mode = mode,
-		.bulk_gbps = 10, .quick_gbps = 10, .slot_frames = 1,
-		.slot_ns = T_SLOT, .down_slots = down_slots, .seed = 1,
-		.mp = t_mp, .check_crc = true, .gnt_keepalive = keepalive,
-	};
 	char err[256] = "", name[16];
 
 	cr_assert_not_null(t);
@@ -59,9 +49,26 @@ static struct t_sw *t_sw_new_ka(const char *arbiter, enum sw_quick_mode mode,
 		snprintf(name, sizeof(name), "n%d", i);
 		t->port[i] = tport_create(name, T_PORT_CAP);
 	}
-	t->sw = sw_fabric_create(&cfg, t->port, t->port, err, sizeof(err));
-	cr_assert_not_null(t->sw, "sw_fabric_create(%s): %s", arbiter, err);
+	t->sw = sw_fabric_create(cfg, t->port, t->port, err, sizeof(err));
+	cr_assert_not_null(t->sw, "sw_fabric_create(%s): %s", cfg->arbiter, err);
 	return t;
+}
+
+/*
+ * Build a switch with arbiter spec, quick mode, down_slots and GNT keepalive
+ * (1: every node gets a GNT every slot, which most tests look at).
+ */
+static struct t_sw *t_sw_new_ka(const char *arbiter, enum sw_quick_mode mode,
+				uint32_t down_slots, uint32_t keepalive)
+{
+	struct sw_config cfg = {
+		.n_nodes = T_N, .arbiter = arbiter, .quick_mode = mode,
+		.bulk_gbps = 10, .quick_gbps = 10, .slot_frames = 1,
+		.slot_ns = T_SLOT, .down_slots = down_slots, .seed = 1,
+		.mp = t_mp, .check_crc = true, .gnt_keepalive = keepalive,
+	};
+
+	return t_sw_new_cfg(&cfg);
 }
 
 /* A switch whose nodes get a GNT every slot. */
@@ -397,24 +404,15 @@ Test(fabric, every_arbiter_respects_the_bulk_enable_vectors)
 
 Test(fabric, idle_skip_polls_only_at_keepalives_while_nobody_requests)
 {
-	struct t_sw *t = calloc(1, sizeof(*t));
 	struct sw_config cfg = {
 		.n_nodes = T_N, .arbiter = "lcf", .quick_mode = SW_QUICK_DROP,
 		.bulk_gbps = 10, .quick_gbps = 10, .slot_frames = 1,
 		.slot_ns = T_SLOT, .seed = 1, .mp = t_mp, .check_crc = true,
 		.gnt_keepalive = 8, .idle_skip = true,
 	};
-	char err[256] = "", name[16];
+	struct t_sw *t = t_sw_new_cfg(&cfg);
 	uint64_t next, now;
 
-	cr_assert_not_null(t);
-	t->avail = rte_mempool_avail_count(t_mp);
-	for (int i = 0; i < T_N; i++) {
-		snprintf(name, sizeof(name), "n%d", i);
-		t->port[i] = tport_create(name, T_PORT_CAP);
-	}
-	t->sw = sw_fabric_create(&cfg, t->port, t->port, err, sizeof(err));
-	cr_assert_not_null(t->sw, "%s", err);
 	for (int i = 0; i < T_N; i++)
 		t_hello(t, i, PROTO_NODE_NONE);
 	/* Joins need the next boundary (the GNT that says so). */
