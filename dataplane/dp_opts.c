@@ -60,7 +60,7 @@ int dp_opt_u16(const char *opt, const char *arg, unsigned long min,
 	return rc;
 }
 
-int dp_opt_double(const char *opt, const char *arg, bool zero_ok, double max,
+int dp_opt_double(const char *opt, const char *arg, double min, double max,
 		  double *out, char *err, size_t errlen)
 {
 	char *end;
@@ -70,9 +70,9 @@ int dp_opt_double(const char *opt, const char *arg, bool zero_ok, double max,
 	v = strtod(arg, &end);
 	if (end == arg || *end || errno || !isfinite(v))
 		return dp_opt_fail(err, errlen, "%s %s: not a number", opt, arg);
-	if (v < 0 || (v == 0 && !zero_ok) || v > max)
-		return dp_opt_fail(err, errlen, "%s %s: must be %s and at most %g",
-				   opt, arg, zero_ok ? ">= 0" : "> 0", max);
+	if (v < min || v > max)
+		return dp_opt_fail(err, errlen, "%s %s: must be between %g and %g",
+				   opt, arg, min, max);
 	*out = v;
 	return 0;
 }

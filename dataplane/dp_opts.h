@@ -27,8 +27,8 @@ int dp_opt_u32(const char *opt, const char *arg, unsigned long min,
 int dp_opt_u16(const char *opt, const char *arg, unsigned long min,
 	       unsigned long max, uint16_t *out, char *err, size_t errlen);
 
-/* A finite number in (0, max], or [0, max] when zero_ok. */
-int dp_opt_double(const char *opt, const char *arg, bool zero_ok, double max,
+/* A finite number in [min, max]. */
+int dp_opt_double(const char *opt, const char *arg, double min, double max,
 		  double *out, char *err, size_t errlen);
 
 /* One of two words; *out is true for the first. */

@@ -314,7 +314,7 @@ static int nicd_parse_value(struct nicd_opts *o, int c, const char *arg, char *e
 		o->core = (int)v;
 		return rc;
 	case NICD_OPT_STATS_INTERVAL:
-		return dp_opt_double("--stats-interval", arg, true, 86400, &o->stats_interval, err, errlen);
+		return dp_opt_double("--stats-interval", arg, 0, 86400, &o->stats_interval, err, errlen);
 	case NICD_OPT_LINK_WAIT_MS:
 		return dp_opt_u32("--link-wait-ms", arg, 0, 600000, &o->link_wait_ms, err, errlen);
 	case NICD_OPT_SOCKET_DIR:

@@ -5,14 +5,13 @@
  * options mapped onto struct timing_opts. It runs before the EAL starts,
  * so a bad command line fails at once.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dataplane/dp_opts.h"
 #include "pcap/replay/replay.h"
 
 /* Long-only options. */
@@ -80,18 +79,6 @@ static const char *const replay_timing_opt[] = {
 	[TIMING_MBPS] = "--mbps",
 	[TIMING_TOPSPEED] = "--topspeed",
 };
-
-/* printf into err; returns -EINVAL. */
-static int __attribute__((format(printf, 3, 4)))
-replay_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 void replay_opts_usage(FILE *f, const char *prog)
 {
@@ -171,48 +158,12 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"See segnet-replay(1).\n");
 }
 
-/* Parse an unsigned decimal in [min, max] for option opt. */
-static int replay_parse_u64(const char *opt, const char *arg, uint64_t min, uint64_t max,
-			    uint64_t *out, char *err, size_t errlen)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (arg[0] < '0' || arg[0] > '9' || *end || errno)
-		return replay_fail(err, errlen, "%s %s: not a whole number", opt, arg);
-	if (v < min || v > max)
-		return replay_fail(err, errlen, "%s %s: must be between %llu and %llu", opt, arg,
-				   (unsigned long long)min, (unsigned long long)max);
-	*out = v;
-	return 0;
-}
-
-/* Parse a number in [min, max] for option opt. */
-static int replay_parse_double(const char *opt, const char *arg, double min, double max,
-			       double *out, char *err, size_t errlen)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (end == arg || *end || errno || !isfinite(v))
-		return replay_fail(err, errlen, "%s %s: not a number", opt, arg);
-	if (v < min || v > max)
-		return replay_fail(err, errlen, "%s %s: must be between %g and %g", opt, arg,
-				   min, max);
-	*out = v;
-	return 0;
-}
-
 /* Choose timing mode t for option c; refuses a second timing mode. */
 static int replay_set_timing(struct replay_opts *o, bool *given, enum timing_mode t,
 			     char *err, size_t errlen)
 {
 	if (*given && o->timing.mode != t)
-		return replay_fail(err, errlen, "%s and %s cannot be used together: give one of --multiplier, --pps, --mbps, --topspeed",
+		return dp_opt_fail(err, errlen, "%s and %s cannot be used together: give one of --multiplier, --pps, --mbps, --topspeed",
 				   replay_timing_opt[o->timing.mode], replay_timing_opt[t]);
 	*given = true;
 	o->timing.mode = t;
@@ -240,19 +191,19 @@ static int replay_parse_msg_value(struct replay_opts *o, int c, const char *arg,
 	switch (c) {
 	case REPLAY_OPT_NICD:
 		if (!*arg)
-			return replay_fail(err, errlen, "--nicd needs a control socket name or path");
+			return dp_opt_fail(err, errlen, "--nicd needs a control socket name or path");
 		if (o->n_nicd == REPLAY_NODES_MAX)
-			return replay_fail(err, errlen, "--nicd %s: at most %d nodes", arg,
+			return dp_opt_fail(err, errlen, "--nicd %s: at most %d nodes", arg,
 					   REPLAY_NODES_MAX);
 		o->nicd[o->n_nicd++] = arg;
 		return 0;
 	case REPLAY_OPT_LAB:
 		if (!*arg)
-			return replay_fail(err, errlen, "--lab needs a directory");
+			return dp_opt_fail(err, errlen, "--lab needs a directory");
 		o->lab = arg;
 		return 0;
 	case REPLAY_OPT_VNET:
-		rc = replay_parse_u64("--vnet", arg, 0, UINT16_MAX, &v, err, errlen);
+		rc = dp_opt_ulong("--vnet", arg, 0, UINT16_MAX, &v, err, errlen);
 		o->vnet = (uint16_t)v;
 		return rc;
 	case REPLAY_OPT_KEY_FILE:
@@ -260,7 +211,7 @@ static int replay_parse_msg_value(struct replay_opts *o, int c, const char *arg,
 		return 0;
 	case REPLAY_OPT_MAP:
 		if (!*arg)
-			return replay_fail(err, errlen, "--map needs hash, mac, ip or a file");
+			return dp_opt_fail(err, errlen, "--map needs hash, mac, ip or a file");
 		o->map = arg;
 		return 0;
 	case REPLAY_OPT_CHANNEL:
@@ -271,21 +222,21 @@ static int replay_parse_msg_value(struct replay_opts *o, int c, const char *arg,
 		else if (!strcmp(arg, "bulk"))
 			o->channel = REPLAY_CHAN_BULK;
 		else
-			return replay_fail(err, errlen, "--channel %s: must be auto, quick or bulk", arg);
+			return dp_opt_fail(err, errlen, "--channel %s: must be auto, quick or bulk", arg);
 		return 0;
 	case REPLAY_OPT_QUICK_MAX:
-		rc = replay_parse_u64("--quick-max", arg, 0, REPLAY_QUICK_CAP, &v, err, errlen);
+		rc = dp_opt_ulong("--quick-max", arg, 0, REPLAY_QUICK_CAP, &v, err, errlen);
 		o->quick_max = (uint32_t)v;
 		return rc;
 	case REPLAY_OPT_LATENCY_CSV:
 		o->latency_csv = arg;
 		return 0;
 	case REPLAY_OPT_DRAIN_MS:
-		rc = replay_parse_u64("--drain-ms", arg, 0, 600000, &v, err, errlen);
+		rc = dp_opt_ulong("--drain-ms", arg, 0, 600000, &v, err, errlen);
 		o->drain_ms = (uint32_t)v;
 		return rc;
 	}
-	return replay_fail(err, errlen, "unknown option (see --help)");
+	return dp_opt_fail(err, errlen, "unknown option (see --help)");
 }
 
 /* Handle one option that takes a value (or --topspeed). */
@@ -299,52 +250,52 @@ static int replay_parse_value(struct replay_opts *o, int c, const char *arg, boo
 	switch (c) {
 	case REPLAY_OPT_MODE:
 		if (!replay_mode_find(arg))
-			return replay_fail(err, errlen, "--mode %s: unknown mode (frames or messages)", arg);
+			return dp_opt_fail(err, errlen, "--mode %s: unknown mode (frames or messages)", arg);
 		o->mode = arg;
 		return 0;
 	case REPLAY_OPT_PORT:
 		if (!*arg)
-			return replay_fail(err, errlen, "--port needs an ethdev name");
+			return dp_opt_fail(err, errlen, "--port needs an ethdev name");
 		o->port = arg;
 		return 0;
 	case REPLAY_OPT_MULTIPLIER:
 		rc = replay_set_timing(o, timing_given, TIMING_RECORDED, err, errlen);
-		return rc ? rc : replay_parse_double("--multiplier", arg, 1e-6, 1e6,
+		return rc ? rc : dp_opt_double("--multiplier", arg, 1e-6, 1e6,
 						     &o->timing.multiplier, err, errlen);
 	case REPLAY_OPT_PPS:
 		rc = replay_set_timing(o, timing_given, TIMING_PPS, err, errlen);
-		return rc ? rc : replay_parse_double("--pps", arg, 1e-3, 1e9, &o->timing.pps,
+		return rc ? rc : dp_opt_double("--pps", arg, 1e-3, 1e9, &o->timing.pps,
 						     err, errlen);
 	case REPLAY_OPT_MBPS:
 		rc = replay_set_timing(o, timing_given, TIMING_MBPS, err, errlen);
-		return rc ? rc : replay_parse_double("--mbps", arg, 1e-3, 1e7, &o->timing.mbps,
+		return rc ? rc : dp_opt_double("--mbps", arg, 1e-3, 1e7, &o->timing.mbps,
 						     err, errlen);
 	case REPLAY_OPT_TOPSPEED:
 		return replay_set_timing(o, timing_given, TIMING_TOPSPEED, err, errlen);
 	case REPLAY_OPT_LOOP:
-		rc = replay_parse_u64("--loop", arg, 0, UINT64_MAX - 1, &v, err, errlen);
+		rc = dp_opt_ulong("--loop", arg, 0, UINT64_MAX - 1, &v, err, errlen);
 		o->timing.loops = v ? v : TIMING_LOOPS_FOREVER;
 		return rc;
 	case REPLAY_OPT_LIMIT:
-		return replay_parse_u64("--limit", arg, 1, UINT64_MAX, &o->timing.limit, err, errlen);
+		return dp_opt_ulong("--limit", arg, 1, UINT64_MAX, &o->timing.limit, err, errlen);
 	case REPLAY_OPT_DURATION:
-		rc = replay_parse_double("--duration", arg, 1e-9, 1e9, &d, err, errlen);
+		rc = dp_opt_double("--duration", arg, 1e-9, 1e9, &d, err, errlen);
 		o->timing.duration_ns = (uint64_t)llround(d * 1e9);
 		return rc;
 	case REPLAY_OPT_OVERHEAD:
-		rc = replay_parse_u64("--overhead", arg, 0, 65535, &v, err, errlen);
+		rc = dp_opt_ulong("--overhead", arg, 0, 65535, &v, err, errlen);
 		o->timing.overhead = (uint32_t)v;
 		return rc;
 	case REPLAY_OPT_BURST:
-		rc = replay_parse_u64("--burst", arg, 1, REPLAY_BURST_MAX, &v, err, errlen);
+		rc = dp_opt_ulong("--burst", arg, 1, REPLAY_BURST_MAX, &v, err, errlen);
 		o->burst = (unsigned int)v;
 		return rc;
 	case REPLAY_OPT_SPIN_US:
-		rc = replay_parse_u64("--spin-us", arg, 0, 1000000, &v, err, errlen);
+		rc = dp_opt_ulong("--spin-us", arg, 0, 1000000, &v, err, errlen);
 		o->spin_ns = v * 1000;
 		return rc;
 	case REPLAY_OPT_LINK_WAIT_MS:
-		rc = replay_parse_u64("--link-wait-ms", arg, 0, 600000, &v, err, errlen);
+		rc = dp_opt_ulong("--link-wait-ms", arg, 0, 600000, &v, err, errlen);
 		o->link_wait_ms = (uint32_t)v;
 		return rc;
 	case REPLAY_OPT_CSV:
@@ -380,15 +331,15 @@ static int replay_check(struct replay_opts *o, int argc, char **argv, char *err,
 	char msg[160];
 
 	if (optind >= argc)
-		return replay_fail(err, errlen, "no trace given: FILE (a pcap or pcapng) is required (see --help)");
+		return dp_opt_fail(err, errlen, "no trace given: FILE (a pcap or pcapng) is required (see --help)");
 	if (optind + 1 < argc)
-		return replay_fail(err, errlen, "%s: unexpected argument after FILE %s (see --help)",
+		return dp_opt_fail(err, errlen, "%s: unexpected argument after FILE %s (see --help)",
 				   argv[optind + 1], argv[optind]);
 	o->file = argv[optind];
 	if (timing_opts_check(&o->timing, msg, sizeof(msg)))
-		return replay_fail(err, errlen, "%s", msg);
+		return dp_opt_fail(err, errlen, "%s", msg);
 	if (o->timing.overhead && o->timing.mode != TIMING_MBPS)
-		return replay_fail(err, errlen, "--overhead %u only applies to --mbps",
+		return dp_opt_fail(err, errlen, "--overhead %u only applies to --mbps",
 				   o->timing.overhead);
 	/*
 	 * At top speed every call is a burst: 2 frames a call sent more frames
@@ -420,10 +371,10 @@ int replay_opts_parse(struct replay_opts *o, int argc, char **argv, char *err,
 			replay_opts_usage(stdout, argv[0]);
 			return 1;
 		case ':':
-			rc = replay_fail(err, errlen, "%s needs a value (see --help)", argv[optind - 1]);
+			rc = dp_opt_fail(err, errlen, "%s needs a value (see --help)", argv[optind - 1]);
 			break;
 		case '?':
-			rc = replay_fail(err, errlen, "%s: unknown option (see --help; EAL arguments go before --)",
+			rc = dp_opt_fail(err, errlen, "%s: unknown option (see --help; EAL arguments go before --)",
 					 argv[optind - 1]);
 			break;
 		default:
