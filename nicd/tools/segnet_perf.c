@@ -177,7 +177,6 @@ static bool perf_parse_chan(const char *arg, enum perf_mode *m)
 	return true;
 }
 
-/* Handle one option; false after printing an error. */
 /* Parse one option into o; false (after a message) when it is bad. */
 static bool perf_option(void *opts, int c, const char *arg)
 {

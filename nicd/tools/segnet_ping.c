@@ -135,7 +135,6 @@ static const struct option ping_long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Handle one option; false after printing an error. */
 /* Parse one option into o; false (after a message) when it is bad. */
 static bool ping_option(void *opts, int c, const char *arg)
 {

@@ -32,6 +32,8 @@ eal="--no-huge -m 128 --no-pci --no-shconf --log-level lib.telemetry:error \
 
 # shellcheck source=scripts/lib/dpdk.sh
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
+# shellcheck source=tests/integration/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
 
 cleanup() {
 	for p in $pids; do
@@ -44,19 +46,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-
-# Wait up to $2 tenths of a second for file $1 (or for process $3 to end).
-wait_for() {
-	i=0
-	while [ ! -e "$1" ] && [ "$i" -lt "$2" ]; do
-		if [ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null; then
-			return 1
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -e "$1" ]
-}
 
 # Read the server's counters through telemetry while it holds.
 check_telemetry() {

@@ -39,7 +39,7 @@ d0=$(delivered_n1)
 
 lab stop-node n2 || fail "lab.sh stop-node n2"
 echo "$test_name: n2 stopped at $(elapsed) s"
-wait_exit "$srv"
+wait_exit "$srv" 200
 [ "$st" = 1 ] || fail "n2's ping server exited with $st, not 1"
 grep -q "nicd went away" "$tmp/ping-server-n2.log" || fail "n2's ping server did not see nicd go"
 "$app" probe --nicd n0 --node 2 --key-file "$SEGNET_LAB_KEY" --count 4 --expect down \
@@ -66,10 +66,10 @@ cat "$tmp/probe-up.log"
 d2=$(delivered_n1)
 [ "$d2" -gt "$d1" ] || fail "n0 -> n1 stopped after n2 came back"
 
-wait_exit "$pcli"
+wait_exit "$pcli" 200
 [ "$st" = 0 ] || fail "the stream n0 -> n1 exited with $st"
 kill -INT "$psrv"
-wait_exit "$psrv"
+wait_exit "$psrv" 200
 downs=$(tel "$SEGNET_LAB_SWITCHD_PREFIX" /segnet/switch/stats switch.stats.downs)
 joins=$(tel "$SEGNET_LAB_SWITCHD_PREFIX" /segnet/switch/stats switch.stats.joins)
 echo "switchd: downs $downs, joins $joins"

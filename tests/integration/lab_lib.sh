@@ -13,6 +13,10 @@
 # process it started by PID, takes the lab down with lab.sh and checks
 # that nothing of it is left.
 
+# wait_for, wait_grep, wait_exit (fail is this file's own, below).
+# shellcheck source=tests/integration/test_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
+
 lab_sh=${1:?usage: $0 LAB_SH BUILD_DIR}
 build=${2:?usage: $0 LAB_SH BUILD_DIR}
 link=${SEGNET_LAB_LINK:-memif}
@@ -146,28 +150,6 @@ lab_up() {
 # A counter of a daemon: tel PREFIX COMMAND NAME.
 tel() {
 	"$stat" --prefix "$1" --once --all --cmd "$2" 2>/dev/null | awk -v k="$3" '$1 == k { print $2 }'
-}
-
-# Wait up to 10 s for text $2 in file $1 while process $3 lives.
-wait_grep() {
-	local i=0
-	while ! grep -q "$2" "$1" 2>/dev/null && [ "$i" -lt 100 ]; do
-		kill -0 "$3" 2>/dev/null || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	grep -q "$2" "$1"
-}
-
-# Wait up to 20 s for process $1 to exit; its status in $st.
-wait_exit() {
-	local i=0
-	while kill -0 "$1" 2>/dev/null && [ "$i" -lt 200 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	wait "$1"
-	st=$?
 }
 
 # Start a ping server on node $1 (vnet 1); its PID in $srv.

@@ -31,11 +31,11 @@ pids="$pids $c2"
 "$perf" --nicd n0 --key-file "$SEGNET_LAB_KEY" --client --node 2 --chan bulk --size 2048 \
 	--messages 400 --window 16 --json >"$tmp/cli-bulk.json" 2>"$tmp/cli-bulk.log" ||
 	fail "perf client n0 -> n2"
-wait_exit "$c2"
+wait_exit "$c2" 200
 [ "$st" = 0 ] || fail "perf client n1 -> n2 exited with $st"
-wait_exit "$s1"
+wait_exit "$s1" 200
 [ "$st" = 0 ] || fail "perf server 1 exited with $st"
-wait_exit "$s2"
+wait_exit "$s2" 200
 [ "$st" = 0 ] || fail "perf server 2 exited with $st"
 python3 - "$tmp" <<'PY' || fail "transfer results differ"
 import json, sys

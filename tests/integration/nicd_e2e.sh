@@ -40,6 +40,8 @@ gbps=0.1
 
 # shellcheck source=scripts/lib/dpdk.sh
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
+# shellcheck source=tests/integration/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
 
 cleanup() {
 	for p in $pids $nicpid $swpid; do
@@ -50,48 +52,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-
-fail() {
-	echo "FAIL: $*"
-	for f in "$tmp"/*.log; do
-		echo "--- $f"
-		cat "$f"
-	done
-	exit 1
-}
-
-# Wait up to $2 tenths of a second for file $1 while process $3 lives.
-wait_for() {
-	i=0
-	while [ ! -e "$1" ] && [ "$i" -lt "$2" ]; do
-		kill -0 "$3" 2>/dev/null || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -e "$1" ]
-}
-
-# Wait up to 10 s for text $2 in file $1 while process $3 lives.
-wait_grep() {
-	i=0
-	while ! grep -q "$2" "$1" 2>/dev/null && [ "$i" -lt 100 ]; do
-		kill -0 "$3" 2>/dev/null || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	grep -q "$2" "$1"
-}
-
-# Wait up to 10 s for process $1 to exit; its status in $st.
-wait_exit() {
-	i=0
-	while kill -0 "$1" 2>/dev/null && [ "$i" -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	wait "$1"
-	st=$?
-}
 
 printf 'e2e-key\n' >"$tmp/vnet1.key"
 printf 'other key' >"$tmp/vnet2.key"

@@ -42,6 +42,8 @@ eal="--no-huge -m 256 --no-pci --no-shconf --no-telemetry --log-level *:warning"
 
 # shellcheck source=scripts/lib/dpdk.sh
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
+# shellcheck source=tests/integration/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
 
 cleanup() {
 	for p in $pids $nicpid $swpid; do
@@ -55,38 +57,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-
-fail() {
-	echo "FAIL: $*"
-	for f in "$tmp"/*.log; do
-		[ -e "$f" ] || continue
-		echo "--- $(basename "$f")"
-		cat "$f"
-	done
-	exit 1
-}
-
-# Wait up to $2 tenths of a second for file $1 while process $3 lives.
-wait_for() {
-	i=0
-	while [ ! -e "$1" ] && [ "$i" -lt "$2" ]; do
-		kill -0 "$3" 2>/dev/null || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -e "$1" ]
-}
-
-# Wait up to 10 s for process $1 to exit; its status in $st.
-wait_exit() {
-	i=0
-	while kill -0 "$1" 2>/dev/null && [ "$i" -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	wait "$1"
-	st=$?
-}
 
 # 1. switchd and one nicd serving four nodes, with --capture.
 printf 'replay-key\n' >"$tmp/vnet1.key"

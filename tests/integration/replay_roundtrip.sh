@@ -36,6 +36,8 @@ eal="--no-huge -m 256 --no-pci --no-shconf --no-telemetry --log-level *:warning"
 
 # shellcheck source=scripts/lib/dpdk.sh
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
+# shellcheck source=tests/integration/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
 
 cleanup() {
 	for p in $pids; do
@@ -49,27 +51,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-
-# Wait up to $2 tenths of a second for file $1 while process $3 lives.
-wait_for() {
-	i=0
-	while [ ! -e "$1" ] && [ "$i" -lt "$2" ]; do
-		kill -0 "$3" 2>/dev/null || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -e "$1" ]
-}
-
-fail() {
-	echo "FAIL: $*"
-	for f in "$tmp"/*.log; do
-		[ -e "$f" ] || continue
-		echo "--- $(basename "$f")"
-		cat "$f"
-	done
-	exit 1
-}
 
 # 1. switchd with --capture, three NICs through it.
 vdevs=
