@@ -25,25 +25,12 @@ passed=0
 
 # shellcheck source=scripts/lib/dpdk.sh
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
+# shellcheck source=tests/integration/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
 trap 'rm -rf "$out" "$cut" "$key" "$(dpdk_runtime_dir "$tag")"' EXIT
 printf 'secret\n' >"$key"
 
-# expect STATUS WORD ARGS...: segnet-replay ARGS exits STATUS and prints WORD.
-expect() {
-	want=$1
-	word=$2
-	shift 2
-	"$replay" "$@" >"$out" 2>&1
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -q -e "$word" "$out"; then
-		passed=$((passed + 1))
-		echo "ok: exit $rc, names '$word': $(grep -e "$word" "$out" | head -1)"
-	else
-		failed=$((failed + 1))
-		echo "FAIL: segnet-replay $* exited $rc (want $want), output:"
-		cat "$out"
-	fi
-}
+expect_prog=$replay
 
 p="--port net_null0"
 expect 0 "--pps N" --help

@@ -23,24 +23,11 @@ passed=0
 
 # shellcheck source=scripts/lib/dpdk.sh
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
+# shellcheck source=tests/integration/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
 trap 'rm -rf "$out" "$sock" "$(dpdk_runtime_dir "$tag")"' EXIT
 
-# expect STATUS WORD ARGS...: switchd ARGS exits STATUS and prints WORD.
-expect() {
-	want=$1
-	word=$2
-	shift 2
-	"$switchd" "$@" >"$out" 2>&1
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -q -e "$word" "$out"; then
-		passed=$((passed + 1))
-		echo "ok: exit $rc, names '$word': $(grep -e "$word" "$out" | head -1)"
-	else
-		failed=$((failed + 1))
-		echo "FAIL: switchd $* exited $rc (want $want), output:"
-		cat "$out"
-	fi
-}
+expect_prog=$switchd
 
 ports="--port 0=net_null0 --port 1=net_null1 --port 2=net_null2"
 expect 0 "--nodes N" --help

@@ -49,3 +49,21 @@ fail() {
 	done
 	exit 1
 }
+
+# expect STATUS WORD ARGS...: $expect_prog ARGS exits STATUS and prints WORD
+# (its output in $out); counts in $passed and $failed.
+expect() {
+	_want=$1
+	_word=$2
+	shift 2
+	"$expect_prog" "$@" >"$out" 2>&1
+	_rc=$?
+	if [ "$_rc" = "$_want" ] && grep -q -e "$_word" "$out"; then
+		passed=$((passed + 1))
+		echo "ok: exit $_rc, names '$_word': $(grep -e "$_word" "$out" | head -1)"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $(basename "$expect_prog") $* exited $_rc (want $_want), output:"
+		cat "$out"
+	fi
+}
