@@ -48,21 +48,9 @@ no_build=0
 lab_name=
 lab_dir=
 
-# The comment at the top, from its fourth line to its end.
-usage() {
-	awk 'NR >= 4 && !/^#/ { exit } NR >= 4 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"
-}
-
-die() {
-	echo "$prog: $*" >&2
-	exit 1
-}
-
-die_usage() {
-	echo "$prog: $*" >&2
-	echo "usage: scripts/demo.sh [--pcap FILE] [--nodes N] [--out DIR] [options] (try --help)" >&2
-	exit 2
-}
+synopsis="scripts/demo.sh [--pcap FILE] [--nodes N] [--out DIR] [options]"
+# shellcheck source=scripts/lib/cli.sh
+. "$top/scripts/lib/cli.sh"
 
 say() {
 	echo "$prog: $*"

@@ -52,21 +52,9 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prog=lab.sh
 
-# The comment at the top, from its fourth line to its end.
-usage() {
-	awk 'NR >= 4 && !/^#/ { exit } NR >= 4 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"
-}
-
-die() {
-	echo "$prog: $*" >&2
-	exit 1
-}
-
-die_usage() {
-	echo "$prog: $*" >&2
-	echo "usage: scripts/lab.sh up|down|status|env|stop-node|start-node|attach [options] (try --help)" >&2
-	exit 2
-}
+synopsis="scripts/lab.sh up|down|status|env|stop-node|start-node|attach [options]"
+# shellcheck source=scripts/lib/cli.sh
+. "$top/scripts/lib/cli.sh"
 
 say() {
 	echo "$prog: $*"
