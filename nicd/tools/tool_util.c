@@ -10,6 +10,7 @@
 
 #include <getopt.h>
 
+#include "dataplane/dp_opts.h"
 #include "tool_util.h"
 
 volatile sig_atomic_t tool_stop;
@@ -69,18 +70,11 @@ uint64_t tool_now_ns(void)
 bool tool_parse_u64(const char *prog, const char *opt, const char *arg, uint64_t min,
 		    uint64_t max, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
+	char err[192];
+	unsigned long v;
 
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (arg[0] < '0' || arg[0] > '9' || *end || errno) {
-		fprintf(stderr, "%s: %s %s: not a number\n", prog, opt, arg);
-		return false;
-	}
-	if (v < min || v > max) {
-		fprintf(stderr, "%s: %s %s: must be between %llu and %llu\n", prog, opt, arg,
-			(unsigned long long)min, (unsigned long long)max);
+	if (dp_opt_ulong(opt, arg, min, max, &v, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", prog, err);
 		return false;
 	}
 	*out = v;
@@ -90,17 +84,12 @@ bool tool_parse_u64(const char *prog, const char *opt, const char *arg, uint64_t
 bool tool_parse_double(const char *prog, const char *opt, const char *arg, double max,
 		       double *out)
 {
-	char *end;
-	double v;
+	char err[192];
 
-	errno = 0;
-	v = strtod(arg, &end);
-	if (end == arg || *end || errno || !isfinite(v) || v < 0 || v > max) {
-		fprintf(stderr, "%s: %s %s: must be a number between 0 and %g\n", prog, opt,
-			arg, max);
+	if (dp_opt_double(opt, arg, 0, max, out, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", prog, err);
 		return false;
 	}
-	*out = v;
 	return true;
 }
 

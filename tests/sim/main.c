@@ -19,6 +19,7 @@
 
 #include "dataplane/dp_fault.h"
 #include "dataplane/dp_mbuf.h"
+#include "dataplane/dp_opts.h"
 #include "dataplane/stage.h"
 #include "nicd/conf.h"
 #include "nicd/stages/stages.h"
@@ -155,13 +156,12 @@ static const struct option sim_options[] = {
 /* A number in [lo, hi] from option `opt`, or exit 2. */
 static double parse_num(const char *opt, const char *s, double lo, double hi)
 {
-	char *end;
+	char name[48], err[192];
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || isnan(v) || v < lo || v > hi)
-		usage_error("--%s: '%s' is not a number in [%g, %g]", opt, s, lo, hi);
+	snprintf(name, sizeof(name), "--%s", opt);
+	if (dp_opt_double(name, s, lo, hi, &v, err, sizeof(err)))
+		usage_error("%s", err);
 	return v;
 }
 
