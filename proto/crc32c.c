@@ -2,6 +2,14 @@
 /*
  * CRC32C with the SSE4.2 crc32 instruction when the CPU has it, and a
  * slicing-by-8 table otherwise. The choice is made once, at first use.
+ *
+ * One crc32 instruction takes 3 cycles before the next may use its result,
+ * but a new one can start every cycle: a single chain over a 2 KiB bulk
+ * frame runs at a third of the unit's speed. Long buffers are therefore
+ * taken in chunks of three lanes, each with its own chain, and the lanes'
+ * CRCs are joined with shift tables (CRC is linear: the register after
+ * A then B is the register after A shifted over |B| zero bytes, xor the
+ * register of B alone).
  */
 #include <stdbool.h>
 #include <string.h>
@@ -13,6 +21,16 @@ enum { CRC32C_POLY = 0x82F63B78 };
 
 /* Slicing-by-8 tables, filled once. */
 static uint32_t crc32c_table[8][256];
+
+/* Lane length of the three-lane path (bytes, a multiple of 8). */
+enum { CRC32C_LANE = 128 };
+
+/*
+ * crc32c_shift[k][b]: the raw register (b << 8k) carried over CRC32C_LANE
+ * zero bytes. A register c shifted over a lane is the xor of the four
+ * entries of its bytes.
+ */
+static uint32_t crc32c_shift[4][256];
 
 /* Fill the slicing-by-8 tables. */
 static void crc32c_table_init(void)
@@ -54,13 +72,52 @@ static uint32_t crc32c_sw(uint32_t crc, const uint8_t *p, size_t len)
 	return crc;
 }
 
+/* Fill the lane shift tables (after the slicing tables: they use them). */
+static void crc32c_shift_init(void)
+{
+	static const uint8_t zeros[CRC32C_LANE];
+
+	for (unsigned int k = 0; k < 4; k++)
+		for (unsigned int b = 0; b < 256; b++)
+			crc32c_shift[k][b] = crc32c_sw((uint32_t)b << (8 * k),
+						       zeros, sizeof(zeros));
+}
+
+/* The raw register c carried over CRC32C_LANE zero bytes. */
+static inline uint32_t crc32c_shift_lane(uint32_t c)
+{
+	return crc32c_shift[0][c & 0xff] ^ crc32c_shift[1][(c >> 8) & 0xff] ^
+	       crc32c_shift[2][(c >> 16) & 0xff] ^ crc32c_shift[3][c >> 24];
+}
+
 #if defined(__x86_64__)
-/* The SSE4.2 crc32 instruction, 8 bytes at a time. */
+/*
+ * The SSE4.2 crc32 instruction, 8 bytes at a time: chunks of three lanes
+ * on three independent chains, then the rest on one.
+ */
 __attribute__((target("sse4.2")))
 static uint32_t crc32c_hw(uint32_t crc, const uint8_t *p, size_t len)
 {
 	uint64_t c = crc;
 
+	while (len >= 3 * CRC32C_LANE) {
+		uint64_t b = 0, d = 0;
+
+		for (size_t i = 0; i < CRC32C_LANE; i += 8) {
+			uint64_t va, vb, vd;
+
+			memcpy(&va, p + i, 8);
+			memcpy(&vb, p + CRC32C_LANE + i, 8);
+			memcpy(&vd, p + 2 * CRC32C_LANE + i, 8);
+			c = __builtin_ia32_crc32di(c, va);
+			b = __builtin_ia32_crc32di(b, vb);
+			d = __builtin_ia32_crc32di(d, vd);
+		}
+		c = crc32c_shift_lane((uint32_t)c) ^ b;
+		c = crc32c_shift_lane((uint32_t)c) ^ d;
+		p += 3 * CRC32C_LANE;
+		len -= 3 * CRC32C_LANE;
+	}
 	while (len >= 8) {
 		uint64_t v;
 
@@ -104,6 +161,7 @@ uint32_t crc32c_update(uint32_t crc, const void *buf, size_t len)
 
 	if (impl == 0) {
 		crc32c_table_init();
+		crc32c_shift_init();
 		impl = crc32c_have_hw() ? 2 : 1;
 		__atomic_store_n(&crc32c_impl, impl, __ATOMIC_RELEASE);
 	}
