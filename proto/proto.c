@@ -287,7 +287,7 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 	    (pkt->pkt_num && !(pkt->flags & PROTO_F_DATA)))
 		return PROTO_R_PKT_NUM;
 	if (pkt->ack_base > PROTO_PKT_NUM_MASK ||
-	    ((pkt->ack_base || pkt->ack_mask) && !(pkt->flags & PROTO_F_ACK)))
+	    ((pkt->ack_base | pkt->ack_mask) && !(pkt->flags & PROTO_F_ACK)))
 		return PROTO_R_ACK_FIELDS;
 	if (pkt->payload_len > PROTO_MAX_PAYLOAD ||
 	    (pkt->payload_len && pkt->type != PROTO_T_BREQ))
