@@ -29,6 +29,9 @@
 #
 # rtt, forward, bulk and idle need root (network namespaces) and the two
 # cores to themselves as far as possible; each prints its core placement.
+# forward and bulk also print, before and after each measurement, the
+# round trip of a cache line between CPU 0 and CPU 1 (xcpu-probe): on a VM
+# it changes as the hypervisor moves the vCPUs, and so does their speed.
 # SEGNET_BENCH_ROUNDS (default 5) sets how many times each pair of
 # measurements is repeated (the figure is the median).
 # SEGNET_BENCH_EAL replaces the EAL options every DPDK process of rtt,
@@ -332,6 +335,16 @@ machine_busy() {
 		'BEGIN { printf "%.0f", t ? 100 * u / t : 0 }'
 }
 
+# xcpu: the round trip of a cache line between CPU 0 and CPU 1 now, in ns
+# (tests/bench/xcpu-probe, 0.2 s). On the lab VM it is either 50-90 or
+# 310-340 ns and changes every few seconds as the hypervisor moves the
+# vCPUs; printed before and after each measurement, it shows how often the
+# machine changed state around it (it cannot tell the state during it).
+xcpu() {
+	"$build/tests/bench/xcpu-probe" --cpus 0,1 --duration 0.2 |
+		sed -n 's/.*round_trip_ns=\([0-9]*\).*/\1/p'
+}
+
 bench_protocol() {
 	local conf loss thr base_sr base_gbn sr1 gbn1 t line
 	echo "== protocol: goodput vs loss, saturated bulk channel, 16 nodes, uniform"
@@ -556,19 +569,23 @@ bulk_segnet() {
 
 bench_bulk() {
 	local r f order busy segs=() refs=() ratios=() ref cpu_tp gen_tp
+	local x0 x_seg x_tp
 	bulk_secs=4
 	lab_init
 	echo "== bulk: goodput of 2048-byte bulk messages node 0 -> node 1 through nicd and switchd (segnet-perf --no-verify, window 128, conf3, ${bulk_secs} s) vs dpdk-testpmd --forward-mode=io forwarding 2134-byte frames (a full BREQ) from fwd-gen, counted as 2048 bytes each; $rounds rounds"
 	echo "placement: switchd (or testpmd's forwarding lcore) busy polling on CPU 0; nicd (both nodes, or fwd-gen) busy polling on CPU 1; segnet-perf client and server on CPU 1 at nice -20"
 	echo "switchd: --bulk-gbps 10 --slot-frames 64: 110 us slots of up to 64 BREQs, a schedule of 9.5 Gbit/s of payload per pair; nicd: --send-buffers 128 --per-target-cap 128"
-	printf "%-5s %-8s %12s %12s %8s %8s %10s %6s\n" round first segnet_gbps testpmd_gbps ratio cpu_tp seg_retx busy
+	echo "xcpu_seg, xcpu_tp: cache-line round trip between CPU 0 and 1 (ns, tests/bench/xcpu-probe) just before / just after the segnet and the testpmd measurement"
+	printf "%-5s %-8s %12s %12s %8s %8s %10s %6s %9s %9s\n" round first segnet_gbps testpmd_gbps ratio cpu_tp seg_retx busy xcpu_seg xcpu_tp
 	for r in $(seq 1 "$rounds"); do
 		busy=$(machine_busy)
 		order="segnet testpmd"
 		[ $((r % 2)) = 1 ] || order="testpmd segnet"
 		for f in $order; do
+			x0=$(xcpu)
 			if [ "$f" = segnet ]; then
 				bulk_segnet
+				x_seg="$x0/$(xcpu)"
 			else
 				testpmd_start 0
 				fwd_gen 1 "$tp_pid" --frame breq --duration "$bulk_secs"
@@ -576,14 +593,15 @@ bench_bulk() {
 				cpu_tp="$fwd_cpu/$(field "$gen_line" cpu_pct)"
 				lab_stop "$tp_pid"
 				lab_stop "$gen_pid"
+				x_tp="$x0/$(xcpu)"
 			fi
 		done
 		ref=$(field "$gen_tp" gbps_payload)
 		segs+=("$seg_gbps")
 		refs+=("$ref")
 		ratios+=("$(ratio "$seg_gbps" "$ref")")
-		printf "%-5s %-8s %12s %12s %8s %8s %10s %5s%%\n" "$r" "${order%% *}" "$seg_gbps" "$ref" \
-			"$(ratio "$seg_gbps" "$ref")" "$cpu_tp" "$seg_retx" "$busy"
+		printf "%-5s %-8s %12s %12s %8s %8s %10s %5s%% %9s %9s\n" "$r" "${order%% *}" "$seg_gbps" "$ref" \
+			"$(ratio "$seg_gbps" "$ref")" "$cpu_tp" "$seg_retx" "$busy" "$x_seg" "$x_tp"
 	done
 	echo "bulk: medians: segnet $(median "${segs[@]}") Gbit/s, testpmd $(median "${refs[@]}") Gbit/s; median of the per-round ratios $(median "${ratios[@]}") (logs: $lab_logs)"
 	figure "bulk" "$(median "${segs[@]}")" "$(median "${refs[@]}")" "$(median "${ratios[@]}")"
@@ -667,17 +685,20 @@ bench_idle() {
 
 bench_forward() {
 	local r f tp sw gen_tp gen_sw cpu_tp cpu_sw ratios=() sws=() tps=() busy dur=3 order
+	local x0 x_tp x_sw
 	lab_init
 	echo "== forward: QREQs of 82 bytes from node A to node B through switchd (quick channel, --check-crc on) vs dpdk-testpmd --forward-mode=io, memif ports (bsize=4096), fwd-gen offering all it can, $rounds rounds of ${dur} s each"
 	echo "placement: the forwarder (switchd --idle-after-us 0, or testpmd's forwarding lcore) on CPU 0; fwd-gen (sends on A, counts at B, one thread) on CPU 1"
 	echo "switchd: --bulk-gbps 0.1 (173 us slots: slot work is negligible) --quick-gbps 1000 (a QREQ serializes in 0.85 ns: the model never limits)"
 	echo "columns: Mpps delivered at B; cpu = share of a core the forwarder / fwd-gen got in the window; busy = the machine's load before the round (other jobs)"
-	printf "%-5s %-8s %9s %9s %7s %8s %8s %6s %6s\n" round first testpmd switchd ratio cpu_tp cpu_sw sw_drop busy
+	echo "xcpu_tp, xcpu_sw: cache-line round trip between CPU 0 and 1 (ns, tests/bench/xcpu-probe) just before / just after the testpmd and the switchd measurement"
+	printf "%-5s %-8s %9s %9s %7s %8s %8s %6s %6s %9s %9s\n" round first testpmd switchd ratio cpu_tp cpu_sw sw_drop busy xcpu_tp xcpu_sw
 	for r in $(seq 1 "$rounds"); do
 		busy=$(machine_busy)
 		order="testpmd switchd"
 		[ $((r % 2)) = 1 ] || order="switchd testpmd"
 		for f in $order; do
+			x0=$(xcpu)
 			if [ "$f" = testpmd ]; then
 				testpmd_start 0
 				fwd_gen 1 "$tp_pid" --duration "$dur"
@@ -685,6 +706,7 @@ bench_forward() {
 				cpu_tp="$fwd_cpu/$(field "$gen_line" cpu_pct)"
 				lab_stop "$tp_pid"
 				lab_stop "$gen_pid"
+				x_tp="$x0/$(xcpu)"
 			else
 				switchd_start 0 --bulk-gbps 0.1 --quick-gbps 1000 --idle-after-us 0
 				fwd_gen 1 "$sw_pid" --join --duration "$dur"
@@ -692,6 +714,7 @@ bench_forward() {
 				cpu_sw="$fwd_cpu/$(field "$gen_line" cpu_pct)"
 				lab_stop "$sw_pid"
 				lab_stop "$gen_pid"
+				x_sw="$x0/$(xcpu)"
 			fi
 		done
 		tp=$(field "$gen_tp" mpps)
@@ -700,9 +723,10 @@ bench_forward() {
 		tps+=("$tp")
 		sws+=("$sw")
 		ratios+=("$(ratio "$sw" "$tp")")
-		printf "%-5s %-8s %9s %9s %7s %8s %8s %6s %5s%%\n" "$r" "${order%% *}" "$tp" "$sw" \
+		printf "%-5s %-8s %9s %9s %7s %8s %8s %6s %5s%% %9s %9s\n" "$r" "${order%% *}" "$tp" "$sw" \
 			"$(ratio "$sw" "$tp")" "$cpu_tp" "$cpu_sw" \
-			"$(( $(sw_counter "$sw_log" qreq_collision) + $(sw_counter "$sw_log" rx_invalid) ))" "$busy"
+			"$(( $(sw_counter "$sw_log" qreq_collision) + $(sw_counter "$sw_log" rx_invalid) ))" "$busy" \
+			"$x_tp" "$x_sw"
 	done
 	echo "forward: medians: switchd $(median "${sws[@]}") Mpps, testpmd $(median "${tps[@]}") Mpps; median of the per-round ratios $(median "${ratios[@]}") (logs: $lab_logs)"
 	figure "forward" "$(median "${sws[@]}")" "$(median "${tps[@]}")" "$(median "${ratios[@]}")"
