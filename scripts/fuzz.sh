@@ -3,7 +3,9 @@
 # the run is clean, 1 on a crash, a sanitizer report or a build error, and
 # 2 on bad arguments.
 #
-#   scripts/fuzz.sh TARGET SECONDS     TARGET: proto (fuzz_proto, proto_decode)
+#   scripts/fuzz.sh TARGET SECONDS     TARGET: proto (fuzz_proto, proto_decode),
+#                                      fabric (fuzz_fabric, the switch fabric),
+#                                      nic (fuzz_nic, the NIC core)
 #   scripts/fuzz.sh --help
 #
 # It configures build-fuzz/ (CC=clang, -Dfuzz=true, -Dtests=false,
@@ -17,10 +19,10 @@ set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 builddir="$top/build-fuzz"
-targets=(proto)
+targets=(proto fabric nic)
 
 usage() {
-	sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 # Print a message naming what was wrong and exit 2.

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Helpers of the dataplane, fabric and simulator tests: EAL set-up without
- * hugepages or PCI, a frame pool, and an array port (struct dp_port_ops over
- * two arrays) so a test decides exactly what one rx burst returns and sees
- * every frame a component sends.
+ * Helpers of the dataplane, fabric and simulator tests: the array port and
+ * EAL set-up of tests/common/array_port.h (shared with the fuzz harnesses)
+ * with Criterion assertions, and a frame pool.
  */
 #ifndef SEGNET_TEST_DP_UTIL_H
 #define SEGNET_TEST_DP_UTIL_H
@@ -15,30 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_eal.h>
 #include <rte_mempool.h>
 
-#include "dataplane/dp_mbuf.h"
-#include "dataplane/dp_port.h"
-#include "proto/proto.h"
+#include "tests/common/array_port.h"
 
 /*
  * Start the EAL once in this process: each Criterion test runs in its own
- * process, so a suite's .init calls this. No hugepages, no PCI, one lcore.
+ * process, so a suite's .init calls this.
  */
 static inline void tdp_eal_init(void)
 {
-	static int done;
-	char *argv[] = {
-		"segnet-test", "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
-		"--no-telemetry", "-l", "0", "--log-level", "*:error", NULL,
-	};
-
-	if (done)
-		return;
-	if (rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv) < 0)
+	if (tdp_eal_start() < 0)
 		cr_assert_fail("rte_eal_init failed");
-	done = 1;
 }
 
 /* A frame pool of n mbufs (the test fails if it cannot be made). */
@@ -50,164 +37,31 @@ static inline struct rte_mempool *tdp_pool(const char *name, unsigned int n)
 	return mp;
 }
 
-/* An array port: rx returns what the test queued, tx keeps what was sent. */
-struct tport {
-	/* must be first: the port components see */
-	struct dp_port port;
-	/* frames rx will return, oldest at in_head */
-	struct rte_mbuf **in;
-	/* next frame rx returns */
-	unsigned int in_head;
-	/* frames queued for rx */
-	unsigned int in_len;
-	/* entries of in */
-	unsigned int in_cap;
-	/* frames sent through the port, in order */
-	struct rte_mbuf **out;
-	/* entries used in out */
-	unsigned int out_len;
-	/* entries of out */
-	unsigned int out_cap;
-	/* when non-zero, tx takes at most this many frames per burst */
-	unsigned int tx_limit;
-	/* the rate tx_gbps reports (0: unknown) */
-	double gbps;
-};
-
-/* The array port behind port. */
-static inline struct tport *tport_of(struct dp_port *port)
-{
-	return (struct tport *)port;
-}
-
-/* Hand out queued frames. */
-static inline uint16_t tport_rx(struct dp_port *port, struct rte_mbuf **pkts,
-				uint16_t n)
-{
-	struct tport *t = tport_of(port);
-	uint16_t got = 0;
-
-	while (got < n && t->in_len) {
-		pkts[got++] = t->in[t->in_head];
-		t->in_head = (t->in_head + 1) % t->in_cap;
-		t->in_len--;
-	}
-	return got;
-}
-
-/* Keep sent frames in order, up to out_cap (and tx_limit per burst). */
-static inline uint16_t tport_tx(struct dp_port *port, struct rte_mbuf **pkts,
-				uint16_t n)
-{
-	struct tport *t = tport_of(port);
-	uint16_t i;
-
-	for (i = 0; i < n && t->out_len < t->out_cap; i++) {
-		if (t->tx_limit && i >= t->tx_limit)
-			break;
-		t->out[t->out_len++] = pkts[i];
-	}
-	return i;
-}
-
-/* Free what the port still holds. */
-static inline void tport_destroy(struct dp_port *port)
-{
-	struct tport *t = tport_of(port);
-
-	while (t->in_len) {
-		rte_pktmbuf_free(t->in[t->in_head]);
-		t->in_head = (t->in_head + 1) % t->in_cap;
-		t->in_len--;
-	}
-	for (unsigned int i = 0; i < t->out_len; i++)
-		rte_pktmbuf_free(t->out[i]);
-	free(t->in);
-	free(t->out);
-	free(t);
-}
-
-/* The rate the test set. */
-static inline double tport_tx_gbps(const struct dp_port *port)
-{
-	return ((const struct tport *)port)->gbps;
-}
-
-/* The array port's operations. */
-static const struct dp_port_ops tport_ops = {
-	.kind = "test",
-	.rx = tport_rx,
-	.tx = tport_tx,
-	.destroy = tport_destroy,
-	.tx_gbps = tport_tx_gbps,
-};
-
 /* A new array port holding up to cap frames each way. */
 static inline struct dp_port *tport_create(const char *name, unsigned int cap)
 {
-	struct tport *t = calloc(1, sizeof(*t));
+	struct dp_port *port = tport_new(name, cap);
 
-	cr_assert_not_null(t);
-	t->in = calloc(cap, sizeof(*t->in));
-	t->out = calloc(cap, sizeof(*t->out));
-	cr_assert(t->in && t->out);
-	t->in_cap = cap;
-	t->out_cap = cap;
-	t->port.ops = &tport_ops;
-	snprintf(t->port.name, sizeof(t->port.name), "%s", name);
-	return &t->port;
+	cr_assert_not_null(port);
+	return port;
 }
 
 /* Queue frame m for the next rx of port. */
 static inline void tport_push(struct dp_port *port, struct rte_mbuf *m)
 {
-	struct tport *t = tport_of(port);
-
-	cr_assert_lt(t->in_len, t->in_cap, "array port %s: rx queue full", port->name);
-	t->in[(t->in_head + t->in_len) % t->in_cap] = m;
-	t->in_len++;
-}
-
-/* Frames sent on port so far. */
-static inline unsigned int tport_sent(struct dp_port *port)
-{
-	return tport_of(port)->out_len;
-}
-
-/* Frame i of those sent on port. */
-static inline struct rte_mbuf *tport_frame(struct dp_port *port, unsigned int i)
-{
-	return tport_of(port)->out[i];
-}
-
-/* Free every frame sent on port so far. */
-static inline void tport_clear(struct dp_port *port)
-{
-	struct tport *t = tport_of(port);
-
-	for (unsigned int i = 0; i < t->out_len; i++)
-		rte_pktmbuf_free(t->out[i]);
-	t->out_len = 0;
+	cr_assert(tport_queue(port, m), "array port %s: rx queue full", port->name);
 }
 
 /* Encode p into a new frame from mp (the test fails if it cannot). */
 static inline struct rte_mbuf *tdp_encode(struct rte_mempool *mp,
 					  const struct proto_pkt *p)
 {
-	struct rte_mbuf *m = dp_frame_alloc(mp, (uint16_t)proto_frame_len(p));
-	int len;
+	int rc;
+	struct rte_mbuf *m = tdp_frame(mp, p, &rc);
 
-	cr_assert_not_null(m, "pool %s is empty", mp->name);
-	len = proto_encode(p, rte_pktmbuf_mtod(m, void *), m->buf_len - m->data_off);
-	cr_assert_gt(len, 0, "proto_encode(type %u) = %d", p->type, len);
+	cr_assert(m || rc, "pool %s is empty", mp->name);
+	cr_assert_not_null(m, "proto_encode(type %u) = %d", p->type, rc);
 	return m;
-}
-
-/* Decode frame m into p; returns the reason (CRC checked). */
-static inline enum proto_reason tdp_decode(const struct rte_mbuf *m,
-					   struct proto_pkt *p)
-{
-	return proto_decode(rte_pktmbuf_mtod(m, const void *), m->data_len, NULL, p);
 }
 
 #endif

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libFuzzer harness for the NIC core: one NIC serving one or two virtual
+ * networks receives, as if from the switch, the frames the input describes
+ * (tests/fuzz/fuzz_records.h: GNTs, BACKs, QREQs, BREQs, QACKs, DOWN
+ * notices, ...), sends messages when the input says so, and is polled with
+ * a clock the input advances; what it sends is freed. Acknowledgment bases
+ * in the input count from the last packet number the NIC sent, so the
+ * protocol stages (genp, timer, build_acks, dup_find, order) see acks near
+ * their window. Besides the sanitizers' checks, it aborts when
+ * - a frame the NIC sends does not decode (CRC checked);
+ * - a completion names a message not sent, or one already completed, or
+ *   has an unknown status; a delivery is for a virtual network or endpoint
+ *   the NIC does not serve;
+ * - messages accepted differ from completed plus pending;
+ * - after nic_destroy a frame is missing from the pool.
+ *
+ * The header: the configurations (bits 0-2: vnet 1's, an index into
+ * conf_table; bits 3-5: vnet 2's; bit 6: serve vnet 2 too); the options
+ * (enum nic_opt bits); the buffers (bits 0-1: bulk buffers - 1; bits 2-3:
+ * quick buffers - 1; bits 4-5: descriptors 16 << n; bit 6: one bulk buffer
+ * per target); the timing (bits 0-3: slots without GNT before rejoining - 1;
+ * bits 4-7: the CFG keepalive, 0: the default).
+ * Own action (5): a byte with bit 7 set turns refusing receive space on or
+ * off; else it sends 1 + (count & 15) messages: vnet (byte & 3), dst_ep,
+ * src_ep, handler, length / 9, count; the record's `who` is the target and
+ * its bulk bit the channel.
+ * With SEGNET_FUZZ_COUNTERS set, each run prints the NIC's counters (to see
+ * what a seed reaches).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nicd/conf.h"
+#include "nicd/nic.h"
+#include "tests/common/array_port.h"
+#include "fuzz_records.h"
+
+enum {
+	NIC_F_NODES = 4,	/* largest cluster the NIC joins */
+	NIC_F_SLOT_NS = 10000,	/* slot length GNTs carry by default */
+	NIC_F_POOL = 2047,	/* frames in the pool */
+	NIC_F_PORT_CAP = 256,	/* frames an array port holds each way */
+	NIC_F_MAX_EPS = 64,	/* endpoint ids must be below this */
+	NIC_F_MSGS = 4096,	/* messages one input may send */
+	NIC_F_PAYLOAD_UNIT = 9,	/* payload bytes per unit of a send record */
+};
+
+/* Header byte 1: the NIC's options. */
+enum nic_opt {
+	NIC_OPT_TWO_PORTS = 1 << 0,	/* separate bulk and quick ports */
+	NIC_OPT_NO_CRC = 1 << 1,	/* check_crc off */
+	NIC_OPT_QUICK_RATE = 1 << 2,	/* the quick port knows its rate: QREQs may wait */
+	NIC_OPT_NO_SPACE = 1 << 3,	/* receive space refused from the start */
+};
+
+/* The first byte of an own action. */
+enum nic_own_op {
+	NIC_OWN_SPACE = 1 << 7,		/* turn refusing receive space on or off */
+	NIC_OWN_VNET = 3,		/* else send messages on this vnet */
+};
+
+const char *const fuzz_name = "fuzz_nic";
+
+/* The pool of every run, made once. */
+static struct rte_mempool *nic_f_mp;
+
+/* One run: the NIC, its ports, its clock and what the owner saw. */
+struct nic_run {
+	struct nic *nic;		/* under test */
+	struct dp_port *bulk;		/* its bulk port */
+	struct dp_port *quick;		/* its quick port (maybe bulk) */
+	uint32_t last_pkt_num;		/* the last packet number it sent */
+	uint32_t frame_records;		/* frame records so far (packet numbers) */
+	uint16_t vnets;			/* 1 or 2: vnets 1 .. vnets are served */
+	bool no_space;			/* rx_space says no */
+	uint32_t n_msgs;		/* messages sent so far */
+	uint64_t completions;		/* complete callbacks */
+	bool in_flight[NIC_F_MSGS];	/* message i sent, not completed */
+};
+
+/* Start the EAL and make the pool, once. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	nic_f_mp = fuzz_pool("fuzz_nic", NIC_F_POOL);
+	return 0;
+}
+
+/* Owner callback: a delivery must be for a served vnet and endpoint. */
+static void nic_f_deliver(void *ctx, const struct sn_pkt *pkt, uint64_t now)
+{
+	const struct nic_run *r = ctx;
+
+	(void)now;
+	fuzz_check(pkt->h.vnet >= 1 && pkt->h.vnet <= r->vnets,
+		   "deliveries are for a served virtual network");
+	fuzz_check(pkt->h.dst_ep < NIC_F_MAX_EPS, "deliveries are for a valid endpoint");
+	fuzz_check(pkt->h.payload_len <= PROTO_MAX_PAYLOAD, "payload within the format");
+}
+
+/* Owner callback: each message sent completes once, with a known status. */
+static void nic_f_complete(void *ctx, const struct sn_pkt *pkt, int status,
+			   uint64_t now)
+{
+	struct nic_run *r = ctx;
+	uintptr_t i = (uintptr_t)pkt->cookie;
+
+	(void)now;
+	fuzz_check(i >= 1 && i <= r->n_msgs, "completions name a message sent");
+	fuzz_check(r->in_flight[i - 1], "a message completes once");
+	fuzz_check(status >= SN_OK && status <= SN_ERR_RESET, "completion status known");
+	r->in_flight[i - 1] = false;
+	r->completions++;
+}
+
+/* Owner callback: receive space, as the input last set it. */
+static bool nic_f_rx_space(void *ctx, uint16_t vnet, uint16_t ep)
+{
+	const struct nic_run *r = ctx;
+
+	(void)vnet;
+	(void)ep;
+	return !r->no_space;
+}
+
+/* The pipeline spec of configuration index i of conf_table. */
+static const char *nic_f_conf(unsigned int i)
+{
+	unsigned int n = 0;
+
+	while (conf_table[n].name)
+		n++;
+	return conf_table[i % n].spec;
+}
+
+/* Make the ports as the options say. */
+static void nic_f_ports(struct nic_run *r, uint8_t opts)
+{
+	r->bulk = fuzz_port("nic", NIC_F_PORT_CAP);
+	r->quick = r->bulk;
+	if (opts & NIC_OPT_TWO_PORTS)
+		r->quick = fuzz_port("nic.quick", NIC_F_PORT_CAP);
+	if (opts & NIC_OPT_QUICK_RATE)
+		tport_of(r->quick)->gbps = 1;
+}
+
+/* Serve the virtual networks the header names; false if one is refused. */
+static bool nic_f_vnets(struct nic_run *r, uint8_t confs)
+{
+	char err[256];
+
+	r->vnets = confs & 0x40 ? 2 : 1;
+	for (uint16_t v = 1; v <= r->vnets; v++) {
+		const char *spec = nic_f_conf(v == 1 ? confs & 7 : (confs >> 3) & 7);
+
+		if (nic_add_vnet(r->nic, v, spec, err, sizeof(err))) {
+			fprintf(stderr, "fuzz_nic: nic_add_vnet(%s): %s\n", spec, err);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Build the NIC the header describes; false when it refuses the configuration. */
+static bool nic_f_start(void *run, struct fuzz_in *in)
+{
+	struct nic_run *r = run;
+	uint8_t confs = fuzz_u8(in), opts = fuzz_u8(in), bufs = fuzz_u8(in);
+	uint8_t timing = fuzz_u8(in);
+	uint16_t bulk_bufs = 1 + (bufs & 3);
+	struct nic_config cfg = {
+		.max_nodes = NIC_F_NODES, .max_endpoints = NIC_F_MAX_EPS,
+		.bulk_bufs = bulk_bufs,
+		.bulk_per_target = bufs & 0x40 ? 1 : bulk_bufs,
+		.quick_bufs = 1 + ((bufs >> 2) & 3),
+		.descriptors = 16u << ((bufs >> 4) & 3),
+		.hello_ns = NIC_F_SLOT_NS, .lost_gnt_slots = 1u + (timing & 15),
+		.mp = nic_f_mp, .check_crc = !(opts & NIC_OPT_NO_CRC),
+		.cfg_keepalive = timing >> 4, .incarnation = 1,
+	};
+	struct nic_ops ops = {
+		.ctx = r, .deliver = nic_f_deliver, .complete = nic_f_complete,
+		.rx_space = nic_f_rx_space,
+	};
+	char err[256];
+
+	nic_f_ports(r, opts);
+	r->no_space = opts & NIC_OPT_NO_SPACE;
+	r->nic = nic_create(&cfg, &ops, r->bulk, r->quick, err, sizeof(err));
+	if (!r->nic) {
+		fprintf(stderr, "fuzz_nic: nic_create: %s\n", err);
+		return false;
+	}
+	return nic_f_vnets(r, confs);
+}
+
+/* Free what the NIC sent on port; remember the last packet number. */
+static void nic_f_drain(struct nic_run *r, struct dp_port *port)
+{
+	for (unsigned int i = 0; i < tport_sent(port); i++) {
+		struct proto_pkt p;
+
+		if (tdp_decode(tport_frame(port, i), &p) == PROTO_R_OK &&
+		    (p.flags & PROTO_F_DATA))
+			r->last_pkt_num = p.pkt_num;
+	}
+	fuzz_drain(port, true);
+}
+
+/* Poll at now, free what was sent and check the counters. */
+static uint64_t nic_f_poll(void *run, uint64_t now)
+{
+	struct nic_run *r = run;
+	const struct nic_stats *s;
+	uint64_t next = nic_poll(r->nic, now);
+	uint16_t id;
+
+	nic_f_drain(r, r->bulk);
+	if (r->quick != r->bulk)
+		nic_f_drain(r, r->quick);
+	s = nic_stats(r->nic);
+	fuzz_check(s->tx_msgs == s->completed_ok + s->completed_err + nic_pending(r->nic),
+		   "messages accepted = completed + pending");
+	fuzz_check(r->completions == s->completed_ok + s->completed_err,
+		   "every completion is reported to the owner");
+	id = nic_node_id(r->nic);
+	fuzz_check(id == PROTO_NODE_NONE || id < NIC_F_NODES, "node id in range");
+	return next;
+}
+
+/* Send the messages a record describes to node `to`, at now. */
+static void nic_f_send(struct nic_run *r, struct fuzz_in *in, uint8_t vnet,
+		       uint16_t to, bool bulk, uint64_t now)
+{
+	static const uint8_t payload[PROTO_MAX_PAYLOAD];
+	struct nic_msg msg = {
+		.vnet = vnet, .dst_node = to, .dst_ep = fuzz_u8(in),
+		.src_ep = fuzz_u8(in), .handler = fuzz_u8(in),
+		.chan = bulk ? SN_CHAN_BULK : SN_CHAN_QUICK, .payload = payload,
+	};
+	unsigned int len = fuzz_u8(in) * NIC_F_PAYLOAD_UNIT, count = 1 + (fuzz_u8(in) & 15);
+
+	msg.len = (uint16_t)(bulk ? RTE_MIN(len, (unsigned int)PROTO_MAX_PAYLOAD) : 0);
+	for (unsigned int k = 0; k < count && r->n_msgs < NIC_F_MSGS; k++) {
+		msg.cookie = (void *)(uintptr_t)(r->n_msgs + 1);
+		r->in_flight[r->n_msgs++] = true;
+		if (nic_send(r->nic, &msg, now))
+			r->in_flight[--r->n_msgs] = false;
+	}
+}
+
+/* Own action: send messages, or turn refusing receive space on or off. */
+static void nic_f_own(void *run, struct fuzz_in *in, const struct fuzz_op *op,
+		      uint64_t now)
+{
+	struct nic_run *r = run;
+	uint8_t b = fuzz_u8(in);
+
+	if (b & NIC_OWN_SPACE)
+		r->no_space = !r->no_space;
+	else
+		nic_f_send(r, in, b & NIC_OWN_VNET, op->who, op->bulk, now);
+}
+
+/* A frame record goes to the bulk or the quick port. */
+static struct dp_port *nic_f_port(void *run, const struct fuzz_op *op)
+{
+	struct nic_run *r = run;
+
+	return op->bulk ? r->bulk : r->quick;
+}
+
+/*
+ * Slots count from the clock, data packet numbers from the frame records
+ * so far, ack bases from the last packet number the NIC sent.
+ */
+static struct fuzz_ctx nic_f_ctx(void *run, uint64_t now)
+{
+	struct nic_run *r = run;
+
+	r->frame_records++;
+	return (struct fuzz_ctx) {
+		.n_nodes = NIC_F_NODES, .slot = (uint32_t)(now / NIC_F_SLOT_NS),
+		.slot_ns = NIC_F_SLOT_NS, .pkt_num = r->frame_records,
+		.ack_base = r->last_pkt_num,
+	};
+}
+
+/* Free the NIC and its ports. */
+static void nic_f_stop(void *run)
+{
+	struct nic_run *r = run;
+
+	if (r->nic && fuzz_print_counters)
+		nic_print_counters(r->nic, "nic", stderr);
+	nic_destroy(r->nic);
+	if (r->quick != r->bulk)
+		dp_port_destroy(r->quick);
+	dp_port_destroy(r->bulk);
+}
+
+/* Run one input; a broken invariant aborts. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct nic_run r;
+	const struct fuzz_harness h = {
+		.mp = nic_f_mp, .slot_ns = NIC_F_SLOT_NS, .start = nic_f_start,
+		.poll = nic_f_poll, .port = nic_f_port, .ctx = nic_f_ctx,
+		.own = nic_f_own, .stop = nic_f_stop,
+	};
+
+	memset(&r, 0, sizeof(r));
+	fuzz_run(&h, &r, data, size);
+	return 0;
+}

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Write the seed corpora of fuzz_fabric and fuzz_nic.
+
+The seeds are short scripts in the record format of tests/fuzz/fuzz_records.h
+(a harness header, then records); this file is where they are written down,
+so that a seed is read and changed here, never as bytes. Run from the top of
+the tree:
+
+    python3 tests/fuzz/seeds.py
+
+It rewrites tests/fuzz/corpus/fabric/seed-* and tests/fuzz/corpus/nic/seed-*
+(files named regress-* are left alone).
+"""
+import os
+import sys
+
+# Packet types and flags (proto/proto.h).
+BREQ, BACK, QREQ, QACK, CFG, GNT, HELLO = range(1, 8)
+F_DATA, F_ACK, F_LAST, F_RETX, F_FORCE_ACK, F_NACK, F_DOWN = (1 << i for i in range(7))
+GNT_F_JOINED = 2
+
+# Record actions and time scales (enum fuzz_action, enum fuzz_scale).
+A_FRAME, A_RAW, A_OWN, A_POOL, A_NEXT = 0, 4, 5, 6, 7
+S_NONE, S_FINE, S_SLOTS, S_LONG = range(4)
+
+# Node codes of a frame record: 0 .. 5 are node ids.
+SWITCH, NONE = 6, 7
+
+
+def op(action, who=0, bulk=False, scale=S_NONE, adv=0):
+    """A record's op and adv bytes."""
+    return bytes([who | (bulk << 2) | (action << 3) | (scale << 6), adv])
+
+
+def s8(v):
+    """A signed delta as one byte."""
+    return v & 0xFF
+
+
+def frame(ptype, who=0, bulk=False, scale=S_NONE, adv=0, flags=0, src=0, dst=0,
+          vnet=0, src_ep=0, dst_ep=0, handler=0, pkt=0, ack=0, mask=0, slot=0,
+          plen=0, body=b""):
+    """A frame record; pkt, ack and slot are deltas from the harness's context."""
+    sel = ptype - 1
+    return op(A_FRAME, who, bulk, scale, adv) + bytes([
+        sel, flags, src, dst, vnet, src_ep, dst_ep, handler, s8(pkt), s8(ack),
+        mask, s8(slot), plen]) + body
+
+
+def raw(data, who=0, scale=S_NONE, adv=0):
+    """A raw frame record: the bytes as they are."""
+    return op(A_RAW, who, False, scale, adv) + len(data).to_bytes(2, "big") + data
+
+
+def next_poll(n=1):
+    """Poll n times, each at the time the component asked for."""
+    return op(A_NEXT) * n
+
+
+def cfg(node, req=0, bulk_en=0xF, quick_en=0xF, slot=0, **kw):
+    """A CFG from node of a 4-node cluster: targets in req get count 1."""
+    counts = bytes((req >> t) & 1 for t in range(4))
+    return frame(CFG, who=node, src=node, dst=SWITCH, slot=slot,
+                 body=bytes([0]) + counts + bytes([bulk_en, quick_en]), **kw)
+
+
+def hello(node, nonce=7, **kw):
+    """A HELLO from node (not yet knowing its id)."""
+    return frame(HELLO, who=node, src=NONE, dst=SWITCH, body=bytes([nonce]), **kw)
+
+
+def gnt(node=1, target=NONE, slot=0, flags=0, back_slots=2, **kw):
+    """A GNT for node of a 4-node cluster with the default slot length."""
+    return frame(GNT, src=SWITCH, dst=node, slot=slot,
+                 body=bytes([target, node, 0, flags, 0, back_slots, 1]), **kw)
+
+
+def send(to, bulk=False, vnet=1, length=0, count=1, handler=3):
+    """fuzz_nic: send count messages to node `to`."""
+    return op(A_OWN, to, bulk) + bytes([vnet, 1, 2, handler, length, count - 1])
+
+
+def hold(units):
+    """Take 64 * units frames out of the pool."""
+    return op(A_POOL) + bytes([units])
+
+
+def release():
+    """Give the held frames back."""
+    return op(A_POOL) + bytes([0x80])
+
+
+def space_toggle():
+    """fuzz_nic: turn refusing receive space on or off."""
+    return op(A_OWN) + bytes([0x80])
+
+
+def fabric_header(arb=0, opts=0, down_slots=3, slot_frames=1, keepalive=1):
+    """fuzz_fabric's header: arbiter index, options, sizes."""
+    return bytes([arb, opts, down_slots | ((slot_frames - 1) << 3) | (keepalive << 5)])
+
+
+def fabric_joined(arb=0, opts=0, **kw):
+    """Header, then all four nodes join and send a CFG enabling everyone."""
+    s = fabric_header(arb, opts, **kw)
+    s += b"".join(hello(i) for i in range(4)) + op(A_NEXT)
+    s += b"".join(cfg(i) for i in range(4)) + op(A_NEXT)
+    return s
+
+
+def fabric_seeds():
+    """name -> bytes of the fuzz_fabric seeds."""
+    seeds = {}
+    s = fabric_joined()
+    s += cfg(0, req=0b0010) + next_poll(2)
+    s += frame(BREQ, who=0, bulk=True, flags=F_DATA | F_LAST, src=0, dst=1, vnet=1,
+               slot=0, plen=8) + next_poll(1)
+    s += frame(BACK, who=1, flags=F_ACK, src=1, dst=0, vnet=1, slot=-1) + next_poll(2)
+    seeds["seed-hello-cfg-breq-back"] = s
+    s = fabric_joined(opts=1)
+    s += frame(QREQ, who=0, flags=F_DATA | F_LAST, src=0, dst=2, vnet=1)
+    s += frame(QREQ, who=1, flags=F_DATA | F_LAST, src=1, dst=2, vnet=1)
+    s += frame(QACK, who=3, flags=F_ACK, src=3, dst=2, vnet=1) + next_poll(1)
+    s += frame(QACK, who=2, flags=F_ACK, src=2, dst=0, vnet=1, scale=S_FINE, adv=4)
+    seeds["seed-qreq-collide-qack"] = s
+    s = fabric_joined()
+    s += frame(BREQ, who=0, bulk=True, flags=F_DATA, src=0, dst=1, vnet=1,
+               slot=-40, plen=1) + next_poll(1)
+    s += frame(BACK, who=1, flags=F_ACK, src=1, dst=0, vnet=1, slot=5) + next_poll(1)
+    seeds["seed-breq-outside-slot"] = s
+    s = fabric_joined(down_slots=2)
+    s += cfg(0, req=0b1000) + op(A_NEXT, scale=S_LONG, adv=2)
+    s += frame(QREQ, who=1, flags=F_DATA, src=1, dst=3, vnet=1)
+    s += hello(3, nonce=8) + next_poll(2) + cfg(3) + next_poll(1)
+    seeds["seed-down-rejoin"] = s
+    s = fabric_joined(arb=6, opts=2 | 16, slot_frames=2)
+    s += cfg(0, req=0b0110) + cfg(3, req=0b0010) + hold(0x3F) + next_poll(2)
+    s += release()
+    for src in (0, 3):
+        s += frame(BREQ, who=src, bulk=True, flags=F_DATA, src=src, dst=1, vnet=1, plen=2)
+    s += next_poll(3)
+    seeds["seed-fifo-outbuf-two-ports"] = s
+    s = fabric_joined(arb=1, opts=4 | 8)
+    s += raw(bytes(range(64)), who=2) + cfg(2, req=0b0001, slot=3) + next_poll(4)
+    s += frame(GNT, who=1, src=SWITCH, dst=1, body=bytes([NONE, 1, 0, 0, 0, 2, 1]))
+    s += frame(BACK, who=1, flags=F_DOWN | F_ACK, src=1, dst=0) + next_poll(1)
+    seeds["seed-islip-idle-nocrc-forged"] = s
+    return seeds
+
+
+def nic_header(confs=4, opts=0, bufs=0x15, timing=0x23):
+    """fuzz_nic's header: configurations, options, buffers, timing."""
+    return bytes([confs, opts, bufs, timing])
+
+
+def nic_joined(confs=4, opts=0, **kw):
+    """Header, a HELLO out, then the joining GNT (node 1 of 4)."""
+    return nic_header(confs, opts, **kw) + next_poll(1) + \
+        gnt(flags=GNT_F_JOINED, scale=S_FINE, adv=1)
+
+
+def nic_grants(n, target=NONE):
+    """n slots, each with a GNT (for target) and the polls of the slot."""
+    return b"".join(gnt(target=target, scale=S_SLOTS, adv=4) + next_poll(1)
+                    for _ in range(n))
+
+
+def nic_seeds():
+    """name -> bytes of the fuzz_nic seeds."""
+    seeds = {}
+    s = nic_joined()
+    s += send(2, count=3) + next_poll(1)
+    s += frame(QACK, flags=F_ACK, src=2, dst=1, vnet=1, ack=0) + nic_grants(2)
+    seeds["seed-join-qreq-qack"] = s
+    s = nic_joined(confs=3)
+    s += send(2, bulk=True, length=20, count=2) + nic_grants(1)
+    s += nic_grants(2, target=2)
+    s += frame(BACK, flags=F_ACK, src=2, dst=1, vnet=1, slot=-1) + nic_grants(1)
+    s += frame(BACK, flags=F_NACK, src=2, dst=1, vnet=1, slot=0) + nic_grants(3, target=2)
+    seeds["seed-bulk-gnt-back-nack"] = s
+    s = nic_joined(confs=4)
+    for pkt in (0, 2, 1, 1, 5):
+        s += frame(QREQ, flags=F_DATA | F_LAST, src=2, dst=1, vnet=1, pkt=pkt, handler=4)
+    s += next_poll(1)
+    s += frame(BREQ, bulk=True, flags=F_DATA | F_LAST | F_FORCE_ACK, src=3, dst=1,
+               vnet=1, slot=0, plen=3) + nic_grants(3)
+    seeds["seed-rx-reorder-dup"] = s
+    s = nic_joined(confs=2 | 0x40 | (4 << 3), opts=1 | 4)
+    s += send(2, vnet=2, count=4) + send(3, bulk=True, length=1) + next_poll(2)
+    s += frame(QACK, flags=F_DOWN, src=2, dst=1, vnet=2) + nic_grants(2)
+    s += frame(BACK, flags=F_DOWN, src=3, dst=1, vnet=1) + nic_grants(1)
+    seeds["seed-two-vnets-down-notices"] = s
+    s = nic_joined(confs=0)
+    s += space_toggle() + frame(BREQ, bulk=True, flags=F_DATA, src=2, dst=1, vnet=1,
+                                plen=1) + next_poll(1)
+    s += hold(0x3F) + send(2, count=16) + nic_grants(2) + release()
+    s += op(A_NEXT, scale=S_LONG, adv=30) + next_poll(2)
+    seeds["seed-no-space-no-mbuf-rejoin"] = s
+    return seeds
+
+
+def write(folder, seeds):
+    """Replace folder's seed-* files with seeds."""
+    os.makedirs(folder, exist_ok=True)
+    for old in os.listdir(folder):
+        if old.startswith("seed-"):
+            os.remove(os.path.join(folder, old))
+    for name, data in seeds.items():
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+
+
+def main():
+    """Write both corpora under tests/fuzz/corpus/."""
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+    write(os.path.join(top, "fabric"), fabric_seeds())
+    write(os.path.join(top, "nic"), nic_seeds())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
