@@ -3,9 +3,10 @@
  * The NIC: a state machine handed its two channel ports and the time. It
  * joins the cluster (HELLO until the switch's grant gives it an id), runs one
  * protocol pipeline per virtual network, and drives both channels: per-target
- * bulk send buffers with a CFG every slot and a BREQ in each granted slot,
- * and the quick channel's send buffers. nicd and segnet-sim drive it alike;
- * it never calls ethdev and never reads a clock.
+ * bulk send buffers with a CFG when its requests change (and a keepalive)
+ * and a BREQ in each granted slot, and the quick channel's send buffers.
+ * nicd and segnet-sim drive it alike; it never calls ethdev and never reads
+ * a clock.
  */
 #ifndef SEGNET_NIC_H
 #define SEGNET_NIC_H

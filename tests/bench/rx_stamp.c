@@ -40,6 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dataplane/dp_opts.h"
+
 enum {
 	RX_BLOCK = 1 << 20,	/* ring block: 1 MiB */
 	RX_BLOCKS = 128,	/* 128 MiB of ring */
@@ -98,7 +100,17 @@ static int64_t rx_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Parse the options; 0 or -1. */
+/* The usage line, on f. */
+static void rx_usage(FILE *f)
+{
+	fprintf(f, "usage: rx-stamp --iface IF --count N [--rate PPS] [--timeout-ms MS] "
+		"[--idle-ms MS] [--ready-file PATH]\n");
+}
+
+/*
+ * Parse the options: 0, 1 for --help (usage printed), or -1 after a message
+ * naming the option that was wrong.
+ */
 static int rx_parse(struct rx_opts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -108,30 +120,59 @@ static int rx_parse(struct rx_opts *o, int argc, char **argv)
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "idle-ms", required_argument, NULL, 'd' },
 		{ "ready-file", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	char err[160] = "";
+	unsigned long count = 0;
+	uint32_t ms;
+	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->timeout_ms = 60000;
 	o->idle_ms = 1000;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (c == 'i')
+	while (!rc && (c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'i':
 			o->iface = optarg;
-		else if (c == 'n')
-			o->count = strtoull(optarg, NULL, 10);
-		else if (c == 'r')
-			o->rate = strtod(optarg, NULL);
-		else if (c == 't')
-			o->timeout_ms = atoi(optarg);
-		else if (c == 'd')
-			o->idle_ms = atoi(optarg);
-		else if (c == 'f')
+			break;
+		case 'n':
+			rc = dp_opt_ulong("--count", optarg, 1, 100000000, &count, err, sizeof(err));
+			o->count = count;
+			break;
+		case 'r':
+			rc = dp_opt_double("--rate", optarg, 0, 1e9, &o->rate, err, sizeof(err));
+			break;
+		case 't':
+			rc = dp_opt_u32("--timeout-ms", optarg, 1, 86400000, &ms, err, sizeof(err));
+			o->timeout_ms = (int)ms;
+			break;
+		case 'd':
+			rc = dp_opt_u32("--idle-ms", optarg, 1, 86400000, &ms, err, sizeof(err));
+			o->idle_ms = (int)ms;
+			break;
+		case 'f':
 			o->ready_file = optarg;
-		else
+			break;
+		case 'h':
+			rx_usage(stdout);
+			return 1;
+		default:
+			rx_usage(stderr);
 			return -1;
+		}
 	}
-	return o->iface && o->count ? 0 : -1;
+	if (!rc && optind != argc)
+		rc = dp_opt_fail(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
+	if (!rc && !o->iface)
+		rc = dp_opt_fail(err, sizeof(err), "--iface is required");
+	if (!rc && !o->count)
+		rc = dp_opt_fail(err, sizeof(err), "--count is required");
+	if (rc) {
+		fprintf(stderr, "rx-stamp: %s\n", err);
+		return -1;
+	}
+	return 0;
 }
 
 /* Open the socket and its ring on iface; 0 or -errno. */
@@ -257,10 +298,9 @@ int main(int argc, char **argv)
 	FILE *f;
 	int rc;
 
-	if (rx_parse(&o, argc, argv)) {
-		fprintf(stderr, "usage: rx-stamp --iface IF --count N [--rate PPS] [--timeout-ms MS] [--idle-ms MS] [--ready-file PATH]\n");
-		return 2;
-	}
+	rc = rx_parse(&o, argc, argv);
+	if (rc)
+		return rc > 0 ? 0 : 2;
 	s.cap = o.count;
 	s.t = malloc(s.cap * sizeof(*s.t));
 	rc = s.t ? rx_open(&r, o.iface) : -ENOMEM;

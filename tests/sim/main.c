@@ -89,7 +89,7 @@ static const char sim_help[] =
 "  --one-vnet              both channels on one virtual network (one packet-\n"
 "                          number space, so ordering spans the channels);\n"
 "                          default: each channel its own virtual network\n"
-"  --outage AT:LEN          node 0's links drop everything for LEN from AT after\n"
+"  --outage AT:LEN         node 0's links drop everything for LEN from AT after\n"
 "                          the cluster formed (e.g. 2ms:200us); reports recovery\n"
 "  --loss P --dup P --reorder P --corrupt P\n"
 "                          fault probabilities per frame on every link\n"
