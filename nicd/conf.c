@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "stages/stages.h"
 
 const struct conf_def conf_table[] = {
 	{ "conf1", "",
@@ -80,9 +81,20 @@ int conf_expand(const char *in, char *out, size_t outlen, char *err, size_t errl
 	int rc = 0;
 
 	if (!c) {
-		if (strncmp(in, "conf", 4) == 0 && !memchr(in, ':', nlen)) {
-			snprintf(err, errlen, "unknown configuration '%.*s' (conf1, conf2, conf3, conf4-gbn, conf4-sr)",
-				 (int)nlen, in);
+		size_t slen = strcspn(in, ",:");
+		char first[32];
+
+		snprintf(first, sizeof(first), "%.*s", (int)slen, in);
+		if (*in && (slen >= sizeof(first) || !stage_find(&stage_registry, first))) {
+			snprintf(err, errlen, "'%.*s' is neither a configuration (", (int)slen, in);
+			for (const struct conf_def *d = conf_table; d->name; d++)
+				snprintf(err + strlen(err), errlen - strlen(err), "%s%s",
+					 d == conf_table ? "" : " ", d->name);
+			snprintf(err + strlen(err), errlen - strlen(err), ") nor a stage (");
+			for (const struct stage_ops *const *o = stage_registry.ops; *o; o++)
+				snprintf(err + strlen(err), errlen - strlen(err), "%s%s",
+					 o == stage_registry.ops ? "" : " ", (*o)->name);
+			snprintf(err + strlen(err), errlen - strlen(err), ")");
 			return -EINVAL;
 		}
 		if (strlen(in) >= outlen) {

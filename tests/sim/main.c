@@ -7,7 +7,9 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +210,31 @@ static void check_conf(const char *conf, uint16_t nodes)
 	pipeline_destroy(pl);
 }
 
+/*
+ * An output file is written after every run has finished: refuse at once a
+ * path whose folder does not exist or cannot be written, not after the runs.
+ */
+static void check_output(const char *opt, const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	if (!path)
+		return;
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (!*path || path[strlen(path) - 1] == '/')
+		usage_error("%s: '%s' is not a file name", opt, path);
+	if (access(dir, W_OK))
+		usage_error("%s %s: cannot write in %s: %s", opt, path, dir, strerror(errno));
+}
+
 /* Parse A:B:STEP into the load list of cli. */
 static void parse_sweep(struct sim_cli *cli, const char *s)
 {
@@ -351,6 +378,8 @@ static void parse_args(struct sim_cli *cli, int argc, char **argv)
 	check_conf(cli->base.conf, cli->base.nodes);
 	if (cli->base.traffic == TRAFFIC_DIAGONAL && cli->base.nodes < 3)
 		usage_error("--traffic: diagonal needs at least 3 nodes");
+	check_output("--csv", cli->csv);
+	check_output("--plot", cli->plot);
 }
 
 /* Build the list of runs from the parsed options. */
@@ -461,10 +490,12 @@ int main(int argc, char **argv)
 	char mem[16];
 	char *eal_argv[] = {
 		argv[0], "--no-huge", "-m", mem, "--no-pci", "--no-shconf",
-		"-l", "0", "--log-level", "*:warning", "--log-level", "lib.eal:error",
-		NULL,
+		"--no-telemetry", "-l", "0", "--log-level", "*:warning",
+		"--log-level", "lib.eal:error", NULL,
 	};
 	struct sim_cli *cli = calloc(1, sizeof(*cli));
+	cpu_set_t cpus;
+	bool have_cpus;
 	int failed = 0;
 
 	if (!cli)
@@ -475,10 +506,19 @@ int main(int argc, char **argv)
 	if (cli->jobs > cli->n_runs)
 		cli->jobs = cli->n_runs;
 	snprintf(mem, sizeof(mem), "%d", 128 + cli->jobs * SIM_POOL_MB);
+	have_cpus = sched_getaffinity(0, sizeof(cpus), &cpus) == 0;
 	if (rte_eal_init((int)(sizeof(eal_argv) / sizeof(eal_argv[0])) - 1, eal_argv) < 0) {
 		fprintf(stderr, "segnet-sim: cannot initialise DPDK EAL\n");
 		return 1;
 	}
+	/*
+	 * The EAL pins this thread to its lcore (CPU 0), and the runs are
+	 * children forked from it: give back every CPU we had, or --jobs would
+	 * run them all on CPU 0.
+	 */
+	if (have_cpus && sched_setaffinity(0, sizeof(cpus), &cpus))
+		fprintf(stderr, "segnet-sim: cannot restore the CPU affinity: %s\n",
+			strerror(errno));
 	for (int j = 0; j < cli->jobs; j++) {
 		char name[32];
 

@@ -1138,6 +1138,11 @@ Test(stages, conf_expand_names_and_overrides)
 	cr_assert_eq(conf_expand("conf9,genp:window=4", out, sizeof(out), err, sizeof(err)),
 		     -EINVAL);
 	cr_assert_not_null(strstr(err, "conf9"), "message: %s", err);
+	/* A word that is neither: the message lists configurations and stages. */
+	cr_assert_eq(conf_expand("nope", out, sizeof(out), err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "'nope'"), "message: %s", err);
+	cr_assert_not_null(strstr(err, "conf4-sr"), "message: %s", err);
+	cr_assert_not_null(strstr(err, "build_acks"), "message: %s", err);
 	cr_assert_eq(conf_expand("conf3,genp", out, sizeof(out), err, sizeof(err)), -EINVAL);
 	cr_assert_not_null(strstr(err, "genp"), "message: %s", err);
 	cr_assert_eq(conf_expand("conf4-sr,timer:timeout_ns=1", out, 40, err, sizeof(err)),
