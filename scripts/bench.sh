@@ -561,7 +561,7 @@ bulk_segnet() {
 	lab_stop "$srv"
 	lab_stop "$nic_pid"
 	lab_stop "$sw_pid"
-	#   bulk : N delivered, ..., X msg/s, Y Gbit/s, hash H
+	#   bulk : N completed, ..., X msg/s, Y Gbit/s, hash H
 	seg_gbps=$(sed -n 's/.* \([0-9.]*\) Gbit\/s.*/\1/p' "$clog" | head -1)
 	seg_retx=$(awk '$1 == "n0.retransmissions" { print $2 }' "$nic_log")
 	[ -n "$seg_gbps" ] || lab_fail "segnet-perf printed no rate" "$clog"

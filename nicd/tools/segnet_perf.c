@@ -251,8 +251,18 @@ static bool perf_check(struct perf_opts *o)
 		fprintf(stderr, "%s: --client needs --node N\n", perf_prog);
 		return false;
 	}
-	if (o->client && !o->duration && !o->messages)
-		o->duration = 5;
+	if (o->duration == 0) {
+		fprintf(stderr, "%s: --duration 0: give a time above 0 (or leave it out)\n",
+			perf_prog);
+		return false;
+	}
+	if (o->client && o->duration > 0 && o->messages) {
+		fprintf(stderr, "%s: --duration and --messages: a client takes one or the other\n",
+			perf_prog);
+		return false;
+	}
+	if (o->duration < 0)
+		o->duration = o->client && !o->messages ? 5 : 0;
 	return true;
 }
 
@@ -269,6 +279,7 @@ static int perf_parse(struct perf_opts *o, int argc, char **argv)
 	o->window = 32;
 	o->join_wait_ms = 10000;
 	o->recv_bufs = 256;
+	o->duration = -1;	/* not given */
 	rc = tool_getopt(perf_prog, argc, argv, perf_long_opts, perf_usage, perf_option, o);
 	if (rc)
 		return rc;
@@ -311,7 +322,7 @@ static void perf_report(const struct perf_run *r, double secs)
 		}
 		printf("  %-5s: %llu %s, %llu errors, %llu corrupt, %llu bytes, %.0f msg/s, %.3f Gbit/s, hash %016llx\n",
 		       perf_chan_name(ch), (unsigned long long)c->msgs,
-		       r->o->server ? "received" : "delivered", (unsigned long long)c->errors,
+		       r->o->server ? "received" : "completed", (unsigned long long)c->errors,
 		       (unsigned long long)c->corrupt, (unsigned long long)c->bytes, mps, gbps,
 		       (unsigned long long)c->hash);
 	}
@@ -539,7 +550,7 @@ int main(int argc, char **argv)
 	r->o = &o;
 	ep = tool_ep_open(perf_prog, &o.ep, &oo);
 	rc = TOOL_EXIT_FAIL;
-	if (ep && (o.server || tool_wait_joined(perf_prog, ep, (uint32_t)o.join_wait_ms)))
+	if (ep && (o.server || tool_wait_joined(perf_prog, ep, (uint32_t)o.join_wait_ms, o.node)))
 		rc = o.server ? perf_server(ep, r) : perf_client(ep, r);
 	if (ep)
 		segnet_close(ep);

@@ -75,6 +75,7 @@ struct ping_client {
 	struct tool_samples rtt;	/* round trips */
 	uint32_t waiting;		/* seq of the ping in flight (0: none) */
 	bool answered;			/* its echo came */
+	bool failed;			/* its send completed with an error */
 	uint64_t received;		/* echoes that matched */
 };
 
@@ -214,6 +215,11 @@ static int ping_parse(struct ping_opts *o, int argc, char **argv)
 	}
 	if (o->server && !o->count_given)
 		o->count = 0;	/* a server echoes until interrupted */
+	if (o->server && o->node >= 0) {
+		fprintf(stderr, "%s: --node is for the client (a server echoes whoever pings)\n",
+			ping_prog);
+		return 2;
+	}
 	if (!o->server && o->node < 0) {
 		fprintf(stderr, "%s: give --node N (and --ep E) to ping, or --server to echo\n",
 			ping_prog);
@@ -340,7 +346,10 @@ static int ping_send(struct segnet_ep *ep, const struct ping_opts *o, uint32_t s
 	return segnet_send_quick(ep, (uint16_t)o->node, o->dst_ep, PING_H_REQUEST, &a, seq);
 }
 
-/* Poll until the echo of the ping in flight came or deadline; -ESHUTDOWN or 0. */
+/*
+ * Poll until the echo of the ping in flight came, its send failed (no echo
+ * will come) or deadline; -ESHUTDOWN or 0.
+ */
 static int ping_await(struct segnet_ep *ep, struct ping_client *c, uint64_t deadline)
 {
 	struct segnet_completion comps[16];
@@ -350,12 +359,16 @@ static int ping_await(struct segnet_ep *ep, struct ping_client *c, uint64_t dead
 		n = segnet_poll(ep, comps, 16);
 		if (n < 0)
 			return n;
-		for (int i = 0; i < n; i++)
-			if (comps[i].status != SEGNET_OK && !c->o->quiet)
+		for (int i = 0; i < n; i++) {
+			if (comps[i].status == SEGNET_OK)
+				continue;
+			c->failed |= comps[i].cookie == c->waiting;
+			if (!c->o->quiet)
 				fprintf(stderr, "seq %llu: send failed: %s\n",
 					(unsigned long long)comps[i].cookie,
 					segnet_status_name(comps[i].status));
-		if (c->answered || tool_now_ns() >= deadline)
+		}
+		if (c->answered || c->failed || tool_now_ns() >= deadline)
 			return 0;
 		ping_idle(ep, c->o, (int)((deadline - tool_now_ns()) / 1000000 + 1));
 	}
@@ -408,6 +421,7 @@ static int ping_client_run(struct segnet_ep *ep, const struct ping_opts *o)
 		next = tool_now_ns() + (uint64_t)(o->interval_ms * 1e6);
 		c.waiting = seq;
 		c.answered = false;
+		c.failed = false;
 		rc = ping_send(ep, o, seq, payload);
 		if (rc == -EAGAIN) {
 			rc = 0;		/* every buffer busy: count it as lost */
@@ -417,7 +431,7 @@ static int ping_client_run(struct segnet_ep *ep, const struct ping_opts *o)
 			break;
 		sent++;
 		rc = ping_await(ep, &c, tool_now_ns() + (uint64_t)(o->timeout_ms * 1e6));
-		if (!c.answered && rc == 0 && !tool_stop && !o->quiet)
+		if (!c.answered && !c.failed && rc == 0 && !tool_stop && !o->quiet)
 			fprintf(o->csv ? stderr : stdout, "seq %u: no echo within %.0f ms\n", seq,
 				o->timeout_ms);
 	}
@@ -443,7 +457,7 @@ int main(int argc, char **argv)
 	ep = tool_ep_open(ping_prog, &o.ep, &oo);
 	if (!ep)
 		return TOOL_EXIT_FAIL;
-	if (!o.server && !tool_wait_joined(ping_prog, ep, (uint32_t)o.join_wait_ms)) {
+	if (!o.server && !tool_wait_joined(ping_prog, ep, (uint32_t)o.join_wait_ms, o.node)) {
 		segnet_close(ep);
 		return TOOL_EXIT_FAIL;
 	}

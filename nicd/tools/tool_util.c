@@ -161,7 +161,7 @@ struct segnet_ep *tool_ep_open(const char *prog, const struct tool_ep_opts *o,
 	return NULL;
 }
 
-bool tool_wait_joined(const char *prog, struct segnet_ep *ep, uint32_t ms)
+bool tool_wait_joined(const char *prog, struct segnet_ep *ep, uint32_t ms, long node)
 {
 	uint64_t end = tool_now_ns() + (uint64_t)ms * 1000000u;
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
@@ -179,6 +179,11 @@ bool tool_wait_joined(const char *prog, struct segnet_ep *ep, uint32_t ms)
 			return false;
 		}
 		nanosleep(&ts, NULL);
+	}
+	if (node >= segnet_cluster_size(ep)) {
+		fprintf(stderr, "%s: --node %ld: not in the cluster, whose %u nodes are 0 .. %u\n",
+			prog, node, segnet_cluster_size(ep), segnet_cluster_size(ep) - 1u);
+		return false;
 	}
 	return true;
 }

@@ -72,9 +72,11 @@ struct segnet_ep *tool_ep_open(const char *prog, const struct tool_ep_opts *o,
 
 /*
  * Wait until the endpoint's NIC joined a cluster (cluster size > 0), for at
- * most ms; false (after printing why) on timeout, a signal or nicd's end.
+ * most ms, and check that node (the --node a client sends to) is in it;
+ * false (after printing why) on timeout, a signal, nicd's end or a node
+ * outside the cluster.
  */
-bool tool_wait_joined(const char *prog, struct segnet_ep *ep, uint32_t ms);
+bool tool_wait_joined(const char *prog, struct segnet_ep *ep, uint32_t ms, long node);
 
 /* Latency samples in nanoseconds. */
 struct tool_samples {

@@ -215,7 +215,7 @@ static struct segnet_ep *lab_open(const struct lab_opts *o, const char *nicd,
 
 	eo.nicd = nicd;
 	ep = tool_ep_open(lab_prog, &eo, &oo);
-	if (ep && !tool_wait_joined(lab_prog, ep, 10000)) {
+	if (ep && !tool_wait_joined(lab_prog, ep, 10000, -1)) {
 		segnet_close(ep);
 		return NULL;
 	}
