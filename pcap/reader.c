@@ -244,6 +244,9 @@ static int walk_open(struct trace_walk *w, const char *path, struct trace_err *e
 		return trace_err_set(err, -errno, path, "cannot open: %s", strerror(errno));
 	if (fstat(fileno(w->f), &st) != 0)
 		return trace_err_set(err, -errno, path, "cannot stat: %s", strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return trace_err_set(err, S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL, path,
+				     "not a regular file (a pcap or pcapng file is needed)");
 	w->info.file_size = (uint64_t)st.st_size;
 	n = w->info.file_size < sizeof(h) ? (size_t)w->info.file_size : sizeof(h);
 	if (n < 4)

@@ -206,6 +206,9 @@ main() {
 	pcap=$(cd "$(dirname "$pcap")" && pwd)/$(basename "$pcap")
 	build=$(cd "$build" 2>/dev/null && pwd || echo "$build")
 	ensure_built
+	# A damaged trace is refused before any lab comes up.
+	"$build/pcap/replay/segnet-replay" --mode messages --check "$pcap" >/dev/null ||
+		die "--pcap $pcap: not a trace segnet-replay can replay (its message above)"
 	trap teardown EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM HUP
@@ -213,7 +216,7 @@ main() {
 		"$out/latency.png"
 	lab_up
 	replay || rc=$?
-	plot || rc=1
+	[ "$rc" != 0 ] || plot || rc=1
 	say "output in $out/:"
 	for f in report.txt report.csv report.json latency.csv latency.png lab.log; do
 		if [ -e "$out/$f" ]; then

@@ -238,6 +238,12 @@ int main(int argc, char **argv)
 	if (done)
 		return rc;
 	rc = replay_load(&r);
+	if (!rc && r.opts.check) {
+		printf("segnet-replay: %s: %zu records, valid (--check: nothing sent)\n",
+		       r.opts.file, (size_t)r.trace->n);
+		replay_free(&r);
+		return 0;
+	}
 	if (!rc)
 		rc = replay_start(&r, args.eal_argc, argv);
 	if (rc) {

@@ -57,6 +57,8 @@ struct replay_opts {
 	const char *port;
 	/* the trace to replay */
 	const char *file;
+	/* --check: read and validate the trace, send nothing */
+	bool check;
 	/* --multiplier, --pps, --mbps, --topspeed, --loop, --limit, --duration, --overhead */
 	struct timing_opts timing;
 	/* --csv FILE: the report as CSV, or NULL */

@@ -31,6 +31,7 @@ enum replay_opt {
 	REPLAY_OPT_LINK_WAIT_MS,
 	REPLAY_OPT_CSV,
 	REPLAY_OPT_JSON,
+	REPLAY_OPT_CHECK,
 	REPLAY_OPT_NICD,
 	REPLAY_OPT_LAB,
 	REPLAY_OPT_VNET,
@@ -68,6 +69,7 @@ static const struct option replay_long_opts[] = {
 	{ "quick-max", required_argument, NULL, REPLAY_OPT_QUICK_MAX },
 	{ "latency-csv", required_argument, NULL, REPLAY_OPT_LATENCY_CSV },
 	{ "drain-ms", required_argument, NULL, REPLAY_OPT_DRAIN_MS },
+	{ "check", no_argument, NULL, REPLAY_OPT_CHECK },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -113,6 +115,8 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"                      for every node to join the cluster (default %d)\n"
 		"  --csv FILE          also write the report as CSV to FILE\n"
 		"  --json FILE         also write the report as JSON to FILE\n"
+		"  --check             read and validate the whole trace, print one line and\n"
+		"                      exit: no EAL, port, nicd or lab needed, nothing sent\n"
 		"  --help              this text\n"
 		"\n"
 		"Frames mode (EAL arguments before --):\n"
@@ -304,6 +308,9 @@ static int replay_parse_value(struct replay_opts *o, int c, const char *arg, boo
 	case REPLAY_OPT_JSON:
 		o->json = arg;
 		return 0;
+	case REPLAY_OPT_CHECK:
+		o->check = true;
+		return 0;
 	}
 	return replay_parse_msg_value(o, c, arg, err, errlen);
 }
@@ -348,7 +355,8 @@ static int replay_check(struct replay_opts *o, int argc, char **argv, char *err,
 	 */
 	if (!o->burst)
 		o->burst = o->timing.mode == TIMING_TOPSPEED ? REPLAY_BURST_TOPSPEED : REPLAY_BURST_DEFAULT;
-	return m->check ? m->check(o, err, errlen) : 0;
+	/* --check reads the trace only: what the mode sends to is not needed. */
+	return m->check && !o->check ? m->check(o, err, errlen) : 0;
 }
 
 uint64_t replay_opts_catchup_ns(const struct replay_opts *o)

@@ -74,8 +74,13 @@ expect 1 "cannot open" -- $p /nonexistent/trace.pcap
 head -c 5000 "$sample" >"$cut"
 expect 1 "truncated record data (caplen 117, 4 bytes left) at byte offset 4980 (record 6) (nothing sent)" \
 	-- $p "$cut"
+expect 1 "truncated record data (caplen 117, 4 bytes left) at byte offset 4980" -- --check "$cut"
 printf 'garbage garbage garbage garbage' >"$cut"
 expect 1 "bad magic 0x67617262 at byte offset 0 (nothing sent)" -- $p "$cut"
+expect 1 "not a regular file" -- --check /tmp
+# --check reads and validates the trace only: no port, no lab, nothing sent.
+expect 0 "260 records, valid (--check: nothing sent)" -- --check "$sample"
+expect 0 "260 records, valid" -- --mode messages --check "$sample"
 # shellcheck disable=SC2086
 expect 2 "net_bogus" $eal --vdev net_null0 -- --port net_bogus --pps 10 "$sample"
 echo "$passed passed, $failed failed"
