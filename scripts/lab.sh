@@ -170,6 +170,11 @@ check_args() {
 	if [ -n "$cores" ]; then
 		[[ "$cores" =~ ^[0-9]+(,[0-9]+)*$ ]] ||
 			die_usage "--cores must be a comma-separated list of CPU numbers, not '$cores'"
+		local k
+		for k in ${cores//,/ }; do
+			allowed_cpus | grep -qx "$k" ||
+				die_usage "--cores: CPU $k is not one this process may use ($(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status))"
+		done
 	fi
 }
 
@@ -582,11 +587,7 @@ make_key() {
 place() {
 	local list=() n k p
 	if [ -n "$cores" ]; then
-		IFS=, read -r -a list <<<"$cores"
-		for k in "${list[@]}"; do
-			allowed_cpus | grep -qx "$k" ||
-				die "--cores: CPU $k is not one this process may use ($(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status))"
-		done
+		IFS=, read -r -a list <<<"$cores"	# checked with the arguments
 	else
 		mapfile -t list < <(allowed_cpus)
 	fi

@@ -399,6 +399,30 @@ static unsigned int stat_discover(int fd, char *buf, const char **cmds)
 	return n;
 }
 
+/*
+ * True when the daemon knows every command of o: DPDK's telemetry answers
+ * null for a command it does not have (or a parameter it rejects), which
+ * would otherwise show as nothing at all.
+ */
+static bool stat_commands_known(int fd, const struct stat_opts *o, char *buf)
+{
+	bool ok = true;
+
+	for (unsigned int i = 0; i < o->n_cmds; i++) {
+		const char *p;
+
+		if (stat_request(fd, o->cmds[i], buf, STAT_REPLY_MAX) < 0)
+			return ok;	/* the daemon went away: the loop says so */
+		p = strchr(buf, ':');
+		if (p && strncmp(json_ws(p + 1), "null", 4) == 0) {
+			fprintf(stderr, "%s: --cmd %s: the daemon has no such command, or refused its parameter (it answered null)\n",
+				stat_prog, o->cmds[i]);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
 /* Take one sample of every command; false when the daemon went away. */
 static bool stat_sample(int fd, const struct stat_opts *o, char *buf,
 			struct stat_sample *s)
@@ -507,6 +531,11 @@ int main(int argc, char **argv)
 		return rc == 1 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
 	tool_signals();
 	fd = stat_connect(&o, path, sizeof(path));
+	if (fd < 0 && o.socket) {
+		fprintf(stderr, "%s: --socket %s: cannot connect: %s (is the daemon running, without --no-telemetry?)\n",
+			stat_prog, path, strerror(-fd));
+		return TOOL_EXIT_FAIL;
+	}
 	if (fd < 0) {
 		fprintf(stderr, "%s: cannot reach telemetry at %s: %s (is the daemon running with --file-prefix %s and without --no-telemetry?)\n",
 			stat_prog, path, strerror(-fd), o.prefix);
@@ -524,8 +553,8 @@ int main(int argc, char **argv)
 			stat_prog, path);
 		return TOOL_EXIT_FAIL;
 	}
-	rc = TOOL_EXIT_OK;
-	for (uint64_t k = 0; !tool_stop && (!o.count || k < o.count); k++) {
+	rc = stat_commands_known(fd, &o, buf) ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
+	for (uint64_t k = 0; rc == TOOL_EXIT_OK && !tool_stop && (!o.count || k < o.count); k++) {
 		if (k)
 			stat_sleep(o.interval);
 		if (tool_stop)
