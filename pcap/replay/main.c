@@ -28,6 +28,8 @@ struct replay_main {
 	void *state;
 	/* the trace, in memory */
 	struct trace *trace;
+	/* records in the file (a mode may leave some out of the trace) */
+	uint64_t file_records;
 	/* its schedule */
 	struct timing_sched *sched;
 	/* departures */
@@ -88,6 +90,7 @@ static int replay_load(struct replay_main *r)
 		fprintf(stderr, "segnet-replay: %s: no records (nothing sent)\n", r->opts.file);
 		return REPLAY_EXIT_FAIL;
 	}
+	r->file_records = r->trace->n;
 	return 0;
 }
 
@@ -188,8 +191,11 @@ static int replay_run(struct replay_main *r)
 	uint64_t dropped;
 	int rc, st;
 
-	printf("segnet-replay: %s: %s, %" PRIu64 " records, mode %s\n", r->opts.file,
-	       trace_format_name(ti->format), r->trace->n, r->mode->name);
+	printf("segnet-replay: %s: %s, %" PRIu64 " records", r->opts.file,
+	       trace_format_name(ti->format), r->file_records);
+	if (r->trace->n != r->file_records)
+		printf(" (%" PRIu64 " to replay)", (uint64_t)r->trace->n);
+	printf(", mode %s\n", r->mode->name);
 	fflush(stdout);
 	rc = replay_loop_run(r->sched, r->trace, r->mode, r->state, &lc, r->stats, &res);
 	if (r->mode->drain)
