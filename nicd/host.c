@@ -656,8 +656,7 @@ static uint32_t host_hash32(const char *s)
 	return h;
 }
 
-/* Check a node name: it becomes part of file names. */
-static bool host_name_ok(const char *name)
+bool host_name_valid(const char *name)
 {
 	size_t n = strlen(name);
 
@@ -675,7 +674,7 @@ struct host *host_create(const struct host_config *cfg, char *err, size_t errlen
 	struct host *h;
 	int ret, stale;
 
-	if (!host_name_ok(cfg->name)) {
+	if (!host_name_valid(cfg->name)) {
 		snprintf(err, errlen, "name \"%s\": use 1 to 31 letters, digits, '_' or '-'",
 			 cfg->name);
 		errno = EINVAL;

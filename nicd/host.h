@@ -85,6 +85,12 @@ struct nic_ops host_nic_ops(struct host *h);
 void host_set_nic(struct host *h, struct nic *nic);
 
 /*
+ * True when name may name a node: 1 to 31 letters, digits, '_' or '-' (it
+ * becomes part of file names).
+ */
+bool host_name_valid(const char *name);
+
+/*
  * Do the host's work due at now: send rings, held-back messages, wake-ups,
  * heartbeats, the control socket. Returns true when it moved messages;
  * lowers *next to the next time it must run.

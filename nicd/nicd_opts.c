@@ -15,6 +15,7 @@
 
 #include "nicd/conf.h"
 #include "nicd/ctl_msg.h"
+#include "nicd/host.h"
 #include "dataplane/dp_opts.h"
 #include "nicd/nicd.h"
 #include "nicd/stages/stages.h"
@@ -248,6 +249,9 @@ static int nicd_parse_node(const char *arg, struct nicd_node_names *n, char *err
 		return dp_opt_fail(err, errlen, "--node %s: must be NAME:BULKDEV[:QUICKDEV] (e.g. n0:net_memif0)",
 				 arg);
 	*bulk++ = '\0';
+	if (!host_name_valid(copy))
+		return dp_opt_fail(err, errlen, "--node %s: NAME '%s' must be 1 to 31 letters, digits, '_' or '-'",
+				 arg, copy);
 	len = nicd_dev_len(bulk);
 	quick = NULL;
 	if (bulk[len] == ':') {

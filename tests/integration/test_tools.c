@@ -83,6 +83,9 @@ Test(tools, nicd_bad_arguments)
 	t_usage_error("is empty", NICD_BIN, "--bulk-port", "x", "--vnet", vnet, NULL);
 	snprintf(vnet, sizeof(vnet), "1:%s:conf9", key);
 	t_usage_error("neither a configuration", NICD_BIN, "--bulk-port", "x", "--vnet", vnet, NULL);
+	snprintf(vnet, sizeof(vnet), "1:%s:conf1", key);
+	t_usage_error("NAME 'bad/name'", NICD_BIN, "--node", "bad/name:net_null0", "--vnet", vnet,
+		      NULL);
 	snprintf(vnet, sizeof(vnet), "1:%s:conf3,timer:bogus=1", key);
 	t_usage_error("bogus", NICD_BIN, "--bulk-port", "net_null0", "--vnet", vnet, NULL);
 	t_usage_error("ID:KEYFILE:CONF", NICD_BIN, "--bulk-port", "x", "--vnet", "1", NULL);
