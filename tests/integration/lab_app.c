@@ -15,10 +15,11 @@
  *       "reordered" needs at least one out of order (CONF3 does not).
  *
  *   lab-app probe --nicd NICD --node D [--ep E] --key-file F [--vnet V]
- *                 [--count K] --expect ok|down
+ *                 [--count K] --expect ok|down|refused
  *       sends K quick and K bulk messages to (D, E) and waits for their
  *       completions: all must have the expected status (SEGNET_OK, or
- *       SEGNET_EDOWN for a node that left).
+ *       SEGNET_EDOWN for a node that left); "refused": a node outside the
+ *       cluster, every send must fail at once with EINVAL.
  *
  *   lab-app keys --nicd NICD --key-file F [--vnet V] [--other-key-file F2]
  *       opens an endpoint with the right key, then checks that a wrong key
@@ -373,6 +374,27 @@ out:
 	return rc;
 }
 
+/*
+ * probe --expect refused: a quick and a bulk send to a node outside the
+ * cluster must each fail at once with -EINVAL; 0 when they do.
+ */
+static int lab_probe_refused(const struct lab_opts *o)
+{
+	static uint8_t data[SEGNET_MAX_PAYLOAD];
+	struct lab_args a = { .magic = LAB_MAGIC };
+	struct segnet_ep *ep = lab_open(o, o->ep.nicd, 64);
+	int q, b;
+
+	if (!ep)
+		return 1;
+	q = segnet_send_quick(ep, o->node, o->dst_ep, LAB_HANDLER, &a, 0);
+	b = segnet_send_bulk(ep, o->node, o->dst_ep, LAB_HANDLER, &a, data, sizeof(data), 1);
+	segnet_close(ep);
+	printf("probe: to node %u of a cluster of fewer: quick send %s, bulk send %s\n", o->node,
+	       q ? strerror(-q) : "accepted", b ? strerror(-b) : "accepted");
+	return q == -EINVAL && b == -EINVAL ? 0 : 1;
+}
+
 /* probe: statuses of messages to one node. */
 static int lab_probe(const struct lab_opts *o)
 {
@@ -388,8 +410,10 @@ static int lab_probe(const struct lab_opts *o)
 		want = SEGNET_OK;
 	else if (o->expect && !strcmp(o->expect, "down"))
 		want = SEGNET_EDOWN;
+	else if (o->expect && !strcmp(o->expect, "refused"))
+		return lab_probe_refused(o);
 	if (want < 0) {
-		fprintf(stderr, "%s: probe needs --node and --expect ok|down\n", lab_prog);
+		fprintf(stderr, "%s: probe needs --node and --expect ok|down|refused\n", lab_prog);
 		return 2;
 	}
 	ep = lab_open(o, o->ep.nicd, 64);

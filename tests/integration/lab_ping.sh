@@ -32,6 +32,9 @@ if "$ping" --nicd n0 --key-file "$SEGNET_LAB_KEY" --node 3 --count 1 >"$tmp/ping
 	fail "a ping to node 3 of 3 succeeded"
 fi
 grep -q -- "--node 3: not in the cluster" "$tmp/ping-3.log" || fail "node 3: not refused by name"
+# Below the tool, libsegnet refuses a send beyond the cluster with EINVAL.
+"$app" probe --nicd n0 --key-file "$SEGNET_LAB_KEY" --node 3 --expect refused \
+	>"$tmp/probe-3.log" 2>&1 || fail "node 3: libsegnet did not refuse the sends: $(cat "$tmp/probe-3.log")"
 echo "quick n0 -> n1: $(tail -n 1 "$tmp/ping-quick.log")"
 echo "bulk  n2 -> n1: $(tail -n 1 "$tmp/ping-bulk.log")"
 echo "switchd: slots $(tel "$SEGNET_LAB_SWITCHD_PREFIX" /segnet/switch/stats switch.stats.slots), skipped $(tel "$SEGNET_LAB_SWITCHD_PREFIX" /segnet/switch/stats switch.stats.slots_skipped)"
