@@ -28,7 +28,8 @@ int dp_opt_ulong(const char *opt, const char *arg, unsigned long min,
 	errno = 0;
 	v = strtoul(arg, &end, 10);
 	if (arg[0] < '0' || arg[0] > '9' || *end || errno)
-		return dp_opt_fail(err, errlen, "%s %s: not a number", opt, arg);
+		return dp_opt_fail(err, errlen, "%s %s: not a whole number from %lu to %lu",
+				   opt, arg, min, max);
 	if (v < min || v > max)
 		return dp_opt_fail(err, errlen, "%s %s: must be between %lu and %lu",
 				   opt, arg, min, max);
