@@ -58,6 +58,7 @@ struct nicd_opts {
 	uint16_t per_target_cap;	/* --per-target-cap */
 	uint16_t quick_buffers;		/* --quick-buffers */
 	uint32_t descriptors;		/* --descriptors: packet descriptors per NIC */
+	uint32_t cfg_keepalive;		/* --cfg-keepalive: slots between unchanged CFGs */
 	uint32_t idle_sleep_us;		/* --idle-sleep-us */
 	uint32_t idle_after_us;		/* --idle-after-us (0 = busy polling) */
 	uint32_t hello_us;		/* --hello-us: HELLO interval while joining */

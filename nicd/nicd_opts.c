@@ -33,6 +33,7 @@ enum nicd_opt {
 	NICD_OPT_PER_TARGET_CAP,
 	NICD_OPT_QUICK_BUFFERS,
 	NICD_OPT_DESCRIPTORS,
+	NICD_OPT_CFG_KEEPALIVE,
 	NICD_OPT_IDLE_SLEEP_US,
 	NICD_OPT_IDLE_AFTER_US,
 	NICD_OPT_HELLO_US,
@@ -61,6 +62,7 @@ static const struct option nicd_long_opts[] = {
 	{ "per-target-cap", required_argument, NULL, NICD_OPT_PER_TARGET_CAP },
 	{ "quick-buffers", required_argument, NULL, NICD_OPT_QUICK_BUFFERS },
 	{ "descriptors", required_argument, NULL, NICD_OPT_DESCRIPTORS },
+	{ "cfg-keepalive", required_argument, NULL, NICD_OPT_CFG_KEEPALIVE },
 	{ "idle-sleep-us", required_argument, NULL, NICD_OPT_IDLE_SLEEP_US },
 	{ "idle-after-us", required_argument, NULL, NICD_OPT_IDLE_AFTER_US },
 	{ "hello-us", required_argument, NULL, NICD_OPT_HELLO_US },
@@ -117,6 +119,8 @@ void nicd_opts_usage(FILE *f, const char *prog)
 		"  --per-target-cap N      of which one target may hold (default 16)\n"
 		"  --quick-buffers N       quick send buffers of a NIC (default 16)\n"
 		"  --descriptors N         packet descriptors per NIC (default 16384)\n"
+		"  --cfg-keepalive N       slots between CFGs while a NIC's requests do not\n"
+		"                          change (default 8; 1 = a CFG every slot)\n"
 		"  --idle-after-us US      poll this long without work before sleeping\n"
 		"                          (default 200; 0 = busy polling, no back-off)\n"
 		"  --idle-sleep-us US      first sleep per idle poll (default 100); sleeps\n"
@@ -278,6 +282,7 @@ static void nicd_opts_defaults(struct nicd_opts *o)
 	o->per_target_cap = 16;
 	o->quick_buffers = 16;
 	o->descriptors = 16384;
+	o->cfg_keepalive = 8;
 	o->idle_sleep_us = 100;
 	o->idle_after_us = 200;
 	o->hello_us = 1000;
@@ -308,6 +313,8 @@ static int nicd_parse_value(struct nicd_opts *o, int c, const char *arg, char *e
 		return dp_opt_u16("--quick-buffers", arg, 1, 65535, &o->quick_buffers, err, errlen);
 	case NICD_OPT_DESCRIPTORS:
 		return dp_opt_u32("--descriptors", arg, 16, 1u << 22, &o->descriptors, err, errlen);
+	case NICD_OPT_CFG_KEEPALIVE:
+		return dp_opt_u32("--cfg-keepalive", arg, 1, 1000000, &o->cfg_keepalive, err, errlen);
 	case NICD_OPT_IDLE_SLEEP_US:
 		return dp_opt_u32("--idle-sleep-us", arg, 0, 1000000, &o->idle_sleep_us, err, errlen);
 	case NICD_OPT_IDLE_AFTER_US:

@@ -94,6 +94,8 @@ Test(tools, nicd_bad_arguments)
 		      "--bulk-port", "x", "--vnet", vnet, "--endpoints", NULL);
 	t_usage_error("--endpoints 0", NICD_BIN,
 		      "--vnet", vnet, "--bulk-port", "x", "--endpoints=0", NULL);
+	t_usage_error("--cfg-keepalive 0", NICD_BIN,
+		      "--vnet", vnet, "--bulk-port", "x", "--cfg-keepalive", "0", NULL);
 	t_usage_error("--bogus", NICD_BIN, "--bogus", NULL);
 	t_usage_error("NAME:BULKDEV", NICD_BIN, "--vnet", vnet, "--node", "onlyname", NULL);
 	t_usage_error("share a device", NICD_BIN,

@@ -70,6 +70,8 @@ static const char sim_help[] =
 "  --per-target-cap N      of which one target may hold (default 1/8 of them)\n"
 "  --quick-buffers N       quick send buffers per node (default 4)\n"
 "  --descriptors N         packet descriptors per NIC (default 16384)\n"
+"  --cfg-keepalive N       slots between CFGs while a NIC's requests do not\n"
+"                          change (default 8, as nicd; 1 = a CFG every slot)\n"
 "  --payload BYTES         bulk payload (default 2048)\n"
 "  --preset clint          16 nodes, bulk 2 Gbit/s, quick 0.53 Gbit/s, 2 KiB\n"
 "                          payload, 16 bulk and 4 quick send buffers, bursts\n"
@@ -109,6 +111,7 @@ static const char sim_help[] =
 enum sim_opt {
 	O_NODES = 256, O_ARBITER, O_QUICK_MODE, O_BULK_GBPS, O_QUICK_GBPS,
 	O_PROP, O_SLOT_FRAMES, O_SEND_BUFFERS, O_PER_TARGET, O_QUICK_BUFFERS, O_DESCRIPTORS,
+	O_CFG_KEEPALIVE,
 	O_PAYLOAD, O_PRESET, O_LOAD, O_LOAD_SWEEP, O_TRAFFIC, O_HOT_SHARE,
 	O_BURSTY, O_BURST_MAX, O_CHANNELS, O_DURATION, O_MESSAGES, O_CONF,
 	O_LOSS, O_DUP, O_REORDER, O_CORRUPT, O_SEED, O_CSV, O_PLOT, O_JOBS,
@@ -127,6 +130,7 @@ static const struct option sim_options[] = {
 	{ "per-target-cap", required_argument, NULL, O_PER_TARGET },
 	{ "quick-buffers", required_argument, NULL, O_QUICK_BUFFERS },
 	{ "descriptors", required_argument, NULL, O_DESCRIPTORS },
+	{ "cfg-keepalive", required_argument, NULL, O_CFG_KEEPALIVE },
 	{ "payload", required_argument, NULL, O_PAYLOAD },
 	{ "preset", required_argument, NULL, O_PRESET },
 	{ "load", required_argument, NULL, O_LOAD },
@@ -285,6 +289,7 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 	case O_PER_TARGET: cli->per_target = (uint16_t)parse_num("per-target-cap", arg, 1, 4096); break;
 	case O_QUICK_BUFFERS: c->quick_bufs = (uint16_t)parse_num("quick-buffers", arg, 1, 4096); break;
 	case O_DESCRIPTORS: c->descriptors = (uint32_t)parse_num("descriptors", arg, 16, 1 << 22); break;
+	case O_CFG_KEEPALIVE: c->cfg_keepalive = (uint32_t)parse_num("cfg-keepalive", arg, 1, 1000000); break;
 	case O_PAYLOAD: c->payload = (uint16_t)parse_num("payload", arg, 0, PROTO_MAX_PAYLOAD); break;
 	case O_PRESET:
 		if (strcmp(arg, "clint"))

@@ -105,6 +105,7 @@ void simrun_defaults(struct simrun_config *c)
 	c->per_target = 2;
 	c->quick_bufs = 4;
 	c->descriptors = 16384;
+	c->cfg_keepalive = 8;
 	c->payload = PROTO_MAX_PAYLOAD;
 	c->conf = "conf2";
 	c->duration_ns = 20000000;
@@ -460,7 +461,8 @@ static int sim_build_nics(struct simctx *ctx, char *err, size_t errlen)
 	struct nic_config nc = {
 		.max_nodes = cfg->nodes, .bulk_bufs = cfg->bulk_bufs,
 		.bulk_per_target = cfg->per_target, .quick_bufs = cfg->quick_bufs,
-		.descriptors = cfg->descriptors, .hello_ns = 2 * slot_ns, .mp = ctx->mp,
+		.descriptors = cfg->descriptors, .cfg_keepalive = cfg->cfg_keepalive,
+		.hello_ns = 2 * slot_ns, .mp = ctx->mp,
 		.check_crc = true,
 	};
 	char spec[512], over[600];

@@ -42,6 +42,7 @@ struct simrun_config {
 	uint16_t per_target;		/* per-target cap */
 	uint16_t quick_bufs;		/* quick send buffers per node */
 	uint32_t descriptors;		/* packet descriptors per NIC */
+	uint32_t cfg_keepalive;		/* slots between unchanged CFGs (nicd's 8) */
 	uint16_t payload;		/* bulk payload bytes */
 	const char *conf;		/* protocol configuration (name or spec) */
 	bool one_vnet;			/* both channels on one virtual network */
