@@ -442,20 +442,27 @@ static int gen_open(struct gen *g, struct gen_end *e, const char *name, char *er
 int main(int argc, char **argv)
 {
 	static struct gen g;
+	struct dp_args args;
 	char err[512];
 	double secs;
 	int used, rc;
 
-	used = dp_eal_init(argc, argv, err, sizeof(err));
-	if (used < 0) {
-		fprintf(stderr, "fwd-gen: %s\n", err);
+	/* Its own arguments first: --help and bad arguments need no EAL. */
+	if (dp_args_split(argc, argv, &args)) {
+		fprintf(stderr, "fwd-gen: out of memory\n");
 		return 1;
+	}
+	rc = gen_args(&g.o, args.own_argc, args.own);
+	dp_args_free(&args);
+	if (rc)
+		return rc == 1 ? 0 : 2;
+	used = dp_eal_init(args.eal_argc, argv, err, sizeof(err));
+	if (used < 0) {
+		fprintf(stderr, "fwd-gen: %s (EAL arguments, before --)\n", err);
+		return used == -EINVAL ? 2 : 1;
 	}
 	g.a.dev.port_id = RTE_MAX_ETHPORTS;
 	g.b.dev.port_id = RTE_MAX_ETHPORTS;
-	rc = gen_args(&g.o, argc - used, argv + used);
-	if (rc)
-		return rc == 1 ? 0 : 2;
 	dp_signals_install();
 	g.lim = (struct proto_limits) { .max_nodes = PROTO_MAX_NODES,
 					.max_endpoints = PROTO_MAX_ENDPOINTS };
