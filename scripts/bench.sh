@@ -92,6 +92,7 @@ rounds=${SEGNET_BENCH_ROUNDS:-5}
 eal_common=${SEGNET_BENCH_EAL:-"--no-huge -m 256 --no-pci --no-shconf --log-level lib.telemetry:error"}
 memif_args="id=0,socket-abstract=no,bsize=4096"
 lab_tmp=""		# temporary directory: sockets, keys
+vdevs=()		# memif_vdevs: the two memif ports' --vdev arguments
 lab_logs="$out/lab"	# every process's output, kept after the run
 lab_pids=()		# processes started and not yet stopped
 lab_netns=()		# network namespaces created
@@ -218,18 +219,27 @@ lab_fail() {
 	exit 1
 }
 
+# memif_vdevs ROLE: the --vdev arguments of the two memif ports every lab
+# benchmark uses (net_memif0 and net_memif1 on sockets sw0 and sw1 in
+# $lab_tmp) in ROLE (server or client), in the array vdevs; a server first
+# removes sockets a previous round left.
+memif_vdevs() {
+	[ "$1" = client ] || rm -f "$lab_tmp/sw0.sock" "$lab_tmp/sw1.sock"
+	vdevs=(--vdev "net_memif0,socket=$lab_tmp/sw0.sock,$memif_args,role=$1"
+	       --vdev "net_memif1,socket=$lab_tmp/sw1.sock,$memif_args,role=$1")
+}
+
 # switchd_start CPU OPTS...: switchd on CPU polling two memif server ports
 # (node 0 and node 1); PID in sw_pid, log in sw_log.
 switchd_start() {
 	local cpu=$1 pf
 	shift
 	lab_prefix sw
-	rm -f "$lab_tmp/sw0.sock" "$lab_tmp/sw1.sock"
+	memif_vdevs server
 	sw_log="$lab_logs/switchd-$lab_seq.log"
 	# shellcheck disable=SC2086
 	lab_start "$sw_log" "$build/switchd/switchd" $eal_common -l "$cpu" --file-prefix "$pf" \
-		--vdev "net_memif0,socket=$lab_tmp/sw0.sock,$memif_args,role=server" \
-		--vdev "net_memif1,socket=$lab_tmp/sw1.sock,$memif_args,role=server" -- \
+		"${vdevs[@]}" -- \
 		--nodes 2 --port 0=net_memif0 --port 1=net_memif1 "$@"
 	sw_pid=$lab_pid
 	# The memif socket exists from the device's probe on, but a client that
@@ -248,10 +258,10 @@ nicd_start() {
 	lab_prefix nic
 	rm -f "$lab_tmp/run/n0.sock" "$lab_tmp/run/n1.sock"
 	nic_log="$lab_logs/nicd-$lab_seq.log"
+	memif_vdevs client
 	# shellcheck disable=SC2086
 	lab_start "$nic_log" "$build/nicd/nicd" $eal_common -l "$cpu" --file-prefix "$pf" \
-		--vdev "net_memif0,socket=$lab_tmp/sw0.sock,$memif_args,role=client" \
-		--vdev "net_memif1,socket=$lab_tmp/sw1.sock,$memif_args,role=client" -- \
+		"${vdevs[@]}" -- \
 		--node n0:net_memif0 --node n1:net_memif1 \
 		--vnet "1:$lab_tmp/vnet1.key:conf3" --socket-dir "$lab_tmp/run" "$@"
 	nic_pid=$lab_pid
@@ -264,12 +274,11 @@ nicd_start() {
 testpmd_start() {
 	local cpu=$1 pf
 	lab_prefix tp
-	rm -f "$lab_tmp/sw0.sock" "$lab_tmp/sw1.sock"
+	memif_vdevs server
 	tp_log="$lab_logs/testpmd-$lab_seq.log"
 	# shellcheck disable=SC2086
 	lab_start "$tp_log" dpdk-testpmd $eal_common --lcores "0@$cpu,1@$cpu" --file-prefix "$pf" \
-		--vdev "net_memif0,socket=$lab_tmp/sw0.sock,$memif_args,role=server" \
-		--vdev "net_memif1,socket=$lab_tmp/sw1.sock,$memif_args,role=server" -- \
+		"${vdevs[@]}" -- \
 		--forward-mode=io --auto-start --stats-period 3600 --no-lsc-interrupt \
 		--total-num-mbufs 16384 --mbuf-size 2432
 	tp_pid=$lab_pid
@@ -288,10 +297,10 @@ fwd_gen() {
 	shift 2
 	lab_prefix gen
 	log="$lab_logs/fwd-gen-$lab_seq.log"
+	memif_vdevs client
 	# shellcheck disable=SC2086
 	lab_start "$log" "$build/tests/bench/fwd-gen" $eal_common -l "$cpu" --file-prefix "$pf" \
-		--vdev "net_memif0,socket=$lab_tmp/sw0.sock,$memif_args,role=client" \
-		--vdev "net_memif1,socket=$lab_tmp/sw1.sock,$memif_args,role=client" -- \
+		"${vdevs[@]}" -- \
 		--port-a net_memif0 --port-b net_memif1 --hold --warmup 0.5 "$@"
 	gen_pid=$lab_pid
 	# The window starts 0.5 s after the links are up (about 0.3 s from here).

@@ -23,22 +23,10 @@ failed=0
 passed=0
 trap 'rm -rf "$tmp"' EXIT
 
-# expect STATUS WORD ARGS...: demo.sh ARGS exits STATUS and prints WORD.
-expect() {
-	want=$1
-	word=$2
-	shift 2
-	"$demo" "$@" >"$tmp/out" 2>&1
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -q -e "$word" "$tmp/out"; then
-		passed=$((passed + 1))
-		echo "ok: exit $rc, names '$word': $(grep -e "$word" "$tmp/out" | head -1)"
-	else
-		failed=$((failed + 1))
-		echo "FAIL: demo.sh $* exited $rc (want $want), output:"
-		cat "$tmp/out"
-	fi
-}
+# shellcheck source=tests/integration/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
+expect_prog=$demo
+out=$tmp/out
 
 expect 0 "--pcap FILE" --help
 expect 0 "--no-build" -h
