@@ -39,12 +39,28 @@ static inline struct rte_mbuf *dp_frame_alloc(struct rte_mempool *mp, uint16_t l
 /* A private copy of a single-segment frame, or NULL. */
 struct rte_mbuf *dp_frame_copy(struct rte_mempool *mp, const struct rte_mbuf *m);
 
-/* Picoseconds a frame of len bytes occupies a link of gbps Gbit/s. */
-static inline uint64_t dp_wire_ps(uint32_t len, double gbps)
+/* Picoseconds one byte takes on a link of gbps Gbit/s. */
+static inline double dp_ps_per_byte(double gbps)
+{
+	return 8000.0 / gbps;
+}
+
+/*
+ * Picoseconds a frame of len bytes occupies a link whose byte takes
+ * ps_per_byte (dp_ps_per_byte, kept with the link: per-frame paths need no
+ * division).
+ */
+static inline uint64_t dp_wire_ps_at(uint32_t len, double ps_per_byte)
 {
 	uint32_t l = len < PROTO_MIN_FRAME ? PROTO_MIN_FRAME : len;
 
-	return (uint64_t)((double)(l + DP_WIRE_OVERHEAD) * 8000.0 / gbps + 0.5);
+	return (uint64_t)((double)(l + DP_WIRE_OVERHEAD) * ps_per_byte + 0.5);
+}
+
+/* Picoseconds a frame of len bytes occupies a link of gbps Gbit/s. */
+static inline uint64_t dp_wire_ps(uint32_t len, double gbps)
+{
+	return dp_wire_ps_at(len, dp_ps_per_byte(gbps));
 }
 
 #endif

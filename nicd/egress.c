@@ -23,7 +23,7 @@ static void nic_quick_sent(struct nic *nic, uint32_t len, uint64_t now)
 		nic->quick_free_ns = now;
 		nic->quick_free_sub_ps = 0;
 	}
-	ps = nic->quick_free_sub_ps + dp_wire_ps(len, nic->quick_gbps);
+	ps = nic->quick_free_sub_ps + dp_wire_ps_at(len, nic->quick_ps_per_byte);
 	nic->quick_free_ns += ps / 1000;
 	nic->quick_free_sub_ps = (uint32_t)(ps % 1000);
 }

@@ -163,8 +163,9 @@ struct nic *nic_create(const struct nic_config *cfg, const struct nic_ops *ops,
 	if (nic->quick_gbps > 0) {
 		struct proto_pkt q = { .type = PROTO_T_QREQ };
 
-		nic->quick_backlog_ps = dp_wire_ps((uint32_t)proto_frame_len(&q),
-						   nic->quick_gbps);
+		nic->quick_ps_per_byte = dp_ps_per_byte(nic->quick_gbps);
+		nic->quick_backlog_ps = dp_wire_ps_at((uint32_t)proto_frame_len(&q),
+						      nic->quick_ps_per_byte);
 		if (nic->quick_backlog_ps < NIC_QUICK_BACKLOG_MIN_NS * 1000ull)
 			nic->quick_backlog_ps = NIC_QUICK_BACKLOG_MIN_NS * 1000ull;
 	}

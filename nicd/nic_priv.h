@@ -48,6 +48,7 @@ struct nic {
 	struct dp_port *bulk;		/* bulk-channel port */
 	struct dp_port *quick;		/* quick-channel port (may equal bulk) */
 	double quick_gbps;		/* its rate; 0 if unknown: QREQs never wait */
+	double quick_ps_per_byte;	/* its byte time, when the rate is known */
 	uint64_t quick_free_ns;		/* when what was sent on it will have left, */
 	uint32_t quick_free_sub_ps;	/* ... plus this many ps (< 1000) */
 	uint64_t quick_backlog_ps;	/* backlog up to which a QREQ may join it */

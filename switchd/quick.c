@@ -10,7 +10,7 @@ int quick_arb_init(struct quick_arb *q, uint16_t n, enum sw_quick_mode mode,
 		   double gbps)
 {
 	q->mode = mode;
-	q->gbps = gbps;
+	q->ps_per_byte = dp_ps_per_byte(gbps);
 	q->n = n;
 	q->busy_ps = calloc(n, sizeof(*q->busy_ps));
 	q->qreq_ps = calloc(n, sizeof(*q->qreq_ps));
@@ -55,7 +55,7 @@ static uint64_t quick_arrival(struct quick_arb *q, uint16_t in, uint64_t now_ps,
 enum quick_verdict quick_arb_admit(struct quick_arb *q, uint16_t in, uint16_t out,
 				   bool is_qreq, uint32_t len, uint64_t now)
 {
-	uint64_t wire_ps = dp_wire_ps(len, q->gbps);
+	uint64_t wire_ps = dp_wire_ps_at(len, q->ps_per_byte);
 	uint64_t at = quick_arrival(q, in, now * 1000, wire_ps);
 	uint64_t start;
 

@@ -28,7 +28,7 @@ enum quick_verdict {
 /* Busy state of every quick output. */
 struct quick_arb {
 	enum sw_quick_mode mode;	/* drop or interleave */
-	double gbps;			/* link rate */
+	double ps_per_byte;		/* the links' byte time (dp_ps_per_byte) */
 	uint16_t n;			/* outputs */
 	uint64_t *busy_ps;		/* end of everything sent on output o */
 	uint64_t *qreq_ps;		/* end of the last QREQ sent on output o */

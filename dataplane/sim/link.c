@@ -23,6 +23,7 @@ struct sim_port {
 	int owner;			/* actor polled when frames arrive */
 	struct sim_port *peer;		/* the other end */
 	struct sim_link_params lp;	/* the direction leaving this port */
+	double ps_per_byte;		/* its byte time (dp_ps_per_byte) */
 	uint64_t busy_until_ps;		/* end of the last serialization */
 	uint32_t inflight;		/* frames sent, not yet delivered */
 	struct rte_mbuf **rxq;		/* arrived frames, a ring */
@@ -83,7 +84,7 @@ static uint16_t sim_tx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
 			break;
 		}
 		start = p->busy_until_ps > now_ps ? p->busy_until_ps : now_ps;
-		p->busy_until_ps = start + dp_wire_ps(pkts[i]->data_len, p->lp.gbps);
+		p->busy_until_ps = start + dp_wire_ps_at(pkts[i]->data_len, p->ps_per_byte);
 		arrive = (p->busy_until_ps + 999) / 1000 + p->lp.prop_ns;
 		if (sim_engine_deliver_at(p->eng, arrive, p->peer, pkts[i]))
 			break;
@@ -141,6 +142,7 @@ static struct sim_port *sim_port_new(struct sim_engine *eng, const char *name,
 	p->eng = eng;
 	p->owner = actor;
 	p->lp = *lp;
+	p->ps_per_byte = dp_ps_per_byte(lp->gbps);
 	return p;
 }
 
