@@ -3,6 +3,9 @@
 #ifndef SEGNET_DP_MBUF_H
 #define SEGNET_DP_MBUF_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include <rte_mbuf.h>
 
 #include "proto/proto.h"
@@ -61,6 +64,47 @@ static inline uint64_t dp_wire_ps_at(uint32_t len, double ps_per_byte)
 static inline uint64_t dp_wire_ps(uint32_t len, double gbps)
 {
 	return dp_wire_ps_at(len, dp_ps_per_byte(gbps));
+}
+
+/*
+ * Link times in picoseconds count from an epoch, not from the clock's zero:
+ * the TSC counts from boot, and ps since then overflow 64 bits after 213
+ * days. The epoch starts at 0 and moves to now once now is a day past it
+ * (at the first frame on a host that has been up longer); whoever keeps
+ * link times then subtracts the shift dp_ps_epoch_move returns from each
+ * (dp_ps_rebase).
+ */
+struct dp_ps_epoch {
+	uint64_t ns;			/* clock reading (ns) of ps time 0 */
+};
+
+enum { DP_PS_EPOCH_SPAN_S = 86400 };	/* how far the epoch may lag: a day */
+
+/* now (ns) as ps since the epoch (at most 213 days after it). */
+static inline uint64_t dp_ps_since(const struct dp_ps_epoch *e, uint64_t now)
+{
+	return (now - e->ns) * 1000;
+}
+
+/* True when the epoch should move (see dp_ps_epoch_move). */
+static inline bool dp_ps_epoch_due(const struct dp_ps_epoch *e, uint64_t now)
+{
+	return now - e->ns > DP_PS_EPOCH_SPAN_S * 1000000000ull;
+}
+
+/* Move the epoch to now; the ps to subtract from every link time kept. */
+static inline uint64_t dp_ps_epoch_move(struct dp_ps_epoch *e, uint64_t now)
+{
+	uint64_t shift = dp_ps_since(e, now);
+
+	e->ns = now;
+	return shift;
+}
+
+/* A link time after the epoch moved by shift (times before it become 0). */
+static inline uint64_t dp_ps_rebase(uint64_t t, uint64_t shift)
+{
+	return t > shift ? t - shift : 0;
 }
 
 #endif

@@ -7,34 +7,29 @@
 #include "dataplane/dp_mbuf.h"
 #include "nic_priv.h"
 
-/*
- * A frame of len bytes left on the quick port at now: it will be on the wire
- * after what is still queued there, as the link serializes them. The time is
- * kept in ns plus a ps remainder: ps since the clock's epoch (the TSC counts
- * from boot) would overflow after 213 days.
- */
+/* A frame of len bytes left on the quick port at now, after what is queued. */
 static void nic_quick_sent(struct nic *nic, uint32_t len, uint64_t now)
 {
-	uint64_t ps;
+	uint64_t now_ps;
 
 	if (nic->quick_gbps <= 0)
 		return;
-	if (nic->quick_free_ns < now) {
-		nic->quick_free_ns = now;
-		nic->quick_free_sub_ps = 0;
-	}
-	ps = nic->quick_free_sub_ps + dp_wire_ps_at(len, nic->quick_ps_per_byte);
-	nic->quick_free_ns += ps / 1000;
-	nic->quick_free_sub_ps = (uint32_t)(ps % 1000);
+	if (dp_ps_epoch_due(&nic->quick_epoch, now))
+		nic->quick_free_ps = dp_ps_rebase(nic->quick_free_ps,
+						  dp_ps_epoch_move(&nic->quick_epoch, now));
+	now_ps = dp_ps_since(&nic->quick_epoch, now);
+	if (nic->quick_free_ps < now_ps)
+		nic->quick_free_ps = now_ps;
+	nic->quick_free_ps += dp_wire_ps_at(len, nic->quick_ps_per_byte);
 }
 
 bool nic_quick_ready(const struct nic *nic, uint64_t now, uint64_t *wake)
 {
-	uint64_t backlog_ps;
+	uint64_t since_ns = now - nic->quick_epoch.ns, backlog_ps;
 
-	if (nic->quick_free_ns < now)
-		return true;
-	backlog_ps = (nic->quick_free_ns - now) * 1000 + nic->quick_free_sub_ps;
+	if (since_ns > nic->quick_free_ps / 1000)
+		return true;	/* idle (and since_ns in ps might not fit) */
+	backlog_ps = nic->quick_free_ps - since_ns * 1000;
 	if (backlog_ps <= nic->quick_backlog_ps)
 		return true;
 	*wake = now + (backlog_ps - nic->quick_backlog_ps + 999) / 1000;

@@ -4,6 +4,7 @@
 #define SEGNET_NIC_PRIV_H
 
 #include "chan.h"
+#include "dataplane/dp_mbuf.h"
 #include "nic.h"
 
 /* Joining state. */
@@ -49,8 +50,8 @@ struct nic {
 	struct dp_port *quick;		/* quick-channel port (may equal bulk) */
 	double quick_gbps;		/* its rate; 0 if unknown: QREQs never wait */
 	double quick_ps_per_byte;	/* its byte time, when the rate is known */
-	uint64_t quick_free_ns;		/* when what was sent on it will have left, */
-	uint32_t quick_free_sub_ps;	/* ... plus this many ps (< 1000) */
+	struct dp_ps_epoch quick_epoch;	/* time 0 of quick_free_ps */
+	uint64_t quick_free_ps;		/* when what was sent on it will have left */
 	uint64_t quick_backlog_ps;	/* backlog up to which a QREQ may join it */
 	enum nic_state state;		/* joining or up */
 	uint16_t id;			/* node id, PROTO_NODE_NONE before joining */

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "dataplane/dp_mbuf.h"
 #include "quick.h"
 
 int quick_arb_init(struct quick_arb *q, uint16_t n, enum sw_quick_mode mode,
@@ -11,6 +10,7 @@ int quick_arb_init(struct quick_arb *q, uint16_t n, enum sw_quick_mode mode,
 {
 	q->mode = mode;
 	q->ps_per_byte = dp_ps_per_byte(gbps);
+	q->epoch.ns = 0;
 	q->n = n;
 	q->busy_ps = calloc(n, sizeof(*q->busy_ps));
 	q->qreq_ps = calloc(n, sizeof(*q->qreq_ps));
@@ -35,6 +35,19 @@ void quick_arb_fini(struct quick_arb *q)
 	q->in_ps = NULL;
 }
 
+/* Move the epoch to now and every time kept with it. */
+static void quick_rebase(struct quick_arb *q, uint64_t now)
+{
+	uint64_t shift = dp_ps_epoch_move(&q->epoch, now);
+
+	for (uint16_t i = 0; i < q->n; i++) {
+		q->busy_ps[i] = dp_ps_rebase(q->busy_ps[i], shift);
+		q->qreq_ps[i] = dp_ps_rebase(q->qreq_ps[i], shift);
+		q->ctl_ps[i] = dp_ps_rebase(q->ctl_ps[i], shift);
+		q->in_ps[i] = dp_ps_rebase(q->in_ps[i], shift);
+	}
+}
+
 /*
  * When a frame of input `in` read at now_ps arrived: not before the frame
  * before it from the same input was through, plus its own wire time.
@@ -56,8 +69,11 @@ enum quick_verdict quick_arb_admit(struct quick_arb *q, uint16_t in, uint16_t ou
 				   bool is_qreq, uint32_t len, uint64_t now)
 {
 	uint64_t wire_ps = dp_wire_ps_at(len, q->ps_per_byte);
-	uint64_t at = quick_arrival(q, in, now * 1000, wire_ps);
-	uint64_t start;
+	uint64_t at, start;
+
+	if (dp_ps_epoch_due(&q->epoch, now))
+		quick_rebase(q, now);
+	at = quick_arrival(q, in, dp_ps_since(&q->epoch, now), wire_ps);
 
 	if (is_qreq) {
 		if (at < q->qreq_ps[out])

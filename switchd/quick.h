@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dataplane/dp_mbuf.h"
 #include "fabric.h"
 
 /* Outcome of arbitration for one frame. */
@@ -29,6 +30,7 @@ enum quick_verdict {
 struct quick_arb {
 	enum sw_quick_mode mode;	/* drop or interleave */
 	double ps_per_byte;		/* the links' byte time (dp_ps_per_byte) */
+	struct dp_ps_epoch epoch;	/* time 0 of the ps times below */
 	uint16_t n;			/* outputs */
 	uint64_t *busy_ps;		/* end of everything sent on output o */
 	uint64_t *qreq_ps;		/* end of the last QREQ sent on output o */

@@ -471,6 +471,30 @@ Test(fabric, quick_arbitration_is_first_come)
 	t_sw_free(t);
 }
 
+/*
+ * On a host up for more than 213 days the TSC's ns times 1000 no longer fit
+ * 64 bits: quick arbitration counts ps from an epoch that follows the clock.
+ * Before, every QREQ for an output lost for good once the product wrapped.
+ */
+Test(fabric, quick_arbitration_works_past_213_days_of_uptime)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+	uint64_t wrap_ns = UINT64_MAX / 1000;	/* where ns * 1000 wraps */
+
+	t_data(t, PROTO_T_QREQ, 0, 2, 0);
+	sw_fabric_poll(t->sw, wrap_ns - 5000);
+	cr_assert_eq(t_st(t)->qreq_forwarded, 1);
+	t_data(t, PROTO_T_QREQ, 1, 2, 0);
+	t_data(t, PROTO_T_QREQ, 3, 2, 0);
+	sw_fabric_poll(t->sw, wrap_ns + 5000);
+	cr_assert_eq(t_st(t)->qreq_forwarded, 2, "a QREQ on a free output lost");
+	cr_assert_eq(t_st(t)->qreq_collision, 1, "the one behind it must still lose");
+	t_data(t, PROTO_T_QREQ, 3, 2, 0);
+	sw_fabric_poll(t->sw, wrap_ns + 10000);
+	cr_assert_eq(t_st(t)->qreq_forwarded, 3);
+	t_sw_free(t);
+}
+
 Test(fabric, quick_burst_of_one_input_does_not_collide_with_itself)
 {
 	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
