@@ -161,8 +161,12 @@ static uint64_t timer_scan(struct stage *st, struct sn_conn *c, uint64_t now)
 	if (expired && c->rto_backoff < TIMER_MAX_BACKOFF)
 		c->rto_backoff++;
 	/* The resend sets tx_unscanned; the other late ones wait a timeout. */
-	if (n_late > 1 && now + timer_timeout(st, c) < next)
-		next = now + timer_timeout(st, c);
+	if (n_late > 1) {
+		uint64_t again = now + timer_timeout(st, c);
+
+		if (again < next)
+			next = again;
+	}
 	return next;
 }
 
