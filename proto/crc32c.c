@@ -118,6 +118,18 @@ static uint32_t crc32c_hw(uint32_t crc, const uint8_t *p, size_t len)
 		p += 3 * CRC32C_LANE;
 		len -= 3 * CRC32C_LANE;
 	}
+	/* A frame's header and short bodies: 32 bytes per turn of the loop. */
+	while (len >= 32) {
+		uint64_t v[4];
+
+		memcpy(v, p, sizeof(v));
+		c = __builtin_ia32_crc32di(c, v[0]);
+		c = __builtin_ia32_crc32di(c, v[1]);
+		c = __builtin_ia32_crc32di(c, v[2]);
+		c = __builtin_ia32_crc32di(c, v[3]);
+		p += 32;
+		len -= 32;
+	}
 	while (len >= 8) {
 		uint64_t v;
 
@@ -152,22 +164,31 @@ static bool crc32c_have_hw(void)
 }
 #endif
 
-/* 0 = not chosen yet, 1 = table, 2 = instruction. */
-static int crc32c_impl;
+/* The raw-register CRC of a buffer. */
+typedef uint32_t crc32c_raw_fn(uint32_t crc, const uint8_t *p, size_t len);
+
+static crc32c_raw_fn crc32c_first;
+
+/* The implementation in use: crc32c_first until the first call chose one. */
+static crc32c_raw_fn *crc32c_raw = crc32c_first;
+
+/*
+ * Fill the tables and choose the implementation. Threads that race here
+ * fill the same values; the pointer is published after the tables.
+ */
+static uint32_t crc32c_first(uint32_t crc, const uint8_t *p, size_t len)
+{
+	crc32c_raw_fn *fn = crc32c_have_hw() ? crc32c_hw : crc32c_sw;
+
+	crc32c_table_init();
+	crc32c_shift_init();
+	__atomic_store_n(&crc32c_raw, fn, __ATOMIC_RELEASE);
+	return fn(crc, p, len);
+}
 
 uint32_t crc32c_update(uint32_t crc, const void *buf, size_t len)
 {
-	int impl = __atomic_load_n(&crc32c_impl, __ATOMIC_ACQUIRE);
-
-	if (impl == 0) {
-		crc32c_table_init();
-		crc32c_shift_init();
-		impl = crc32c_have_hw() ? 2 : 1;
-		__atomic_store_n(&crc32c_impl, impl, __ATOMIC_RELEASE);
-	}
-	crc = ~crc;
-	crc = impl == 2 ? crc32c_hw(crc, buf, len) : crc32c_sw(crc, buf, len);
-	return ~crc;
+	return ~__atomic_load_n(&crc32c_raw, __ATOMIC_ACQUIRE)(~crc, buf, len);
 }
 
 uint32_t crc32c_update_portable(uint32_t crc, const void *buf, size_t len)
@@ -178,5 +199,5 @@ uint32_t crc32c_update_portable(uint32_t crc, const void *buf, size_t len)
 
 uint32_t crc32c(const void *buf, size_t len)
 {
-	return crc32c_update(0, buf, len);
+	return ~__atomic_load_n(&crc32c_raw, __ATOMIC_ACQUIRE)(~0u, buf, len);
 }

@@ -66,7 +66,8 @@ static size_t proto_vec_len(uint16_t n_nodes)
 	return ((size_t)n_nodes + 7) / 8;
 }
 
-size_t proto_body_len(uint8_t type, uint16_t cfg_nodes)
+/* proto_body_len, inlined where frames are decoded. */
+static inline size_t proto_body_len_of(uint8_t type, uint16_t cfg_nodes)
 {
 	switch (type) {
 	case PROTO_T_BREQ:
@@ -85,6 +86,11 @@ size_t proto_body_len(uint8_t type, uint16_t cfg_nodes)
 	default:
 		return 0;
 	}
+}
+
+size_t proto_body_len(uint8_t type, uint16_t cfg_nodes)
+{
+	return proto_body_len_of(type, cfg_nodes);
 }
 
 /* Frame length before padding to the Ethernet minimum. */
@@ -452,20 +458,21 @@ enum proto_reason proto_decode(const void *frame, size_t len,
 		return r;
 
 	/* The body's fixed part must be present before its fields are read. */
-	fixed = PROTO_ETH_LEN + PROTO_HDR_LEN + proto_body_len(out->type, 0);
+	fixed = PROTO_ETH_LEN + PROTO_HDR_LEN + proto_body_len_of(out->type, 0);
 	if (len < fixed + PROTO_CRC_LEN)
 		return PROTO_R_TRUNCATED;
 	out->cfg.n_nodes = 0;
 	cb.reserved = 0;
+	end = fixed + out->payload_len;
 	if (out->type == PROTO_T_CFG) {
 		memcpy(&cb, body, sizeof(cb));
 		out->cfg.slot = ntohl(cb.slot);
 		out->cfg.n_nodes = ntohs(cb.n_nodes);
 		if (out->cfg.n_nodes == 0 || out->cfg.n_nodes > max_nodes)
 			return PROTO_R_BODY;
+		end = PROTO_ETH_LEN + PROTO_HDR_LEN +
+		      proto_body_len_of(PROTO_T_CFG, out->cfg.n_nodes);
 	}
-	end = PROTO_ETH_LEN + PROTO_HDR_LEN +
-	      proto_body_len(out->type, out->cfg.n_nodes) + out->payload_len;
 	need = end + PROTO_CRC_LEN;
 	if (len < need)
 		return PROTO_R_TRUNCATED;

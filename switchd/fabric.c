@@ -269,6 +269,40 @@ static bool sw_right_port(const struct sw_fabric *sw, const struct sw_rx *r,
 	return (port == nd->bulk) == proto_type_is_bulk(r->p.type);
 }
 
+/* The node after node i, round the ring (no division on the per-frame path). */
+static inline uint16_t sw_ring_next(const struct sw_fabric *sw, uint16_t i)
+{
+	return i + 1 == sw->n ? 0 : (uint16_t)(i + 1);
+}
+
+/* How far node i comes after node from, round the ring: 0 to n - 1. */
+static inline uint16_t sw_ring_dist(const struct sw_fabric *sw, uint16_t from,
+				    uint16_t i)
+{
+	return i >= from ? (uint16_t)(i - from) : (uint16_t)(i + sw->n - from);
+}
+
+/*
+ * Keep frame k of this poll for forwarding. A QREQ gets its place in the
+ * order QREQs are dispatched in: at each output, inputs from the one after
+ * the output's last winner come first, so two inputs contending for an
+ * output take turns whatever their port numbers.
+ */
+static void sw_keep(struct sw_fabric *sw, unsigned int k)
+{
+	const struct sw_rx *r = &sw->rx[k];
+	uint64_t key;
+
+	if (r->p.type != PROTO_T_QREQ) {
+		sw->n_other++;
+		return;
+	}
+	key = (uint64_t)sw_ring_dist(sw, sw->qrr[r->p.dst_node], r->in) << 32 | k;
+	if (sw->n_qreq && key < sw->qorder[sw->n_qreq - 1])
+		sw->qorder_sorted = false;
+	sw->qorder[sw->n_qreq++] = key;
+}
+
 /* Validate one frame and queue it for this poll, or drop it. */
 static void sw_accept(struct sw_fabric *sw, uint16_t in, struct dp_port *port,
 		      struct rte_mbuf *m, unsigned int *k, uint64_t now)
@@ -302,8 +336,9 @@ static void sw_accept(struct sw_fabric *sw, uint16_t in, struct dp_port *port,
 		sw->stats.cfg_received++;
 		sw_bulk_cfg(sw, in, &r->p);
 	} else {
+		sw_keep(sw, *k);
 		(*k)++;
-		return;		/* kept for forwarding */
+		return;
 	}
 	rte_pktmbuf_free(m);
 }
@@ -314,8 +349,11 @@ static unsigned int sw_receive(struct sw_fabric *sw, uint64_t now)
 	struct rte_mbuf *burst[SW_BURST];
 	unsigned int k = 0;
 
-	for (uint16_t c = 0; c < sw->n; c++) {
-		uint16_t i = (uint16_t)((sw->rr + c) % sw->n);
+	sw->n_qreq = 0;
+	sw->qorder_sorted = true;
+	sw->n_other = 0;
+
+	for (uint16_t c = 0, i = sw->rr; c < sw->n; c++, i = sw_ring_next(sw, i)) {
 		struct sw_node *nd = &sw->nodes[i];
 		struct dp_port *ports[2] = { nd->quick, nd->bulk };
 		int n_ports = nd->bulk == nd->quick ? 1 : 2;
@@ -327,7 +365,7 @@ static unsigned int sw_receive(struct sw_fabric *sw, uint64_t now)
 				sw_accept(sw, i, ports[p], burst[j], &k, now);
 		}
 	}
-	sw->rr = (uint16_t)((sw->rr + 1) % sw->n);
+	sw->rr = sw_ring_next(sw, sw->rr);
 	return k;
 }
 
@@ -357,7 +395,7 @@ static void sw_quick_forward(struct sw_fabric *sw, struct sw_rx *r, uint64_t now
 	}
 	if (is_qreq) {
 		sw->stats.qreq_forwarded++;
-		sw->qrr[dst] = (uint16_t)((r->in + 1) % sw->n);
+		sw->qrr[dst] = sw_ring_next(sw, r->in);
 		sw_tx(sw, sw->nodes[dst].quick_tx, r->m);
 	} else {
 		sw->stats.qack_forwarded++;
@@ -398,36 +436,12 @@ static int sw_qorder_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* True when the keys are in order already (a burst from one input is). */
-static bool sw_qorder_sorted(const uint64_t *key, unsigned int m)
+/* QREQs that arrived together, in the order sw_keep gave them. */
+static void sw_dispatch_qreqs(struct sw_fabric *sw, uint64_t now)
 {
-	for (unsigned int i = 1; i < m; i++)
-		if (key[i] < key[i - 1])
-			return false;
-	return true;
-}
-
-/*
- * QREQs that arrived together: at each output, inputs from the one after
- * the output's last winner come first, so two inputs contending for an
- * output take turns whatever their port numbers.
- */
-static void sw_dispatch_qreqs(struct sw_fabric *sw, unsigned int k, uint64_t now)
-{
-	unsigned int m = 0;
-
-	for (unsigned int i = 0; i < k; i++) {
-		const struct sw_rx *r = &sw->rx[i];
-		uint64_t rank;
-
-		if (r->p.type != PROTO_T_QREQ)
-			continue;
-		rank = (r->in + sw->n - sw->qrr[r->p.dst_node]) % sw->n;
-		sw->qorder[m++] = rank << 32 | i;
-	}
-	if (m > 1 && !sw_qorder_sorted(sw->qorder, m))
-		qsort(sw->qorder, m, sizeof(*sw->qorder), sw_qorder_cmp);
-	for (unsigned int j = 0; j < m; j++)
+	if (!sw->qorder_sorted)
+		qsort(sw->qorder, sw->n_qreq, sizeof(*sw->qorder), sw_qorder_cmp);
+	for (unsigned int j = 0; j < sw->n_qreq; j++)
 		sw_dispatch(sw, &sw->rx[(uint32_t)sw->qorder[j]], now);
 }
 
@@ -443,10 +457,10 @@ uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now)
 	}
 	k = sw_receive(sw, now);
 	/* Control and bulk frames first: QREQs lose to what arrives with them. */
-	for (unsigned int i = 0; i < k; i++)
+	for (unsigned int i = 0; sw->n_other && i < k; i++)
 		if (sw->rx[i].p.type != PROTO_T_QREQ)
 			sw_dispatch(sw, &sw->rx[i], now);
-	sw_dispatch_qreqs(sw, k, now);
+	sw_dispatch_qreqs(sw, now);
 	if (now >= sw->next_boundary) {
 		sw_bulk_slot(sw, now);
 		if (sw->cfg.idle_skip)

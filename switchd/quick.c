@@ -35,8 +35,7 @@ void quick_arb_fini(struct quick_arb *q)
 	q->in_ps = NULL;
 }
 
-/* Move the epoch to now and every time kept with it. */
-static void quick_rebase(struct quick_arb *q, uint64_t now)
+void quick_rebase(struct quick_arb *q, uint64_t now)
 {
 	uint64_t shift = dp_ps_epoch_move(&q->epoch, now);
 
@@ -46,46 +45,4 @@ static void quick_rebase(struct quick_arb *q, uint64_t now)
 		q->ctl_ps[i] = dp_ps_rebase(q->ctl_ps[i], shift);
 		q->in_ps[i] = dp_ps_rebase(q->in_ps[i], shift);
 	}
-}
-
-/*
- * When a frame of input `in` read at now_ps arrived: not before the frame
- * before it from the same input was through, plus its own wire time.
- */
-static uint64_t quick_arrival(struct quick_arb *q, uint16_t in, uint64_t now_ps,
-			      uint64_t wire_ps)
-{
-	uint64_t at = now_ps;
-
-	if (in >= q->n)
-		return at;	/* the switch's own frame */
-	if (q->in_ps[in] + wire_ps > at)
-		at = q->in_ps[in] + wire_ps;
-	q->in_ps[in] = at;
-	return at;
-}
-
-enum quick_verdict quick_arb_admit(struct quick_arb *q, uint16_t in, uint16_t out,
-				   bool is_qreq, uint32_t len, uint64_t now)
-{
-	uint64_t wire_ps = dp_wire_ps_at(len, q->ps_per_byte);
-	uint64_t at, start;
-
-	if (dp_ps_epoch_due(&q->epoch, now))
-		quick_rebase(q, now);
-	at = quick_arrival(q, in, dp_ps_since(&q->epoch, now), wire_ps);
-
-	if (is_qreq) {
-		if (at < q->qreq_ps[out])
-			return QUICK_LOST_QREQ;
-		if (q->mode == SW_QUICK_DROP && at < q->busy_ps[out])
-			return QUICK_LOST_CONTROL;
-	}
-	start = q->busy_ps[out] > at ? q->busy_ps[out] : at;
-	q->busy_ps[out] = start + wire_ps;
-	if (is_qreq)
-		q->qreq_ps[out] = q->busy_ps[out];
-	else
-		q->ctl_ps[out] = q->busy_ps[out];
-	return QUICK_PASS;
 }
