@@ -19,6 +19,8 @@
 #              UDP over a veth pair between two network namespaces (sockperf)
 #   forward    switchd's quick-channel forwarding rate between two memif
 #              ports against dpdk-testpmd --forward-mode=io (fwd-gen)
+#   fabric     instructions of the switch fabric per forwarded QREQ, no NICs
+#              (fabric-cost under callgrind; needs valgrind)
 #   bulk       bulk goodput of 2 KiB messages through nicd and switchd
 #              (segnet-perf) against dpdk-testpmd forwarding 2 KiB frames
 #   idle       CPU of idle switchd and nicd with back-off, against the same
@@ -53,7 +55,7 @@ usage() {
 ensure_built() {
 	if [ ! -x "$sim" ] || [ ! -x "$build/tests/bench/rate-bench" ] ||
 		[ ! -x "$build/pcap/replay/segnet-replay" ] || [ ! -x "$build/tests/bench/rx-stamp" ] ||
-		[ ! -x "$build/tests/bench/fwd-gen" ]; then
+		[ ! -x "$build/tests/bench/fwd-gen" ] || [ ! -x "$build/tests/bench/fabric-cost" ]; then
 		"$top/scripts/setup.sh" --builddir "$build"
 	fi
 	mkdir -p "$out"
@@ -409,6 +411,26 @@ bench_protocol() {
 			ir=$(awk '/^summary:/ { printf "%.0f", $2 / 10000 }' "$out/cg-$conf.out" 2>/dev/null || echo na)
 		fi
 		printf "%-10s %22s %22s\n" "$conf" "$pps" "$ir"
+	done
+}
+
+bench_fabric() {
+	local burst crc ir line polls=2000
+	command -v valgrind >/dev/null 2>&1 || { echo "bench.sh: fabric needs valgrind" >&2; exit 1; }
+	echo "== fabric: instructions in sw_fabric_poll per forwarded QREQ (fabric-cost under callgrind: 2 nodes on array ports, $polls polls, every QREQ node 0 -> node 1)"
+	printf "%-6s %-4s %22s\n" burst crc instructions_per_qreq
+	for burst in 32 1; do
+		for crc in on off; do
+			local flag=()
+			[ "$crc" = on ] || flag=(--no-crc)
+			line=$(valgrind --tool=callgrind --callgrind-out-file="$out/cg-fabric-$burst-$crc.out" \
+				--toggle-collect=sw_fabric_poll \
+				"$build/tests/bench/fabric-cost" --polls "$polls" --burst "$burst" "${flag[@]}" 2>/dev/null |
+				grep '^fabric-cost:') || { echo "bench.sh: fabric-cost failed" >&2; exit 1; }
+			ir=$(awk -v n="$(field "$line" forwarded)" '/^summary:/ { printf "%.0f", $2 / n }' \
+				"$out/cg-fabric-$burst-$crc.out")
+			printf "%-6s %-4s %22s\n" "$burst" "$crc" "$ir"
+		done
 	done
 }
 
@@ -868,8 +890,8 @@ main() {
 	for n in "$@"; do
 		case "$n" in
 		-h|--help) usage; exit 0 ;;
-		all) names+=(guarantees protocol rate rtt forward bulk idle replay) ;;
-		guarantees|protocol|rate|rtt|forward|bulk|idle|replay) names+=("$n") ;;
+		all) names+=(guarantees protocol rate fabric rtt forward bulk idle replay) ;;
+		guarantees|protocol|rate|fabric|rtt|forward|bulk|idle|replay) names+=("$n") ;;
 		*) echo "bench.sh: unknown benchmark '$n' (try --help)" >&2; exit 2 ;;
 		esac
 	done
