@@ -96,6 +96,9 @@ struct sn_conn {
 	_Alignas(8) unsigned char priv[];	/* stage states */
 };
 
+/* The pipeline must tick at its next pipeline_tick (dataplane/stage.c). */
+void pipeline_touch(struct pipeline *pl);
+
 /*
  * Record that pkt started to leave at now: egress (xmit) calls it for every
  * data frame, so the timer knows what to watch.
@@ -106,8 +109,11 @@ static inline void sn_pkt_sent(struct sn_pkt *pkt, uint64_t now)
 		pkt->t_first_tx = now;
 	pkt->tx_count++;
 	pkt->t_tx = now;
-	if (pkt->conn && !pkt->conn->tx_unscanned)
+	if (!pkt->conn)
+		return;
+	if (!pkt->conn->tx_unscanned)
 		pkt->conn->tx_unscanned = now ? now : 1;
+	pipeline_touch(pkt->conn->pl);
 }
 
 /*

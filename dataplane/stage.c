@@ -273,10 +273,16 @@ void pipeline_conn_activate(struct pipeline *pl, struct sn_conn *conn)
 	pl->active = conn;
 }
 
+void pipeline_touch(struct pipeline *pl)
+{
+	pl->tick_due = 0;
+}
+
 /* Run stages from index `from` downwards, then the sink. */
 static void pipeline_run_tx(struct pipeline *pl, unsigned int from,
 			    struct sn_pkt **pkts, uint16_t n, uint64_t now)
 {
+	pipeline_touch(pl);
 	for (unsigned int i = from; i < pl->n_stages && n; i++) {
 		struct stage *st = &pl->stages[i];
 
@@ -291,6 +297,7 @@ static void pipeline_run_tx(struct pipeline *pl, unsigned int from,
 static void pipeline_run_rx(struct pipeline *pl, int from,
 			    struct sn_pkt **pkts, uint16_t n, uint64_t now)
 {
+	pipeline_touch(pl);
 	for (int i = from; i >= 0 && n; i--) {
 		struct stage *st = &pl->stages[i];
 
@@ -337,6 +344,10 @@ uint64_t pipeline_tick(struct pipeline *pl, uint64_t now)
 {
 	uint64_t next = UINT64_MAX;
 
+	if (now < pl->tick_due)
+		return pl->tick_due;
+	/* Not 0 unless a stage's tick passes packets on (then tick again). */
+	pl->tick_due = UINT64_MAX;
 	for (unsigned int i = 0; i < pl->n_stages; i++) {
 		struct stage *st = &pl->stages[i];
 
@@ -347,12 +358,15 @@ uint64_t pipeline_tick(struct pipeline *pl, uint64_t now)
 				next = t;
 		}
 	}
+	if (pl->tick_due)
+		pl->tick_due = next;
 	return next;
 }
 
 void pipeline_event(struct pipeline *pl, struct sn_conn *conn,
 		    enum stage_event ev, struct sn_pkt *pkt, uint64_t now)
 {
+	pipeline_touch(pl);
 	/* Bottom up: lower stages let go of packets before genp finishes them. */
 	for (int i = (int)pl->n_stages - 1; i >= 0; i--) {
 		struct stage *st = &pl->stages[i];

@@ -120,6 +120,12 @@ struct pipeline {
 	struct pipeline_env env;	/* the outside */
 	bool numbered;			/* has genp: packets carry numbers */
 	bool acked;			/* has build_acks: frames carry acks */
+	/*
+	 * pipeline_tick has nothing to do before this time: the earliest
+	 * deadline its stages returned, or 0 once a packet passed a stage, an
+	 * event came or a data frame left since (pipeline_touch).
+	 */
+	uint64_t tick_due;
 };
 
 /* A registry of stages, NULL-terminated (nicd provides the table). */
@@ -158,7 +164,12 @@ void pipeline_tx(struct pipeline *pl, struct sn_pkt **pkts, uint16_t n,
 void pipeline_rx(struct pipeline *pl, struct sn_pkt **pkts, uint16_t n,
 		 uint64_t now);
 
-/* Tick every stage; returns the earliest next tick wanted. */
+/*
+ * Tick every stage; returns the earliest next tick wanted. Before that time
+ * and with nothing passed through the pipeline since, it only returns it:
+ * a stage's tick must do nothing before the deadline it returned that a
+ * later tick would not do the same (a token refill, a list pruned).
+ */
 uint64_t pipeline_tick(struct pipeline *pl, uint64_t now);
 
 /* Tell every stage about an event (bottom to top). */
