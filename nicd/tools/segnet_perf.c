@@ -539,8 +539,15 @@ int main(int argc, char **argv)
 	tool_signals();
 	oo.send_bufs = (uint16_t)(o.window < 64 ? 64 : o.window);
 	oo.recv_bufs = (uint16_t)o.recv_bufs;
-	/* Batch wake-ups like interrupt mitigation: a quarter window, or 100 us. */
-	oo.wake_threshold = o.window >= 8 ? (uint32_t)o.window / 4 : 1;
+	/*
+	 * Batch wake-ups like interrupt mitigation, or 100 us: the client after
+	 * a quarter of its window completed, the server (which has no window)
+	 * after a quarter of its receive buffers filled.
+	 */
+	if (o.server)
+		oo.wake_threshold = o.recv_bufs >= 8 ? (uint32_t)o.recv_bufs / 4 : 1;
+	else
+		oo.wake_threshold = o.window >= 8 ? (uint32_t)o.window / 4 : 1;
 	oo.wake_delay_us = PERF_WAKE_DELAY_US;
 	r = calloc(1, sizeof(*r));
 	if (r)
