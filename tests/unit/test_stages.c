@@ -754,6 +754,40 @@ Test(stages, timer_resends_one_packet_per_expiry)
 }
 
 /*
+ * pipeline_tick keeps the earliest deadline its stages returned and does not
+ * call them before it; a packet passing a stage, an event, a data frame
+ * leaving, or a tick that itself sent something makes the next call tick.
+ * Skipping changes nothing: the expiry still comes at its deadline.
+ */
+Test(stages, pipeline_ticks_only_when_due_or_touched)
+{
+	struct t_net *net = t_net_new("build_acks,dup_find,timer:timeout_ns=5000,genp:retx=sr",
+				      "build_acks,dup_find,timer,genp");
+	struct pipeline *pl = net->side[0].pl;
+
+	cr_assert_eq(pipeline_tick(pl, 0), UINT64_MAX, "nothing in flight");
+	cr_assert_eq(pl->tick_due, UINT64_MAX);
+	t_send(net, 0, 2, SN_CHAN_QUICK, 0);
+	cr_assert_eq(pl->tick_due, 0, "a packet passed: tick at the next call");
+	t_wire_lose_all(net);
+	cr_assert_eq(pipeline_tick(pl, 0), 5000);
+	cr_assert_eq(pl->tick_due, 5000);
+	cr_assert_eq(pipeline_tick(pl, 4999), 5000, "before the deadline: the kept one");
+	cr_assert_eq(t_wire_pending(net), 0);
+	/* The expiry resends: the tick sent a data frame, so tick again next time. */
+	cr_assert_eq(pipeline_tick(pl, 5000), 15000);
+	cr_assert_eq(t_wire_pending(net), 1);
+	cr_assert_eq(pl->tick_due, 0);
+	cr_assert_eq(pipeline_tick(pl, 5001), 15000);
+	cr_assert_eq(pl->tick_due, 15000);
+	pipeline_event(pl, t_conn(net, 0), STAGE_EV_RESET, NULL, 6000);
+	cr_assert_eq(pl->tick_due, 0, "an event touches the pipeline");
+	cr_assert_eq(pipeline_tick(pl, 6000), UINT64_MAX, "the reset dropped what was in flight");
+	t_wire_lose_all(net);
+	t_net_free(net);
+}
+
+/*
  * A round trip measured above timeout_ns: the wait follows the measurement
  * instead of being clamped to the bound, and backs off past it by the
  * measured excess. Clamped, every quick packet went out again before its ack
