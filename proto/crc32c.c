@@ -190,9 +190,15 @@ static uint32_t crc32c_first(uint32_t crc, const uint8_t *p, size_t len)
 	return fn(crc, p, len);
 }
 
-uint32_t crc32c_update(uint32_t crc, const void *buf, size_t len)
+/* Continue crc over buf with the implementation chosen (both entry points). */
+static inline uint32_t crc32c_run(uint32_t crc, const void *buf, size_t len)
 {
 	return ~__atomic_load_n(&crc32c_raw, __ATOMIC_ACQUIRE)(~crc, buf, len);
+}
+
+uint32_t crc32c_update(uint32_t crc, const void *buf, size_t len)
+{
+	return crc32c_run(crc, buf, len);
 }
 
 uint32_t crc32c_update_portable(uint32_t crc, const void *buf, size_t len)
@@ -203,5 +209,5 @@ uint32_t crc32c_update_portable(uint32_t crc, const void *buf, size_t len)
 
 uint32_t crc32c(const void *buf, size_t len)
 {
-	return ~__atomic_load_n(&crc32c_raw, __ATOMIC_ACQUIRE)(~0u, buf, len);
+	return crc32c_run(0, buf, len);
 }

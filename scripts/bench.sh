@@ -47,15 +47,17 @@ build="$top/build"
 out="${SEGNET_BENCH_OUT:-$top/build/bench}"
 sim="$build/tests/sim/segnet-sim"
 
-usage() {
-	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
-}
+prog=bench.sh
+synopsis="scripts/bench.sh LIST..."
+# shellcheck source=scripts/lib/cli.sh
+. "$top/scripts/lib/cli.sh"
 
 # Make sure the tree is built (the setup installs what is missing).
 ensure_built() {
 	if [ ! -x "$sim" ] || [ ! -x "$build/tests/bench/rate-bench" ] ||
 		[ ! -x "$build/pcap/replay/segnet-replay" ] || [ ! -x "$build/tests/bench/rx-stamp" ] ||
-		[ ! -x "$build/tests/bench/fwd-gen" ] || [ ! -x "$build/tests/bench/fabric-cost" ]; then
+		[ ! -x "$build/tests/bench/fwd-gen" ] || [ ! -x "$build/tests/bench/fabric-cost" ] ||
+		[ ! -x "$build/tests/bench/xcpu-probe" ]; then
 		"$top/scripts/setup.sh" --builddir "$build"
 	fi
 	mkdir -p "$out"
@@ -350,10 +352,11 @@ machine_busy() {
 # (tests/bench/xcpu-probe, 0.2 s). On the lab VM it is either 50-90 or
 # 310-340 ns and changes every few seconds as the hypervisor moves the
 # vCPUs; printed before and after each measurement, it shows how often the
-# machine changed state around it (it cannot tell the state during it).
+# machine changed state around it (it cannot tell the state during it);
+# "na" when the probe cannot run (one CPU, no affinity): it only informs.
 xcpu() {
-	"$build/tests/bench/xcpu-probe" --cpus 0,1 --duration 0.2 |
-		sed -n 's/.*round_trip_ns=\([0-9]*\).*/\1/p'
+	"$build/tests/bench/xcpu-probe" --cpus 0,1 --duration 0.2 2>/dev/null |
+		sed -n 's/.*round_trip_ns=\([0-9]*\).*/\1/p' || echo na
 }
 
 bench_protocol() {
@@ -402,34 +405,56 @@ bench_protocol() {
 		pps=$("$sim" --preset clint --arbiter lcf --no-bursty --one-vnet --load 0.15 \
 			--conf "$conf" --messages 100000 --jobs 1 2>/dev/null |
 			sed -n 's/.*(\([0-9]*\) simulated packets per wall-clock second).*/\1/p')
-		ir=na
-		if command -v valgrind >/dev/null 2>&1; then
-			valgrind --tool=callgrind --callgrind-out-file="$out/cg-$conf.out" \
-				--toggle-collect='nic_poll' --toggle-collect='nic_send' \
-				"$sim" --preset clint --arbiter lcf --no-bursty --one-vnet --load 0.15 \
-				--conf "$conf" --messages 10000 --jobs 1 >/dev/null 2>&1 || true
-			ir=$(awk '/^summary:/ { printf "%.0f", $2 / 10000 }' "$out/cg-$conf.out" 2>/dev/null || echo na)
-		fi
+		ir=$(callgrind_ir "$out/cg-$conf.out" "nic_poll nic_send" \
+			"$sim" --preset clint --arbiter lcf --no-bursty --one-vnet --load 0.15 \
+			--conf "$conf" --messages 10000 --jobs 1) &&
+			ir=$(awk -v i="$ir" 'BEGIN { printf "%.0f", i / 10000 }') || ir=na
 		printf "%-10s %22s %22s\n" "$conf" "$pps" "$ir"
 	done
 }
 
+# callgrind_ir OUT FUNCS CMD...: run CMD under callgrind, counting only
+# inside the functions named in FUNCS (space-separated), and print the
+# instructions counted. CMD's output goes to OUT.log, callgrind's to OUT.
+# Fails when valgrind is missing or CMD fails.
+callgrind_ir() {
+	local cg=$1 f toggles=()
+	for f in $2; do
+		toggles+=("--toggle-collect=$f")
+	done
+	shift 2
+	command -v valgrind >/dev/null 2>&1 || return 1
+	valgrind --tool=callgrind --callgrind-out-file="$cg" "${toggles[@]}" "$@" \
+		>"$cg.log" 2>&1 || return 1
+	awk '/^summary:/ { print $2; found = 1 } END { exit !found }' "$cg"
+}
+
+# The fabric's cost per QREQ in steady state: the difference between runs of
+# 2N and N polls, so joining and the first slot (counted in both) drop out.
 bench_fabric() {
-	local burst crc ir line polls=2000
-	command -v valgrind >/dev/null 2>&1 || { echo "bench.sh: fabric needs valgrind" >&2; exit 1; }
-	echo "== fabric: instructions in sw_fabric_poll per forwarded QREQ (fabric-cost under callgrind: 2 nodes on array ports, $polls polls, every QREQ node 0 -> node 1)"
+	local burst crc n ir1 ir2 fw1 fw2 polls=2000 flag
+	if ! command -v valgrind >/dev/null 2>&1; then
+		echo "== fabric: skipped (needs valgrind; scripts/setup.sh installs it)"
+		return 0
+	fi
+	echo "== fabric: instructions in sw_fabric_poll per forwarded QREQ (fabric-cost under callgrind: 2 nodes on array ports, every QREQ node 0 -> node 1; runs of $((2 * polls)) and $polls polls, the difference over the difference in QREQs)"
 	printf "%-6s %-4s %22s\n" burst crc instructions_per_qreq
 	for burst in 32 1; do
 		for crc in on off; do
-			local flag=()
+			flag=()
 			[ "$crc" = on ] || flag=(--no-crc)
-			line=$(valgrind --tool=callgrind --callgrind-out-file="$out/cg-fabric-$burst-$crc.out" \
-				--toggle-collect=sw_fabric_poll \
-				"$build/tests/bench/fabric-cost" --polls "$polls" --burst "$burst" "${flag[@]}" 2>/dev/null |
-				grep '^fabric-cost:') || { echo "bench.sh: fabric-cost failed" >&2; exit 1; }
-			ir=$(awk -v n="$(field "$line" forwarded)" '/^summary:/ { printf "%.0f", $2 / n }' \
-				"$out/cg-fabric-$burst-$crc.out")
-			printf "%-6s %-4s %22s\n" "$burst" "$crc" "$ir"
+			for n in "$polls" "$((2 * polls))"; do
+				callgrind_ir "$out/cg-fabric-$burst-$crc-$n.out" sw_fabric_poll \
+					"$build/tests/bench/fabric-cost" --polls "$n" --burst "$burst" "${flag[@]}" \
+					>"$out/cg-fabric-$burst-$crc-$n.ir" ||
+					{ echo "bench.sh: fabric-cost failed: $out/cg-fabric-$burst-$crc-$n.out.log" >&2; exit 1; }
+			done
+			ir1=$(cat "$out/cg-fabric-$burst-$crc-$polls.ir")
+			ir2=$(cat "$out/cg-fabric-$burst-$crc-$((2 * polls)).ir")
+			fw1=$(field "$(grep '^fabric-cost:' "$out/cg-fabric-$burst-$crc-$polls.out.log")" forwarded)
+			fw2=$(field "$(grep '^fabric-cost:' "$out/cg-fabric-$burst-$crc-$((2 * polls)).out.log")" forwarded)
+			printf "%-6s %-4s %22s\n" "$burst" "$crc" \
+				"$(awk -v a="$ir1" -v b="$ir2" -v x="$fw1" -v y="$fw2" 'BEGIN { printf "%.0f", (b - a) / (y - x) }')"
 		done
 	done
 }

@@ -21,22 +21,10 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 builddir="$top/build-fuzz"
 targets=(proto fabric nic)
 
-usage() {
-	sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-}
-
-# Print a message naming what was wrong and exit 2.
-die_usage() {
-	echo "fuzz.sh: $*" >&2
-	echo "usage: scripts/fuzz.sh TARGET SECONDS (try --help)" >&2
-	exit 2
-}
-
-# Print a message and exit 1.
-die() {
-	echo "fuzz.sh: $*" >&2
-	exit 1
-}
+prog=fuzz.sh
+synopsis="scripts/fuzz.sh TARGET SECONDS"
+# shellcheck source=scripts/lib/cli.sh
+. "$top/scripts/lib/cli.sh"
 
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;

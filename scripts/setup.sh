@@ -10,9 +10,10 @@ builddir="$top/build"
 do_build=1
 werror=false
 
-usage() {
-	sed -n '2,5p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-}
+prog=setup.sh
+synopsis="scripts/setup.sh [--no-build] [--builddir DIR] [--werror]"
+# shellcheck source=scripts/lib/cli.sh
+. "$top/scripts/lib/cli.sh"
 
 while [ $# -gt 0 ]; do
 	case "$1" in

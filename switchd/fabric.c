@@ -293,10 +293,8 @@ static void sw_keep(struct sw_fabric *sw, unsigned int k)
 	const struct sw_rx *r = &sw->rx[k];
 	uint64_t key;
 
-	if (r->p.type != PROTO_T_QREQ) {
-		sw->n_other++;
+	if (r->p.type != PROTO_T_QREQ)
 		return;
-	}
 	key = (uint64_t)sw_ring_dist(sw, sw->qrr[r->p.dst_node], r->in) << 32 | k;
 	if (sw->n_qreq && key < sw->qorder[sw->n_qreq - 1])
 		sw->qorder_sorted = false;
@@ -351,7 +349,6 @@ static unsigned int sw_receive(struct sw_fabric *sw, uint64_t now)
 
 	sw->n_qreq = 0;
 	sw->qorder_sorted = true;
-	sw->n_other = 0;
 
 	for (uint16_t c = 0, i = sw->rr; c < sw->n; c++, i = sw_ring_next(sw, i)) {
 		struct sw_node *nd = &sw->nodes[i];
@@ -456,8 +453,11 @@ uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now)
 		sw->next_boundary = now;
 	}
 	k = sw_receive(sw, now);
-	/* Control and bulk frames first: QREQs lose to what arrives with them. */
-	for (unsigned int i = 0; sw->n_other && i < k; i++)
+	/*
+	 * Control and bulk frames first: QREQs lose to what arrives with them.
+	 * Every kept frame that is not in qorder is one of them.
+	 */
+	for (unsigned int i = 0; k > sw->n_qreq && i < k; i++)
 		if (sw->rx[i].p.type != PROTO_T_QREQ)
 			sw_dispatch(sw, &sw->rx[i], now);
 	sw_dispatch_qreqs(sw, now);

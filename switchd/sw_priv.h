@@ -78,7 +78,6 @@ struct sw_fabric {
 	uint64_t *qorder;		/* QREQs of this poll: rank << 32 | index */
 	unsigned int n_qreq;		/* entries in qorder */
 	bool qorder_sorted;		/* qorder is in order as it came */
-	unsigned int n_other;		/* frames of this poll other than QREQs */
 	struct quick_arb quick;		/* output busy state */
 	struct proto_limits lim;	/* what decoding accepts */
 	struct sw_txq *txq;		/* one per distinct port */

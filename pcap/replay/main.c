@@ -245,8 +245,8 @@ int main(int argc, char **argv)
 		return rc;
 	rc = replay_load(&r);
 	if (!rc && r.opts.check) {
-		printf("segnet-replay: %s: %zu records, valid (--check: nothing sent)\n",
-		       r.opts.file, (size_t)r.trace->n);
+		printf("segnet-replay: %s: %" PRIu64 " records, valid (--check: nothing sent)\n",
+		       r.opts.file, (uint64_t)r.trace->n);
 		replay_free(&r);
 		return 0;
 	}

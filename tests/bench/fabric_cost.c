@@ -6,15 +6,16 @@
  * node 0 to node 1 (CRC checked unless --no-crc) and forwards them. The
  * QREQs node 1 receives are queued again on node 0, so nothing is
  * allocated while polling. Run under callgrind with
- * --toggle-collect=sw_fabric_poll, the instructions counted divided by the
- * QREQs forwarded are the fabric's cost per frame: the part of switchd's
- * forwarding that is segnet's own, beside the driver's receive and
- * transmit (scripts/bench.sh fabric):
+ * --toggle-collect=sw_fabric_poll for N and 2N polls, the difference in
+ * instructions over the difference in QREQs forwarded is the fabric's cost
+ * per frame: the part of switchd's forwarding that is segnet's own, beside
+ * the driver's receive and transmit (scripts/bench.sh fabric):
  *
  *   fabric-cost [--polls N] [--burst N] [--no-crc]
  *   fabric-cost: polls=P burst=B crc=on forwarded=F
  */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -29,32 +30,24 @@ enum {
 	FC_MAX_BURST = 32,	/* what switchd reads from a port per poll */
 	FC_PORT_CAP = 256,	/* frames an array port holds each way */
 	FC_POLL_NS = 3000,	/* clock step per poll: every QREQ wins */
+	/* Offset of the frame type in a frame. */
+	FC_TYPE_OFF = PROTO_ETH_LEN + offsetof(struct proto_hdr, type),
 };
 
-/* Encode p into a new frame from mp; NULL (and a message) on failure. */
-static struct rte_mbuf *fc_frame(struct rte_mempool *mp, struct proto_pkt p)
+/* Queue p (MACs filled in) on port; false (and a message) on failure. */
+static bool fc_push(struct rte_mempool *mp, struct dp_port *port, struct proto_pkt p)
 {
 	struct rte_mbuf *m;
+	int rc;
 
 	proto_node_mac(p.src_node, p.eth_src);
 	proto_node_mac(p.dst_node, p.eth_dst);
-	m = dp_frame_alloc(mp, (uint16_t)proto_frame_len(&p));
-	if (!m || proto_encode(&p, rte_pktmbuf_mtod(m, void *),
-			       m->buf_len - m->data_off) < 0) {
-		fprintf(stderr, "fabric-cost: cannot build a %s frame\n",
-			proto_type_name(p.type));
-		rte_pktmbuf_free(m);
-		return NULL;
-	}
-	return m;
-}
-
-/* Queue p on port; false when it could not be built. */
-static bool fc_push(struct rte_mempool *mp, struct dp_port *port, struct proto_pkt p)
-{
-	struct rte_mbuf *m = fc_frame(mp, p);
-
-	return m && tport_queue(port, m);
+	m = tdp_frame(mp, &p, &rc);
+	if (m && tport_queue(port, m))
+		return true;
+	fprintf(stderr, "fabric-cost: cannot queue a %s frame\n", proto_type_name(p.type));
+	rte_pktmbuf_free(m);
+	return false;
 }
 
 /*
@@ -74,12 +67,12 @@ static uint64_t fc_polls(struct sw_fabric *sw, struct dp_port *const *port,
 			struct rte_mbuf *m = tport_frame(port[1], j);
 			const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 
-			if (f[PROTO_ETH_LEN + 1] == PROTO_T_QREQ && tport_queue(port[0], m))
+			if (f[FC_TYPE_OFF] == PROTO_T_QREQ && tport_queue(port[0], m))
 				forwarded++;
 			else
 				rte_pktmbuf_free(m);
 		}
-		tport_of(port[1])->out_len = 0;
+		tport_forget(port[1]);
 	}
 	return forwarded;
 }
@@ -91,7 +84,8 @@ static void fc_usage(FILE *f)
 		"usage: fabric-cost [--polls N] [--burst N] [--no-crc]\n"
 		"Forward bursts of N QREQs (default 32, at most 32) from node 0 to node 1\n"
 		"through the switch fabric on array ports, --polls times (default 2000).\n"
-		"Count it with valgrind --tool=callgrind --toggle-collect=sw_fabric_poll.\n");
+		"Count it with valgrind --tool=callgrind --toggle-collect=sw_fabric_poll\n"
+		"at two --polls and take the difference (scripts/bench.sh fabric).\n");
 }
 
 int main(int argc, char **argv)
@@ -113,31 +107,31 @@ int main(int argc, char **argv)
 	uint8_t counts[FC_NODES] = { 0 }, en = (1u << FC_NODES) - 1;
 	uint64_t forwarded;
 	char err[256];
-	int c;
+	int c, rc = 0;
 
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (c == 'p' && dp_opt_ulong("--polls", optarg, 1, 100000000, &polls,
-					     err, sizeof(err)) == 0)
-			continue;
-		if (c == 'b' && dp_opt_u32("--burst", optarg, 1, FC_MAX_BURST, &burst,
-					   err, sizeof(err)) == 0)
-			continue;
-		if (c == 'n') {
+	while (!rc && (c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			rc = dp_opt_ulong("--polls", optarg, 1, 100000000, &polls, err, sizeof(err));
+			break;
+		case 'b':
+			rc = dp_opt_u32("--burst", optarg, 1, FC_MAX_BURST, &burst, err, sizeof(err));
+			break;
+		case 'n':
 			crc = false;
-			continue;
-		}
-		if (c == 'h') {
+			break;
+		case 'h':
 			fc_usage(stdout);
 			return 0;
-		}
-		if (c == 'p' || c == 'b')
-			fprintf(stderr, "fabric-cost: %s\n", err);
-		else
+		default:
 			fc_usage(stderr);
-		return 2;
+			return 2;
+		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, "fabric-cost: unexpected argument '%s'\n", argv[optind]);
+	if (!rc && optind != argc)
+		rc = dp_opt_fail(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
+	if (rc) {
+		fprintf(stderr, "fabric-cost: %s\n", err);
 		return 2;
 	}
 	if (tdp_eal_start() < 0) {

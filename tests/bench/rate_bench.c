@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dataplane/dp_eal.h"
+#include "dataplane/dp_opts.h"
 #include "dataplane/stage.h"
 #include "nicd/stages/stages.h"
 
@@ -142,6 +143,27 @@ static const char rb_help[] =
 "1000,10000,100000,1000000 pps, 1 s (at most 10^6 packets) per rate, burst 1,\n"
 "catchup-ns 0 (the rate stage's parameters burst and catchup_ns).\n";
 
+/* Most rates one run takes. */
+enum { RB_MAX_RATES = 16 };
+
+/* Parse --rates into pps[]; 0 or -EINVAL with a message in err. */
+static int rb_parse_rates(char *list, double *pps, unsigned int *n, char *err,
+			  size_t errlen)
+{
+	char *save = NULL;
+	int rc;
+
+	*n = 0;
+	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n == RB_MAX_RATES)
+			return dp_opt_fail(err, errlen, "--rates: at most %d rates", RB_MAX_RATES);
+		rc = dp_opt_double("--rates", tok, 1, 1e8, &pps[(*n)++], err, errlen);
+		if (rc)
+			return rc;
+	}
+	return *n ? 0 : dp_opt_fail(err, errlen, "--rates: give at least one rate");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -153,57 +175,75 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char rates_buf[256] = "1000,10000,100000,1000000", *save = NULL, *tok, err[256];
+	char rates_buf[256] = "1000,10000,100000,1000000", err[256];
 	char prefix[64];
 	char *eal[] = { argv[0], "--no-huge", "-m", "64", "--no-pci", "--no-shconf",
 			"--no-telemetry", "-l", "0", "--file-prefix", prefix, "--log-level", "*:error", NULL };
-	double seconds = 1;
+	const char *csv_path = NULL;
+	double seconds = 1, rates[RB_MAX_RATES];
 	unsigned long burst = 1, catchup_ns = 0;
+	unsigned int n_rates = 0;
 	FILE *csv = NULL;
 	int opt, rc = 0;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while (!rc && (opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'r': snprintf(rates_buf, sizeof(rates_buf), "%s", optarg); break;
-		case 's': seconds = strtod(optarg, NULL); break;
-		case 'b': burst = strtoul(optarg, NULL, 10); break;
-		case 'u': catchup_ns = strtoul(optarg, NULL, 10); break;
-		case 'c':
-			csv = fopen(optarg, "w");
-			if (!csv) {
-				fprintf(stderr, "rate-bench: --csv %s: %s\n", optarg, strerror(errno));
-				return 1;
-			}
-			fprintf(csv, "pps,packets,achieved_pps,rate_error_pct,gap_err_mean_ns,"
-				     "gap_err_p50_ns,gap_err_p99_ns,gap_err_max_ns\n");
+		case 'r':
+			snprintf(rates_buf, sizeof(rates_buf), "%s", optarg);
 			break;
-		case 'h': fputs(rb_help, stdout); return 0;
-		default: fputs(rb_help, stderr); return 2;
+		case 's':
+			rc = dp_opt_double("--seconds", optarg, 0.001, 3600, &seconds, err, sizeof(err));
+			break;
+		case 'b':
+			rc = dp_opt_ulong("--burst", optarg, 1, 1000000, &burst, err, sizeof(err));
+			break;
+		case 'u':
+			rc = dp_opt_ulong("--catchup-ns", optarg, 0, 1000000000, &catchup_ns,
+					  err, sizeof(err));
+			break;
+		case 'c':
+			csv_path = optarg;
+			break;
+		case 'h':
+			fputs(rb_help, stdout);
+			return 0;
+		default:
+			fputs(rb_help, stderr);
+			return 2;
 		}
 	}
-	if (!(seconds > 0) || burst < 1 || burst > 1000000 || catchup_ns > 1000000000) {
-		fprintf(stderr, "rate-bench: --seconds must be positive, --burst in [1, 10^6], --catchup-ns in [0, 10^9]\n");
+	if (!rc && optind != argc)
+		rc = dp_opt_fail(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
+	if (!rc)
+		rc = rb_parse_rates(rates_buf, rates, &n_rates, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "rate-bench: %s\n", err);
 		return 2;
+	}
+	if (csv_path) {
+		csv = fopen(csv_path, "w");
+		if (!csv) {
+			fprintf(stderr, "rate-bench: --csv %s: %s\n", csv_path, strerror(errno));
+			return 1;
+		}
+		fprintf(csv, "pps,packets,achieved_pps,rate_error_pct,gap_err_mean_ns,"
+			     "gap_err_p50_ns,gap_err_p99_ns,gap_err_max_ns\n");
 	}
 	snprintf(prefix, sizeof(prefix), "rate-bench-%d", (int)getpid());
 	if (dp_eal_init((int)(sizeof(eal) / sizeof(eal[0])) - 1, eal, err, sizeof(err)) < 0) {
 		fprintf(stderr, "rate-bench: %s\n", err);
+		if (csv)
+			fclose(csv);
 		return 1;
 	}
-	for (tok = strtok_r(rates_buf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		double pps = strtod(tok, NULL);
-		double want = pps * seconds;
+	for (unsigned int i = 0; i < n_rates && !rc; i++) {
+		double want = rates[i] * seconds;
 		uint32_t n = want > 1e6 ? 1000000 : (want < 100 ? 100 : (uint32_t)want);
 
-		if (!(pps >= 1 && pps <= 1e8)) {
-			fprintf(stderr, "rate-bench: --rates: '%s' is not a rate in [1, 1e8]\n", tok);
-			rc = 2;
-			break;
-		}
-		rc = rb_measure(pps, n, (uint32_t)burst, (uint32_t)catchup_ns, csv);
+		rc = rb_measure(rates[i], n, (uint32_t)burst, (uint32_t)catchup_ns, csv);
 	}
 	if (csv)
 		fclose(csv);
 	dp_eal_cleanup();
-	return rc ? (rc == 2 ? 2 : 1) : 0;
+	return rc ? 1 : 0;
 }

@@ -134,25 +134,30 @@ int main(int argc, char **argv)
 	uint64_t end;
 	pthread_t peer;
 
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (c == 'c' && xp_parse_cpus(optarg, cpu, err, sizeof(err)) == 0)
-			continue;
-		if (c == 'd' && dp_opt_double("--duration", optarg, 0.01, 1000, &duration,
-					      err, sizeof(err)) == 0)
-			continue;
-		if (c == 'h') {
+	rc = 0;
+	while (!rc && (c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			rc = xp_parse_cpus(optarg, cpu, err, sizeof(err));
+			break;
+		case 'd':
+			rc = dp_opt_double("--duration", optarg, 0.01, 1000, &duration,
+					   err, sizeof(err));
+			break;
+		case 'h':
 			xp_usage(stdout);
 			return 0;
-		}
-		if (c == 'c' || c == 'd')
-			fprintf(stderr, "xcpu-probe: %s\n", err);
-		else
+		default:
 			xp_usage(stderr);
-		return 2;
+			return 2;
+		}
 	}
-	if (cpu[0] < 0 || optind != argc) {
-		fprintf(stderr, "xcpu-probe: %s\n", cpu[0] < 0 ? "--cpus is required" :
-			"unexpected argument");
+	if (!rc && optind != argc)
+		rc = dp_opt_fail(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
+	if (!rc && cpu[0] < 0)
+		rc = dp_opt_fail(err, sizeof(err), "--cpus is required");
+	if (rc) {
+		fprintf(stderr, "xcpu-probe: %s\n", err);
 		return 2;
 	}
 	rc = xp_pin(cpu[0]);

@@ -180,6 +180,12 @@ static inline struct rte_mbuf *tport_frame(struct dp_port *port, unsigned int i)
 	return tport_of(port)->out[i];
 }
 
+/* Forget the frames sent on port without freeing them (the caller took them). */
+static inline void tport_forget(struct dp_port *port)
+{
+	tport_of(port)->out_len = 0;
+}
+
 /* Free every frame sent on port so far. */
 static inline void tport_clear(struct dp_port *port)
 {

@@ -21,8 +21,9 @@
 # shellcheck source=tests/integration/lab_lib.sh
 . "$(dirname "$0")/lab_lib.sh"
 
-# expect STATUS TEXT CMD...: run CMD, check its status and that TEXT is in its output.
-expect() {
+# expect_now STATUS TEXT CMD...: run CMD, check its status and that TEXT is in
+# its output; fail at once if not (test_lib.sh's expect counts and goes on).
+expect_now() {
 	local want=$1 text=$2 rc
 	shift 2
 	"$@" >"$tmp/cmd.log" 2>&1
@@ -35,48 +36,48 @@ expect() {
 }
 
 # 1. Command line.
-expect 0 "scripts/lab.sh up \[--nodes N\]" "$lab_sh" --help
-expect 2 "--nodes must be 2 to 64" lab up --nodes 1
-expect 2 "--link must be vhost, veth or memif" lab up --link ethernet
-expect 2 "unknown command 'sideways'" lab sideways
-expect 2 "--bulk-gbps must be a rate" lab up --bulk-gbps fast
-expect 2 "--vnet must be ID:CONF" lab up --vnet 1:conf3
-expect 1 "scripts/setup.sh" lab up --link "$link" --build "$tmp/no-build"
+expect_now 0 "scripts/lab.sh up \[--nodes N\]" "$lab_sh" --help
+expect_now 2 "--nodes must be 2 to 64" lab up --nodes 1
+expect_now 2 "--link must be vhost, veth or memif" lab up --link ethernet
+expect_now 2 "unknown command 'sideways'" lab sideways
+expect_now 2 "--bulk-gbps must be a rate" lab up --bulk-gbps fast
+expect_now 2 "--vnet must be ID:CONF" lab up --vnet 1:conf3
+expect_now 1 "scripts/setup.sh" lab up --link "$link" --build "$tmp/no-build"
 [ -e "$lab_dir" ] && fail "a failed up left $lab_dir"
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
-	expect 1 "needs root" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	expect_now 1 "needs root" setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$lab_sh" up --link veth --name "$lab_name" --dir "$tmp/nobody"
 fi
 
 # 2. A lab that is not up.
-expect 1 "is not up" lab status
-expect 0 "nothing to do" lab down
+expect_now 1 "is not up" lab status
+expect_now 0 "nothing to do" lab down
 
 # 3. Up twice; stop-node on a shared node.
 lab_up --nodes 2 --solo 1
-expect 1 "already up" lab up --link "$link" --nodes 2
-expect 0 "joined as node 1" lab status
-expect 1 "shares its nicd" lab stop-node n0
-expect 1 "no node 'n7'" lab stop-node n7
+expect_now 1 "already up" lab up --link "$link" --nodes 2
+expect_now 0 "joined as node 1" lab status
+expect_now 1 "shares its nicd" lab stop-node n0
+expect_now 1 "no node 'n7'" lab stop-node n7
 
 # 4. A crash: every process killed; up brings it back.
 for p in $lab_pids; do
 	kill -KILL "$p"
 done
 sleep 0.3
-expect 1 "DEAD" lab status
-expect 0 "cleaning up what a previous run left" lab up --link "$link" --nodes 2 --solo 1
-expect 0 "joined as node 1" lab status
+expect_now 1 "DEAD" lab status
+expect_now 0 "cleaning up what a previous run left" lab up --link "$link" --nodes 2 --solo 1
+expect_now 0 "joined as node 1" lab status
 eval "$(lab env)"
 lab_pids=$(awk -F= '$1 ~ /^proc\..*\.pid$/ { print $2 }' "$lab_dir/lab.state" | sort -u | tr '\n' ' ')
 
 # 5. A nicd that ignores SIGTERM while stopped; down kills it and cleans up.
 nicpid=$(awk -F= '$1 == "proc.nicd.pid" { v = $2 } END { print v }' "$lab_dir/lab.state")
 kill -STOP "$nicpid"
-expect 0 "SIGKILL" lab down --timeout 1
+expect_now 0 "SIGKILL" lab down --timeout 1
 grep -q "checked: no process" "$tmp/cmd.log" || fail "down did not check what is left"
 lab_left_check || fail "down left something"
-expect 0 "nothing to do" lab down
+expect_now 0 "nothing to do" lab down
 lab_up_done=0
 
 # 6. Hugepages (root only).
@@ -85,7 +86,7 @@ if [ "$(id -u)" = 0 ] && grep -q hugetlbfs /proc/filesystems; then
 	lab_up --nodes 2 --huge
 	mountpoint -q "$lab_dir/huge" || fail "--huge: no hugetlbfs on $lab_dir/huge"
 	grep -q -- "--huge-dir $lab_dir/huge" "$lab_dir/logs/sw.log" || fail "--huge: switchd not on hugepages"
-	expect 0 "joined as node 1" lab status
+	expect_now 0 "joined as node 1" lab status
 	lab_down_check || fail "down left something after --huge"
 	lab_up_done=0
 	mountpoint -q "$lab_dir/huge" 2>/dev/null && fail "--huge: still mounted"

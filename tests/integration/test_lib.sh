@@ -28,13 +28,21 @@ wait_grep() {
 }
 
 # wait_exit PID [TENTHS]: wait up to TENTHS (default 100) tenths of a second
-# for PID to exit; its status in $st.
+# for PID to exit; its status in $st. A process still running then is
+# killed, and $st is 124 (as timeout(1) says).
 wait_exit() {
 	_i=0
 	while kill -0 "$1" 2>/dev/null && [ "$_i" -lt "${2:-100}" ]; do
 		sleep 0.1
 		_i=$((_i + 1))
 	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "wait_exit: PID $1 still running after $(( ${2:-100} / 10 )).$(( ${2:-100} % 10 )) s: killed" >&2
+		kill -KILL "$1" 2>/dev/null
+		wait "$1" 2>/dev/null
+		st=124
+		return
+	fi
 	wait "$1"
 	st=$?
 }

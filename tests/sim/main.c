@@ -171,6 +171,19 @@ static double parse_num(const char *opt, const char *s, double lo, double hi)
 	return v;
 }
 
+/* A whole number in [lo, hi] for option opt, or exit 2. */
+static uint64_t parse_count(const char *opt, const char *s, unsigned long lo,
+			    unsigned long hi)
+{
+	char name[48], err[192];
+	unsigned long v;
+
+	snprintf(name, sizeof(name), "--%s", opt);
+	if (dp_opt_ulong(name, s, lo, hi, &v, err, sizeof(err)))
+		usage_error("%s", err);
+	return v;
+}
+
 /* A duration for option opt with unit ns, us, ms or s (plain: seconds), or exit 2. */
 static uint64_t parse_duration_opt(const char *opt, const char *s)
 {
@@ -274,7 +287,7 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 	struct simrun_config *c = &cli->base;
 
 	switch (opt) {
-	case O_NODES: c->nodes = (uint16_t)parse_num("nodes", arg, 2, PROTO_MAX_NODES); break;
+	case O_NODES: c->nodes = (uint16_t)parse_count("nodes", arg, 2, PROTO_MAX_NODES); break;
 	case O_ARBITER: cli->arbiter = arg; break;
 	case O_QUICK_MODE:
 		if (strcmp(arg, "drop") && strcmp(arg, "interleave") && strcmp(arg, "both"))
@@ -283,14 +296,14 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 		break;
 	case O_BULK_GBPS: c->bulk_gbps = parse_num("bulk-gbps", arg, 0.001, 1000); break;
 	case O_QUICK_GBPS: c->quick_gbps = parse_num("quick-gbps", arg, 0.001, 1000); break;
-	case O_PROP: c->prop_ns = (uint64_t)parse_num("prop-ns", arg, 0, 1e9); break;
-	case O_SLOT_FRAMES: c->slot_frames = (uint32_t)parse_num("slot-frames", arg, 1, 64); break;
-	case O_SEND_BUFFERS: c->bulk_bufs = (uint16_t)parse_num("send-buffers", arg, 1, 4096); break;
-	case O_PER_TARGET: cli->per_target = (uint16_t)parse_num("per-target-cap", arg, 1, 4096); break;
-	case O_QUICK_BUFFERS: c->quick_bufs = (uint16_t)parse_num("quick-buffers", arg, 1, 4096); break;
-	case O_DESCRIPTORS: c->descriptors = (uint32_t)parse_num("descriptors", arg, 16, 1 << 22); break;
-	case O_CFG_KEEPALIVE: c->cfg_keepalive = (uint32_t)parse_num("cfg-keepalive", arg, 1, 1000000); break;
-	case O_PAYLOAD: c->payload = (uint16_t)parse_num("payload", arg, 0, PROTO_MAX_PAYLOAD); break;
+	case O_PROP: c->prop_ns = (uint64_t)parse_count("prop-ns", arg, 0, 1000000000); break;
+	case O_SLOT_FRAMES: c->slot_frames = (uint32_t)parse_count("slot-frames", arg, 1, 64); break;
+	case O_SEND_BUFFERS: c->bulk_bufs = (uint16_t)parse_count("send-buffers", arg, 1, 4096); break;
+	case O_PER_TARGET: cli->per_target = (uint16_t)parse_count("per-target-cap", arg, 1, 4096); break;
+	case O_QUICK_BUFFERS: c->quick_bufs = (uint16_t)parse_count("quick-buffers", arg, 1, 4096); break;
+	case O_DESCRIPTORS: c->descriptors = (uint32_t)parse_count("descriptors", arg, 16, 1 << 22); break;
+	case O_CFG_KEEPALIVE: c->cfg_keepalive = (uint32_t)parse_count("cfg-keepalive", arg, 1, 1000000); break;
+	case O_PAYLOAD: c->payload = (uint16_t)parse_count("payload", arg, 0, PROTO_MAX_PAYLOAD); break;
 	case O_PRESET:
 		if (strcmp(arg, "clint"))
 			usage_error("--preset: unknown preset '%s' (clint)", arg);
@@ -311,7 +324,7 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 	case O_HOT_SHARE: c->hot_share = parse_num("hot-share", arg, 0, 1); break;
 	case O_BURSTY: cli->bursty = 1; break;
 	case O_NO_BURSTY: cli->bursty = 0; break;
-	case O_BURST_MAX: cli->burst_max = (uint32_t)parse_num("burst-max", arg, 1, 1000); break;
+	case O_BURST_MAX: cli->burst_max = (uint32_t)parse_count("burst-max", arg, 1, 1000); break;
 	case O_CHANNELS:
 		if (!strcmp(arg, "both"))
 			c->channels = SIMRUN_BOTH;
@@ -323,7 +336,7 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 			usage_error("--channels: '%s' is not both, bulk or quick", arg);
 		break;
 	case O_DURATION: c->duration_ns = parse_duration_opt("duration", arg); break;
-	case O_MESSAGES: c->messages = (uint64_t)parse_num("messages", arg, 1, 1e12); break;
+	case O_MESSAGES: c->messages = (uint64_t)parse_count("messages", arg, 1, 1000000000000ul); break;
 	case O_CONF: c->conf = arg; break;
 	case O_ONE_VNET: c->one_vnet = true; break;
 	case O_OUTAGE: {
@@ -342,10 +355,10 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 	case O_DUP: c->faults.dup = parse_num("dup", arg, 0, 0.999); break;
 	case O_REORDER: c->faults.reorder = parse_num("reorder", arg, 0, 0.999); break;
 	case O_CORRUPT: c->faults.corrupt = parse_num("corrupt", arg, 0, 0.999); break;
-	case O_SEED: c->seed = (uint64_t)parse_num("seed", arg, 0, 1.8e19); break;
+	case O_SEED: c->seed = (uint64_t)parse_count("seed", arg, 0, UINT64_MAX); break;
 	case O_CSV: cli->csv = arg; break;
 	case O_PLOT: cli->plot = arg; break;
-	case O_JOBS: cli->jobs = (int)parse_num("jobs", arg, 1, SIM_MAX_JOBS); break;
+	case O_JOBS: cli->jobs = (int)parse_count("jobs", arg, 1, SIM_MAX_JOBS); break;
 	case O_VERBOSE: cli->verbose = true; break;
 	case O_HELP: fputs(sim_help, stdout); exit(0);
 	default: usage_error("unknown option");
