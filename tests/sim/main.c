@@ -79,6 +79,9 @@ static const char sim_help[] =
 "Traffic:\n"
 "  --load L                offered load, fraction of capacity in (0, 1]\n"
 "  --load-sweep A:B:STEP   loads A, A+STEP, ... B\n"
+"  --quick-load L          the quick channel's load instead, the same in every\n"
+"                          run (--load and --load-sweep then set the bulk\n"
+"                          channel's)\n"
 "  --traffic PATTERN       uniform | hotspot | diagonal (default uniform)\n"
 "  --hot-share F           hotspot: share of traffic to node 0 (default 0.25)\n"
 "  --bursty                bursts of uniform length 1..K to one destination\n"
@@ -112,7 +115,7 @@ enum sim_opt {
 	O_NODES = 256, O_ARBITER, O_QUICK_MODE, O_BULK_GBPS, O_QUICK_GBPS,
 	O_PROP, O_SLOT_FRAMES, O_SEND_BUFFERS, O_PER_TARGET, O_QUICK_BUFFERS, O_DESCRIPTORS,
 	O_CFG_KEEPALIVE,
-	O_PAYLOAD, O_PRESET, O_LOAD, O_LOAD_SWEEP, O_TRAFFIC, O_HOT_SHARE,
+	O_PAYLOAD, O_PRESET, O_LOAD, O_QUICK_LOAD, O_LOAD_SWEEP, O_TRAFFIC, O_HOT_SHARE,
 	O_BURSTY, O_BURST_MAX, O_CHANNELS, O_DURATION, O_MESSAGES, O_CONF,
 	O_LOSS, O_DUP, O_REORDER, O_CORRUPT, O_SEED, O_CSV, O_PLOT, O_JOBS,
 	O_VERBOSE, O_HELP, O_ONE_VNET, O_NO_BURSTY, O_OUTAGE,
@@ -134,6 +137,7 @@ static const struct option sim_options[] = {
 	{ "payload", required_argument, NULL, O_PAYLOAD },
 	{ "preset", required_argument, NULL, O_PRESET },
 	{ "load", required_argument, NULL, O_LOAD },
+	{ "quick-load", required_argument, NULL, O_QUICK_LOAD },
 	{ "load-sweep", required_argument, NULL, O_LOAD_SWEEP },
 	{ "traffic", required_argument, NULL, O_TRAFFIC },
 	{ "hot-share", required_argument, NULL, O_HOT_SHARE },
@@ -314,6 +318,11 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 		if (!(cli->loads[0] > 0))
 			usage_error("--load: %s is outside (0, 1]", arg);
 		cli->n_loads = 1;
+		break;
+	case O_QUICK_LOAD:
+		c->quick_load = parse_num("quick-load", arg, 0, 1);
+		if (!(c->quick_load > 0))
+			usage_error("--quick-load: %s is outside (0, 1]", arg);
 		break;
 	case O_LOAD_SWEEP: parse_sweep(cli, arg); break;
 	case O_TRAFFIC:

@@ -288,6 +288,11 @@ static uint64_t simswitch_poll(void *arg, uint64_t now)
 	return sw_fabric_poll(ctx->sw, now);
 }
 
+double simrun_chan_load(const struct simrun_config *c, int ch)
+{
+	return ch == SN_CHAN_QUICK && c->quick_load > 0 ? c->quick_load : c->load;
+}
+
 /* Messages per second one node can send on a channel at load 1. */
 static double sim_capacity_pps(const struct simrun_config *cfg, uint8_t ch,
 			       uint64_t slot_ns)
@@ -498,7 +503,7 @@ static int sim_build_nics(struct simctx *ctx, char *err, size_t errlen)
 			return -ENOMEM;
 		for (uint8_t ch = 0; ch < SN_CHAN_COUNT; ch++) {
 			struct traffic_params tp = {
-				.pattern = cfg->traffic, .load = cfg->load,
+				.pattern = cfg->traffic, .load = simrun_chan_load(cfg, ch),
 				.capacity_pps = sim_capacity_pps(cfg, ch, slot_ns),
 				.burst_max = cfg->burst_max, .hot_share = cfg->hot_share,
 				.nodes = cfg->nodes, .self = i,

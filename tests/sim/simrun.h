@@ -30,6 +30,7 @@ struct simrun_config {
 	const char *arbiter;		/* arbiter spec */
 	enum sw_quick_mode quick_mode;	/* quick-channel arbitration */
 	double load;			/* offered load, fraction of capacity */
+	double quick_load;		/* the quick channel's, if > 0; else load */
 	uint32_t burst_max;		/* 1 = no bursts */
 	enum traffic_pattern traffic;	/* destinations */
 	double hot_share;		/* hot-spot share */
@@ -104,6 +105,9 @@ struct simrun_result {
 
 /* Fill defaults (the documented ones). */
 void simrun_defaults(struct simrun_config *cfg);
+
+/* Offered load of channel ch (SN_CHAN_BULK or SN_CHAN_QUICK) in a run. */
+double simrun_chan_load(const struct simrun_config *c, int ch);
 
 /*
  * Run one simulation with frames from mp (created once per process: DPDK

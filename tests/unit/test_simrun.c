@@ -234,6 +234,37 @@ Test(simrun, parallel_jobs_give_the_rows_of_one_job)
 	free(b);
 }
 
+/* Column col of row r as a number. */
+static double t_num(const struct t_csv *c, int r, const char *col)
+{
+	return atof(c->cell[r][t_csv_col(c, col)]);
+}
+
+Test(simrun, quick_load_keeps_the_quick_channel_at_its_own_load)
+{
+	static const char *const sweep[] = { "--load-sweep", "0.2:0.4:0.2", "--quick-load",
+					     "0.05", NULL };
+	struct t_csv *c = calloc(1, sizeof(*c));
+	int chan;
+
+	cr_assert_not_null(c);
+	t_sim_csv("7", sweep, c);
+	cr_assert_eq(c->rows, 5, "two loads, two channels");
+	chan = t_csv_col(c, "channel");
+	for (int r = 1; r < c->rows; r++) {
+		bool quick = strcmp(c->cell[r][chan], "quick") == 0;
+		double want = quick ? 0.05 : (r <= 2 ? 0.2 : 0.4);
+
+		cr_assert_float_eq(t_num(c, r, "load"), want, 1e-9, "row %d (%s)", r,
+				   c->cell[r][chan]);
+		/* 2 ms on 4 nodes: the offered load is within 30 % of the asked. */
+		cr_assert_float_eq(t_num(c, r, "offered"), want, 0.3 * want,
+				   "row %d (%s): offered %s", r, c->cell[r][chan],
+				   c->cell[r][t_csv_col(c, "offered")]);
+	}
+	free(c);
+}
+
 /* One bad command line and the argument its message must name. */
 struct t_bad {
 	const char *args[4];	/* NULL-terminated */
@@ -248,6 +279,8 @@ Test(simrun, bad_arguments_exit_2_naming_the_argument)
 		{ { "--load", "0", NULL }, "--load" },
 		{ { "--load", "1.5", NULL }, "--load" },
 		{ { "--load", "x", NULL }, "--load" },
+		{ { "--quick-load", "0", NULL }, "--quick-load" },
+		{ { "--quick-load", "2", NULL }, "--quick-load" },
 		{ { "--nodes", "5000", NULL }, "--nodes" },
 		{ { "--nodes", "1", NULL }, "--nodes" },
 		{ { "--traffic", "x", NULL }, "--traffic" },
