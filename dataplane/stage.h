@@ -104,6 +104,12 @@ struct pipeline_env {
 	struct sn_pkt *(*alloc)(void *ctx);
 	/* Give back a packet nobody holds. */
 	void (*release)(void *ctx, struct sn_pkt *pkt);
+	/*
+	 * True when so few descriptors are left that a received packet must
+	 * not be held for later (it would take one the next packet in order
+	 * needs); NULL: never.
+	 */
+	bool (*rx_tight)(void *ctx);
 };
 
 /* A pipeline: the stages of one virtual network and its connections. */

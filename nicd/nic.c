@@ -108,6 +108,18 @@ static void nic_env_release(void *ctx, struct sn_pkt *pkt)
 	nic_desc_free(ctx, pkt);
 }
 
+/*
+ * Pipeline callback: fewer than an eighth of the descriptors are free. New
+ * messages stop at a quarter (nic_send); packets held out of order stop at
+ * an eighth, so the packet that fills a gap always finds a descriptor.
+ */
+static bool nic_env_rx_tight(void *ctx)
+{
+	struct nic *nic = ctx;
+
+	return nic->n_free < nic->cfg.descriptors / 8;
+}
+
 /* Check a configuration; 0 or -EINVAL with a message. */
 static int nic_check_config(const struct nic_config *c, char *err, size_t errlen)
 {
@@ -210,7 +222,7 @@ int nic_add_vnet(struct nic *nic, uint16_t vnet, const char *spec,
 	struct pipeline_env env = {
 		.ctx = nic, .sink = nic_env_sink, .deliver = nic_env_deliver,
 		.complete = nic_env_complete, .alloc = nic_env_alloc,
-		.release = nic_env_release,
+		.release = nic_env_release, .rx_tight = nic_env_rx_tight,
 	};
 	struct pipeline *pl;
 

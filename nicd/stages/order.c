@@ -5,7 +5,9 @@
  * (its header still triggers an ack, and the sender goes back). In
  * selective-repeat mode it is kept in a reorder buffer of `buffer` packets
  * and recorded as received, so only the lost packets are resent; when the
- * gap fills, the buffered packets follow in order.
+ * gap fills, the buffered packets follow in order. While the NIC is short of
+ * descriptors (env.rx_tight) an out-of-order packet is discarded instead of
+ * kept: held packets must not take the descriptor the gap's packet needs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +37,12 @@ enum order_counter {
 	ORDER_RELEASED,
 	ORDER_DISCARDED,
 	ORDER_BUFFER_FULL,
+	ORDER_TIGHT,
 };
 
 static const char *const order_counter_names[] = {
 	"in_order", "buffered", "released", "discarded_out_of_order",
-	"buffer_full", NULL,
+	"buffer_full", "discarded_short_of_descriptors", NULL,
 };
 
 /* Per-connection state. */
@@ -126,13 +129,19 @@ static void order_one(struct stage *st, struct sn_pkt *p, uint64_t now)
 	}
 	if (d > 0 && st->param[0] == ORDER_SR && d <= st->param[1] &&
 	    !oc->buf[d - 1]) {
-		oc->buf[d - 1] = p;
-		p->flags |= SN_PKT_BUFFERED;
-		st->cnt[ORDER_BUFFERED]++;
-		order_up(st, p, now);	/* recorded above, not delivered */
-		return;
+		const struct pipeline_env *env = &st->pl->env;
+
+		if (!env->rx_tight || !env->rx_tight(env->ctx)) {
+			oc->buf[d - 1] = p;
+			p->flags |= SN_PKT_BUFFERED;
+			st->cnt[ORDER_BUFFERED]++;
+			order_up(st, p, now);	/* recorded above, not delivered */
+			return;
+		}
+		st->cnt[ORDER_TIGHT]++;
+	} else {
+		st->cnt[d > 0 && st->param[0] == ORDER_SR ? ORDER_BUFFER_FULL : ORDER_DISCARDED]++;
 	}
-	st->cnt[d > 0 && st->param[0] == ORDER_SR ? ORDER_BUFFER_FULL : ORDER_DISCARDED]++;
 	order_discard(p);
 	order_up(st, p, now);
 }

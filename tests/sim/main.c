@@ -68,7 +68,7 @@ static const char sim_help[] =
 "  --slot-frames N         bulk frames per slot (default 1)\n"
 "  --send-buffers N        bulk send buffers per node (default 16)\n"
 "  --per-target-cap N      of which one target may hold (default 1/8 of them)\n"
-"  --quick-buffers N       quick send buffers per node (default 4)\n"
+"  --quick-buffers N       quick send buffers per node (default 16)\n"
 "  --descriptors N         packet descriptors per NIC (default 16384)\n"
 "  --cfg-keepalive N       slots between CFGs while a NIC's requests do not\n"
 "                          change (default 8, as nicd; 1 = a CFG every slot)\n"

@@ -47,6 +47,7 @@ struct t_side {
 	uint64_t sink_t[T_MAX];		/* when data packets reached the sink */
 	int n_sink;			/* entries in sink_t */
 	int released_hdr_only;		/* packets released with their data dropped */
+	bool tight;			/* what rx_tight answers */
 };
 
 /* Two nodes and the wire between them. */
@@ -182,12 +183,19 @@ static void t_release(void *ctx, struct sn_pkt *pkt)
 	t_pkt_free(s->net, pkt);
 }
 
+/* Rx tight: as the test set it. */
+static bool t_rx_tight(void *ctx)
+{
+	return ((struct t_side *)ctx)->tight;
+}
+
 /* Build a pipeline or fail with its message. */
 static struct pipeline *t_pipeline(struct t_side *s, const char *spec)
 {
 	struct pipeline_env env = {
 		.ctx = s, .sink = t_sink, .deliver = t_deliver,
 		.complete = t_complete, .alloc = t_alloc, .release = t_release,
+		.rx_tight = t_rx_tight,
 	};
 	char err[256] = "";
 	struct pipeline *pl = pipeline_create(&stage_registry, spec, T_VNET, s->id, 2,
@@ -913,6 +921,31 @@ Test(stages, reorder_buffer_full_discards_and_counts)
 	/* 6 again (its resend): delivered once. */
 	t_inject(net, 0, 6, SN_CHAN_QUICK, PROTO_F_RETX | PROTO_F_FORCE_ACK);
 	t_assert_delivered_in_order(&net->side[1], 1, 6);
+	t_wire_lose_all(net);
+	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
+	t_net_free(net);
+}
+
+Test(stages, short_of_descriptors_order_holds_nothing_out_of_order)
+{
+	struct t_net *net = t_net_same(t_sr4);
+	struct pipeline *pl = net->side[1].pl;
+	struct sn_conn *rx = t_conn(net, 1);
+
+	/* Packet 1 is missing: 2 is held, then descriptors run short and 3 is not. */
+	t_inject(net, 0, 2, SN_CHAN_QUICK, 0);
+	net->side[1].tight = true;
+	t_inject(net, 0, 3, SN_CHAN_QUICK, 0);
+	cr_assert_eq(t_cnt(pl, "order", "buffered"), 1);
+	cr_assert_eq(t_cnt(pl, "order", "discarded_short_of_descriptors"), 1);
+	cr_assert_eq(net->side[1].released_hdr_only, 1, "packet 3's data must be dropped");
+	cr_assert_eq(rx->rx_mask, 0x2u, "mask 0x%x: 2 recorded, 3 not", rx->rx_mask);
+	t_wire_lose_all(net);
+	/* The packet in order is taken while short, and frees the one held. */
+	t_inject(net, 0, 1, SN_CHAN_QUICK, 0);
+	t_assert_delivered_in_order(&net->side[1], 1, 2);
+	t_inject(net, 0, 3, SN_CHAN_QUICK, PROTO_F_RETX | PROTO_F_FORCE_ACK);
+	t_assert_delivered_in_order(&net->side[1], 1, 3);
 	t_wire_lose_all(net);
 	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
 	t_net_free(net);
