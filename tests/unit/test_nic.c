@@ -110,6 +110,7 @@ Test(nic, back_overtakes_queued_qreqs)
 	const uint64_t starts[] = { 1000000, UINT64_MAX / 1000 - 20000 };
 
 	for (unsigned int s = 0; s < 2; s++) {
+		unsigned int avail = rte_mempool_avail_count(t_mp);
 		struct dp_port *port = tport_create("nic", 256);
 		uint64_t now = starts[s], next;
 		unsigned int before, polls = 0;
@@ -139,12 +140,15 @@ Test(nic, back_overtakes_queued_qreqs)
 		cr_assert_gt(nic_stats(nic)->qreq_deferred, 0);
 		nic_destroy(nic);
 		dp_port_destroy(port);
+		cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked: %d",
+			     (int)(avail - rte_mempool_avail_count(t_mp)));
 	}
 }
 
 /* A port that does not know its rate: QREQs leave at once, as before. */
 Test(nic, unknown_rate_sends_at_once)
 {
+	unsigned int avail = rte_mempool_avail_count(t_mp);
 	struct dp_port *port = tport_create("nic", 256);
 	uint64_t now = 1000000;
 	unsigned int before;
@@ -157,4 +161,6 @@ Test(nic, unknown_rate_sends_at_once)
 	cr_assert_eq(nic_stats(nic)->qreq_deferred, 0);
 	nic_destroy(nic);
 	dp_port_destroy(port);
+	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked: %d",
+		     (int)(avail - rte_mempool_avail_count(t_mp)));
 }
