@@ -150,6 +150,7 @@ static void nic_split(struct nic *nic, struct rte_mbuf *m, const struct proto_pk
 	switch (p->type) {
 	case PROTO_T_BREQ:
 	case PROTO_T_QREQ:
+		nic->stats.rx_data++;
 		nic_split_data(nic, m, p, now);
 		return;
 	case PROTO_T_BACK:
@@ -158,6 +159,7 @@ static void nic_split(struct nic *nic, struct rte_mbuf *m, const struct proto_pk
 			nic_peer_down(nic, p->src_node, now);
 			goto done;
 		}
+		nic->stats.rx_acks++;
 		if (p->type == PROTO_T_BACK)
 			chan_back(nic, p, now);
 		nic_split_ack(nic, p, now);

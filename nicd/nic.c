@@ -365,6 +365,13 @@ uint64_t nic_poll(struct nic *nic, uint64_t now)
 	return next;
 }
 
+uint64_t nic_rx_outcomes(const struct nic_stats *s)
+{
+	return s->rx_invalid + s->rx_before_join + s->rx_misdelivered + s->rx_unexpected +
+	       s->gnt_received + s->gnt_out_of_order + s->rx_data + s->rx_acks +
+	       s->down_notices;
+}
+
 uint16_t nic_node_id(const struct nic *nic)
 {
 	return nic->id;

@@ -77,6 +77,8 @@ struct nic_msg {
 	X(rx_no_desc, "frames dropped: no packet descriptor") \
 	X(rx_no_space, "data frames refused: no receive buffer (bulk: NACK sent)") \
 	X(rx_before_join, "frames received before the NIC had an id") \
+	X(rx_data, "data frames for this node (BREQ + QREQ), taken or refused") \
+	X(rx_acks, "BACKs and QACKs for this node (DOWN notices apart)") \
 	X(tx_msgs, "messages accepted for sending") \
 	X(tx_no_desc, "sends refused: no packet descriptor left for sending (a quarter is kept for receiving)") \
 	X(tx_frames, "data frames sent (BREQ + QREQ)") \
@@ -147,6 +149,13 @@ uint16_t nic_cluster_size(const struct nic *nic);
 
 /* Counters. */
 const struct nic_stats *nic_stats(const struct nic *nic);
+
+/*
+ * Frames received, summed over the counters of what became of them (invalid,
+ * before joining, misdelivered, unexpected, GNTs, data, acks, DOWN notices):
+ * each frame is in exactly one, so this always equals s->rx_frames.
+ */
+uint64_t nic_rx_outcomes(const struct nic_stats *s);
 
 /* Validation failures by enum proto_reason (the bad_filter counters). */
 const uint64_t *nic_decode_drops(const struct nic *nic);

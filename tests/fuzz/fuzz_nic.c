@@ -13,6 +13,7 @@
  *   has an unknown status; a delivery is for a virtual network or endpoint
  *   the NIC does not serve;
  * - messages accepted differ from completed plus pending;
+ * - a frame received is not counted by what became of it (nic_rx_outcomes);
  * - after nic_destroy a frame is missing from the pool.
  *
  * The header: the configurations (bits 0-2: vnet 1's, an index into
@@ -229,6 +230,8 @@ static uint64_t nic_f_poll(void *run, uint64_t now)
 		   "messages accepted = completed + pending");
 	fuzz_check(r->completions == s->completed_ok + s->completed_err,
 		   "every completion is reported to the owner");
+	fuzz_check(nic_rx_outcomes(s) == s->rx_frames,
+		   "every frame received is counted by what became of it");
 	id = nic_node_id(r->nic);
 	fuzz_check(id == PROTO_NODE_NONE || id < NIC_F_NODES, "node id in range");
 	return next;

@@ -780,6 +780,16 @@ int simrun(const struct simrun_config *cfg, struct rte_mempool *mp,
 		goto out;
 	sim_run_engine(&ctx);
 	sim_collect(&ctx);
+	for (uint16_t i = 0; i < cfg->nodes && !rc; i++) {
+		const struct nic_stats *s = nic_stats(ctx.nodes[i].nic);
+
+		if (nic_rx_outcomes(s) != s->rx_frames) {
+			snprintf(err, errlen, "node %u: %llu frames received, %llu counted by outcome",
+				 i, (unsigned long long)s->rx_frames,
+				 (unsigned long long)nic_rx_outcomes(s));
+			rc = -EFAULT;
+		}
+	}
 	if (ctx.refused)
 		fprintf(stderr, "segnet-sim: %llu sends refused (no descriptor)\n",
 			(unsigned long long)ctx.refused);

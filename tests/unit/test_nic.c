@@ -138,6 +138,7 @@ Test(nic, back_overtakes_queued_qreqs)
 		}
 		cr_assert_eq(nic_stats(nic)->qreq_sent, T_QREQS);
 		cr_assert_gt(nic_stats(nic)->qreq_deferred, 0);
+		cr_assert_eq(nic_rx_outcomes(nic_stats(nic)), nic_stats(nic)->rx_frames);
 		nic_destroy(nic);
 		dp_port_destroy(port);
 		cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked: %d",
