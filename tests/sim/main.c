@@ -81,7 +81,8 @@ static const char sim_help[] =
 "  --load-sweep A:B:STEP   loads A, A+STEP, ... B\n"
 "  --quick-load L          the quick channel's load instead, the same in every\n"
 "                          run (--load and --load-sweep then set the bulk\n"
-"                          channel's)\n"
+"                          channel's); same-rate: as many quick messages per\n"
+"                          second as bulk ones\n"
 "  --traffic PATTERN       uniform | hotspot | diagonal (default uniform)\n"
 "  --hot-share F           hotspot: share of traffic to node 0 (default 0.25)\n"
 "  --bursty                bursts of uniform length 1..K to one destination\n"
@@ -320,9 +321,13 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 		cli->n_loads = 1;
 		break;
 	case O_QUICK_LOAD:
+		if (!strcmp(arg, "same-rate")) {
+			c->quick_load = SIMRUN_SAME_RATE;
+			break;
+		}
 		c->quick_load = parse_num("quick-load", arg, 0, 1);
 		if (!(c->quick_load > 0))
-			usage_error("--quick-load: %s is outside (0, 1]", arg);
+			usage_error("--quick-load: %s is outside (0, 1] (or same-rate)", arg);
 		break;
 	case O_LOAD_SWEEP: parse_sweep(cli, arg); break;
 	case O_TRAFFIC:

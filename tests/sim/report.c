@@ -57,9 +57,9 @@ void sim_print_row(const struct sim_cli *cli, int i)
 
 		if (!chan_used(c, ch))
 			continue;
-		printf("%-17s %-5s %-6s %-10s %5.2f %6.3f %6.3f %9.2f %9.2f %9.2f %9.2f %7.4f %7.4f %6.2f\n",
+		printf("%-17s %-5s %-6s %-10s %5.3f %6.3f %6.3f %9.2f %9.2f %9.2f %9.2f %7.4f %7.4f %6.2f\n",
 		       c->arbiter, chan_names[ch], c->burst_max > 1 ? "bursty" : "no",
-		       qmode_name(c->quick_mode), simrun_chan_load(c, ch), r->offered, r->throughput,
+		       qmode_name(c->quick_mode), r->load, r->offered, r->throughput,
 		       r->queue.mean, r->queue.p99, r->e2e.mean, r->e2e.p99,
 		       r->collisions, r->retransmissions, o->res.matched_per_slot);
 	}
@@ -128,7 +128,7 @@ int sim_write_csv(const struct sim_cli *cli, const char *path)
 			fprintf(f, "%s,%s,%s,%d,%u,%.3f,%s,\"%s\",%.4f,%.4f,%.3f,%.3f,%.3f,%.3f,"
 				   "%.3f,%.3f,%.5f,%.5f,%.3f,%llu,%llu,%llu,%.0f,%.4f,%.3f\n",
 				c->arbiter, chan_names[ch], traffic_pattern_name(c->traffic),
-				c->burst_max > 1, c->nodes, simrun_chan_load(c, ch), qmode_name(c->quick_mode),
+				c->burst_max > 1, c->nodes, x->load, qmode_name(c->quick_mode),
 				c->conf, x->offered, x->throughput, x->queue.mean, x->queue.p50,
 				x->queue.p99, x->e2e.mean, x->e2e.p50, x->e2e.p99, x->collisions,
 				x->retransmissions, r->matched_per_slot,
@@ -266,6 +266,9 @@ int sim_plot(const struct sim_cli *cli, const char *png)
 	if (cli->base.quick_load > 0)
 		fprintf(gp, "set xlabel 'offered load of the bulk channel (quick: %g)'\n",
 			cli->base.quick_load);
+	else if (cli->base.quick_load < 0)
+		fprintf(gp, "set xlabel 'offered load of the bulk channel (quick: as many "
+			    "messages per second)'\n");
 	else
 		fprintf(gp, "set xlabel 'offered load'\n");
 	for (size_t pi = 0; pi < N_PANELS; pi++) {

@@ -288,11 +288,6 @@ static uint64_t simswitch_poll(void *arg, uint64_t now)
 	return sw_fabric_poll(ctx->sw, now);
 }
 
-double simrun_chan_load(const struct simrun_config *c, int ch)
-{
-	return ch == SN_CHAN_QUICK && c->quick_load > 0 ? c->quick_load : c->load;
-}
-
 /* Messages per second one node can send on a channel at load 1. */
 static double sim_capacity_pps(const struct simrun_config *cfg, uint8_t ch,
 			       uint64_t slot_ns)
@@ -302,6 +297,17 @@ static double sim_capacity_pps(const struct simrun_config *cfg, uint8_t ch,
 	if (ch == SN_CHAN_BULK)
 		return 1e9 * cfg->slot_frames / (double)slot_ns;
 	return 1e12 / (double)dp_wire_ps((uint32_t)proto_frame_len(&q), cfg->quick_gbps);
+}
+
+/* The offered load of channel ch, a fraction of its capacity. */
+static double sim_chan_load(const struct simrun_config *cfg, uint8_t ch, uint64_t slot_ns)
+{
+	if (ch == SN_CHAN_BULK || cfg->quick_load == 0)
+		return cfg->load;
+	if (cfg->quick_load > 0)
+		return cfg->quick_load;
+	return cfg->load * sim_capacity_pps(cfg, SN_CHAN_BULK, slot_ns) /
+	       sim_capacity_pps(cfg, SN_CHAN_QUICK, slot_ns);
 }
 
 /* Wire time in ns of a frame of type `type` on a link of gbps. */
@@ -503,7 +509,7 @@ static int sim_build_nics(struct simctx *ctx, char *err, size_t errlen)
 			return -ENOMEM;
 		for (uint8_t ch = 0; ch < SN_CHAN_COUNT; ch++) {
 			struct traffic_params tp = {
-				.pattern = cfg->traffic, .load = simrun_chan_load(cfg, ch),
+				.pattern = cfg->traffic, .load = sim_chan_load(cfg, ch, slot_ns),
 				.capacity_pps = sim_capacity_pps(cfg, ch, slot_ns),
 				.burst_max = cfg->burst_max, .hot_share = cfg->hot_share,
 				.nodes = cfg->nodes, .self = i,
@@ -660,6 +666,7 @@ static void sim_collect(struct simctx *ctx)
 		double cap = sim_capacity_pps(cfg, ch, slot_ns) * cfg->nodes * window;
 		double deliv = (double)(ctx->delivered_all[ch] ? ctx->delivered_all[ch] : 1);
 
+		c->load = sim_chan_load(cfg, ch, slot_ns);
 		c->offered = cap > 0 ? (double)c->generated / cap : 0;
 		c->throughput = cap > 0 ? (double)c->delivered / cap : 0;
 		c->queue = samples_stats(&ctx->queue[ch]);

@@ -17,6 +17,9 @@
 #include "nicd/traffic.h"
 #include "switchd/fabric.h"
 
+/* simrun_config.quick_load: quick messages at the bulk channel's rate. */
+#define SIMRUN_SAME_RATE (-1.0)
+
 /* Which channels carry generated traffic. */
 enum simrun_channels {
 	SIMRUN_BOTH,
@@ -30,7 +33,8 @@ struct simrun_config {
 	const char *arbiter;		/* arbiter spec */
 	enum sw_quick_mode quick_mode;	/* quick-channel arbitration */
 	double load;			/* offered load, fraction of capacity */
-	double quick_load;		/* the quick channel's, if > 0; else load */
+	double quick_load;		/* the quick channel's, if > 0; SIMRUN_SAME_RATE:
+					 * the bulk channel's message rate; 0: load */
 	uint32_t burst_max;		/* 1 = no bursts */
 	enum traffic_pattern traffic;	/* destinations */
 	double hot_share;		/* hot-spot share */
@@ -66,6 +70,7 @@ struct simrun_lat {
 
 /* Results of one channel. */
 struct simrun_chan {
+	double load;			/* offered load asked for, fraction of capacity */
 	uint64_t generated;		/* messages generated in the window */
 	uint64_t delivered;		/* delivered in the window */
 	double offered;			/* generated / capacity */
@@ -105,9 +110,6 @@ struct simrun_result {
 
 /* Fill defaults (the documented ones). */
 void simrun_defaults(struct simrun_config *cfg);
-
-/* Offered load of channel ch (SN_CHAN_BULK or SN_CHAN_QUICK) in a run. */
-double simrun_chan_load(const struct simrun_config *c, int ch);
 
 /*
  * Run one simulation with frames from mp (created once per process: DPDK

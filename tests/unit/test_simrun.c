@@ -276,6 +276,34 @@ Test(simrun, quick_load_keeps_the_quick_channel_at_its_own_load)
 	free(c);
 }
 
+Test(simrun, same_rate_offers_as_many_quick_messages_as_bulk_ones)
+{
+	/* Clint's rates: the quick load is 0.185 of the bulk load, 3 digits in the CSV. */
+	static const char *const sweep[] = { "--load-sweep", "0.2:0.4:0.2", "--quick-load",
+					     "same-rate", "--bulk-gbps", "2", "--quick-gbps",
+					     "0.53", NULL };
+	struct t_csv *c = calloc(1, sizeof(*c));
+	double ratio[2];
+
+	cr_assert_not_null(c);
+	t_sim_csv("7", sweep, c);
+	cr_assert_eq(c->rows, 5, "two loads, two channels");
+	for (int k = 0; k < 2; k++) {
+		int bulk = 1 + 2 * k, quick = bulk + 1;
+
+		cr_assert_str_eq(c->cell[quick][t_csv_col(c, "channel")], "quick");
+		/* A QREQ is shorter than a bulk slot: the same rate is a smaller load. */
+		ratio[k] = t_num(c, quick, "load") / t_num(c, bulk, "load");
+		cr_assert(ratio[k] > 0.01 && ratio[k] < 0.9, "quick/bulk load %g", ratio[k]);
+		cr_assert_float_eq(t_num(c, quick, "offered"), t_num(c, quick, "load"),
+				   0.3 * t_num(c, quick, "load"), "row %d: offered %g, load %g",
+				   quick, t_num(c, quick, "offered"), t_num(c, quick, "load"));
+	}
+	cr_assert_float_eq(ratio[0], ratio[1], 0.02 * ratio[0],
+			   "the ratio is the same at every load: %g, %g", ratio[0], ratio[1]);
+	free(c);
+}
+
 /* One bad command line and the argument its message must name. */
 struct t_bad {
 	const char *args[4];	/* NULL-terminated */
@@ -292,6 +320,7 @@ Test(simrun, bad_arguments_exit_2_naming_the_argument)
 		{ { "--load", "x", NULL }, "--load" },
 		{ { "--quick-load", "0", NULL }, "--quick-load" },
 		{ { "--quick-load", "2", NULL }, "--quick-load" },
+		{ { "--quick-load", "same", NULL }, "--quick-load" },
 		{ { "--nodes", "5000", NULL }, "--nodes" },
 		{ { "--nodes", "1", NULL }, "--nodes" },
 		{ { "--traffic", "x", NULL }, "--traffic" },
