@@ -508,13 +508,19 @@ static int sim_build_nics(struct simctx *ctx, char *err, size_t errlen)
 		if (!node->seq)
 			return -ENOMEM;
 		for (uint8_t ch = 0; ch < SN_CHAN_COUNT; ch++) {
+			double load = sim_chan_load(cfg, ch, slot_ns);
 			struct traffic_params tp = {
-				.pattern = cfg->traffic, .load = sim_chan_load(cfg, ch, slot_ns),
+				.pattern = cfg->traffic, .load = load,
 				.capacity_pps = sim_capacity_pps(cfg, ch, slot_ns),
 				.burst_max = cfg->burst_max, .hot_share = cfg->hot_share,
 				.nodes = cfg->nodes, .self = i,
 			};
 
+			if (load > 1) {
+				snprintf(err, errlen, "--quick-load same-rate: the quick channel "
+					 "would be offered %.3f of its capacity (at most 1)", load);
+				return -EINVAL;
+			}
 			/* Generators start once the cluster has formed (sim_form). */
 			traffic_init(&node->gen[ch], &tp, cfg->seed, 2u * i + ch, 0);
 		}
