@@ -598,20 +598,62 @@ static int sim_form(struct simctx *ctx, char *err, size_t errlen)
 	return 0;
 }
 
+/* Messages completed (or failed) on every host. */
+static uint64_t sim_completions(const struct simctx *ctx)
+{
+	uint64_t n = 0;
+
+	for (uint16_t i = 0; i < ctx->cfg->nodes; i++) {
+		const struct nic_stats *s = nic_stats(ctx->nodes[i].nic);
+
+		n += s->completed_ok + s->completed_err;
+	}
+	return n;
+}
+
+/* A message run that stops completing messages: when it last moved. */
+struct sim_watch {
+	uint64_t done;		/* completions then */
+	uint64_t since;		/* simulated time then */
+};
+
+/*
+ * Simulated time without a completion after which a message run is stuck
+ * (an outage's length comes on top).
+ */
+enum { SIM_STUCK_NS = 1000000000 };
+
+/* True when messages are pending and none completed for that long. */
+static bool sim_stuck(const struct simctx *ctx, struct sim_watch *w, uint64_t t)
+{
+	uint64_t done = sim_completions(ctx);
+
+	if (done != w->done || !sim_pending(ctx)) {
+		w->done = done;
+		w->since = t;
+		return false;
+	}
+	return t - w->since > SIM_STUCK_NS + ctx->cfg->outage_ns;
+}
+
 /*
  * Run the engine: generation, then a drain until everything completed or
  * 2000 slots passed (a saturated channel's backlog never drains; its
  * latencies then cover the messages that did complete, a lower bound).
+ * A message run fails (-EDEADLK, message in err) when no message completes
+ * for a simulated second while some are pending.
  */
-static void sim_run_engine(struct simctx *ctx)
+static int sim_run_engine(struct simctx *ctx, char *err, size_t errlen)
 {
 	uint64_t slot_ns = sw_fabric_slot_ns(ctx->sw), step = 200 * slot_ns;
 	uint64_t t = sim_engine_now(ctx->eng), drain_end;
+	struct sim_watch w = { .done = 0, .since = t };
+	bool stuck = false;
 
 	if (ctx->cfg->messages) {
 		/* Generate until the count is reached, whatever the time. */
 		ctx->win_end = UINT64_MAX;
-		while (sim_generating(ctx)) {
+		while (sim_generating(ctx) && !(stuck = sim_stuck(ctx, &w, t))) {
 			t += step;
 			sim_engine_run(ctx->eng, t);
 		}
@@ -631,12 +673,23 @@ static void sim_run_engine(struct simctx *ctx)
 	}
 	/* A message run drains completely (bounded against a livelock). */
 	drain_end = t + (ctx->cfg->messages ? 2000000 : 2000) * slot_ns;
-	while (t < drain_end && sim_pending(ctx)) {
+	while (!stuck && t < drain_end && sim_pending(ctx)) {
 		t += step;
 		sim_engine_run(ctx->eng, t);
+		stuck = ctx->cfg->messages && sim_stuck(ctx, &w, t);
+	}
+	if (stuck) {
+		snprintf(err, errlen, "stuck: no message completed in %.1f s of simulated time "
+			 "with %llu pending (%llu sent of %llu)",
+			 (double)(SIM_STUCK_NS + ctx->cfg->outage_ns) / 1e9,
+			 (unsigned long long)sim_pending(ctx),
+			 (unsigned long long)ctx->res->delivery.sent,
+			 (unsigned long long)ctx->cfg->messages);
+		return -EDEADLK;
 	}
 	/* Let the last frames of unreliable configurations land. */
 	sim_engine_run(ctx->eng, t + 10 * slot_ns);
+	return 0;
 }
 
 /* Sum of frames sent on every port. */
@@ -791,7 +844,9 @@ int simrun(const struct simrun_config *cfg, struct rte_mempool *mp,
 		rc = sim_form(&ctx, err, errlen);
 	if (rc)
 		goto out;
-	sim_run_engine(&ctx);
+	rc = sim_run_engine(&ctx, err, errlen);
+	if (rc)
+		goto out;
 	sim_collect(&ctx);
 	for (uint16_t i = 0; i < cfg->nodes && !rc; i++) {
 		const struct nic_stats *s = nic_stats(ctx.nodes[i].nic);
