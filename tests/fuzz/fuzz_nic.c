@@ -44,7 +44,6 @@ enum {
 	NIC_F_PORT_CAP = 256,	/* frames an array port holds each way */
 	NIC_F_MAX_EPS = 64,	/* endpoint ids must be below this */
 	NIC_F_MSGS = 4096,	/* messages one input may send */
-	NIC_F_PAYLOAD_UNIT = 9,	/* payload bytes per unit of a send record */
 };
 
 /* Header byte 1: the NIC's options. */
@@ -247,7 +246,7 @@ static void nic_f_send(struct nic_run *r, struct fuzz_in *in, uint8_t vnet,
 		.src_ep = fuzz_u8(in), .handler = fuzz_u8(in),
 		.chan = bulk ? SN_CHAN_BULK : SN_CHAN_QUICK, .payload = payload,
 	};
-	unsigned int len = fuzz_u8(in) * NIC_F_PAYLOAD_UNIT, count = 1 + (fuzz_u8(in) & 15);
+	unsigned int len = fuzz_u8(in) * FUZZ_PAYLOAD_UNIT, count = 1 + (fuzz_u8(in) & 15);
 
 	msg.len = (uint16_t)(bulk ? RTE_MIN(len, (unsigned int)PROTO_MAX_PAYLOAD) : 0);
 	for (unsigned int k = 0; k < count && r->n_msgs < NIC_F_MSGS; k++) {

@@ -10,8 +10,6 @@
 enum {
 	/* Raw frames are at most this long (a full BREQ and then some). */
 	FUZZ_RAW_MAX = 2200,
-	/* BREQ payload bytes per unit of the record's length byte. */
-	FUZZ_PAYLOAD_UNIT = 9,
 	/* Frame body byte 0: the fields are used as given, not made plausible. */
 	FUZZ_SEL_AS_GIVEN = 0x80,
 	/* Frames fuzz_hold keeps at most. */

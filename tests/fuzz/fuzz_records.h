@@ -53,6 +53,8 @@ enum fuzz_pool_op {
 enum {
 	/* The farthest a FUZZ_A_NEXT record moves the clock, in slots. */
 	FUZZ_NEXT_MAX_SLOTS = 1024,
+	/* Payload bytes per unit of a length byte (255 units pass the largest). */
+	FUZZ_PAYLOAD_UNIT = 9,
 };
 
 /* How far a record moves the clock (op bits 6-7), in slots of the component. */
