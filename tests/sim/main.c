@@ -411,6 +411,8 @@ static void parse_args(struct sim_cli *cli, int argc, char **argv)
 	check_conf(cli->base.conf, cli->base.nodes);
 	if (cli->base.traffic == TRAFFIC_DIAGONAL && cli->base.nodes < 3)
 		usage_error("--traffic: diagonal needs at least 3 nodes");
+	if (cli->base.quick_load != 0 && cli->base.channels == SIMRUN_BULK)
+		usage_error("--quick-load: --channels bulk gives the quick channel no traffic");
 	check_output("--csv", cli->csv);
 	check_output("--plot", cli->plot);
 }

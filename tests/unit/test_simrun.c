@@ -306,7 +306,7 @@ Test(simrun, same_rate_offers_as_many_quick_messages_as_bulk_ones)
 
 /* One bad command line and the argument its message must name. */
 struct t_bad {
-	const char *args[4];	/* NULL-terminated */
+	const char *args[5];	/* NULL-terminated */
 	const char *names;	/* text the message must contain */
 };
 
@@ -321,6 +321,7 @@ Test(simrun, bad_arguments_exit_2_naming_the_argument)
 		{ { "--quick-load", "0", NULL }, "--quick-load" },
 		{ { "--quick-load", "2", NULL }, "--quick-load" },
 		{ { "--quick-load", "same", NULL }, "--quick-load" },
+		{ { "--quick-load", "0.1", "--channels", "bulk", NULL }, "--quick-load" },
 		{ { "--nodes", "5000", NULL }, "--nodes" },
 		{ { "--nodes", "1", NULL }, "--nodes" },
 		{ { "--traffic", "x", NULL }, "--traffic" },
