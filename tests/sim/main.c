@@ -323,9 +323,10 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 		break;
 	case O_QUICK_LOAD:
 		if (!strcmp(arg, "same-rate")) {
-			c->quick_load = SIMRUN_SAME_RATE;
+			c->quick_same_rate = true;
 			break;
 		}
+		c->quick_same_rate = false;
 		c->quick_load = parse_num("quick-load", arg, 0, 1);
 		if (!(c->quick_load > 0))
 			usage_error("--quick-load: %s is outside (0, 1] (or same-rate)", arg);
@@ -411,7 +412,8 @@ static void parse_args(struct sim_cli *cli, int argc, char **argv)
 	check_conf(cli->base.conf, cli->base.nodes);
 	if (cli->base.traffic == TRAFFIC_DIAGONAL && cli->base.nodes < 3)
 		usage_error("--traffic: diagonal needs at least 3 nodes");
-	if (cli->base.quick_load != 0 && cli->base.channels == SIMRUN_BULK)
+	if ((cli->base.quick_load > 0 || cli->base.quick_same_rate) &&
+	    cli->base.channels == SIMRUN_BULK)
 		usage_error("--quick-load: --channels bulk gives the quick channel no traffic");
 	check_output("--csv", cli->csv);
 	check_output("--plot", cli->plot);

@@ -263,12 +263,12 @@ int sim_plot(const struct sim_cli *cli, const char *png)
 		    "set output '%s'\nset multiplot layout %d,%d\nset key outside right\n"
 		    "set grid\n",
 		shown > 2 ? 1000 : 500, png, shown > 2 ? 2 : 1, shown > 1 ? 2 : 1);
-	if (cli->base.quick_load > 0)
-		fprintf(gp, "set xlabel 'offered load of the bulk channel (quick: %g)'\n",
-			cli->base.quick_load);
-	else if (cli->base.quick_load < 0)
+	if (cli->base.quick_same_rate)
 		fprintf(gp, "set xlabel 'offered load of the bulk channel (quick: as many "
 			    "messages per second)'\n");
+	else if (cli->base.quick_load > 0)
+		fprintf(gp, "set xlabel 'offered load of the bulk channel (quick: %g)'\n",
+			cli->base.quick_load);
 	else
 		fprintf(gp, "set xlabel 'offered load'\n");
 	for (size_t pi = 0; pi < N_PANELS; pi++) {

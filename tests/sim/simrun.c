@@ -302,12 +302,12 @@ static double sim_capacity_pps(const struct simrun_config *cfg, uint8_t ch,
 /* The offered load of channel ch, a fraction of its capacity. */
 static double sim_chan_load(const struct simrun_config *cfg, uint8_t ch, uint64_t slot_ns)
 {
-	if (ch == SN_CHAN_BULK || cfg->quick_load == 0)
-		return cfg->load;
-	if (cfg->quick_load > 0)
+	if (ch == SN_CHAN_QUICK && cfg->quick_same_rate)
+		return cfg->load * sim_capacity_pps(cfg, SN_CHAN_BULK, slot_ns) /
+		       sim_capacity_pps(cfg, SN_CHAN_QUICK, slot_ns);
+	if (ch == SN_CHAN_QUICK && cfg->quick_load > 0)
 		return cfg->quick_load;
-	return cfg->load * sim_capacity_pps(cfg, SN_CHAN_BULK, slot_ns) /
-	       sim_capacity_pps(cfg, SN_CHAN_QUICK, slot_ns);
+	return cfg->load;
 }
 
 /* Wire time in ns of a frame of type `type` on a link of gbps. */

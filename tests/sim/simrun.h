@@ -17,9 +17,6 @@
 #include "nicd/traffic.h"
 #include "switchd/fabric.h"
 
-/* simrun_config.quick_load: quick messages at the bulk channel's rate. */
-#define SIMRUN_SAME_RATE (-1.0)
-
 /* Which channels carry generated traffic. */
 enum simrun_channels {
 	SIMRUN_BOTH,
@@ -33,8 +30,8 @@ struct simrun_config {
 	const char *arbiter;		/* arbiter spec */
 	enum sw_quick_mode quick_mode;	/* quick-channel arbitration */
 	double load;			/* offered load, fraction of capacity */
-	double quick_load;		/* the quick channel's, if > 0; SIMRUN_SAME_RATE:
-					 * the bulk channel's message rate; 0: load */
+	double quick_load;		/* the quick channel's, if > 0; else load */
+	bool quick_same_rate;		/* quick: the bulk channel's message rate */
 	uint32_t burst_max;		/* 1 = no bursts */
 	enum traffic_pattern traffic;	/* destinations */
 	double hot_share;		/* hot-spot share */
