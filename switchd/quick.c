@@ -14,9 +14,8 @@ int quick_arb_init(struct quick_arb *q, uint16_t n, enum sw_quick_mode mode,
 	q->n = n;
 	q->busy_ps = calloc(n, sizeof(*q->busy_ps));
 	q->qreq_ps = calloc(n, sizeof(*q->qreq_ps));
-	q->ctl_ps = calloc(n, sizeof(*q->ctl_ps));
 	q->in_ps = calloc(n, sizeof(*q->in_ps));
-	if (!q->busy_ps || !q->qreq_ps || !q->ctl_ps || !q->in_ps) {
+	if (!q->busy_ps || !q->qreq_ps || !q->in_ps) {
 		quick_arb_fini(q);
 		return -ENOMEM;
 	}
@@ -27,11 +26,9 @@ void quick_arb_fini(struct quick_arb *q)
 {
 	free(q->busy_ps);
 	free(q->qreq_ps);
-	free(q->ctl_ps);
 	free(q->in_ps);
 	q->busy_ps = NULL;
 	q->qreq_ps = NULL;
-	q->ctl_ps = NULL;
 	q->in_ps = NULL;
 }
 
@@ -42,7 +39,6 @@ void quick_rebase(struct quick_arb *q, uint64_t now)
 	for (uint16_t i = 0; i < q->n; i++) {
 		q->busy_ps[i] = dp_ps_rebase(q->busy_ps[i], shift);
 		q->qreq_ps[i] = dp_ps_rebase(q->qreq_ps[i], shift);
-		q->ctl_ps[i] = dp_ps_rebase(q->ctl_ps[i], shift);
 		q->in_ps[i] = dp_ps_rebase(q->in_ps[i], shift);
 	}
 }

@@ -34,7 +34,6 @@ struct quick_arb {
 	uint16_t n;			/* outputs */
 	uint64_t *busy_ps;		/* end of everything sent on output o */
 	uint64_t *qreq_ps;		/* end of the last QREQ sent on output o */
-	uint64_t *ctl_ps;		/* end of the last control frame on output o */
 	uint64_t *in_ps;		/* arrival of the last frame from input i */
 };
 
@@ -93,8 +92,6 @@ static inline enum quick_verdict quick_arb_admit(struct quick_arb *q, uint16_t i
 	q->busy_ps[out] = start + wire_ps;
 	if (is_qreq)
 		q->qreq_ps[out] = q->busy_ps[out];
-	else
-		q->ctl_ps[out] = q->busy_ps[out];
 	return QUICK_PASS;
 }
 

@@ -113,6 +113,14 @@ static void order_deliver(struct stage *st, struct order_conn *oc,
 	}
 }
 
+/* True when the NIC is too short of descriptors to hold a packet. */
+static bool order_tight(const struct stage *st)
+{
+	const struct pipeline_env *env = &st->pl->env;
+
+	return env->rx_tight && env->rx_tight(env->ctx);
+}
+
 /* One data packet. */
 static void order_one(struct stage *st, struct sn_pkt *p, uint64_t now)
 {
@@ -127,20 +135,18 @@ static void order_one(struct stage *st, struct sn_pkt *p, uint64_t now)
 		order_deliver(st, oc, p, now);
 		return;
 	}
-	if (d > 0 && st->param[0] == ORDER_SR && d <= st->param[1] &&
-	    !oc->buf[d - 1]) {
-		const struct pipeline_env *env = &st->pl->env;
-
-		if (!env->rx_tight || !env->rx_tight(env->ctx)) {
-			oc->buf[d - 1] = p;
-			p->flags |= SN_PKT_BUFFERED;
-			st->cnt[ORDER_BUFFERED]++;
-			order_up(st, p, now);	/* recorded above, not delivered */
-			return;
-		}
+	if (d <= 0 || st->param[0] != ORDER_SR) {
+		st->cnt[ORDER_DISCARDED]++;
+	} else if (d > st->param[1] || oc->buf[d - 1]) {
+		st->cnt[ORDER_BUFFER_FULL]++;
+	} else if (order_tight(st)) {
 		st->cnt[ORDER_TIGHT]++;
 	} else {
-		st->cnt[d > 0 && st->param[0] == ORDER_SR ? ORDER_BUFFER_FULL : ORDER_DISCARDED]++;
+		oc->buf[d - 1] = p;
+		p->flags |= SN_PKT_BUFFERED;
+		st->cnt[ORDER_BUFFERED]++;
+		order_up(st, p, now);	/* recorded above, not delivered */
+		return;
 	}
 	order_discard(p);
 	order_up(st, p, now);

@@ -489,6 +489,14 @@ static int sim_build_nics(struct simctx *ctx, char *err, size_t errlen)
 	rc = conf_expand(over, spec, sizeof(spec), err, errlen);
 	if (rc)
 		return rc;
+	for (uint8_t ch = 0; ch < SN_CHAN_COUNT; ch++)
+		ctx->res->chan[ch].load = sim_chan_load(cfg, ch, slot_ns);
+	if (ctx->res->chan[SN_CHAN_QUICK].load > 1) {
+		snprintf(err, errlen, "--quick-load same-rate: the quick channel would be "
+			 "offered %.3f of its capacity (at most 1)",
+			 ctx->res->chan[SN_CHAN_QUICK].load);
+		return -EINVAL;
+	}
 	for (uint16_t i = 0; i < cfg->nodes; i++) {
 		struct simnode *node = &ctx->nodes[i];
 		struct nic_ops ops = {
@@ -508,19 +516,13 @@ static int sim_build_nics(struct simctx *ctx, char *err, size_t errlen)
 		if (!node->seq)
 			return -ENOMEM;
 		for (uint8_t ch = 0; ch < SN_CHAN_COUNT; ch++) {
-			double load = sim_chan_load(cfg, ch, slot_ns);
 			struct traffic_params tp = {
-				.pattern = cfg->traffic, .load = load,
+				.pattern = cfg->traffic, .load = ctx->res->chan[ch].load,
 				.capacity_pps = sim_capacity_pps(cfg, ch, slot_ns),
 				.burst_max = cfg->burst_max, .hot_share = cfg->hot_share,
 				.nodes = cfg->nodes, .self = i,
 			};
 
-			if (load > 1) {
-				snprintf(err, errlen, "--quick-load same-rate: the quick channel "
-					 "would be offered %.3f of its capacity (at most 1)", load);
-				return -EINVAL;
-			}
 			/* Generators start once the cluster has formed (sim_form). */
 			traffic_init(&node->gen[ch], &tp, cfg->seed, 2u * i + ch, 0);
 		}
@@ -617,13 +619,13 @@ struct sim_watch {
 	uint64_t since;		/* simulated time then */
 };
 
-/*
- * Simulated time without a completion after which a message run is stuck
- * (an outage's length comes on top).
- */
-enum { SIM_STUCK_NS = 1000000000 };
+/* Simulated time without a completion after which a message run is stuck. */
+static uint64_t sim_stuck_ns(const struct simctx *ctx)
+{
+	return 1000000000 + ctx->cfg->outage_ns;	/* a second after any outage */
+}
 
-/* True when messages are pending and none completed for that long. */
+/* True when messages are pending and none completed for sim_stuck_ns. */
 static bool sim_stuck(const struct simctx *ctx, struct sim_watch *w, uint64_t t)
 {
 	uint64_t done = sim_completions(ctx);
@@ -633,7 +635,7 @@ static bool sim_stuck(const struct simctx *ctx, struct sim_watch *w, uint64_t t)
 		w->since = t;
 		return false;
 	}
-	return t - w->since > SIM_STUCK_NS + ctx->cfg->outage_ns;
+	return t - w->since > sim_stuck_ns(ctx);
 }
 
 /*
@@ -681,7 +683,7 @@ static int sim_run_engine(struct simctx *ctx, char *err, size_t errlen)
 	if (stuck) {
 		snprintf(err, errlen, "stuck: no message completed in %.1f s of simulated time "
 			 "with %llu pending (%llu sent of %llu)",
-			 (double)(SIM_STUCK_NS + ctx->cfg->outage_ns) / 1e9,
+			 (double)sim_stuck_ns(ctx) / 1e9,
 			 (unsigned long long)sim_pending(ctx),
 			 (unsigned long long)ctx->res->delivery.sent,
 			 (unsigned long long)ctx->cfg->messages);
@@ -725,7 +727,6 @@ static void sim_collect(struct simctx *ctx)
 		double cap = sim_capacity_pps(cfg, ch, slot_ns) * cfg->nodes * window;
 		double deliv = (double)(ctx->delivered_all[ch] ? ctx->delivered_all[ch] : 1);
 
-		c->load = sim_chan_load(cfg, ch, slot_ns);
 		c->offered = cap > 0 ? (double)c->generated / cap : 0;
 		c->throughput = cap > 0 ? (double)c->delivered / cap : 0;
 		c->queue = samples_stats(&ctx->queue[ch]);
