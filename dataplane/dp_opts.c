@@ -78,6 +78,21 @@ int dp_opt_double(const char *opt, const char *arg, double min, double max,
 	return 0;
 }
 
+int dp_opt_period(const char *opt, const char *arg, double max, double *out, char *err,
+		  size_t errlen)
+{
+	double v;
+
+	if (dp_opt_double(opt, arg, 0, max, &v, err, errlen))
+		return -EINVAL;
+	/* A shorter period would round to no period at all in the daemons' ms and ns. */
+	if (v > 0 && v < 0.001)
+		return dp_opt_fail(err, errlen, "%s %s: must be 0 (off) or at least 0.001",
+				   opt, arg);
+	*out = v;
+	return 0;
+}
+
 int dp_opt_choice(const char *opt, const char *arg, const char *yes,
 		  const char *no, bool *out, char *err, size_t errlen)
 {

@@ -31,6 +31,10 @@ int dp_opt_u16(const char *opt, const char *arg, unsigned long min,
 int dp_opt_double(const char *opt, const char *arg, double min, double max,
 		  double *out, char *err, size_t errlen);
 
+/* A period in seconds: 0 (off) or a number in [0.001, max]. */
+int dp_opt_period(const char *opt, const char *arg, double max, double *out, char *err,
+		  size_t errlen);
+
 /* One of two words; *out is true for the first. */
 int dp_opt_choice(const char *opt, const char *arg, const char *yes,
 		  const char *no, bool *out, char *err, size_t errlen);

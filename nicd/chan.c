@@ -206,22 +206,44 @@ static void chan_prefetch_quick(struct nic *nic)
 	}
 }
 
+/* Move p (still in the channel) to the head or tail of list to, as queue q. */
+static void chan_move(struct nic *nic, struct sn_pkt *p, struct chan_list *to, uint8_t q,
+		      bool head)
+{
+	chan_remove(nic, p);
+	if (head)
+		chan_push_head(to, p, q);
+	else
+		chan_push_tail(to, p, q);
+	p->flags |= SN_PKT_IN_CHAN;
+	if (q == CQ_BACKLOG)
+		nic->ch.backlogged++;
+}
+
 void chan_joined(struct nic *nic)
 {
 	struct nic_chan *ch = &nic->ch;
+	struct sn_pkt *p;
+
 	ch->cfg_time = 0;	/* the first poll sends a CFG */
 	memset(ch->cfg_sent, 0, (nic->cfg.max_nodes + 7u) / 8);
-
-	if (!nic->fifo)
-		return;
-	/* Packets queued before the mode was known move to the FIFO backlog. */
-	for (uint16_t t = 0; t < nic->cfg.max_nodes; t++) {
-		while (ch->backlog[t].len) {
-			struct sn_pkt *p = chan_pop_head(&ch->backlog[t]);
-
-			ch->backlogged--;
-			chan_push_tail(&ch->fifo_backlog, p, CQ_FIFO_BACKLOG);
-		}
+	/*
+	 * Bulk packets not yet sent go back to the backlogs of the switch's
+	 * mode, in order: those queued before any join, and those a switch
+	 * of the other mode left in send buffers (a restarted switch).
+	 */
+	for (uint16_t t = 0; t < nic->cfg.max_nodes; t++)
+		while ((p = ch->voq[t].tail))
+			chan_move(nic, p, &ch->backlog[t], CQ_BACKLOG, true);
+	while ((p = ch->fifo.tail))
+		chan_move(nic, p, &ch->fifo_backlog, CQ_FIFO_BACKLOG, true);
+	if (nic->fifo) {
+		for (uint16_t t = 0; t < nic->cfg.max_nodes; t++)
+			while ((p = ch->backlog[t].head))
+				chan_move(nic, p, &ch->fifo_backlog, CQ_FIFO_BACKLOG, false);
+	} else {
+		while ((p = ch->fifo_backlog.head))
+			chan_move(nic, p, &ch->backlog[p->h.dst_node], CQ_BACKLOG, false);
 	}
 }
 
@@ -300,11 +322,13 @@ static bool chan_send_breq(struct nic *nic, uint16_t target, uint32_t slot,
 
 	if (!p || p->h.dst_node != target)
 		return false;
+	p->slot = slot;
+	/* No frame to be had: the packet stays first in line for the next grant. */
+	if (!nic_xmit(nic, p, now))
+		return false;
 	chan_unlink(from, p);
 	chan_push_tail(&ch->inflight, p, CQ_INFLIGHT);
 	ch->voq_changes++;
-	p->slot = slot;
-	nic_xmit(nic, p, now);
 	return true;
 }
 
@@ -391,7 +415,11 @@ static uint64_t chan_send_quick(struct nic *nic, uint64_t now)
 			return wake;
 		}
 		p = chan_pop_head(&ch->qtx);
-		nic_xmit(nic, p, now);
+		if (!nic_xmit(nic, p, now)) {
+			/* No frame to be had: it keeps its place and buffer. */
+			chan_push_head(&ch->qtx, p, CQ_QTX);
+			return now + NIC_NO_MBUF_RETRY_NS;
+		}
 		if (p->flags & SN_PKT_HELD) {
 			chan_push_tail(&ch->qwait, p, CQ_QWAIT);
 		} else {

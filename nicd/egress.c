@@ -71,7 +71,7 @@ static void nic_add_ack(struct sn_conn *conn, struct proto_pkt *p)
 	conn->ack_now = 0;
 }
 
-void nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
+bool nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 {
 	struct proto_pkt p = pkt->h;
 	bool bulk = pkt->chan == SN_CHAN_BULK;
@@ -83,9 +83,10 @@ void nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 			.dst_node = pkt->h.dst_node, .vnet = pkt->h.vnet,
 		};
 		nic_add_ack(pkt->conn, &p);
-		if (nic_emit(nic, nic->quick, &p, now))
-			nic->stats.qack_sent++;
-		return;
+		if (!nic_emit(nic, nic->quick, &p, now))
+			return false;
+		nic->stats.qack_sent++;
+		return true;
 	}
 	p.type = bulk ? PROTO_T_BREQ : PROTO_T_QREQ;
 	p.slot = bulk ? pkt->slot : 0;
@@ -94,7 +95,7 @@ void nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 		p.flags |= PROTO_F_RETX | PROTO_F_FORCE_ACK;
 	nic_add_ack(pkt->conn, &p);
 	if (!nic_emit(nic, bulk ? nic->bulk : nic->quick, &p, now))
-		return;
+		return false;
 	if (pkt->tx_count)
 		nic->stats.retransmissions++;
 	sn_pkt_sent(pkt, now);
@@ -103,6 +104,7 @@ void nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 		nic->stats.breq_sent++;
 	else
 		nic->stats.qreq_sent++;
+	return true;
 }
 
 void nic_send_back(struct nic *nic, struct sn_conn *conn, uint16_t peer,

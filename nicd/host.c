@@ -324,8 +324,10 @@ static void host_post_comp(struct host *h, struct host_ep *e, uint32_t buf, int 
 	struct ep_comp c = { .buf = buf, .status = status };
 
 	/* Cannot fail while the application behaves: a slot per send buffer. */
-	if (!spsc_push(&e->v.comp, &c))
+	if (!spsc_push(&e->v.comp, &c)) {
+		h->stats.comp_ring_full++;
 		return;
+	}
 	h->stats.completions++;
 	e->stats.completed++;
 	host_note_event(e, now);
@@ -357,9 +359,15 @@ static void host_post_recv(struct host *h, struct host_ep *e, struct ep_recv_des
 	if (d->len)
 		memcpy(e->v.recv_bufs + (size_t)buf * EP_BUF_SIZE, data, d->len);
 	e->with_app[buf] = 1;
+	/*
+	 * A slot per receive buffer: full only when the application gave
+	 * buffers back without taking their messages off the ring.
+	 */
 	if (!spsc_push(&e->v.recv, d)) {
 		e->with_app[buf] = 0;
 		e->rfree[e->n_rfree++] = buf;
+		h->stats.rx_ring_full++;
+		e->stats.dropped++;
 		return;
 	}
 	h->stats.delivered++;

@@ -56,7 +56,7 @@ struct host_held {
 	X(received, "messages posted") \
 	X(refused, "frames refused for lack of a receive buffer") \
 	X(held, "messages held in nicd for lack of a receive buffer") \
-	X(dropped, "messages dropped: held-back queue full") \
+	X(dropped, "messages dropped: held-back queue or receive ring full") \
 	X(wakeups, "eventfd wake-ups")
 
 /* Counters of one endpoint (reset when it opens). */

@@ -45,6 +45,7 @@ static void nic_split_gnt(struct nic *nic, const struct proto_pkt *p, uint64_t n
 		for (unsigned int i = 0; i < nic->n_vnets; i++)
 			nic->vnets[i].pl->self = nic->id;
 		chan_joined(nic);
+		nic_left_cluster(nic, now);
 		DP_LOG(nic_ingress_logtype, INFO, "joined as node %u of %u (slot %u ns%s)",
 		       nic->id, nic->n_nodes, g->slot_ns, nic->fifo ? ", FIFO model" : "");
 	}

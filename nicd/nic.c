@@ -248,6 +248,7 @@ int nic_send(struct nic *nic, const struct nic_msg *msg, uint64_t now)
 	struct sn_pkt *p;
 
 	if (!v || msg->dst_node >= nic->cfg.max_nodes ||
+	    (nic->state == NIC_UP && msg->dst_node >= nic->n_nodes) ||
 	    msg->dst_ep >= nic->cfg.max_endpoints ||
 	    msg->src_ep >= nic->cfg.max_endpoints || msg->chan >= SN_CHAN_COUNT ||
 	    (msg->chan == SN_CHAN_QUICK && msg->len) || msg->len > PROTO_MAX_PAYLOAD)
@@ -291,9 +292,9 @@ int nic_send(struct nic *nic, const struct nic_msg *msg, uint64_t now)
 	return 0;
 }
 
-void nic_peer_down(struct nic *nic, uint16_t peer, uint64_t now)
+/* Fail everything queued for peer and restart its connections. */
+static void nic_fail_peer(struct nic *nic, uint16_t peer, uint64_t now)
 {
-	nic->stats.down_notices++;
 	chan_purge_peer(nic, peer, now);
 	for (unsigned int i = 0; i < nic->n_vnets; i++) {
 		struct pipeline *pl = nic->vnets[i].pl;
@@ -308,6 +309,18 @@ void nic_peer_down(struct nic *nic, uint16_t peer, uint64_t now)
 		c->rx_unacked = 0;
 		c->ack_now = 0;
 	}
+}
+
+void nic_peer_down(struct nic *nic, uint16_t peer, uint64_t now)
+{
+	nic->stats.down_notices++;
+	nic_fail_peer(nic, peer, now);
+}
+
+void nic_left_cluster(struct nic *nic, uint64_t now)
+{
+	for (uint16_t t = nic->n_nodes; nic->pending && t < nic->cfg.max_nodes; t++)
+		nic_fail_peer(nic, t, now);
 }
 
 /* Say HELLO while joining; notice lost grants while up. */

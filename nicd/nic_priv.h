@@ -7,6 +7,9 @@
 #include "dataplane/dp_mbuf.h"
 #include "nic.h"
 
+/* How soon a quick send that found the mempool empty tries again. */
+enum { NIC_NO_MBUF_RETRY_NS = 5000 };
+
 /* Joining state. */
 enum nic_state {
 	NIC_JOINING,	/* saying HELLO until a grant gives an id */
@@ -91,6 +94,9 @@ void nic_finish(struct nic *nic, struct sn_pkt *pkt, int status, uint64_t now);
 /* A peer is down or restarted: fail and forget everything towards it. */
 void nic_peer_down(struct nic *nic, uint16_t peer, uint64_t now);
 
+/* A join to a smaller cluster: fail what waits for nodes beyond it (SN_ERR_DOWN). */
+void nic_left_cluster(struct nic *nic, uint64_t now);
+
 /* Ingress: validate, split and dispatch a burst of frames. */
 void nic_ingress(struct nic *nic, struct rte_mbuf **frames, uint16_t n,
 		 uint64_t now);
@@ -101,8 +107,11 @@ void nic_ingress(struct nic *nic, struct rte_mbuf **frames, uint16_t n,
  */
 bool nic_quick_ready(const struct nic *nic, uint64_t now, uint64_t *wake);
 
-/* Egress: build and send the frame of a data or ack-only packet. */
-void nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now);
+/*
+ * Egress: build and send the frame of a data or ack-only packet; false when
+ * no frame could be had (counted as no_mbuf), and the packet did not leave.
+ */
+bool nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now);
 
 /* Egress: send a BACK for a BREQ of peer in slot, with acks of conn. */
 void nic_send_back(struct nic *nic, struct sn_conn *conn, uint16_t peer,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include "nicd/conf.h"
 #include "nicd/ctl_msg.h"
@@ -326,7 +327,7 @@ static int nicd_parse_value(struct nicd_opts *o, int c, const char *arg, char *e
 		o->core = (int)v;
 		return rc;
 	case NICD_OPT_STATS_INTERVAL:
-		return dp_opt_double("--stats-interval", arg, 0, 86400, &o->stats_interval, err, errlen);
+		return dp_opt_period("--stats-interval", arg, 86400, &o->stats_interval, err, errlen);
 	case NICD_OPT_LINK_WAIT_MS:
 		return dp_opt_u32("--link-wait-ms", arg, 0, 600000, &o->link_wait_ms, err, errlen);
 	case NICD_OPT_SOCKET_DIR:
@@ -377,9 +378,21 @@ static int nicd_single_node(struct nicd_opts *o, const struct nicd_single *s,
 	return 0;
 }
 
-/* Names, devices and vnets are each given once. */
+/* Names, devices and vnets are each given once; names are valid and make socket paths. */
 static int nicd_check_unique(const struct nicd_opts *o, char *err, size_t errlen)
 {
+	for (unsigned int i = 0; i < o->n_nodes; i++) {
+		const char *name = o->node[i].name;
+		size_t path = strlen(o->socket_dir) + 1 + strlen(name) + strlen(CTL_SOCKET_SUFFIX);
+
+		if (!host_name_valid(name))
+			return dp_opt_fail(err, errlen, "--name %s: must be 1 to 31 letters, digits, '_' or '-'",
+					   name);
+		if (path >= sizeof(((struct sockaddr_un *)0)->sun_path))
+			return dp_opt_fail(err, errlen, "--socket-dir %s: the socket path %s/%s%s is %zu bytes, at most %zu",
+					   o->socket_dir, o->socket_dir, name, CTL_SOCKET_SUFFIX,
+					   path, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+	}
 	for (unsigned int i = 0; i < o->n_nodes; i++)
 		for (unsigned int j = 0; j < i; j++) {
 			const struct nicd_node_names *a = &o->node[j], *b = &o->node[i];

@@ -18,6 +18,7 @@ static void nicd_snap_node(const struct nicd_node *n, uint64_t now, struct nicd_
 	s->errors = st->completed_err;
 	s->drops = st->rx_invalid + st->rx_misdelivered + st->rx_unknown_vnet +
 		   st->rx_no_desc + st->no_mbuf + hs->rx_no_endpoint + hs->rx_overflow +
+		   hs->rx_ring_full +
 		   n->bulk->stats.tx_full + (n->quick != n->bulk ? n->quick->stats.tx_full : 0);
 }
 

@@ -427,6 +427,10 @@ static int walk_ng_idb_options(struct trace_walk *w, uint32_t len, struct trace_
 			return rc;
 		code = walk_u16(w, o);
 		olen = walk_u16(w, o + 2);
+		if (code == 0 && olen)
+			return walk_fail(w, err, -EBADMSG, w->off, -1,
+					 "interface options: end of options with length %u (must be 0)",
+					 olen);
 		if (code == 0)
 			break;
 		p += sizeof(o);
@@ -704,6 +708,7 @@ int trace_reader_next(struct trace_reader *r, struct trace_rec *rec, struct trac
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	struct walk_rec wr;
+	uint64_t sec;
 	int rc, prc;
 
 	rc = walk_next(w, &wr, err);
@@ -720,7 +725,18 @@ int trace_reader_next(struct trace_reader *r, struct trace_rec *rec, struct trac
 		return walk_fail(w, err, -EBADMSG, rc ? wr.offset : w->off,
 				 rc ? (int64_t)w->info.records - 1 : -1,
 				 "libpcap and the validation walk disagree");
-	rec->ts_ns = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
+	/*
+	 * A pcap header's seconds are unsigned 32 bits, which libpcap hands
+	 * over sign-extended (after January 2038 they would go negative).
+	 */
+	sec = r->info.format != TRACE_FMT_PCAPNG ? (uint64_t)(uint32_t)h->ts.tv_sec
+						 : (uint64_t)h->ts.tv_sec;
+	if ((r->info.format == TRACE_FMT_PCAPNG && h->ts.tv_sec < 0) ||
+	    sec > (UINT64_MAX - 999999999u) / 1000000000u)
+		return walk_fail(w, err, -EBADMSG, wr.offset, (int64_t)w->info.records - 1,
+				 "timestamp %lld s is outside 1970 to 2554",
+				 (long long)h->ts.tv_sec);
+	rec->ts_ns = sec * 1000000000u + (uint64_t)h->ts.tv_usec;
 	rec->caplen = h->caplen;
 	rec->wirelen = h->len;
 	rec->data = data;

@@ -115,6 +115,13 @@ Test(tools, nicd_bad_arguments)
 		      "--capture", "n.pcap", "--capture-max-mb", "x", NULL);
 	t_usage_error("--capture needs a file name", NICD_BIN, "--vnet", vnet,
 		      "--bulk-port", "d", "--capture=", NULL);
+	t_usage_error("--name a.b", NICD_BIN, "--vnet", vnet, "--bulk-port", "d",
+		      "--name", "a.b", NULL);
+	t_usage_error("--socket-dir", NICD_BIN, "--vnet", vnet, "--bulk-port", "d",
+		      "--socket-dir", "/tmp/a-folder-whose-name-is-far-too-long-to-hold-a-unix-"
+		      "socket-because-sun-path-has-only-108-bytes-in-all", NULL);
+	t_usage_error("--stats-interval 1e-12", NICD_BIN, "--vnet", vnet, "--bulk-port", "d",
+		      "--stats-interval", "1e-12", NULL);
 	unlink(key);
 	unlink(empty);
 }

@@ -7,6 +7,7 @@
  */
 #include "test_dp_util.h"
 
+#include "nicd/conf.h"
 #include "nicd/nic.h"
 
 enum {
@@ -27,6 +28,39 @@ static void t_setup(void)
 }
 
 TestSuite(nic, .init = t_setup);
+
+/* A NIC on port (bulk and quick) with protocol conf (a name, "" for none), not joined. */
+static struct nic *t_nic_new(struct dp_port *port, const char *conf)
+{
+	struct nic_config cfg = {
+		.max_nodes = 4, .bulk_bufs = 4, .bulk_per_target = 1,
+		.quick_bufs = 16, .descriptors = 256, .mp = t_mp, .check_crc = true,
+	};
+	struct nic_ops ops = { 0 };
+	char err[128], spec[256] = "";
+	struct nic *nic = nic_create(&cfg, &ops, port, port, err, sizeof(err));
+
+	cr_assert_not_null(nic, "nic_create: %s", err);
+	cr_assert(!*conf || !conf_expand(conf, spec, sizeof(spec), err, sizeof(err)), "%s", err);
+	cr_assert_eq(nic_add_vnet(nic, T_VNET, spec, err, sizeof(err)), 0, "%s", err);
+	return nic;
+}
+
+/* A grant of slot for node T_NODE of a cluster of n nodes, with target and flags. */
+static void t_push_gnt_of(struct dp_port *port, uint32_t slot, uint16_t target, uint16_t n,
+			  uint16_t gflags)
+{
+	struct proto_pkt g = {
+		.type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH, .dst_node = T_NODE,
+		.gnt = {
+			.slot = slot, .target = target, .node_id = T_NODE, .n_nodes = n,
+			.slot_ns = T_SLOT_NS, .back_slots = 2, .slot_frames = 1,
+			.gflags = gflags,
+		},
+	};
+
+	tport_push(port, tdp_encode(t_mp, &g));
+}
 
 /* A NIC on port (bulk and quick), joined as node T_NODE at time now. */
 static struct nic *t_nic(struct dp_port *port, uint64_t now)
@@ -164,4 +198,155 @@ Test(nic, unknown_rate_sends_at_once)
 	dp_port_destroy(port);
 	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked: %d",
 		     (int)(avail - rte_mempool_avail_count(t_mp)));
+}
+
+/* Take every free frame of the pool into held; returns how many. */
+static unsigned int t_drain_pool(struct rte_mbuf **held, unsigned int cap)
+{
+	unsigned int n = 0;
+
+	while (n < cap && (held[n] = rte_pktmbuf_alloc(t_mp)))
+		n++;
+	cr_assert_eq(rte_mempool_avail_count(t_mp), 0, "pool larger than the test thinks");
+	return n;
+}
+
+/* A grant of slot for this NIC with target. */
+static void t_push_gnt(struct dp_port *port, uint32_t slot, uint16_t target)
+{
+	struct proto_pkt g = {
+		.type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH, .dst_node = T_NODE,
+		.gnt = {
+			.slot = slot, .target = target, .node_id = T_NODE, .n_nodes = 4,
+			.slot_ns = T_SLOT_NS, .back_slots = 2, .slot_frames = 1,
+		},
+	};
+
+	tport_push(port, tdp_encode(t_mp, &g));
+}
+
+/*
+ * With the mempool empty a QREQ or BREQ cannot leave: the packet keeps its
+ * place (quick: the NIC wakes again soon; bulk: it waits for the next grant)
+ * and leaves once frames are back, instead of waiting for ever for an
+ * acknowledgment of a frame that was never sent.
+ */
+Test(nic, a_send_that_finds_the_pool_empty_leaves_later)
+{
+	static struct rte_mbuf *held[2048];
+	unsigned int avail = rte_mempool_avail_count(t_mp), n;
+	struct dp_port *port = tport_create("nic", 256);
+	struct nic_msg quick = {
+		.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_QUICK,
+	};
+	struct nic_msg bulk = {
+		.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_BULK,
+	};
+	uint64_t now = 1000000, next;
+	unsigned int before;
+	struct nic *nic = t_nic(port, now);
+
+	cr_assert_eq(nic_send(nic, &quick, now), 0);
+	cr_assert_eq(nic_send(nic, &bulk, now), 0);
+	t_push_gnt(port, 2, T_PEER);
+	n = t_drain_pool(held, sizeof(held) / sizeof(held[0]));
+	next = nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->qreq_sent + nic_stats(nic)->breq_sent, 0);
+	cr_assert_gt(nic_stats(nic)->no_mbuf, 0);
+	cr_assert_leq(next, now + 10000, "the NIC must try the QREQ again soon");
+
+	rte_pktmbuf_free_bulk(held, n);
+	now = next;
+	t_push_gnt(port, 3, T_PEER);
+	nic_poll(nic, now);
+	cr_assert_eq(t_count(port, PROTO_T_QREQ, &before), 1, "the QREQ never left");
+	cr_assert_eq(t_count(port, PROTO_T_BREQ, &before), 1, "the BREQ never left");
+	cr_assert_eq(nic_stats(nic)->breq_sent, 1);
+	nic_destroy(nic);
+	dp_port_destroy(port);
+	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked: %d",
+		     (int)(avail - rte_mempool_avail_count(t_mp)));
+}
+
+/* T_PEER's positive BACK for the BREQ of slot. */
+static void t_push_back(struct dp_port *port, uint32_t slot)
+{
+	struct proto_pkt b = {
+		.type = PROTO_T_BACK, .src_node = T_PEER, .dst_node = T_NODE,
+		.vnet = T_VNET, .slot = slot,
+	};
+
+	tport_push(port, tdp_encode(t_mp, &b));
+}
+
+/*
+ * Bulk sends waiting in send buffers when the NIC joins a switch of the
+ * other mode (scheduled, FIFO model: a restarted switch) are sent under the
+ * new mode, not left in the lists of the old one.
+ */
+Test(nic, bulk_waiting_across_a_change_of_switch_mode_is_sent)
+{
+	for (int fifo_first = 0; fifo_first < 2; fifo_first++) {
+		unsigned int avail = rte_mempool_avail_count(t_mp), before;
+		struct dp_port *port = tport_create("nic", 256);
+		struct nic *nic = t_nic_new(port, "");
+		struct nic_msg bulk = {
+			.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_BULK,
+		};
+		uint64_t now = 1000000;
+		uint32_t slot = 1;
+
+		t_push_gnt_of(port, slot++, PROTO_NODE_NONE, 4,
+			      fifo_first ? PROTO_GNT_F_FIFO : 0);
+		nic_poll(nic, now);
+		cr_assert_eq(nic_stats(nic)->joins, 1);
+		cr_assert_eq(nic_send(nic, &bulk, now), 0);
+		cr_assert_eq(nic_send(nic, &bulk, now), 0);
+		nic_poll(nic, now);
+		/* No grant for 1000 slots: the NIC says HELLO again; the other mode answers. */
+		now += 1001ull * T_SLOT_NS;
+		nic_poll(nic, now);
+		cr_assert_eq(nic_stats(nic)->rejoins, 1);
+		for (int k = 0; k < 4; k++) {
+			t_push_gnt_of(port, slot, T_PEER, 4, fifo_first ? 0 : PROTO_GNT_F_FIFO);
+			nic_poll(nic, now);
+			t_push_back(port, slot++);
+			now += T_SLOT_NS;
+			nic_poll(nic, now);
+		}
+		cr_assert_eq(t_count(port, PROTO_T_BREQ, &before), 2,
+			     "%s first: BREQs stranded in the old mode's lists",
+			     fifo_first ? "FIFO" : "scheduled");
+		cr_assert_eq(nic_stats(nic)->completed_ok, 2);
+		nic_destroy(nic);
+		dp_port_destroy(port);
+		cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked");
+	}
+}
+
+/*
+ * A reliable bulk send queued before the NIC joins, for a node the cluster
+ * turns out not to have, fails (SEGNET_EDOWN's SN_ERR_DOWN) instead of
+ * waiting for ever; a send to such a node once joined is refused.
+ */
+Test(nic, a_send_to_a_node_beyond_the_cluster_fails)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	struct nic *nic = t_nic_new(port, "conf3");
+	struct nic_msg bulk = {
+		.vnet = T_VNET, .dst_node = 3, .handler = 7, .chan = SN_CHAN_BULK,
+	};
+	uint64_t now = 1000000;
+
+	cr_assert_eq(nic_send(nic, &bulk, now), 0, "queued before the cluster size is known");
+	nic_poll(nic, now);
+	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 3, 0);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->joins, 1);
+	cr_assert_eq(nic_stats(nic)->completed_err, 1, "the send to node 3 of 3 never ended");
+	cr_assert_eq(nic_send(nic, &bulk, now), -EINVAL);
+	nic_destroy(nic);
+	dp_port_destroy(port);
+	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked");
 }

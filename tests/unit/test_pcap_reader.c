@@ -199,6 +199,28 @@ Test(reader, pcap_record_faults)
 	free(b.p);
 }
 
+/* A pcap header's seconds are unsigned: 2^31 s and more is after January 2038, not before 1970. */
+Test(reader, pcap_timestamps_after_2038)
+{
+	struct trace *t = load_ok(sample_path), *u;
+	struct tbuf b = tbuf_load(sample_path);
+	uint64_t off = t->recs[SAMPLE_N - 1].offset;
+	char *p;
+
+	tbuf_set32(&b, off, 0x80000001u, 0);
+	tbuf_set32(&b, off + 4, 7, 0);
+	p = tbuf_save(&b, b.len, "y2038");
+	u = load_ok(p);
+	cr_assert_eq(u->recs[SAMPLE_N - 1].ts_ns, 0x80000001ull * 1000000000u +
+		     (t->info.format == TRACE_FMT_PCAP_NS ? 7 : 7000),
+		     "ts_ns %" PRIu64, u->recs[SAMPLE_N - 1].ts_ns);
+	cr_assert_eq(u->ts_backwards, 0);
+	scratch_drop(p);
+	trace_free(u);
+	trace_free(t);
+	free(b.p);
+}
+
 Test(reader, pcapng_faults)
 {
 	struct trace *t = load_ok(sample_path);
@@ -236,6 +258,12 @@ Test(reader, pcapng_faults)
 	snprintf(what, sizeof(what), "caplen %u does not fit in the block (total length %u)",
 		 t->recs[k].caplen + 100, len);
 	refuse(&b, b.len, -EBADMSG, off[k], (int64_t)k, what);
+
+	/* end of the IDB's options with a length (libpcap refuses it too) */
+	tbuf_set32(&b, 28 + 8 + 16, 4u << 16, 0);
+	refuse(&b, b.len, -EBADMSG, 28, -1,
+	       "interface options: end of options with length 4 (must be 0)");
+	tbuf_set32(&b, 28 + 8 + 16, 0, 0);
 
 	/* timestamp resolution libpcap cannot convert (2^-100 s) */
 	b.p[28 + 16 + 4] = 0x80 | 100;
