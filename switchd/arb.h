@@ -2,7 +2,9 @@
 /*
  * Bulk-channel arbiters behind one interface. An arbiter turns the request
  * matrix of a slot into grants. It works on 64-bit masks, has no DPDK
- * dependency and never reads a clock: the switch hands it the slot number.
+ * dependency and never reads a clock: the switch hands it the slot's
+ * decision number, one more at every call (the slot number while no slot
+ * boundary is skipped), which the rotating arbiters rotate with.
  * Adding an arbiter is one new arb_*.c file and one line in arb.c's table.
  */
 #ifndef SEGNET_ARB_H

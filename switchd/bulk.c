@@ -2,9 +2,10 @@
 /*
  * The bulk channel's slot pipeline. At the start of slot k the switch
  * arbitrates over the latest CFGs and sends every node its grant for slot
- * k+1 (arb stage); granted initiators send their BREQ, which the switch
- * forwards only if it matches an unused grant (trf stage); the target's BACK
- * is forwarded only along the inverted schedule (ack stage).
+ * k + lead (arb stage; lead 1 unless the links need more); granted
+ * initiators send their BREQ, which the switch forwards only if it matches
+ * an unused grant (trf stage); the target's BACK is forwarded only along the
+ * inverted schedule (ack stage).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,8 +16,13 @@
 
 DP_LOG_REGISTER(sw_bulk_logtype, switchd.bulk);
 
-/* Slots a BACK may trail its transfer in the scheduled models. */
-enum { SW_BACK_SLOTS = 2 };
+/*
+ * Slots a BACK may trail its transfer in the scheduled models, and more per
+ * slot of grant lead beyond the first: a lead that long says the links take
+ * slots to cross, and the BACK crosses them twice (BREQ to target, BACK to
+ * initiator), with a slot to spare.
+ */
+enum { SW_BACK_SLOTS = 2, SW_BACK_SLOTS_PER_LEAD = 3 };
 
 int sw_bulk_init(struct sw_fabric *sw, char *err, size_t errlen)
 {
@@ -28,10 +34,13 @@ int sw_bulk_init(struct sw_fabric *sw, char *err, size_t errlen)
 	sw->grant = calloc(sw->n, sizeof(*sw->grant));
 	if (!sw->req || !sw->grant)
 		return -ENOMEM;
-	sw->back_slots = SW_BACK_SLOTS;
+	sw->arb_seq = sw->cfg.grant_lead;	/* the first slot arbitrated */
+	sw->back_slots = (uint16_t)(SW_BACK_SLOTS +
+				    SW_BACK_SLOTS_PER_LEAD * (sw->cfg.grant_lead - 1));
 	if (sw->arb->ops->output == ARB_OUT_BUFFER)
 		sw->back_slots += sw->arb->ops->out_buffers;
-	sw->ring_len = sw->back_slots + 4u;
+	/* From slot cur + lead (granted) back to the oldest a BACK may name. */
+	sw->ring_len = sw->back_slots + sw->cfg.grant_lead + 3u;
 	sw->ring = calloc(sw->ring_len, sizeof(*sw->ring));
 	if (!sw->ring)
 		return -ENOMEM;
@@ -39,11 +48,13 @@ int sw_bulk_init(struct sw_fabric *sw, char *err, size_t errlen)
 		struct sw_slotrec *rec = &sw->ring[s];
 
 		rec->slot = UINT64_MAX;
-		rec->grant = calloc(sw->n, sizeof(*rec->grant));
+		rec->grant = malloc(sw->n * sizeof(*rec->grant));
 		rec->used = calloc(sw->n, 1);
 		rec->taken = calloc(sw->n, 1);
 		if (!rec->grant || !rec->used || !rec->taken)
 			return -ENOMEM;
+		for (uint16_t i = 0; i < sw->n; i++)
+			rec->grant[i] = ARB_NONE;
 	}
 	if (sw->arb->ops->output == ARB_OUT_BUFFER) {
 		for (uint16_t i = 0; i < sw->n; i++) {
@@ -88,8 +99,10 @@ void sw_bulk_cfg(struct sw_fabric *sw, uint16_t i, const struct proto_pkt *p)
 		sw->stats.cfg_bad_size++;
 		return;
 	}
-	if (!nd->up)
-		return;		/* a node marked down must rejoin with HELLO */
+	if (!nd->up) {
+		sw->stats.cfg_node_down++;	/* it must rejoin with HELLO */
+		return;
+	}
 	memcpy(nd->counts, p->cfg.counts, sw->n);
 	memcpy(nd->bulk_en, p->cfg.bulk_en, sw->vec_len);
 	memcpy(nd->quick_en, p->cfg.quick_en, sw->vec_len);
@@ -107,29 +120,36 @@ static uint64_t sw_slot_unwrap(const struct sw_fabric *sw, uint32_t wire)
 	return sw->cur + (uint64_t)(int64_t)(int32_t)(wire - (uint32_t)sw->cur);
 }
 
-/* The record of the slot a frame names, if it is still kept. */
+/* The record of the slot a frame names, if it is granted and still kept. */
 static struct sw_slotrec *sw_slot_rec(struct sw_fabric *sw, uint32_t wire)
 {
 	uint64_t s = sw_slot_unwrap(sw, wire);
 	struct sw_slotrec *rec = &sw->ring[s % sw->ring_len];
 
+	/* Beyond the newest grant no slot is kept: not even an unused entry. */
+	if (s > sw->cur + sw->cfg.grant_lead)
+		return NULL;
 	return rec->slot == s ? rec : NULL;
 }
 
-/* Send a queued BREQ of output t if it has not sent one this slot. */
+/* Send queued BREQs of output t while it has sent fewer than a slot's frames this slot. */
 static void sw_outq_drain(struct sw_fabric *sw, uint16_t t)
 {
 	struct sw_node *nd = &sw->nodes[t];
 	struct rte_mbuf *m;
 
-	if (!nd->outq_len || nd->out_slot == sw->cur)
-		return;
-	m = nd->outq[nd->outq_head];
-	nd->outq_head = (uint16_t)((nd->outq_head + 1) % sw->arb->ops->out_buffers);
-	nd->outq_len--;
-	nd->out_slot = sw->cur;
-	sw->stats.breq_forwarded++;
-	sw_tx(sw, nd->bulk_tx, m);
+	if (nd->out_slot != sw->cur) {
+		nd->out_slot = sw->cur;
+		nd->out_sent = 0;
+	}
+	while (nd->outq_len && nd->out_sent < sw->cfg.slot_frames) {
+		m = nd->outq[nd->outq_head];
+		nd->outq_head = (uint16_t)((nd->outq_head + 1) % sw->arb->ops->out_buffers);
+		nd->outq_len--;
+		nd->out_sent++;
+		sw->stats.breq_forwarded++;
+		sw_tx(sw, nd->bulk_tx, m);
+	}
 }
 
 /* Queue a BREQ at output t of the output-buffered model. */
@@ -152,14 +172,19 @@ void sw_bulk_breq(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
 {
 	uint64_t s = sw_slot_unwrap(sw, r->p.slot);
 	uint16_t i = r->p.src_node, t = r->p.dst_node;
-	struct sw_slotrec *rec = NULL;
+	struct sw_slotrec *rec = sw_slot_rec(sw, r->p.slot);
+	/* A BREQ may use its slot from a slot early to a slot late. */
+	bool on_time = s + 1 >= sw->cur && s <= sw->cur + 1;
 
 	(void)now;
-	/* Grants for slot cur+1 are out; late frames may use slot cur-1. */
-	if (s + 1 >= sw->cur && s <= sw->cur + 1)
-		rec = sw_slot_rec(sw, r->p.slot);
-	if (!rec || rec->grant[i] != t || rec->used[i] >= sw->cfg.slot_frames) {
+	if (!rec || rec->grant[i] != t || rec->used[i] >= sw->cfg.slot_frames || !on_time) {
 		sw->stats.breq_not_granted++;
+		if (rec && rec->grant[i] == t && !on_time) {
+			if (s > sw->cur)
+				sw->stats.breq_early++;
+			else
+				sw->stats.breq_late++;
+		}
 		rte_pktmbuf_free(r->m);
 		return;
 	}
@@ -286,7 +311,12 @@ static void sw_arbitrate(struct sw_fabric *sw, uint64_t s)
 {
 	struct sw_slotrec *rec = &sw->ring[s % sw->ring_len];
 	uint64_t c0 = sw->cfg.cycles ? sw->cfg.cycles() : 0;
-	uint16_t made = arb_match(sw->arb, sw->req, s, sw->grant);
+	/*
+	 * The arbiter counts decisions, not slots: a rotating arbiter (LCF's
+	 * diagonal, rr) must take every step of its rotation for its bound
+	 * to hold, also when a late poll skipped boundaries.
+	 */
+	uint16_t made = arb_match(sw->arb, sw->req, sw->arb_seq++, sw->grant);
 
 	if (sw->cfg.cycles)
 		sw->stats.arb_cycles += sw->cfg.cycles() - c0;
@@ -320,8 +350,8 @@ void sw_bulk_slot(struct sw_fabric *sw, uint64_t now)
 		for (uint16_t t = 0; t < sw->n; t++)
 			sw_outq_drain(sw, t);
 	sw_build_requests(sw, now);
-	sw_arbitrate(sw, sw->cur + 1);
-	sw_send_grants(sw, sw->cur + 1, now);
+	sw_arbitrate(sw, sw->cur + sw->cfg.grant_lead);
+	sw_send_grants(sw, sw->cur + sw->cfg.grant_lead, now);
 	sw->next_boundary += sw->cfg.slot_ns;
 }
 
@@ -337,8 +367,9 @@ uint64_t sw_bulk_next_due(const struct sw_fabric *sw)
 			continue;
 		if (nd->requests || nd->announce_join)
 			return sw->next_boundary;
-		/* The boundary starting slot cur sends the GNTs of slot cur + 1. */
-		cur = nd->last_gnt_slot + sw->cfg.gnt_keepalive - 1;
+		/* The boundary starting slot cur sends the GNTs of slot cur + lead. */
+		cur = nd->last_gnt_slot + sw->cfg.gnt_keepalive;
+		cur = cur > sw->cfg.grant_lead ? cur - sw->cfg.grant_lead : 0;
 		if (sw->t0 + cur * sw->cfg.slot_ns < due)
 			due = sw->t0 + cur * sw->cfg.slot_ns;
 	}

@@ -43,6 +43,11 @@ static int sw_check_config(const struct sw_config *c, char *err, size_t errlen)
 		snprintf(err, errlen, "slot-frames: %u is outside [1, 64]", c->slot_frames);
 		return -EINVAL;
 	}
+	if (c->grant_lead > SW_MAX_GRANT_LEAD) {
+		snprintf(err, errlen, "grant-lead: %u is outside [1, %d]", c->grant_lead,
+			 SW_MAX_GRANT_LEAD);
+		return -EINVAL;
+	}
 	if (!c->mp) {
 		snprintf(err, errlen, "no mempool");
 		return -EINVAL;
@@ -122,6 +127,8 @@ struct sw_fabric *sw_fabric_create(const struct sw_config *cfg,
 		sw->cfg.slot_ns = sw_slot_ns_for(cfg->bulk_gbps, cfg->slot_frames);
 	if (!sw->cfg.gnt_keepalive)
 		sw->cfg.gnt_keepalive = 8;
+	if (!sw->cfg.grant_lead)
+		sw->cfg.grant_lead = 1;
 	sw->lim = (struct proto_limits) {
 		.max_nodes = sw->n,
 		.max_endpoints = cfg->max_endpoints ? cfg->max_endpoints

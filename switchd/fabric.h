@@ -18,6 +18,9 @@
 #include "dataplane/dp_counters.h"
 #include "dataplane/dp_port.h"
 
+/* The longest grant lead (slots); the slot ring grows with it. */
+enum { SW_MAX_GRANT_LEAD = 64 };
+
 /* Quick-channel arbitration modes. */
 enum sw_quick_mode {
 	SW_QUICK_DROP,		/* a QREQ meeting a busy output is dropped */
@@ -35,6 +38,13 @@ struct sw_config {
 	uint64_t slot_ns;		/* 0: derived from bulk_gbps and slot_frames */
 	uint32_t down_slots;		/* slots without CFG before a node is down; 0 = never */
 	uint32_t gnt_keepalive;		/* slots between GNTs to a node without grants (0 = 8) */
+	/*
+	 * Slots between a grant and the slot it is for (0 = 1): the GNT
+	 * leaves at the start of slot s - grant_lead, and the BREQ must reach
+	 * the switch within slots s - 1 .. s + 1. Raise it when that round
+	 * trip takes more than two slots (breq_late counts the BREQs missed).
+	 */
+	uint32_t grant_lead;
 	uint16_t max_endpoints;		/* endpoint ids must be below this */
 	uint64_t seed;			/* for randomized arbiters */
 	struct rte_mempool *mp;		/* frames the switch originates */
@@ -68,6 +78,8 @@ struct sw_config {
 	X(wrong_port, "frames on the wrong channel's port") \
 	X(breq_forwarded, "BREQs forwarded") \
 	X(breq_not_granted, "BREQs matching no unused grant (schedule enforced)") \
+	X(breq_early, "of those, for a slot more than one ahead (grant lead too long)") \
+	X(breq_late, "of those, for a slot already over (grant lead too short)") \
 	X(breq_collision, "unscheduled model: BREQs lost at a taken output") \
 	X(breq_outbuf_full, "output-buffered model: BREQs dropped, buffer full") \
 	X(back_forwarded, "BACKs forwarded") \
@@ -79,6 +91,7 @@ struct sw_config {
 	X(qack_forwarded, "QACKs forwarded") \
 	X(cfg_received, "CFGs received") \
 	X(cfg_bad_size, "CFGs whose vectors do not match the cluster size") \
+	X(cfg_node_down, "CFGs from a node marked down, ignored until its HELLO") \
 	X(hello_received, "HELLOs received") \
 	X(joins, "nodes that joined") \
 	X(hello_repeats, "HELLOs repeating a join that stands (answered, nothing reset)") \

@@ -114,7 +114,7 @@ static int swd_build(struct swd *d)
 		.n_nodes = o->nodes, .arbiter = o->arbiter, .quick_mode = o->quick_mode,
 		.bulk_gbps = o->bulk_gbps, .quick_gbps = o->quick_gbps,
 		.slot_frames = o->slot_frames, .down_slots = o->down_slots,
-		.gnt_keepalive = o->gnt_keepalive, .seed = o->seed,
+		.gnt_keepalive = o->gnt_keepalive, .grant_lead = o->grant_lead, .seed = o->seed,
 		.mp = d->ports.mp, .check_crc = o->check_crc,
 		.cycles = dp_tsc_cycles, .control = d->ports.control,
 		.idle_skip = o->idle_after_us != 0,

@@ -43,6 +43,7 @@ struct sw_node {
 	uint16_t outq_head;		/* next to send */
 	uint16_t outq_len;		/* frames queued */
 	uint64_t out_slot;		/* slot its output last sent a buffered BREQ */
+	uint32_t out_sent;		/* buffered BREQs its output sent in out_slot */
 };
 
 /* The grants of one slot, kept while its BREQs and BACKs may still come. */
@@ -66,6 +67,7 @@ struct sw_fabric {
 	struct sw_slotrec *ring;	/* recent slots' grants */
 	unsigned int ring_len;		/* entries in ring */
 	uint16_t back_slots;		/* slots after transfer a BACK may take */
+	uint64_t arb_seq;		/* the arbiter's next decision number */
 	bool started;			/* first poll done */
 	uint64_t t0;			/* start of slot 0 */
 	uint64_t cur;			/* current slot */

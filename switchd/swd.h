@@ -48,6 +48,7 @@ struct swd_opts {
 	enum sw_quick_mode quick_mode;	/* --quick-mode */
 	uint32_t down_slots;		/* --down-slots (0 = never) */
 	uint32_t gnt_keepalive;		/* --gnt-keepalive */
+	uint32_t grant_lead;		/* --grant-lead */
 	uint32_t idle_sleep_us;		/* --idle-sleep-us */
 	uint32_t idle_after_us;		/* --idle-after-us (0 = busy polling) */
 	int core;			/* --core, -1 when not given */

@@ -33,6 +33,7 @@ enum swd_opt {
 	SWD_OPT_QUICK_MODE,
 	SWD_OPT_DOWN_SLOTS,
 	SWD_OPT_GNT_KEEPALIVE,
+	SWD_OPT_GRANT_LEAD,
 	SWD_OPT_IDLE_SLEEP_US,
 	SWD_OPT_IDLE_AFTER_US,
 	SWD_OPT_CORE,
@@ -60,6 +61,7 @@ static const struct option swd_long_opts[] = {
 	{ "quick-mode", required_argument, NULL, SWD_OPT_QUICK_MODE },
 	{ "down-slots", required_argument, NULL, SWD_OPT_DOWN_SLOTS },
 	{ "gnt-keepalive", required_argument, NULL, SWD_OPT_GNT_KEEPALIVE },
+	{ "grant-lead", required_argument, NULL, SWD_OPT_GRANT_LEAD },
 	{ "idle-sleep-us", required_argument, NULL, SWD_OPT_IDLE_SLEEP_US },
 	{ "idle-after-us", required_argument, NULL, SWD_OPT_IDLE_AFTER_US },
 	{ "core", required_argument, NULL, SWD_OPT_CORE },
@@ -116,6 +118,9 @@ void swd_opts_usage(FILE *f, const char *prog)
 		"  --down-slots N          slots without CFG before a node is down\n"
 		"                          (default 20000; 0 = never)\n"
 		"  --gnt-keepalive N       slots between GNTs to an idle node (default 8)\n"
+		"  --grant-lead L          grant slot k+L at the start of slot k (default 1);\n"
+		"                          raise it when breq_late grows: the GNT-to-BREQ\n"
+		"                          round trip takes more than two slots\n"
 		"  --idle-after-us US      poll this long without work before sleeping\n"
 		"                          (default 50; 0 = busy polling, no back-off)\n"
 		"  --idle-sleep-us US      first sleep once idle (default 100); sleeps grow\n"
@@ -278,6 +283,7 @@ static void swd_opts_defaults(struct swd_opts *o)
 	o->quick_mode = SW_QUICK_DROP;
 	o->down_slots = 20000;
 	o->gnt_keepalive = 8;
+	o->grant_lead = 1;
 	o->idle_sleep_us = 100;
 	o->idle_after_us = 50;
 	o->core = -1;
@@ -318,6 +324,9 @@ static int swd_parse_value(struct swd_opts *o, int c, const char *arg, char *err
 		return dp_opt_u32("--down-slots", arg, 0, UINT32_MAX, &o->down_slots, err, errlen);
 	case SWD_OPT_GNT_KEEPALIVE:
 		return dp_opt_u32("--gnt-keepalive", arg, 1, 1000000, &o->gnt_keepalive, err, errlen);
+	case SWD_OPT_GRANT_LEAD:
+		return dp_opt_u32("--grant-lead", arg, 1, SW_MAX_GRANT_LEAD, &o->grant_lead, err,
+				  errlen);
 	case SWD_OPT_IDLE_SLEEP_US:
 		return dp_opt_u32("--idle-sleep-us", arg, 0, 1000000, &o->idle_sleep_us, err, errlen);
 	case SWD_OPT_IDLE_AFTER_US:
@@ -327,7 +336,7 @@ static int swd_parse_value(struct swd_opts *o, int c, const char *arg, char *err
 		o->core = (int)v;
 		return rc;
 	case SWD_OPT_STATS_INTERVAL:
-		return dp_opt_double("--stats-interval", arg, 0, 86400, &o->stats_interval, err, errlen);
+		return dp_opt_period("--stats-interval", arg, 86400, &o->stats_interval, err, errlen);
 	case SWD_OPT_LINK_WAIT_MS:
 		return dp_opt_u32("--link-wait-ms", arg, 0, 600000, &o->link_wait_ms, err, errlen);
 	case SWD_OPT_CHECK_CRC:

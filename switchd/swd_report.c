@@ -45,6 +45,7 @@ void swd_report_snapshot(const struct sw_fabric *sw, const struct swd_ports *p,
 		   st->not_joined + st->unexpected_type + st->dst_down +
 		   st->wrong_port + st->breq_not_granted + st->breq_outbuf_full +
 		   st->back_not_scheduled + st->qreq_disabled + st->cfg_bad_size +
+		   st->cfg_node_down +
 		   st->no_mbuf;
 	for (uint16_t i = 0; i < p->n; i++)
 		swd_node_ports(&p->node[i], swd_port_drops, &s->drops);

@@ -44,6 +44,9 @@ expect 2 "--link-gbps -1" -- --nodes 3 $ports --link-gbps -1
 expect 2 "--quick-mode fast" -- --nodes 3 $ports --quick-mode fast
 expect 2 "--check-crc maybe" -- --nodes 3 $ports --check-crc maybe
 expect 2 "--slot-frames 0" -- --nodes 3 $ports --slot-frames 0
+expect 2 "--grant-lead 0" -- --nodes 3 $ports --grant-lead 0
+expect 2 "--grant-lead 65" -- --nodes 3 $ports --grant-lead 65
+expect 2 "--stats-interval 1e-12" -- --nodes 3 $ports --stats-interval 1e-12
 expect 2 "--port 7=x" -- --nodes 3 $ports --port 7=x
 expect 2 "--bogus" -- --nodes 3 $ports --bogus
 expect 2 "-l" -l 0 --nodes 3 $ports

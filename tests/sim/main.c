@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,6 +67,8 @@ static const char sim_help[] =
 "  --quick-gbps G          quick link rate (default 10)\n"
 "  --prop-ns NS            propagation delay of every link (default 100)\n"
 "  --slot-frames N         bulk frames per slot (default 1)\n"
+"  --grant-lead L          switch grants slot k+L at slot k (default: the\n"
+"                          slots a GNT and the link delays take, at least 1)\n"
 "  --send-buffers N        bulk send buffers per node (default 16)\n"
 "  --per-target-cap N      of which one target may hold (default 1/8 of them)\n"
 "  --quick-buffers N       quick send buffers per node (default 16)\n"
@@ -115,7 +118,7 @@ static const char sim_help[] =
 /* Long options; values are enum sim_opt. */
 enum sim_opt {
 	O_NODES = 256, O_ARBITER, O_QUICK_MODE, O_BULK_GBPS, O_QUICK_GBPS,
-	O_PROP, O_SLOT_FRAMES, O_SEND_BUFFERS, O_PER_TARGET, O_QUICK_BUFFERS, O_DESCRIPTORS,
+	O_PROP, O_SLOT_FRAMES, O_GRANT_LEAD, O_SEND_BUFFERS, O_PER_TARGET, O_QUICK_BUFFERS, O_DESCRIPTORS,
 	O_CFG_KEEPALIVE,
 	O_PAYLOAD, O_PRESET, O_LOAD, O_QUICK_LOAD, O_LOAD_SWEEP, O_TRAFFIC, O_HOT_SHARE,
 	O_BURSTY, O_BURST_MAX, O_CHANNELS, O_DURATION, O_MESSAGES, O_CONF,
@@ -131,6 +134,7 @@ static const struct option sim_options[] = {
 	{ "quick-gbps", required_argument, NULL, O_QUICK_GBPS },
 	{ "prop-ns", required_argument, NULL, O_PROP },
 	{ "slot-frames", required_argument, NULL, O_SLOT_FRAMES },
+	{ "grant-lead", required_argument, NULL, O_GRANT_LEAD },
 	{ "send-buffers", required_argument, NULL, O_SEND_BUFFERS },
 	{ "per-target-cap", required_argument, NULL, O_PER_TARGET },
 	{ "quick-buffers", required_argument, NULL, O_QUICK_BUFFERS },
@@ -202,8 +206,12 @@ static uint64_t parse_duration_opt(const char *opt, const char *s)
 	errno = 0;
 	v = strtod(s, &end);
 	for (size_t i = 0; !errno && end != s && v > 0 && i < sizeof(units) / sizeof(units[0]); i++)
-		if (strcmp(end, units[i].unit) == 0 && v * units[i].ns <= 3600e9)
+		if (strcmp(end, units[i].unit) == 0 && v * units[i].ns <= 3600e9) {
+			/* Under a nanosecond would truncate to a run of nothing. */
+			if (v * units[i].ns < 1)
+				usage_error("--%s: '%s' is under the clock's 1 ns", opt, s);
 			return (uint64_t)(v * units[i].ns);
+		}
 	usage_error("--%s: '%s' is not a positive duration such as 20ms or 0.5s", opt, s);
 }
 
@@ -240,6 +248,7 @@ static void check_conf(const char *conf, uint16_t nodes)
 static void check_output(const char *opt, const char *path)
 {
 	char dir[PATH_MAX];
+	struct stat st;
 	char *slash;
 
 	if (!path)
@@ -252,8 +261,10 @@ static void check_output(const char *opt, const char *path)
 		dir[1] = '\0';
 	else
 		*slash = '\0';
-	if (!*path || path[strlen(path) - 1] == '/')
+	if (!*path || path[strlen(path) - 1] == '/' || strchr(path, '\n'))
 		usage_error("%s: '%s' is not a file name", opt, path);
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		usage_error("%s %s: is a directory", opt, path);
 	if (access(dir, W_OK))
 		usage_error("%s %s: cannot write in %s: %s", opt, path, dir, strerror(errno));
 }
@@ -261,15 +272,20 @@ static void check_output(const char *opt, const char *path)
 /* Parse A:B:STEP into the load list of cli. */
 static void parse_sweep(struct sim_cli *cli, const char *s)
 {
-	double a, b, step;
+	double a, b, step, points;
 	char tail;
 
+	/* Written so that NaN fails every comparison and is refused. */
 	if (sscanf(s, "%lf:%lf:%lf%c", &a, &b, &step, &tail) != 3 || !(step > 0) ||
-	    !(a > 0) || b > 1 || a > b + 1e-9)
+	    !(a > 0) || !(b <= 1) || !(a <= b + 1e-9))
 		usage_error("--load-sweep: '%s' must be A:B:STEP with 0 < A <= B <= 1, STEP > 0", s);
-	cli->n_loads = 0;
-	for (double l = a; l <= b + 1e-9 && cli->n_loads < SIM_MAX_LOADS; l += step)
-		cli->loads[cli->n_loads++] = round(l * 1e6) / 1e6;
+	points = fmax(floor((b - a) / step + 1e-9), 0) + 1;
+	if (points > SIM_MAX_LOADS)
+		usage_error("--load-sweep: '%s' has %.0f points, at most %d", s, points,
+			    SIM_MAX_LOADS);
+	cli->n_loads = (int)points;
+	for (int i = 0; i < cli->n_loads; i++)
+		cli->loads[i] = round((a + i * step) * 1e6) / 1e6;
 }
 
 /* Apply the clint preset (explicit options given later still win). */
@@ -304,6 +320,9 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 	case O_QUICK_GBPS: c->quick_gbps = parse_num("quick-gbps", arg, 0.001, 1000); break;
 	case O_PROP: c->prop_ns = (uint64_t)parse_count("prop-ns", arg, 0, 1000000000); break;
 	case O_SLOT_FRAMES: c->slot_frames = (uint32_t)parse_count("slot-frames", arg, 1, 64); break;
+	case O_GRANT_LEAD:
+		c->grant_lead = (uint32_t)parse_count("grant-lead", arg, 1, SW_MAX_GRANT_LEAD);
+		break;
 	case O_SEND_BUFFERS: c->bulk_bufs = (uint16_t)parse_count("send-buffers", arg, 1, 4096); break;
 	case O_PER_TARGET: cli->per_target = (uint16_t)parse_count("per-target-cap", arg, 1, 4096); break;
 	case O_QUICK_BUFFERS: c->quick_bufs = (uint16_t)parse_count("quick-buffers", arg, 1, 4096); break;
@@ -459,16 +478,21 @@ static pid_t run_child(struct sim_cli *cli, int i, int job, int fd[2])
 
 	if (pipe(fd))
 		return -1;
+	/* Or the child would print the parent's buffered output a second time. */
+	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
 		struct sim_outcome out = { 0 };
+		int rc = 0;
 
 		close(fd[0]);
 		out.rc = simrun(&cli->runs[i], cli->pools[job], &out.res, cli->verbose,
 				out.err, sizeof(out.err));
 		if (write(fd[1], &out, sizeof(out)) != (ssize_t)sizeof(out))
-			_exit(1);
-		_exit(0);
+			rc = 1;
+		/* _exit does not flush: the --verbose counters would be lost in a pipe. */
+		fflush(stdout);
+		_exit(rc);
 	}
 	close(fd[1]);
 	return pid;
@@ -540,6 +564,12 @@ int main(int argc, char **argv)
 	/* Options first: --help and bad arguments need no EAL. */
 	parse_args(cli, argc, argv);
 	plan_runs(cli);
+	for (int i = 0; i < cli->n_runs; i++) {
+		char err[256];
+
+		if (simrun_check(&cli->runs[i], err, sizeof(err)))
+			usage_error("%s", err);
+	}
 	if (cli->jobs > cli->n_runs)
 		cli->jobs = cli->n_runs;
 	snprintf(mem, sizeof(mem), "%d", 128 + cli->jobs * SIM_POOL_MB);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim_cli.h"
@@ -26,12 +27,16 @@ static const char *qmode_name(enum sw_quick_mode m)
 void sim_print_header(const struct sim_cli *cli)
 {
 	const struct simrun_config *c = &cli->base;
+	uint32_t lead = simrun_grant_lead(c);
 
 	printf("segnet-sim: %u nodes, bulk %g Gbit/s, quick %g Gbit/s, payload %u B, "
-	       "%u+%u send buffers (per-target cap %u), conf %s, seed %llu, %d run%s\n",
+	       "%u+%u send buffers (per-target cap %u), conf %s, seed %llu, %d run%s",
 	       c->nodes, c->bulk_gbps, c->quick_gbps, c->payload, c->bulk_bufs,
 	       c->quick_bufs, c->per_target, c->conf, (unsigned long long)c->seed,
 	       cli->n_runs, cli->n_runs == 1 ? "" : "s");
+	if (lead > 1)
+		printf(", grant lead %u slots", lead);
+	printf("\n");
 	printf("%-17s %-5s %-6s %-10s %5s %6s %6s %9s %9s %9s %9s %7s %7s %6s\n",
 	       "arbiter", "chan", "burst", "quick", "load", "offer", "thru",
 	       "mean_us", "p99_us", "e2e_mean", "e2e_p99", "coll", "retx", "match");
@@ -113,7 +118,7 @@ int sim_write_csv(const struct sim_cli *cli, const char *path)
 	fprintf(f, "arbiter,channel,traffic,bursty,nodes,load,quick_mode,conf,offered,"
 		   "throughput,mean_us,p50_us,p99_us,e2e_mean_us,e2e_p50_us,e2e_p99_us,"
 		   "collisions_per_pkt,retx_per_pkt,matched_per_slot,generated,delivered,"
-		   "seed,sim_pkts_per_wall_s,acks_per_data,recovery_us\n");
+		   "seed,acks_per_data,recovery_us\n");
 	for (int i = 0; i < cli->n_runs; i++) {
 		const struct simrun_config *c = &cli->runs[i];
 		const struct simrun_result *r = &cli->out[i].res;
@@ -126,16 +131,14 @@ int sim_write_csv(const struct sim_cli *cli, const char *path)
 			if (!chan_used(c, ch))
 				continue;
 			fprintf(f, "%s,%s,%s,%d,%u,%.3f,%s,\"%s\",%.4f,%.4f,%.3f,%.3f,%.3f,%.3f,"
-				   "%.3f,%.3f,%.5f,%.5f,%.3f,%llu,%llu,%llu,%.0f,%.4f,%.3f\n",
+				   "%.3f,%.3f,%.5f,%.5f,%.3f,%llu,%llu,%llu,%.4f,%.3f\n",
 				c->arbiter, chan_names[ch], traffic_pattern_name(c->traffic),
 				c->burst_max > 1, c->nodes, x->load, qmode_name(c->quick_mode),
 				c->conf, x->offered, x->throughput, x->queue.mean, x->queue.p50,
 				x->queue.p99, x->e2e.mean, x->e2e.p50, x->e2e.p99, x->collisions,
 				x->retransmissions, r->matched_per_slot,
 				(unsigned long long)x->generated, (unsigned long long)x->delivered,
-				(unsigned long long)c->seed,
-				r->wall_s > 0 ? (double)r->frames / r->wall_s : 0,
-				r->acks_per_data,
+				(unsigned long long)c->seed, r->acks_per_data,
 				r->recovery_ns >= 0 ? (double)r->recovery_ns / 1000.0 : -1.0);
 		}
 	}
@@ -239,30 +242,71 @@ static int plot_write_panel(const struct sim_cli *cli, const struct plot_panel *
 	return n;
 }
 
-int sim_plot(const struct sim_cli *cli, const char *png)
+/* Say why the plot was not drawn: rc from system(), -1 for no data; err holds gnuplot's stderr. */
+static void plot_failed(const char *png, int rc, const char *err_path)
 {
-	enum { N_PANELS = sizeof(plot_panels) / sizeof(plot_panels[0]) };
-	char dat_path[] = "/tmp/segnet-sim-plot-XXXXXX";
-	char gp_path[] = "/tmp/segnet-sim-gp-XXXXXX";
-	int dfd = mkstemp(dat_path), gfd = mkstemp(gp_path), block = 0, rc, shown = 0;
-	FILE *dat = dfd >= 0 ? fdopen(dfd, "w") : NULL;
-	FILE *gp = gfd >= 0 ? fdopen(gfd, "w") : NULL;
-	char cmd[256], titles[N_PANELS][64][48];
-	int n[N_PANELS];
+	char line[512];
+	FILE *err;
 
-	if (!dat || !gp) {
-		fprintf(stderr, "segnet-sim: --plot: cannot create temporary files\n");
-		return -1;
+	if (rc == -1) {
+		fprintf(stderr, "segnet-sim: --plot %s: nothing to plot\n", png);
+		return;
 	}
-	/* Only panels with data are drawn: gnuplot gives up on an empty log plot. */
-	for (size_t pi = 0; pi < N_PANELS; pi++) {
-		n[pi] = plot_write_panel(cli, &plot_panels[pi], dat, titles[pi], 64);
-		shown += n[pi] > 0;
+	if (WIFEXITED(rc) && WEXITSTATUS(rc) == 127) {
+		fprintf(stderr, "segnet-sim: --plot %s: gnuplot not found (Debian: "
+				"apt-get install gnuplot-nox)\n", png);
+		return;
 	}
-	fprintf(gp, "set terminal pngcairo size 1400,%d font 'sans,10'\n"
-		    "set output '%s'\nset multiplot layout %d,%d\nset key outside right\n"
-		    "set grid\n",
-		shown > 2 ? 1000 : 500, png, shown > 2 ? 2 : 1, shown > 1 ? 2 : 1);
+	fprintf(stderr, "segnet-sim: --plot %s: gnuplot failed:\n", png);
+	err = fopen(err_path, "r");
+	while (err && fgets(line, sizeof(line), err))
+		fprintf(stderr, "  %s", line);
+	if (err)
+		fclose(err);
+}
+
+/* A new temporary file from template path, open for writing; NULL and path "" on failure. */
+static FILE *plot_tmp(char *path)
+{
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!f) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		path[0] = '\0';
+	}
+	return f;
+}
+
+/* Close and remove a file plot_tmp made (f NULL and path "" when it failed). */
+static void plot_tmp_remove(FILE *f, const char *path)
+{
+	if (f)
+		fclose(f);
+	if (path[0])
+		unlink(path);
+}
+
+/* The gnuplot script: one panel per plot_panels entry with data (n[pi] series). */
+static void plot_write_script(const struct sim_cli *cli, FILE *gp, const char *png,
+			      const char *dat_path, const int *n, char titles[][64][48],
+			      int shown)
+{
+	int block = 0;
+
+	fprintf(gp, "set terminal pngcairo size 1400,%d font 'sans,10'\nset output '",
+		shown > 2 ? 1000 : 500);
+	/* In a single-quoted gnuplot string a quote is written twice. */
+	for (const char *c = png; *c; c++)
+		if (*c == '\'')
+			fputs("''", gp);
+		else
+			fputc(*c, gp);
+	fprintf(gp, "'\nset multiplot layout %d,%d\nset key outside right\nset grid\n",
+		shown > 2 ? 2 : 1, shown > 1 ? 2 : 1);
 	if (cli->base.quick_same_rate)
 		fprintf(gp, "set xlabel 'offered load of the bulk channel (quick: as many "
 			    "messages per second)'\n");
@@ -271,7 +315,7 @@ int sim_plot(const struct sim_cli *cli, const char *png)
 			cli->base.quick_load);
 	else
 		fprintf(gp, "set xlabel 'offered load'\n");
-	for (size_t pi = 0; pi < N_PANELS; pi++) {
+	for (size_t pi = 0; pi < sizeof(plot_panels) / sizeof(plot_panels[0]); pi++) {
 		const struct plot_panel *p = &plot_panels[pi];
 
 		if (!n[pi])
@@ -285,17 +329,40 @@ int sim_plot(const struct sim_cli *cli, const char *png)
 		block += n[pi];
 	}
 	fprintf(gp, "unset multiplot\n");
-	fclose(dat);
-	fclose(gp);
-	snprintf(cmd, sizeof(cmd), "gnuplot %s 2>/dev/null", gp_path);
-	rc = shown ? system(cmd) : -1;
-	unlink(dat_path);
-	unlink(gp_path);
-	if (rc != 0) {
-		fprintf(stderr, "segnet-sim: --plot %s: %s\n", png,
-			shown ? "gnuplot failed (is it installed?)" : "nothing to plot");
-		return -1;
+}
+
+int sim_plot(const struct sim_cli *cli, const char *png)
+{
+	enum { N_PANELS = sizeof(plot_panels) / sizeof(plot_panels[0]) };
+	char dat_path[] = "/tmp/segnet-sim-plot-XXXXXX";
+	char gp_path[] = "/tmp/segnet-sim-gp-XXXXXX";
+	char err_path[] = "/tmp/segnet-sim-err-XXXXXX";
+	char cmd[256], titles[N_PANELS][64][48];
+	FILE *dat = plot_tmp(dat_path), *gp = plot_tmp(gp_path), *err = plot_tmp(err_path);
+	int n[N_PANELS], rc = -1, shown = 0;
+
+	if (!dat || !gp || !err) {
+		fprintf(stderr, "segnet-sim: --plot: cannot create temporary files in /tmp\n");
+		goto out;
 	}
-	printf("wrote %s\n", png);
-	return 0;
+	/* Only panels with data are drawn: gnuplot gives up on an empty log plot. */
+	for (size_t pi = 0; pi < N_PANELS; pi++) {
+		n[pi] = plot_write_panel(cli, &plot_panels[pi], dat, titles[pi], 64);
+		shown += n[pi] > 0;
+	}
+	plot_write_script(cli, gp, png, dat_path, n, titles, shown);
+	fflush(dat);
+	fflush(gp);
+	/* gnuplot's own messages are shown only when it fails. */
+	snprintf(cmd, sizeof(cmd), "gnuplot %s 2>%s", gp_path, err_path);
+	rc = shown ? system(cmd) : -1;
+	if (rc != 0)
+		plot_failed(png, shown ? rc : -1, err_path);
+	else
+		printf("wrote %s\n", png);
+out:
+	plot_tmp_remove(dat, dat_path);
+	plot_tmp_remove(gp, gp_path);
+	plot_tmp_remove(err, err_path);
+	return rc ? -1 : 0;
 }

@@ -340,6 +340,52 @@ static uint64_t sim_rtt_bound(const struct simrun_config *cfg)
 	       (cfg->quick_bufs - 1u) * qreq;
 }
 
+/* A GNT's wire time and the two link delays it and its BREQ take, in ns. */
+static uint64_t sim_grant_trip_ns(const struct simrun_config *cfg)
+{
+	return sim_wire_ns(PROTO_T_GNT, cfg->nodes, cfg->quick_gbps) + 2 * cfg->prop_ns;
+}
+
+uint32_t simrun_grant_lead(const struct simrun_config *cfg)
+{
+	uint64_t slot_ns = sw_slot_ns_for(cfg->bulk_gbps, cfg->slot_frames);
+	uint64_t lead = (sim_grant_trip_ns(cfg) + slot_ns - 1) / slot_ns;
+
+	if (cfg->grant_lead)
+		return cfg->grant_lead;
+	return lead < 1 ? 1 : lead > SW_MAX_GRANT_LEAD ? SW_MAX_GRANT_LEAD : (uint32_t)lead;
+}
+
+int simrun_check(const struct simrun_config *cfg, char *err, size_t errlen)
+{
+	uint64_t slot_ns = sw_slot_ns_for(cfg->bulk_gbps, cfg->slot_frames);
+	uint64_t trip = sim_grant_trip_ns(cfg), lead = simrun_grant_lead(cfg);
+	double quick = sim_chan_load(cfg, SN_CHAN_QUICK, slot_ns);
+
+	/*
+	 * The switch sends the grants of slot s at the start of slot s - lead
+	 * and takes the BREQs of slot s from slot s - 1 to the end of slot
+	 * s + 1; the BREQs themselves fill a slot of that time.
+	 */
+	if (cfg->channels != SIMRUN_QUICK &&
+	    (trip >= (lead + 1) * slot_ns || trip + slot_ns / cfg->slot_frames < (lead - 1) * slot_ns)) {
+		snprintf(err, errlen, "%s: a GNT and the link delays of its BREQ take %llu ns, "
+			 "which does not fit %llu slots of %llu ns of grant lead; %s",
+			 cfg->grant_lead ? "--grant-lead" : "--prop-ns",
+			 (unsigned long long)trip, (unsigned long long)lead,
+			 (unsigned long long)slot_ns,
+			 cfg->grant_lead ? "leave it out to have it chosen"
+					 : "lengthen the slot or shorten --prop-ns");
+		return -EINVAL;
+	}
+	if (quick > 1) {
+		snprintf(err, errlen, "--quick-load same-rate: at --load %g the quick channel "
+			 "would be offered %.3f of its capacity (at most 1)", cfg->load, quick);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* A port that drops everything it is asked to send during a time window. */
 struct outage_port {
 	struct dp_port port;		/* must be first */
@@ -425,7 +471,8 @@ static int sim_build(struct simctx *ctx, char *err, size_t errlen)
 	struct sw_config swc = {
 		.n_nodes = n, .arbiter = cfg->arbiter, .quick_mode = cfg->quick_mode,
 		.bulk_gbps = cfg->bulk_gbps, .quick_gbps = cfg->quick_gbps,
-		.slot_frames = cfg->slot_frames, .seed = cfg->seed, .mp = ctx->mp,
+		.slot_frames = cfg->slot_frames, .grant_lead = simrun_grant_lead(cfg),
+		.seed = cfg->seed, .mp = ctx->mp,
 		.check_crc = cfg->check_crc,
 	};
 	char name[32];
@@ -491,12 +538,6 @@ static int sim_build_nics(struct simctx *ctx, char *err, size_t errlen)
 		return rc;
 	for (uint8_t ch = 0; ch < SN_CHAN_COUNT; ch++)
 		ctx->res->chan[ch].load = sim_chan_load(cfg, ch, slot_ns);
-	if (ctx->res->chan[SN_CHAN_QUICK].load > 1) {
-		snprintf(err, errlen, "--quick-load same-rate: the quick channel would be "
-			 "offered %.3f of its capacity (at most 1)",
-			 ctx->res->chan[SN_CHAN_QUICK].load);
-		return -EINVAL;
-	}
 	for (uint16_t i = 0; i < cfg->nodes; i++) {
 		struct simnode *node = &ctx->nodes[i];
 		struct nic_ops ops = {
@@ -821,6 +862,8 @@ int simrun(const struct simrun_config *cfg, struct rte_mempool *mp,
 	int rc = -ENOMEM;
 
 	memset(res, 0, sizeof(*res));
+	if (simrun_check(cfg, err, errlen))
+		return -EINVAL;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ctx.eng = sim_engine_create();
 	ctx.nodes = calloc(cfg->nodes, sizeof(*ctx.nodes));

@@ -40,6 +40,7 @@ struct simrun_config {
 	double quick_gbps;		/* quick link rate */
 	uint64_t prop_ns;		/* propagation delay of every link */
 	uint32_t slot_frames;		/* bulk frames per slot */
+	uint32_t grant_lead;		/* switch's grant lead; 0: from prop_ns */
 	uint16_t bulk_bufs;		/* bulk send buffers per node */
 	uint16_t per_target;		/* per-target cap */
 	uint16_t quick_bufs;		/* quick send buffers per node */
@@ -107,6 +108,16 @@ struct simrun_result {
 
 /* Fill defaults (the documented ones). */
 void simrun_defaults(struct simrun_config *cfg);
+
+/* The switch's grant lead in a run: grant_lead, or the fewest slots that cover the links. */
+uint32_t simrun_grant_lead(const struct simrun_config *cfg);
+
+/*
+ * Refuse a configuration no run can make sense of: a slot too short for a
+ * GNT and its BREQ to cross the links, or a quick channel offered more than
+ * its capacity. 0, or -EINVAL with a message naming the option in err.
+ */
+int simrun_check(const struct simrun_config *cfg, char *err, size_t errlen);
 
 /*
  * Run one simulation with frames from mp (created once per process: DPDK

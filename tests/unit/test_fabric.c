@@ -130,12 +130,9 @@ static void t_cfg(struct t_sw *t, int i, unsigned int req, uint8_t bulk_en,
 	});
 }
 
-/* Every node joins at time 0 and enables every initiator; returns the switch. */
-static struct t_sw *t_sw_joined(const char *arbiter, enum sw_quick_mode mode,
-				uint32_t down_slots)
+/* Every node of t joins at time 0 and enables every initiator. */
+static struct t_sw *t_join_all(struct t_sw *t)
 {
-	struct t_sw *t = t_sw_new(arbiter, mode, down_slots);
-
 	for (int i = 0; i < T_N; i++)
 		t_hello(t, i, PROTO_NODE_NONE);
 	sw_fabric_poll(t->sw, 0);
@@ -145,6 +142,13 @@ static struct t_sw *t_sw_joined(const char *arbiter, enum sw_quick_mode mode,
 	for (int i = 0; i < T_N; i++)
 		tport_clear(t->port[i]);
 	return t;
+}
+
+/* A switch with arbiter and quick mode whose nodes have all joined. */
+static struct t_sw *t_sw_joined(const char *arbiter, enum sw_quick_mode mode,
+				uint32_t down_slots)
+{
+	return t_join_all(t_sw_new(arbiter, mode, down_slots));
 }
 
 /* A data frame of type type from src to dst (BREQ: with slot). */
@@ -332,6 +336,126 @@ Test(fabric, schedule_enforcement_drops_what_was_not_granted)
 	cr_assert_eq(t_count(t, 3, PROTO_T_BREQ), 1);
 	cr_assert_eq(t_sent(t, 3, 0).src_node, 2);
 	cr_assert_eq(t_count(t, 0, 0) + t_count(t, 2, 0), 0, "nothing else forwarded");
+	t_sw_free(t);
+}
+
+Test(fabric, a_grant_lead_grants_ahead_and_takes_breqs_in_their_slot)
+{
+	struct sw_config cfg = {
+		.n_nodes = T_N, .arbiter = "lcf", .bulk_gbps = 10, .quick_gbps = 10,
+		.slot_frames = 1, .slot_ns = T_SLOT, .seed = 1, .mp = t_mp,
+		.check_crc = true, .gnt_keepalive = 1, .grant_lead = 3,
+	};
+	struct t_sw *t = t_join_all(t_sw_new_cfg(&cfg));
+
+	t_cfg(t, 0, 1u << 1, 0xF, 0xF);
+	sw_fabric_poll(t->sw, T_SLOT);		/* slot 1 starts: grants for slot 4 */
+	cr_assert_eq(t_gnt(t, 0).slot, 4);
+	cr_assert_eq(t_gnt(t, 0).target, 1);
+	cr_assert_eq(t_gnt(t, 0).back_slots, 2 + 3 * 2, "three more BACK slots per slot of lead");
+	t_clear(t);
+	t_data(t, PROTO_T_BREQ, 0, 1, 4);	/* slot 1: two slots early */
+	sw_fabric_poll(t->sw, T_SLOT + 1000);
+	cr_assert_eq(t_st(t)->breq_early, 1);
+	sw_fabric_poll(t->sw, 2 * T_SLOT);	/* grants for slot 5 */
+	sw_fabric_poll(t->sw, 3 * T_SLOT);	/* slot 3 starts */
+	t_data(t, PROTO_T_BREQ, 0, 1, 4);	/* a slot early: taken */
+	sw_fabric_poll(t->sw, 3 * T_SLOT + 1000);
+	cr_assert_eq(t_st(t)->breq_forwarded, 1);
+	for (int s = 4; s <= 7; s++)
+		sw_fabric_poll(t->sw, (uint64_t)s * T_SLOT);
+	t_data(t, PROTO_T_BREQ, 0, 1, 5);	/* slot 7: two slots late */
+	sw_fabric_poll(t->sw, 7 * T_SLOT + 1000);
+	cr_assert_eq(t_st(t)->breq_late, 1);
+	cr_assert_eq(t_st(t)->breq_not_granted, 2, "early and late are dropped");
+	cr_assert_eq(t_count(t, 1, PROTO_T_BREQ), 1, "node 1 got the BREQ on time only");
+	t_sw_free(t);
+}
+
+Test(fabric, a_back_naming_a_slot_never_granted_is_dropped)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+
+	/* Nothing requested; 0xFFFFFFFF unwraps to the mark of unused ring entries. */
+	t_ack(t, PROTO_T_BACK, 0, 2, 0xFFFFFFFFu);
+	t_ack(t, PROTO_T_BACK, 0, 2, 0);
+	sw_fabric_poll(t->sw, 20);
+	cr_assert_eq(t_st(t)->back_forwarded, 0);
+	cr_assert_eq(t_st(t)->back_not_scheduled, 2);
+	cr_assert_eq(t_count(t, 2, PROTO_T_BACK), 0);
+	t_sw_free(t);
+}
+
+Test(fabric, the_output_buffered_model_sends_a_slots_frames)
+{
+	struct sw_config cfg = {
+		.n_nodes = T_N, .arbiter = "fifo-outbuf", .bulk_gbps = 10, .quick_gbps = 10,
+		.slot_frames = 4, .slot_ns = T_SLOT, .seed = 1, .mp = t_mp,
+		.check_crc = true, .gnt_keepalive = 1,
+	};
+	struct t_sw *t = t_join_all(t_sw_new_cfg(&cfg));
+
+	t_cfg(t, 0, 1u << 1, 0xF, 0xF);
+	sw_fabric_poll(t->sw, T_SLOT);		/* grants for slot 2 */
+	cr_assert_eq(t_gnt(t, 0).target, 1);
+	t_clear(t);
+	sw_fabric_poll(t->sw, 2 * T_SLOT);	/* slot 2 starts */
+	for (int k = 0; k < 4; k++)
+		t_data(t, PROTO_T_BREQ, 0, 1, 2);
+	sw_fabric_poll(t->sw, 2 * T_SLOT + 10);
+	cr_assert_eq(t_count(t, 1, PROTO_T_BREQ), 4, "a slot of 4 frames sent %u",
+		     t_count(t, 1, PROTO_T_BREQ));
+	t_sw_free(t);
+}
+
+/*
+ * LCF's bound counts decisions: with a poller so late that only every
+ * fourth slot boundary is arbitrated, a request still wins its diagonal
+ * within n decisions (tied to the slot number, the diagonal it needs never
+ * came round).
+ */
+Test(fabric, the_lcf_bound_holds_when_boundaries_are_skipped)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+	unsigned int wait = 0, longest = 0;
+
+	t_cfg(t, 0, (1u << 1) | (1u << 2), 0xF, 0xF);	/* node 0 wants 1 or 2 */
+	t_cfg(t, 2, 1u << 1, 0xF, 0xF);			/* the others only 1 */
+	t_cfg(t, 3, 1u << 1, 0xF, 0xF);
+	sw_fabric_poll(t->sw, 20);
+	t_clear(t);
+	for (int s = 1; s <= 40; s++) {
+		sw_fabric_poll(t->sw, (uint64_t)(4 * s + 2) * T_SLOT + 10);
+		wait++;
+		if (t_gnt(t, 0).target == 1) {
+			longest = wait > longest ? wait : longest;
+			wait = 0;
+		}
+		t_clear(t);
+	}
+	longest = wait > longest ? wait : longest;
+	cr_assert_gt(t_st(t)->slots_skipped, 100, "the poller was not late");
+	cr_assert_leq(longest, T_N, "(0, 1) waited %u decisions, n = %d", longest, T_N);
+	t_sw_free(t);
+}
+
+Test(fabric, a_cfg_from_a_node_marked_down_is_counted)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 2);
+	struct sw_node_info info;
+
+	for (int s = 1; s <= 5; s++) {		/* node 3 stays silent */
+		for (int i = 0; i < 3; i++)
+			t_cfg(t, i, 0, 0xF, 0xF);
+		sw_fabric_poll(t->sw, (uint64_t)s * T_SLOT);
+	}
+	sw_fabric_node_info(t->sw, 3, &info);
+	cr_assert_not(info.up);
+	t_cfg(t, 3, 1u << 0, 0xF, 0xF);
+	sw_fabric_poll(t->sw, 5 * T_SLOT + 10);
+	cr_assert_eq(t_st(t)->cfg_node_down, 1);
+	sw_fabric_node_info(t->sw, 3, &info);
+	cr_assert_eq(info.requests, 0, "the CFG of a node that is down counts for nothing");
 	t_sw_free(t);
 }
 
