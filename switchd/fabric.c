@@ -489,6 +489,11 @@ uint64_t sw_fabric_slot_ns(const struct sw_fabric *sw)
 	return sw->cfg.slot_ns;
 }
 
+uint32_t sw_fabric_grant_lead(const struct sw_fabric *sw)
+{
+	return sw->cfg.grant_lead;
+}
+
 uint16_t sw_fabric_nodes_up(const struct sw_fabric *sw)
 {
 	return sw->n_up;

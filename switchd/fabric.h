@@ -146,6 +146,9 @@ uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now);
 /* Slot length in ns. */
 uint64_t sw_fabric_slot_ns(const struct sw_fabric *sw);
 
+/* Slots between a grant and the slot it is for. */
+uint32_t sw_fabric_grant_lead(const struct sw_fabric *sw);
+
 /*
  * Nodes that are up. With none, slot boundaries carry no work: a poller may
  * come late without missing anything (nothing is counted as skipped).

@@ -41,6 +41,8 @@ void swd_report_snapshot(const struct sw_fabric *sw, const struct swd_ports *p,
 	s->bulk = st->breq_forwarded;
 	s->quick = st->qreq_forwarded + st->qack_forwarded + st->back_forwarded;
 	s->collisions = st->qreq_collision + st->breq_collision;
+	s->breq_late = st->breq_late;
+	s->breq_early = st->breq_early;
 	s->drops = st->rx_invalid + st->forged_src + st->forged_notice +
 		   st->not_joined + st->unexpected_type + st->dst_down +
 		   st->wrong_port + st->breq_not_granted + st->breq_outbuf_full +
@@ -69,6 +71,14 @@ void swd_report_line(FILE *f, const struct sw_fabric *sw, const struct swd_ports
 		(unsigned long long)(cur.drops - prev->drops),
 		(unsigned long long)(cur.collisions - prev->collisions),
 		sw_fabric_nodes_up(sw), p->n);
+	/* The one drop an operator fixes with an option: the grant lead. */
+	if (cur.breq_late > prev->breq_late || cur.breq_early > prev->breq_early)
+		fprintf(f, "switchd: %llu BREQs came after their slot and %llu before it: the "
+			   "round trip GNT to BREQ does not fit --grant-lead %u (doc/protocol.md, "
+			   "\"Grant lead\")\n",
+			(unsigned long long)(cur.breq_late - prev->breq_late),
+			(unsigned long long)(cur.breq_early - prev->breq_early),
+			sw_fabric_grant_lead(sw));
 	fflush(f);
 	*prev = cur;
 }

@@ -370,7 +370,7 @@ int simrun_check(const struct simrun_config *cfg, char *err, size_t errlen)
 	if (cfg->channels != SIMRUN_QUICK &&
 	    (trip >= (lead + 1) * slot_ns || trip + slot_ns / cfg->slot_frames < (lead - 1) * slot_ns)) {
 		snprintf(err, errlen, "%s: a GNT and the link delays of its BREQ take %llu ns, "
-			 "which does not fit %llu slots of %llu ns of grant lead; %s",
+			 "which a grant lead of %llu (slots of %llu ns) does not fit; %s",
 			 cfg->grant_lead ? "--grant-lead" : "--prop-ns",
 			 (unsigned long long)trip, (unsigned long long)lead,
 			 (unsigned long long)slot_ns,
