@@ -7,10 +7,8 @@
  * looked at through one epoll set, from nicd's poll loop.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -217,15 +215,11 @@ static int ctl_accept_open(struct host *h, struct host_ep *e, int fd)
 		.ep = e->id, .node = (uint16_t)atomic_load(&e->v.hdr->node),
 		.generation = h->generation, .shm_size = e->l.size,
 	};
-	int fds[CTL_FDS] = { -1, e->efd };
+	int fds[CTL_FDS] = { e->shm_fd, e->efd };
 	int ret;
 
 	snprintf(r.shm_name, sizeof(r.shm_name), "%s", e->shm_name);
-	fds[0] = shm_open(e->shm_name, O_RDWR | O_CLOEXEC, 0);
-	if (fds[0] < 0)
-		return -errno;
 	ret = ctl_send_reply(fd, &r, fds, CTL_FDS);
-	close(fds[0]);
 	if (ret)
 		return ret;
 	e->sock = fd;

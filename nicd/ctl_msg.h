@@ -3,9 +3,10 @@
  * The control-socket messages between libsegnet and nicd (AF_UNIX,
  * SOCK_SEQPACKET, one connection per endpoint; doc/endpoints.md). The
  * application sends one OPEN; nicd answers with one reply carrying, on
- * success, the endpoint's shared-memory descriptor and its eventfd as
- * SCM_RIGHTS. The connection then stays open for the endpoint's life:
- * either side closing it ends the endpoint. No DPDK here.
+ * success, the endpoint's shared-memory descriptor (a memfd sealed
+ * against resizing) and its eventfd as SCM_RIGHTS. The connection then
+ * stays open for the endpoint's life: either side closing it ends the
+ * endpoint. No DPDK here.
  */
 #ifndef SEGNET_CTL_MSG_H
 #define SEGNET_CTL_MSG_H
@@ -56,7 +57,7 @@ struct ctl_reply {
 	uint16_t node;			/* node id now (0xFFFF before joining) */
 	uint64_t generation;		/* nicd incarnation */
 	uint64_t shm_size;		/* bytes of the shared object */
-	char shm_name[EP_SHM_NAME_MAX];	/* its name, for inspection */
+	char shm_name[EP_SHM_NAME_MAX];	/* its memfd name, for inspection only */
 };
 
 _Static_assert(sizeof(struct ctl_open) == 88, "OPEN layout");

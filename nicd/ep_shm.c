@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The endpoint's shared-memory object: layout, creation, checks. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ep_shm.h"
@@ -133,21 +130,18 @@ void ep_view_init(struct ep_view *v, void *base, const struct ep_layout *l,
 	v->recv_bufs = b + l->off_recv_bufs;
 }
 
-int ep_shm_create(const char *name, const struct ep_layout *l, uid_t uid,
-		  gid_t gid, int *fd, void **base, int *chown_err)
+int ep_shm_create(const char *name, const struct ep_layout *l, int *fd, void **base)
 {
 	void *m;
 	int f, ret;
 
-	*chown_err = 0;
-	f = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	f = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (f < 0)
 		return -errno;
-	/* The umask can only take bits away; say 0600 explicitly anyway. */
-	if (fchmod(f, 0600) || ftruncate(f, (off_t)l->size))
+	/* Fixed size for good: an application that could shrink it would SIGBUS nicd. */
+	if (ftruncate(f, (off_t)l->size) ||
+	    fcntl(f, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
 		goto fail;
-	if ((uid != (uid_t)-1 || gid != (gid_t)-1) && fchown(f, uid, gid))
-		*chown_err = errno;
 	m = mmap(NULL, l->size, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
 	if (m == MAP_FAILED)
 		goto fail;
@@ -157,7 +151,6 @@ int ep_shm_create(const char *name, const struct ep_layout *l, uid_t uid,
 fail:
 	ret = -errno;
 	close(f);
-	shm_unlink(name);
 	return ret;
 }
 
@@ -166,27 +159,4 @@ void *ep_shm_map(int fd, size_t size)
 	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 
 	return m == MAP_FAILED ? NULL : m;
-}
-
-int ep_shm_remove_stale(const char *prefix)
-{
-	size_t plen = strlen(prefix);
-	char name[EP_SHM_NAME_MAX + 1];
-	struct dirent *d;
-	DIR *dir;
-	int n = 0;
-
-	dir = opendir("/dev/shm");
-	if (!dir)
-		return 0;
-	while ((d = readdir(dir))) {
-		if (strncmp(d->d_name, prefix, plen) != 0)
-			continue;
-		if (snprintf(name, sizeof(name), "/%s", d->d_name) >= (int)sizeof(name))
-			continue;
-		if (shm_unlink(name) == 0)
-			n++;
-	}
-	closedir(dir);
-	return n;
 }

@@ -20,7 +20,6 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "spsc.h"
 
@@ -32,7 +31,7 @@ enum {
 	EP_MAX_BUFS = 4096,		/* send or receive buffers of one endpoint */
 	EP_DEFAULT_BUFS = 64,		/* when the application asks for 0 */
 	EP_PAGE = 4096,			/* regions start on page boundaries */
-	EP_SHM_NAME_MAX = 96,		/* bytes of an object name with its NUL */
+	EP_SHM_NAME_MAX = 96,		/* bytes of an object (memfd) name with its NUL */
 };
 
 /* Life of an endpoint as the header shows it. */
@@ -167,21 +166,14 @@ void ep_view_init(struct ep_view *v, void *base, const struct ep_layout *l,
 		  bool nicd_side);
 
 /*
- * Create shared-memory object name (mode 0600, owned by uid:gid when they
- * are not -1), sized and mapped for layout l. Returns the descriptor and
- * the mapping in *fd and *base; 0 or -errno. *chown_err is the errno of a
- * refused fchown (0 when it worked or was not asked for).
+ * Create the anonymous shared-memory object (a memfd called name, shown
+ * as /memfd:name in /proc/PID/fd) of layout l, sealed against shrinking
+ * and growing, and map it. Returns the descriptor and the mapping in *fd
+ * and *base; 0 or -errno.
  */
-int ep_shm_create(const char *name, const struct ep_layout *l, uid_t uid,
-		  gid_t gid, int *fd, void **base, int *chown_err);
+int ep_shm_create(const char *name, const struct ep_layout *l, int *fd, void **base);
 
 /* Map an object of size bytes from its descriptor; NULL with errno. */
 void *ep_shm_map(int fd, size_t size);
-
-/*
- * Remove the objects called "<prefix>*" that a previous process left in
- * /dev/shm (prefix without the leading '/'); returns how many.
- */
-int ep_shm_remove_stale(const char *prefix);
 
 #endif

@@ -165,28 +165,21 @@ static void host_ep_header(struct host *h, struct host_ep *e, const struct ctl_o
 	atomic_store_explicit(&hd->heartbeat_ns, host_mono_ns(), memory_order_release);
 }
 
-/* Create an entry's shared memory and eventfd; 0 or -errno. */
-static int host_ep_create(struct host *h, struct host_ep *e, const struct ctl_open *m,
-			  const struct ucred *cred)
+/* Create an entry's shared memory (a sealed memfd) and eventfd; 0 or -errno. */
+static int host_ep_create(struct host *h, struct host_ep *e, const struct ctl_open *m)
 {
 	uint32_t sb = m->send_bufs ? m->send_bufs : EP_DEFAULT_BUFS;
 	uint32_t rb = m->recv_bufs ? m->recv_bufs : EP_DEFAULT_BUFS;
-	int fd, chown_err, ret;
 	void *base;
+	int ret;
 
 	if (ep_layout_compute(sb, rb, &e->l))
 		return -EINVAL;
 	snprintf(e->shm_name, sizeof(e->shm_name), "%s%u.%08x.%u", h->shm_prefix,
 		 e->id, (uint32_t)h->generation, ++h->shm_seq);
-	ret = ep_shm_create(e->shm_name, &e->l, cred->uid, cred->gid, &fd, &base,
-			    &chown_err);
+	ret = ep_shm_create(e->shm_name, &e->l, &e->shm_fd, &base);
 	if (ret)
 		return ret;
-	close(fd);	/* ctl.c opens it again to pass it on */
-	if (chown_err)
-		DP_LOG(host_logtype, NOTICE,
-		       "%s: endpoint %u: cannot give %s to uid %u (%s); it stays nicd's, the application maps it through the descriptor passed",
-		       h->name, e->id, e->shm_name, (unsigned int)cred->uid, strerror(chown_err));
 	e->region = host_region_new(base, &e->l);
 	e->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (!e->region || e->efd < 0 || host_ep_alloc_rbufs(e)) {
@@ -209,17 +202,18 @@ static void host_ep_release(struct host_ep *e)
 		close(e->efd);
 	if (e->sock >= 0)
 		close(e->sock);
+	if (e->shm_fd >= 0)
+		close(e->shm_fd);
 	while ((x = e->held)) {
 		e->held = x->next;
 		free(x);
 	}
-	if (e->shm_name[0])
-		shm_unlink(e->shm_name);
 	free(e->rfree);
 	free(e->with_app);
 	memset(e, 0, offsetof(struct host_ep, stats));
 	e->efd = -1;
 	e->sock = -1;
+	e->shm_fd = -1;
 }
 
 struct host_ep *host_ep_open(struct host *h, const struct ctl_open *m,
@@ -242,11 +236,12 @@ struct host_ep *host_ep_open(struct host *h, const struct ctl_open *m,
 	e->id = id;
 	e->efd = -1;
 	e->sock = -1;
+	e->shm_fd = -1;
 	e->vnet = m->vnet;
 	e->cred = *cred;
 	e->wake_threshold = m->wake_threshold ? m->wake_threshold : 1;
 	e->wake_delay_ns = (uint64_t)m->wake_delay_us * 1000;
-	ret = host_ep_create(h, e, m, cred);
+	ret = host_ep_create(h, e, m);
 	if (ret) {
 		h->stats.open_failed++;
 		if (e->region)
@@ -680,7 +675,7 @@ bool host_name_valid(const char *name)
 struct host *host_create(const struct host_config *cfg, char *err, size_t errlen)
 {
 	struct host *h;
-	int ret, stale;
+	int ret;
 
 	if (!host_name_valid(cfg->name)) {
 		snprintf(err, errlen, "name \"%s\": use 1 to 31 letters, digits, '_' or '-'",
@@ -713,17 +708,14 @@ struct host *host_create(const struct host_config *cfg, char *err, size_t errlen
 		h->eps[i].id = i;
 		h->eps[i].efd = -1;
 		h->eps[i].sock = -1;
+		h->eps[i].shm_fd = -1;
 	}
 	ret = ctl_listen(h, cfg->socket_dir, cfg->socket_mode, err, errlen);
 	if (ret)
 		goto fail;
-	/* The socket's path in the name: nicds of one NAME in two directories keep apart. */
-	snprintf(h->shm_prefix, sizeof(h->shm_prefix), "/segnet.%s.%08x.", cfg->name,
+	/* The socket's path in the name tells apart the objects of nicds of one NAME. */
+	snprintf(h->shm_prefix, sizeof(h->shm_prefix), "segnet.%s.%08x.", cfg->name,
 		 host_hash32(h->path));
-	stale = ep_shm_remove_stale(h->shm_prefix + 1);
-	if (stale)
-		DP_LOG(host_logtype, NOTICE, "%s: removed %d endpoint objects a previous nicd left in /dev/shm",
-		       h->name, stale);
 	return h;
 fail:
 	host_destroy(h);

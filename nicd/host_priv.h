@@ -71,8 +71,9 @@ struct host_ep {
 	uint16_t vnet;			/* its virtual network */
 	int sock;			/* control connection */
 	int efd;			/* eventfd */
+	int shm_fd;			/* the sealed memfd of the object (passed at OPEN) */
 	struct ucred cred;		/* the application (SO_PEERCRED) */
-	char shm_name[EP_SHM_NAME_MAX];	/* object name, unlinked on close */
+	char shm_name[EP_SHM_NAME_MAX];	/* memfd name, for inspection */
 	struct ep_layout l;		/* layout */
 	struct ep_view v;		/* nicd's views of the rings */
 	struct host_region *region;	/* mapping and send records */
@@ -98,7 +99,7 @@ struct host_pending {
 struct host {
 	char name[32];			/* NAME */
 	char path[108];			/* DIR/NAME.sock */
-	char shm_prefix[56];		/* "/segnet.NAME.PATHHASH." */
+	char shm_prefix[56];		/* "segnet.NAME.PATHHASH." */
 	uint16_t max_nodes;		/* valid target nodes */
 	uint64_t generation;		/* nicd incarnation */
 	uint32_t shm_seq;		/* objects created so far */

@@ -6,9 +6,10 @@
  * 32 bytes of arguments) or bulk (a handler, arguments and up to 2 KiB) — to
  * (node, endpoint) pairs, and polls to run the handlers of the messages that
  * arrived and to reap the completions of its sends. The endpoint lives in
- * shared memory that only the application's user can map; the library and
- * nicd exchange everything through single-producer/single-consumer rings,
- * so neither ever takes a lock, and the library has no DPDK dependency.
+ * shared memory (a sealed memfd) that only the holders of its descriptor,
+ * nicd and the application, can map; the library and nicd exchange
+ * everything through single-producer/single-consumer rings, so neither
+ * ever takes a lock, and the library has no DPDK dependency.
  */
 #ifndef SEGNET_LIBSEGNET_H
 #define SEGNET_LIBSEGNET_H

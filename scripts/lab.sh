@@ -265,17 +265,6 @@ allowed_cpus() {
 	done
 }
 
-# 32-bit FNV-1a of a string, in hex: nicd's hash of a control socket's
-# path in the names of its endpoint objects (/dev/shm/segnet.NAME.HASH.*).
-fnv1a() {
-	local s=$1 h=2166136261 i c
-	for ((i = 0; i < ${#s}; i++)); do
-		printf -v c '%d' "'${s:i:1}"
-		h=$(( ((h ^ c) * 16777619) & 0xffffffff ))
-	done
-	printf '%08x' "$h"
-}
-
 # Slot length in ns at a bulk rate (2158 bytes on the wire per frame).
 slot_ns() {
 	awk -v g="$1" 'BEGIN { printf "%d", 2158 * 8 / g }'
@@ -832,13 +821,6 @@ stop_proc() {
 	return 1
 }
 
-# Endpoint objects nicd left in /dev/shm for node $1 (after a SIGKILL).
-remove_shm() {
-	local h
-	h=$(fnv1a "$dir/nicd/n$1.sock")
-	rm -f /dev/shm/segnet."n$1.$h".* 2>/dev/null || true
-}
-
 # Undo everything the state file records; prints what it checked. 0 when
 # nothing is left.
 teardown() {
@@ -872,9 +854,6 @@ teardown() {
 		cur=$(cat /proc/sys/vm/nr_hugepages)
 		echo $((cur > added ? cur - added : 0)) >/proc/sys/vm/nr_hugepages || true
 	fi
-	for ((i = 0; i < ${nodes:-0}; i++)); do
-		remove_shm "$i"
-	done
 	for p in $procs; do
 		rm -rf "$(dpdk_runtime_dir "$(st_get "proc.$p.prefix")")"
 	done
@@ -895,15 +874,11 @@ teardown() {
 
 # Check that nothing the lab made is left; print what was checked.
 verify_gone() {
-	local procs=$1 p left=() i
+	local procs=$1 p left=()
 	for p in $procs; do
 		[ -e "$(dpdk_runtime_dir "$(prefix_of "$p")")" ] && left+=("$(dpdk_runtime_dir "$(prefix_of "$p")")")
 		[ "$link" = veth ] && ip netns list 2>/dev/null | awk '{ print $1 }' |
 			grep -qx "$(netns_of "$p")" && left+=("netns $(netns_of "$p")")
-	done
-	for ((i = 0; i < ${nodes:-0}; i++)); do
-		compgen -G "/dev/shm/segnet.n$i.$(fnv1a "$dir/nicd/n$i.sock").*" >/dev/null &&
-			left+=("/dev/shm/segnet.n$i.*")
 	done
 	[ -e "$dir" ] && left+=("$dir")
 	if [ ${#left[@]} -gt 0 ]; then

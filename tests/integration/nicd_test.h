@@ -266,8 +266,8 @@ static inline void t_nicd_fini(struct t_nicd *n)
 
 	t_nicd_stop(n, SIGKILL);
 	/* PREFIX* also takes the runtime dirs of the extra processes (PREFIX-2). */
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s' /var/run/dpdk/'%s'* /tmp/dpdk/'%s'* /dev/shm/segnet.%s.*",
-		 n->dir, n->prefix, n->prefix, n->name);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' /var/run/dpdk/'%s'* /tmp/dpdk/'%s'*",
+		 n->dir, n->prefix, n->prefix);
 	if (system(cmd))
 		cr_log_warn("cleanup failed: %s", cmd);
 }

@@ -3,43 +3,107 @@
  * nicd and libsegnet together, without a switch (a NIC that has not
  * joined still serves endpoints and queues sends): opening and closing
  * endpoints, the refusals (wrong key EACCES, unknown network ENOENT, full
- * table ENOSPC), the shared-memory object's mode and owner, send argument
- * checks and send buffers, nicd's death by SIGKILL (socket EOF), SIGSTOP
- * (stale heartbeat) and SIGTERM (clean stop), and reopening through a
- * restarted nicd. nicd's argument errors are in test_tools.c.
+ * table ENOSPC), the shared-memory object (a sealed memfd with no name in
+ * /dev/shm, that an application cannot resize to crash nicd), send
+ * argument checks and send buffers, nicd's death by SIGKILL (socket EOF),
+ * SIGSTOP (stale heartbeat) and SIGTERM (clean stop), and reopening
+ * through a restarted nicd. nicd's argument errors are in test_tools.c.
  */
 #include <dirent.h>
+#include <glob.h>
 #include <grp.h>
 #include <sys/mman.h>
 
+#include "nicd/ctl_msg.h"
 #include "nicd/segnet.h"
 #include "nicd_test.h"
 
-/* The shared-memory objects of nicd n: how many, their mode and owner. */
-static int t_shm_objects(const struct t_nicd *n, mode_t *mode, uid_t *uid, char *name,
-			 size_t len)
+/*
+ * The endpoint objects nicd n holds (memfds called segnet.NAME.*): how
+ * many; the /proc path of the last one in path and its name in name.
+ */
+static int t_nicd_memfds(const struct t_nicd *n, char *path, char *name, size_t len)
 {
-	char prefix[64], path[320];
+	char dirpath[64], link[256], prefix[64];
 	struct dirent *d;
-	struct stat st;
-	DIR *dir = opendir("/dev/shm");
+	DIR *dir;
 	int count = 0;
+	ssize_t got;
 
-	snprintf(prefix, sizeof(prefix), "segnet.%s.", n->name);
-	cr_assert_not_null(dir);
+	snprintf(dirpath, sizeof(dirpath), "/proc/%d/fd", (int)n->pid);
+	snprintf(prefix, sizeof(prefix), "/memfd:segnet.%s.", n->name);
+	dir = opendir(dirpath);
+	cr_assert_not_null(dir, "%s: %s", dirpath, strerror(errno));
 	while ((d = readdir(dir))) {
-		if (strncmp(d->d_name, prefix, strlen(prefix)))
+		got = readlinkat(dirfd(dir), d->d_name, link, sizeof(link) - 1);
+		if (got <= 0)
 			continue;
-		snprintf(path, sizeof(path), "/dev/shm/%s", d->d_name);
-		cr_assert_eq(stat(path, &st), 0);
-		*mode = st.st_mode & 07777;
-		*uid = st.st_uid;
+		link[got] = '\0';
+		if (strncmp(link, prefix, strlen(prefix)))
+			continue;
+		cr_assert(strstr(link, " (deleted)"), "%s", link);
+		if (path)
+			snprintf(path, len, "%s/%d", dirpath, atoi(d->d_name));
 		if (name)
-			snprintf(name, len, "/%s", d->d_name);
+			snprintf(name, len, "%.*s", (int)(strcspn(link, " ") - strlen("/memfd:")),
+				 link + strlen("/memfd:"));
 		count++;
 	}
 	closedir(dir);
 	return count;
+}
+
+/* Objects of nicd n in /dev/shm (there must be none). */
+static size_t t_dev_shm_objects(const struct t_nicd *n)
+{
+	char pattern[96];
+	glob_t g;
+	size_t count;
+
+	snprintf(pattern, sizeof(pattern), "/dev/shm/segnet.%s.*", n->name);
+	if (glob(pattern, 0, NULL, &g))
+		return 0;
+	count = g.gl_pathc;
+	globfree(&g);
+	return count;
+}
+
+/*
+ * OPEN an endpoint of vnet 1 on the control socket by hand, as libsegnet
+ * does, keeping the shared-memory descriptor it maps and closes: the
+ * connection (the endpoint lives while it is open), or -1.
+ */
+static int t_open_by_hand(const struct t_nicd *n, struct ctl_reply *r, int *shm_fd)
+{
+	struct ctl_open m = {
+		.magic = CTL_MAGIC, .version = CTL_VERSION, .type = CTL_OPEN,
+		.vnet = 1, .key_len = 6, .key = "secret",
+	};
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char cbuf[CMSG_SPACE(sizeof(int) * CTL_FDS)];
+	struct iovec iov = { .iov_base = r, .iov_len = sizeof(*r) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int fds[CTL_FDS];
+
+	cr_assert_lt(strlen(n->sock), sizeof(sa.sun_path));
+	memcpy(sa.sun_path, n->sock, strlen(n->sock) + 1);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    send(fd, &m, sizeof(m), 0) != (ssize_t)sizeof(m) ||
+	    recvmsg(fd, &mh, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof(*r) ||
+	    r->type != CTL_OPEN_OK || !(c = CMSG_FIRSTHDR(&mh)) ||
+	    c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(fds))) {
+		close(fd);
+		return -1;
+	}
+	memcpy(fds, CMSG_DATA(c), sizeof(fds));
+	close(fds[1]);		/* the eventfd */
+	*shm_fd = fds[0];
+	return fd;
 }
 
 /* Open an endpoint of vnet 1 with the right key (and opts). */
@@ -127,72 +191,101 @@ Test(nicd, sends_before_joining, .timeout = 60)
 	t_nicd_fini(&n);
 }
 
-Test(nicd, shm_is_0600_and_the_applications, .timeout = 60)
+Test(nicd, shm_is_a_sealed_memfd_nobody_can_name, .timeout = 60)
 {
-	char name[320];
+	char path[256], name[256], theirs[260];
 	struct segnet_ep *ep;
+	struct ctl_reply r;
 	struct t_nicd n;
-	mode_t mode = 0;
-	uid_t uid = 0;
+	struct stat st;
+	int sock, fd, wst;
 	pid_t child;
-	int st;
 
 	t_nicd_init(&n, "shm");
 	t_nicd_start(&n, NULL);
 	ep = t_open(&n, NULL);
 	cr_assert_not_null(ep, "%s", strerror(errno));
-	cr_assert_eq(t_shm_objects(&n, &mode, &uid, name, sizeof(name)), 1);
-	cr_assert_eq(mode, 0600, "mode %o", mode);
-	cr_assert_eq(uid, getuid());
+	cr_assert_eq(t_nicd_memfds(&n, path, name, sizeof(name)), 1, "nicd holds the object");
+	cr_assert_eq(t_dev_shm_objects(&n), 0, "nothing in /dev/shm");
+	/* The descriptor the library gets: sealed at its size. */
+	sock = t_open_by_hand(&n, &r, &fd);
+	cr_assert_geq(sock, 0, "%s", strerror(errno));
+	cr_assert_eq(t_nicd_memfds(&n, NULL, NULL, 0), 2);
+	cr_assert_eq(fcntl(fd, F_GET_SEALS), F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	cr_assert_eq(fstat(fd, &st), 0);
+	cr_assert_eq((uint64_t)st.st_size, r.shm_size);
+	cr_assert_eq(ftruncate(fd, (off_t)r.shm_size * 2), -1, "cannot grow it either");
+	cr_assert_eq(errno, EPERM);
+	cr_assert(strncmp(r.shm_name, name, strlen("segnet.") + strlen(n.name)) == 0,
+		  "the reply names the memfd: %s", r.shm_name);
+	close(fd);
+	close(sock);
 	segnet_close(ep);
 	t_sleep_ms(50);
-	cr_assert_eq(t_shm_objects(&n, &mode, &uid, NULL, 0), 0, "closing removes the object");
+	cr_assert_eq(t_nicd_memfds(&n, NULL, NULL, 0), 0, "closing releases the objects");
 	if (geteuid() != 0) {
 		t_nicd_fini(&n);
 		cr_skip_test("another uid's application needs root");
 	}
-	/* An application of another user gets an object only it can map. */
+	/* Another user's application can reach its own endpoint, not ours. */
 	ep = t_open(&n, NULL);
 	cr_assert_not_null(ep);
-	cr_assert_eq(t_shm_objects(&n, &mode, &uid, name, sizeof(name)), 1);
+	cr_assert_eq(t_nicd_memfds(&n, path, name, sizeof(name)), 1);
+	snprintf(theirs, sizeof(theirs), "/%s", name);
 	child = fork();
 	if (child == 0) {
 		struct segnet_ep *mine;
 
 		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
 			_exit(10);
-		if (shm_open(name, O_RDWR, 0) >= 0 || errno != EACCES)
-			_exit(11);	/* root's endpoint is not ours to map */
+		if (shm_open(theirs, O_RDWR, 0) >= 0 || errno != ENOENT)
+			_exit(11);	/* no name to open */
+		if (open(path, O_RDWR) >= 0 || errno != EACCES)
+			_exit(12);	/* nor through nicd's descriptor */
 		mine = segnet_open(n.sock, 1, "secret", 6, NULL);
 		if (!mine)
-			_exit(12);
-		t_sleep_ms(300);	/* the parent looks at the object meanwhile */
+			_exit(13);
 		segnet_close(mine);
 		_exit(0);
 	}
-	t_sleep_ms(150);
-	{
-		char path[320];
-		struct dirent *d;
-		DIR *dir = opendir("/dev/shm");
-		int theirs = 0;
-
-		while ((d = readdir(dir))) {
-			struct stat s;
-
-			snprintf(path, sizeof(path), "/dev/shm/%s", d->d_name);
-			if (strncmp(d->d_name, name + 1, strlen("segnet.") + strlen(n.name)) ||
-			    stat(path, &s) || s.st_uid != 65534)
-				continue;
-			cr_assert_eq(s.st_mode & 07777, 0600);
-			theirs++;
-		}
-		closedir(dir);
-		cr_assert_eq(theirs, 1, "the child's object belongs to uid 65534");
-	}
-	cr_assert_eq(waitpid(child, &st, 0), child);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child failed with %d", WEXITSTATUS(st));
+	cr_assert_eq(waitpid(child, &wst, 0), child);
+	cr_assert(WIFEXITED(wst) && WEXITSTATUS(wst) == 0, "child failed with %d",
+		  WEXITSTATUS(wst));
 	segnet_close(ep);
+	cr_assert_eq(t_nicd_stop(&n, SIGTERM), 0, "%s", t_read_file(n.log));
+	t_nicd_fini(&n);
+}
+
+Test(nicd, shrinking_the_object_does_not_crash_nicd, .timeout = 60)
+{
+	struct segnet_ep *ep;
+	struct ctl_reply r;
+	struct t_nicd n;
+	int sock, fd, ret, err, rc;
+
+	t_nicd_init(&n, "shrink");
+	t_nicd_start(&n, NULL);
+	sock = t_open_by_hand(&n, &r, &fd);
+	cr_assert_geq(sock, 0, "%s", strerror(errno));
+	/* What a misbehaving application does; nicd's heartbeat write would SIGBUS. */
+	ret = ftruncate(fd, 0);
+	err = errno;
+	rc = t_wait(n.pid, 200);
+	cr_assert_eq(rc, -1, "nicd died (exit %d) after ftruncate returned %d:\n%s", rc, ret,
+		     t_read_file(n.log));
+	cr_assert_eq(ret, -1, "the object was shrunk");
+	cr_assert_eq(err, EPERM, "%s", strerror(err));
+	/* nicd still serves: a new endpoint sees a fresh heartbeat. */
+	ep = t_open(&n, NULL);
+	cr_assert_not_null(ep, "%s", strerror(errno));
+	t_sleep_ms(50);
+	cr_assert_eq(segnet_poll(ep, NULL, 0), 0);
+	segnet_close(ep);
+	close(fd);
+	close(sock);
+	t_sleep_ms(50);
+	cr_assert_eq(t_nicd_stop(&n, SIGTERM), 0, "%s", t_read_file(n.log));
+	cr_assert(strstr(t_read_file(n.log), "no mbuf leaked"), "%s", t_read_file(n.log));
 	t_nicd_fini(&n);
 }
 
@@ -214,8 +307,6 @@ Test(nicd, sigkill_then_restart, .timeout = 60)
 	uint8_t args[SEGNET_ARGS_LEN] = { 0 };
 	struct segnet_ep *a, *b;
 	struct t_nicd n;
-	mode_t mode;
-	uid_t uid;
 	uint64_t t0;
 	int ms;
 
@@ -233,12 +324,11 @@ Test(nicd, sigkill_then_restart, .timeout = 60)
 		     (unsigned long long)(t_ms() - t0));
 	cr_assert_eq(segnet_send_quick(a, 1, 0, 1, args, 0), -ESHUTDOWN);
 	cr_assert_eq(segnet_poll(a, NULL, 0), -ESHUTDOWN, "stays shut down");
-	cr_assert_eq(t_shm_objects(&n, &mode, &uid, NULL, 0), 2, "SIGKILL leaves the objects");
+	cr_assert_eq(t_dev_shm_objects(&n), 0, "SIGKILL leaves no object behind");
 	segnet_close(a);
 	segnet_close(b);
-	/* A new nicd takes over the name, removes the leftovers, serves again. */
+	/* A new nicd takes over the name and serves again. */
 	t_nicd_start(&n, NULL);
-	cr_assert_eq(t_shm_objects(&n, &mode, &uid, NULL, 0), 0, "stale objects removed");
 	a = t_open(&n, NULL);
 	cr_assert_not_null(a, "reopen through the restarted nicd: %s", strerror(errno));
 	cr_assert_eq(segnet_poll(a, NULL, 0), 0);

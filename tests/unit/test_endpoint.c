@@ -2,9 +2,9 @@
 /*
  * The endpoint's shared-memory object (nicd/ep_shm.h) and keys
  * (nicd/keyfile.h): the layout (regions aligned, disjoint, inside the
- * object), the object's permissions (0600, owned by the application),
- * the checks libsegnet makes before trusting a header, the views both
- * sides build, key files and the constant-time comparison.
+ * object), the object's seals (a memfd nobody can resize, with no name in
+ * /dev/shm), the checks libsegnet makes before trusting a header, the
+ * views both sides build, key files and the constant-time comparison.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "nicd/ep_shm.h"
@@ -21,7 +22,17 @@
 /* A name no other test run uses. */
 static void t_name(char *buf, size_t len, const char *what)
 {
-	snprintf(buf, len, "/segnet-ut.%d.%s", (int)getpid(), what);
+	snprintf(buf, len, "segnet-ut.%d.%s", (int)getpid(), what);
+}
+
+/* 0 when fd cannot be resized: both directions fail with EPERM. */
+static int t_resize_refused(int fd, uint64_t size)
+{
+	if (ftruncate(fd, 0) == 0 || errno != EPERM)
+		return 1;
+	if (ftruncate(fd, (off_t)size * 2) == 0 || errno != EPERM)
+		return 2;
+	return 0;
 }
 
 /* True when [a, a+alen) and [b, b+blen) do not overlap. */
@@ -68,52 +79,76 @@ Test(endpoint, layout)
 	cr_assert_eq(ep_layout_compute(1, EP_MAX_BUFS + 1, &(struct ep_layout){ 0 }), -EINVAL);
 }
 
-Test(endpoint, object_is_0600)
+Test(endpoint, object_is_a_sealed_memfd)
 {
+	char name[64], path[96], link[160], want[160];
 	struct ep_layout l;
-	char name[64], path[96];
 	struct stat st;
-	void *base;
-	int fd, cerr;
-	mode_t old = umask(0);	/* a lax umask must not widen the mode */
+	unsigned char *base, *app;
+	ssize_t n;
+	int fd;
 
-	t_name(name, sizeof(name), "mode");
+	t_name(name, sizeof(name), "seal");
 	cr_assert_eq(ep_layout_compute(8, 8, &l), 0);
-	cr_assert_eq(ep_shm_create(name, &l, (uid_t)-1, (gid_t)-1, &fd, &base, &cerr), 0);
-	umask(old);
-	snprintf(path, sizeof(path), "/dev/shm%s", name);
-	cr_assert_eq(stat(path, &st), 0);
-	cr_assert_eq(st.st_mode & 07777, 0600, "mode %o", st.st_mode & 07777);
+	cr_assert_eq(ep_shm_create(name, &l, &fd, (void **)&base), 0);
+	cr_assert_eq(fstat(fd, &st), 0);
 	cr_assert_eq((uint64_t)st.st_size, l.size);
-	cr_assert_eq(ep_shm_create(name, &l, (uid_t)-1, (gid_t)-1, &fd, &base, &cerr), -EEXIST,
-		     "never reuses an existing object");
+	cr_assert_eq(fcntl(fd, F_GET_SEALS), F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	cr_assert_eq(t_resize_refused(fd, l.size), 0, "resized: %s", strerror(errno));
+	cr_assert_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE), -1, "the seals are sealed");
+	cr_assert_eq(errno, EPERM);
+	cr_assert_eq((uint64_t)lseek(fd, 0, SEEK_END), l.size, "still its size");
+	/* No name anybody could open: only /proc shows it, for inspection. */
+	snprintf(path, sizeof(path), "/dev/shm/%s", name);
+	cr_assert_eq(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	cr_assert_gt(n, 0);
+	link[n] = '\0';
+	snprintf(want, sizeof(want), "/memfd:%s (deleted)", name);
+	cr_assert_str_eq(link, want);
+	/* The application's mapping of the descriptor is the same memory. */
+	app = ep_shm_map(fd, l.size);
+	cr_assert_not_null(app);
+	base[l.size - 1] = 0x5a;
+	cr_assert_eq(app[l.size - 1], 0x5a);
+	munmap(app, l.size);
 	munmap(base, l.size);
 	close(fd);
-	shm_unlink(name);
 }
 
-Test(endpoint, object_given_to_the_application)
+Test(endpoint, object_mapped_by_another_uid_through_its_descriptor)
 {
+	char name[64];
 	struct ep_layout l;
-	char name[64], path[96];
-	struct stat st;
-	void *base;
-	int fd, cerr;
+	unsigned char *base;
+	pid_t child;
+	int fd, st;
 
 	if (geteuid() != 0)
-		cr_skip_test("giving a file to another uid needs root");
-	t_name(name, sizeof(name), "owner");
+		cr_skip_test("another uid needs root");
+	t_name(name, sizeof(name), "uid");
 	cr_assert_eq(ep_layout_compute(4, 4, &l), 0);
-	cr_assert_eq(ep_shm_create(name, &l, 65534, 65534, &fd, &base, &cerr), 0);
-	cr_assert_eq(cerr, 0);
-	snprintf(path, sizeof(path), "/dev/shm%s", name);
-	cr_assert_eq(stat(path, &st), 0);
-	cr_assert_eq(st.st_uid, 65534u);
-	cr_assert_eq(st.st_gid, 65534u);
-	cr_assert_eq(st.st_mode & 07777, 0600);
+	cr_assert_eq(ep_shm_create(name, &l, &fd, (void **)&base), 0);
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		unsigned char *m;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		m = ep_shm_map(fd, l.size);
+		if (!m)
+			_exit(11);	/* the descriptor is all it takes */
+		m[EP_PAGE] = 0xa5;
+		_exit(t_resize_refused(fd, l.size) ? 12 : 0);
+	}
+	cr_assert_eq(waitpid(child, &st, 0), child);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child failed with %d",
+		  WEXITSTATUS(st));
+	cr_assert_eq(base[EP_PAGE], 0xa5, "the child's write is in our mapping");
 	munmap(base, l.size);
 	close(fd);
-	shm_unlink(name);
 }
 
 Test(endpoint, header_checks_and_views)
