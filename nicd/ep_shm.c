@@ -130,12 +130,20 @@ void ep_view_init(struct ep_view *v, void *base, const struct ep_layout *l,
 	v->recv_bufs = b + l->off_recv_bufs;
 }
 
+/*
+ * Linux 6.3's MFD_NOEXEC_SEAL (include/uapi/linux/memfd.h), which a
+ * vm.memfd_noexec of 2 requires; older kernels refuse it with EINVAL.
+ */
+enum { EP_MFD_NOEXEC_SEAL = 0x0008U };
+
 int ep_shm_create(const char *name, const struct ep_layout *l, int *fd, void **base)
 {
 	void *m;
 	int f, ret;
 
-	f = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	f = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | EP_MFD_NOEXEC_SEAL);
+	if (f < 0 && errno == EINVAL)
+		f = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (f < 0)
 		return -errno;
 	/* Fixed size for good: an application that could shrink it would SIGBUS nicd. */
