@@ -417,7 +417,7 @@ static int dp_ethdev_set_mtu(const char *name, uint16_t id, char *err, size_t er
 	return ret;
 }
 
-/* Poll the link until it is up or wait_ms passed; fills out. */
+/* Poll the link until it is up, wait_ms passed or SIGINT/SIGTERM came (dp_stop); fills out. */
 static int dp_ethdev_wait_link(const char *name, uint16_t id, uint32_t wait_ms,
 			       struct dp_ethdev *out, char *err, size_t errlen)
 {
@@ -425,6 +425,11 @@ static int dp_ethdev_wait_link(const char *name, uint16_t id, uint32_t wait_ms,
 	uint32_t waited = 0;
 
 	for (;;) {
+		if (dp_stop) {
+			snprintf(err, errlen, "port %s: stopped by a signal while waiting for the link",
+				 name);
+			return -EINTR;
+		}
 		memset(&link, 0, sizeof(link));
 		/* A driver that cannot tell is taken to be up. */
 		if (rte_eth_link_get_nowait(id, &link) == -ENOTSUP)

@@ -324,7 +324,8 @@ static void ping_on_reply(struct segnet_ep *ep, const struct segnet_msg *m, void
 	if (c->o->quiet)
 		return;
 	if (c->o->csv)
-		printf("%u,%u,%.3f\n", a.seq, m->len, (double)rtt / 1e3);
+		printf("%u,%u,%.3f\n", a.seq, m->chan == SEGNET_BULK ? m->len : SEGNET_ARGS_LEN,
+		       (double)rtt / 1e3);
 	else
 		printf("%u bytes from node %u ep %u: seq=%u time=%.1f us\n",
 		       m->chan == SEGNET_BULK ? m->len : SEGNET_ARGS_LEN, m->src_node,
@@ -418,13 +419,16 @@ static int ping_client_run(struct segnet_ep *ep, const struct ping_opts *o)
 		printf("seq,bytes,rtt_us\n");
 	for (seq = 1; !tool_stop && (!o->count || seq <= o->count) && rc >= 0; seq++) {
 		ping_sleep_until(next);
+		if (tool_stop)
+			break;		/* a ping sent now could only count as lost */
 		next = tool_now_ns() + (uint64_t)(o->interval_ms * 1e6);
 		c.waiting = seq;
 		c.answered = false;
 		c.failed = false;
 		rc = ping_send(ep, o, seq, payload);
 		if (rc == -EAGAIN) {
-			rc = 0;		/* every buffer busy: count it as lost */
+			rc = 0;		/* every buffer busy: count it as sent and lost */
+			sent++;
 			continue;
 		}
 		if (rc < 0)

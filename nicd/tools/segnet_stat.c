@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@ static const char stat_prog[] = "segnet-stat";
 
 enum {
 	STAT_REPLY_MAX = 1 << 20,	/* bytes of one telemetry reply we read */
+	STAT_REPLY_WAIT_S = 5,		/* a daemon silent this long is stopped */
 	STAT_NAME_MAX = 160,		/* bytes of a counter name */
 	STAT_CMDS_MAX = 32,		/* commands sampled */
 	STAT_DEPTH_MAX = 16,		/* JSON nesting we follow */
@@ -379,15 +381,17 @@ static bool stat_parse_reply(const char *cmd, const char *reply, struct stat_sam
 	return json_value(json_ws(p + 1), path, sizeof(path), 0, s) != NULL;
 }
 
-/* Ask for "/" and keep the /segnet/ commands; how many. */
-static unsigned int stat_discover(int fd, char *buf, const char **cmds)
+/* Ask for "/" and keep the /segnet/ commands; how many, or -errno when no answer came. */
+static int stat_discover(int fd, char *buf, const char **cmds)
 {
 	static char names[STAT_CMDS_MAX][64];
-	unsigned int n = 0;
+	int n = 0;
+	ssize_t got;
 	const char *p;
 
-	if (stat_request(fd, "/", buf, STAT_REPLY_MAX) < 0)
-		return 0;
+	got = stat_request(fd, "/", buf, STAT_REPLY_MAX);
+	if (got < 0)
+		return (int)got;
 	for (p = strstr(buf, "\"/segnet/"); p && n < STAT_CMDS_MAX;
 	     p = strstr(p, "\"/segnet/")) {
 		if (!json_string(p, names[n], sizeof(names[n])))
@@ -423,19 +427,34 @@ static bool stat_commands_known(int fd, const struct stat_opts *o, char *buf)
 	return ok;
 }
 
-/* Take one sample of every command; false when the daemon went away. */
-static bool stat_sample(int fd, const struct stat_opts *o, char *buf,
-			struct stat_sample *s)
+/* Take one sample of every command; 0, or -errno when the daemon did not answer. */
+static int stat_sample(int fd, const struct stat_opts *o, char *buf, struct stat_sample *s)
 {
+	ssize_t got;
+
 	s->n = 0;
 	s->t_ns = tool_now_ns();
 	for (unsigned int i = 0; i < o->n_cmds; i++) {
-		if (stat_request(fd, o->cmds[i], buf, STAT_REPLY_MAX) < 0)
-			return false;
+		got = stat_request(fd, o->cmds[i], buf, STAT_REPLY_MAX);
+		if (got < 0)
+			return (int)got;
 		if (!stat_parse_reply(o->cmds[i], buf, s))
 			fprintf(stderr, "%s: %s: reply not understood\n", stat_prog, o->cmds[i]);
 	}
-	return true;
+	return 0;
+}
+
+/* Why the daemon did not answer, for err from a receive: EXIT status (SIGINT: quietly 0). */
+static int stat_no_answer(const char *path, const char *what, int err)
+{
+	if (tool_stop)
+		return TOOL_EXIT_OK;
+	if (err == EAGAIN || err == EWOULDBLOCK)
+		fprintf(stderr, "%s: %s: no %s within %d s: is the daemon stopped?\n", stat_prog,
+			path, what, STAT_REPLY_WAIT_S);
+	else
+		fprintf(stderr, "%s: %s: the daemon went away\n", stat_prog, path);
+	return TOOL_EXIT_FAIL;
 }
 
 /* True when entry e is to be shown. */
@@ -525,6 +544,7 @@ int main(int argc, char **argv)
 	struct stat_opts o;
 	bool tty = isatty(STDOUT_FILENO);
 	int fd, rc = stat_parse(&o, argc, argv);
+	ssize_t got;
 	char *buf;
 
 	if (rc)
@@ -541,13 +561,21 @@ int main(int argc, char **argv)
 			stat_prog, path, strerror(-fd), o.prefix);
 		return TOOL_EXIT_FAIL;
 	}
+	/* A stopped daemon (SIGSTOP, a debugger) must not hang us for ever. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO,
+		   &(struct timeval){ .tv_sec = STAT_REPLY_WAIT_S }, sizeof(struct timeval));
 	buf = malloc(STAT_REPLY_MAX);
-	if (!buf || recv(fd, buf, STAT_REPLY_MAX - 1, 0) <= 0) {
-		fprintf(stderr, "%s: %s: no greeting from the daemon\n", stat_prog, path);
+	if (!buf)
 		return TOOL_EXIT_FAIL;
+	got = recv(fd, buf, STAT_REPLY_MAX - 1, 0);
+	if (got <= 0)
+		return stat_no_answer(path, "greeting", got < 0 ? errno : ECONNRESET);
+	if (!o.n_cmds) {
+		got = stat_discover(fd, buf, o.cmds);
+		if (got < 0)
+			return stat_no_answer(path, "reply", (int)-got);
+		o.n_cmds = (unsigned int)got;
 	}
-	if (!o.n_cmds)
-		o.n_cmds = stat_discover(fd, buf, o.cmds);
 	if (!o.n_cmds) {
 		fprintf(stderr, "%s: %s has no /segnet/ commands: not a switchd or nicd?\n",
 			stat_prog, path);
@@ -559,9 +587,9 @@ int main(int argc, char **argv)
 			stat_sleep(o.interval);
 		if (tool_stop)
 			break;
-		if (!stat_sample(fd, &o, buf, &cur)) {
-			fprintf(stderr, "%s: %s: the daemon went away\n", stat_prog, path);
-			rc = TOOL_EXIT_FAIL;
+		got = stat_sample(fd, &o, buf, &cur);
+		if (got < 0) {
+			rc = stat_no_answer(path, "reply", (int)-got);
 			break;
 		}
 		if (o.once)

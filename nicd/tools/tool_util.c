@@ -223,8 +223,9 @@ struct tool_lat tool_samples_stats(struct tool_samples *s)
 	l.min = (double)s->v[0] / 1e3;
 	l.max = (double)s->v[s->n - 1] / 1e3;
 	l.mean = sum / (double)s->n / 1e3;
+	/* Nearest rank, as replay_stats: the smallest sample with p % at or below it. */
 	l.p50 = (double)s->v[(s->n - 1) / 2] / 1e3;
-	l.p99 = (double)s->v[(size_t)ceil((double)(s->n - 1) * 0.99)] / 1e3;
+	l.p99 = (double)s->v[(size_t)ceil((double)s->n * 0.99) - 1] / 1e3;
 	return l;
 }
 

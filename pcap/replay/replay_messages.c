@@ -450,9 +450,17 @@ static int msgs_plan(struct replay_msgs *m, char *err, size_t errlen)
 		.nodes = m->n, .channel = m->o->channel, .quick_max = m->o->quick_max,
 	};
 	struct replay_map *map = replay_map_parse(m->o->map, err, errlen);
+	int max;
 
 	if (!map)
 		return -EINVAL;
+	max = replay_map_max_node(map);
+	/* A bad argument (exit 2), as with --nicd: ENODEV, a node that is not there. */
+	if (max >= (int)m->n) {
+		replay_map_free(map);
+		return msgs_fail(ENODEV, err, errlen, "--map %s names node %d, but the lab has %u nodes (0 .. %u)",
+				 m->o->map, max, m->n, m->n - 1);
+	}
 	c.map = map;
 	m->plan = replay_plan_build(m->trace, &c, err, errlen);
 	replay_map_free(map);

@@ -229,6 +229,23 @@ static void msgs_json_chan(const struct replay_chan_stats *c, FILE *f)
 		fputs("null}", f);
 }
 
+/* s as a JSON string, quotes included: paths may hold quotes, backslashes, anything. */
+static void msgs_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
 /* The nodes as a JSON array. */
 static void msgs_json_nodes(const struct replay_msgs *m, FILE *f)
 {
@@ -236,10 +253,12 @@ static void msgs_json_nodes(const struct replay_msgs *m, FILE *f)
 	for (unsigned int i = 0; i < m->n; i++) {
 		const struct replay_node *n = &m->node[i];
 
-		fprintf(f, "%s{\"node\": %u, \"nicd\": \"%s\", \"segnet_node\": %u, \"endpoint\": %u"
+		fprintf(f, "%s{\"node\": %u, \"nicd\": ", i ? ", " : "", i);
+		msgs_json_str(f, n->nicd);
+		fprintf(f, ", \"segnet_node\": %u, \"endpoint\": %u"
 			", \"sent\": {\"quick\": %" PRIu64 ", \"bulk\": %" PRIu64 "}"
 			", \"delivered\": {\"quick\": %" PRIu64 ", \"bulk\": %" PRIu64 "}}",
-			i ? ", " : "", i, n->nicd, n->id, n->ep_id, n->sent[REPLAY_QUICK],
+			n->id, n->ep_id, n->sent[REPLAY_QUICK],
 			n->sent[REPLAY_BULK], n->delivered[REPLAY_QUICK],
 			n->delivered[REPLAY_BULK]);
 	}
@@ -254,10 +273,12 @@ static int msgs_json(const struct replay_msgs *m, const struct replay_summary *s
 
 	fputs("{\"summary\": ", f);
 	rc = replay_stats_print(s, REPLAY_STATS_JSON, f);
-	fprintf(f, ", \"map\": \"%s\", \"vnet\": %u, \"trace\": {\"records\": %" PRIu64
+	fputs(", \"map\": ", f);
+	msgs_json_str(f, m->map);
+	fprintf(f, ", \"vnet\": %u, \"trace\": {\"records\": %" PRIu64
 		", \"messages\": %" PRIu64 ", \"quick\": %" PRIu64 ", \"bulk\": %" PRIu64
 		", \"same_node\": %" PRIu64 ", \"unmapped\": %" PRIu64 ", \"addresses\": %" PRIu64
-		"},\n \"nodes\": ", m->map, m->o->vnet, p->records, p->n,
+		"},\n \"nodes\": ", m->o->vnet, p->records, p->n,
 		p->per_chan[REPLAY_QUICK], p->per_chan[REPLAY_BULK], p->same_node, p->unmapped,
 		p->addresses);
 	msgs_json_nodes(m, f);

@@ -247,6 +247,12 @@ Test(tools, stat_and_ping_on_a_lonely_nicd, .timeout = 60)
 		   "0.2", "--filter", "hello_sent", NULL);
 	cr_assert_eq(rc, 0, "%s", t_read_file(t_out));
 	cr_assert(strstr(t_read_file(t_out), "per second"), "%s", t_read_file(t_out));
+	/* A stopped daemon: segnet-stat gives up after its reply wait, not never. */
+	kill(n.pid, SIGSTOP);
+	rc = t_cmd(t_out, SEGNET_STAT_BIN, "--prefix", n.prefix, "--once", NULL);
+	kill(n.pid, SIGCONT);
+	cr_assert_eq(rc, 1, "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "is the daemon stopped?"), "%s", t_read_file(t_out));
 	/* The NIC never joins here: the client gives up after --join-wait. */
 	snprintf(key, sizeof(key), "%s", n.key1);
 	rc = t_cmd(t_out, SEGNET_PING_BIN, "--nicd", n.sock, "--key-file", key, "--node", "1",
