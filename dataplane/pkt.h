@@ -58,7 +58,7 @@ struct sn_pkt {
 	uint64_t t_first_tx;		/* tx: first transmission started */
 	uint64_t t_tx;			/* tx: last transmission started */
 	uint32_t slot;			/* tx bulk: slot of the last transmission */
-	uint16_t tx_count;		/* tx: transmissions so far */
+	uint16_t tx_count;		/* tx: transmissions so far (at most UINT16_MAX) */
 	uint16_t flags;			/* enum sn_pkt_flag */
 	uint8_t chan;			/* enum sn_chan */
 	uint8_t cq;			/* which channel queue holds it (NIC private) */
@@ -107,7 +107,9 @@ static inline void sn_pkt_sent(struct sn_pkt *pkt, uint64_t now)
 {
 	if (pkt->tx_count == 0)
 		pkt->t_first_tx = now;
-	pkt->tx_count++;
+	/* It stays at its top rather than wrap to 0, "never sent". */
+	if (pkt->tx_count < UINT16_MAX)
+		pkt->tx_count++;
 	pkt->t_tx = now;
 	if (!pkt->conn)
 		return;
@@ -130,8 +132,10 @@ static inline void sn_conn_rtt_sample(struct sn_conn *c, uint64_t rtt)
 		c->rttvar_ns = r / 2;
 		return;
 	}
-	c->rttvar_ns = (3 * c->rttvar_ns + (r > c->srtt_ns ? r - c->srtt_ns : c->srtt_ns - r)) / 4;
-	c->srtt_ns = (7 * c->srtt_ns + r) / 8;
+	/* In 64 bits: 7 * srtt passes 32 bits from srtt = 0.61 s. */
+	c->rttvar_ns = (uint32_t)((3ull * c->rttvar_ns +
+				   (r > c->srtt_ns ? r - c->srtt_ns : c->srtt_ns - r)) / 4);
+	c->srtt_ns = (uint32_t)((7ull * c->srtt_ns + r) / 8);
 }
 
 /* True when packet number n is already recorded in conn's receive state. */

@@ -25,7 +25,7 @@ static const struct stage_param genp_params[] = {
 	{ "retx", "what a timeout resends: sr = the oldest, gbn = all", 0, 1,
 	  GENP_SR, genp_retx_names },
 	{ "max_retx", "transmissions before a packet fails (0 = no limit)",
-	  0, 100000, 1000, NULL },
+	  0, UINT16_MAX, 1000, NULL },
 	{ NULL, NULL, 0, 0, 0, NULL },
 };
 
@@ -63,6 +63,11 @@ static int genp_init(struct stage *st, char *err, size_t errlen)
 	if (!stage_above(st, "build_acks")) {
 		snprintf(err, errlen,
 			 "stage genp needs build_acks above it (nothing would acknowledge its packets)");
+		return -EINVAL;
+	}
+	if (!stage_above(st, "timer")) {
+		snprintf(err, errlen,
+			 "stage genp needs timer above it (a lost packet would never be resent)");
 		return -EINVAL;
 	}
 	return 0;

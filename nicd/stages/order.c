@@ -51,7 +51,7 @@ struct order_conn {
 	struct sn_pkt *buf[PROTO_SACK_BITS];	/* buf[i]: packet next + 1 + i */
 };
 
-/* Order needs numbers, and duplicates removed before it. */
+/* Order needs numbers, duplicates removed before it, and its decisions recorded after it. */
 static int order_init(struct stage *st, char *err, size_t errlen)
 {
 	if (!stage_below(st, "genp")) {
@@ -60,6 +60,11 @@ static int order_init(struct stage *st, char *err, size_t errlen)
 	}
 	if (!stage_below(st, "dup_find")) {
 		snprintf(err, errlen, "stage order needs dup_find below it");
+		return -EINVAL;
+	}
+	if (!stage_above(st, "build_acks")) {
+		snprintf(err, errlen, "stage order needs build_acks above it (it must record "
+			 "only what order keeps, or a discarded packet is acknowledged and never resent)");
 		return -EINVAL;
 	}
 	return 0;
@@ -137,7 +142,9 @@ static void order_one(struct stage *st, struct sn_pkt *p, uint64_t now)
 	}
 	if (d <= 0 || st->param[0] != ORDER_SR) {
 		st->cnt[ORDER_DISCARDED]++;
-	} else if (d > st->param[1] || oc->buf[d - 1]) {
+	} else if (d > st->param[1] || oc->buf[d - 1] ||
+		   sn_conn_rx_beyond(p->conn, p->h.pkt_num)) {
+		/* Beyond the ack mask, build_acks did not record it: nor may order keep it. */
 		st->cnt[ORDER_BUFFER_FULL]++;
 	} else if (order_tight(st)) {
 		st->cnt[ORDER_TIGHT]++;

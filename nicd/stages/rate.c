@@ -26,11 +26,18 @@ enum rate_counter {
 
 static const char *const rate_counter_names[] = { "passed", "delayed", NULL };
 
+/*
+ * Credit is counted in ns x pps, so a packet costs exactly RATE_PACKET and a
+ * ns earns pps: with whole ns per packet, 84 Mpps (11.9 ns) would run at 90.9.
+ */
+enum { RATE_PACKET = 1000000000 };
+
 /* Per-pipeline state: the bucket and the packets waiting for tokens. */
 struct rate_priv {
 	uint64_t last;		/* time tokens were last added (ns) */
-	uint64_t tokens_ns;	/* tokens, in ns of credit (1 packet = gap_ns) */
-	uint64_t gap_ns;	/* 1e9 / pps */
+	uint64_t tokens;	/* credit in ns x pps (1 packet = RATE_PACKET) */
+	uint64_t pps;		/* the rate */
+	uint64_t gap_ns;	/* 1e9 / pps, rounded down (catch-up spacing) */
 	uint64_t min_gap_ns;	/* closest departures when spending credit (catchup) */
 	uint64_t last_out;	/* last departure (catchup) */
 	bool out_any;		/* last_out is valid */
@@ -50,7 +57,7 @@ static bool rate_spaced(const struct rate_priv *r, uint64_t now)
 /* A packet left at now. */
 static void rate_left(struct stage *st, struct rate_priv *r, uint64_t now)
 {
-	r->tokens_ns -= r->gap_ns;
+	r->tokens -= RATE_PACKET;
 	r->last_out = now;
 	r->out_any = true;
 	st->cnt[RATE_PASSED]++;
@@ -65,7 +72,8 @@ static int rate_init(struct stage *st, char *err, size_t errlen)
 		snprintf(err, errlen, "stage rate must be above genp (it paces new packets only)");
 		return -EINVAL;
 	}
-	r->gap_ns = 1000000000ull / (uint64_t)st->param[0];
+	r->pps = (uint64_t)st->param[0];
+	r->gap_ns = RATE_PACKET / r->pps;
 	if (!r->gap_ns)
 		r->gap_ns = 1;
 	r->min_gap_ns = 0;
@@ -77,18 +85,23 @@ static int rate_init(struct stage *st, char *err, size_t errlen)
 /* Add the tokens earned since the last call, up to the burst. */
 static void rate_refill(struct stage *st, struct rate_priv *r, uint64_t now)
 {
-	uint64_t cap = (uint64_t)st->param[1] * r->gap_ns;
+	/* burst packets, and what the ns a wake-up is rounded up to earned. */
+	uint64_t cap = (uint64_t)st->param[1] * RATE_PACKET + r->pps - 1;
+	uint64_t dt = now - r->last;
 
 	if (!r->started) {
 		r->started = true;
 		r->last = now;
-		r->tokens_ns = r->gap_ns;
+		r->tokens = RATE_PACKET;
 		return;
 	}
-	r->tokens_ns += now - r->last;
+	/* A long idle fills the bucket; cut it first so dt * pps cannot overflow. */
+	if (dt > cap / r->pps + 1)
+		dt = cap / r->pps + 1;
+	r->tokens += dt * r->pps;
 	r->last = now;
-	if (r->tokens_ns > cap)
-		r->tokens_ns = cap;
+	if (r->tokens > cap)
+		r->tokens = cap;
 }
 
 /* Append p to the waiting ring; false when memory runs out. */
@@ -124,7 +137,7 @@ static uint16_t rate_tx(struct stage *st, struct sn_pkt **pkts, uint16_t n,
 		struct sn_pkt *p = pkts[i];
 
 		if ((p->flags & SN_PKT_ACK_ONLY) ||
-		    (!r->q_len && r->tokens_ns >= r->gap_ns && rate_spaced(r, now))) {
+		    (!r->q_len && r->tokens >= RATE_PACKET && rate_spaced(r, now))) {
 			if (!(p->flags & SN_PKT_ACK_ONLY))
 				rate_left(st, r, now);
 			pkts[out++] = p;
@@ -151,7 +164,7 @@ static uint64_t rate_tick(struct stage *st, uint64_t now)
 	if (!r->q_len)
 		return UINT64_MAX;
 	rate_refill(st, r, now);
-	while (r->q_len && r->tokens_ns >= r->gap_ns && rate_spaced(r, now)) {
+	while (r->q_len && r->tokens >= RATE_PACKET && rate_spaced(r, now)) {
 		struct sn_pkt *p = r->q[r->q_head];
 
 		r->q_head = (r->q_head + 1) % r->q_cap;
@@ -161,7 +174,8 @@ static uint64_t rate_tick(struct stage *st, uint64_t now)
 	}
 	if (!r->q_len)
 		return UINT64_MAX;
-	next = r->tokens_ns >= r->gap_ns ? now : now + (r->gap_ns - r->tokens_ns);
+	next = r->tokens >= RATE_PACKET ? now
+					: now + (RATE_PACKET - r->tokens + r->pps - 1) / r->pps;
 	if (!rate_spaced(r, next))
 		next = r->last_out + r->min_gap_ns;
 	return next;

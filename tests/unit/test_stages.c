@@ -1139,12 +1139,14 @@ Test(stages, bad_configurations_are_refused_with_a_clear_message)
 	t_bad_spec("build_acks:delay_ns=-1,genp", "build_acks|delay_ns");
 	t_bad_spec("order", "order|genp");
 	t_bad_spec("build_acks,order,genp", "order|dup_find");
+	t_bad_spec("order:mode=gbn,build_acks,dup_find,timer,genp:retx=gbn", "order|build_acks|above");
+	t_bad_spec("build_acks,dup_find,genp", "genp|timer|above");
 	t_bad_spec("dup_find,genp", "dup_find|build_acks");
 	t_bad_spec("build_acks,dup_find", "build_acks|genp");
 	t_bad_spec("genp", "genp|build_acks");
 	t_bad_spec("timer", "timer|genp");
-	t_bad_spec("build_acks,genp,rate", "rate|genp");
-	t_bad_spec("build_acks:threshold=8,genp:window=4", "threshold=8|window=4");
+	t_bad_spec("build_acks,timer,genp,rate", "rate|genp");
+	t_bad_spec("build_acks:threshold=8,timer,genp:window=4", "threshold=8|window=4");
 	t_bad_spec("build_acks,genp,genp", "genp|twice");
 	t_bad_spec("build_acks,timer,genp,timer", "timer|twice");
 	t_bad_spec("rate,rate,rate,rate,rate,rate,rate,rate,rate,rate,rate,rate,rate", "more than");
@@ -1240,4 +1242,67 @@ Test(stages, overrides_take_effect_in_the_pipeline)
 	/* An override the stage refuses fails at pipeline_create, naming it. */
 	cr_assert_eq(conf_expand("conf2,genp:window=64", spec, sizeof(spec), err, sizeof(err)), 0);
 	t_bad_spec(spec, "genp|window");
+}
+
+/* Jacobson/Karels in 64 bits: 7 * srtt passes 32 bits from 0.61 s. */
+Test(stages, round_trips_of_a_second_keep_their_estimate)
+{
+	struct sn_conn c = { 0 };
+
+	sn_conn_rtt_sample(&c, 1000000000ull);
+	sn_conn_rtt_sample(&c, 1000000000ull);
+	cr_assert_eq(c.srtt_ns, 1000000000u, "srtt %u after two 1 s samples", c.srtt_ns);
+	cr_assert_eq(c.rttvar_ns, 375000000u, "rttvar %u", c.rttvar_ns);
+}
+
+/* sr keeps no packet build_acks cannot record (33 ahead): its resend is taken later. */
+Test(stages, sr_order_keeps_nothing_beyond_the_ack_mask)
+{
+	struct t_net *net = t_net_same(t_conf4_sr);
+
+	t_inject(net, 0, 33, SN_CHAN_QUICK, 0);	/* 33 ahead of rx_base 0 */
+	for (uint32_t n = 1; n <= 32; n++)
+		t_inject(net, 0, n, SN_CHAN_QUICK, 0);
+	t_inject(net, 0, 33, SN_CHAN_QUICK, PROTO_F_RETX | PROTO_F_FORCE_ACK);
+	cr_assert_eq(net->side[1].n_deliv, 33, "delivered %d of 33", net->side[1].n_deliv);
+	cr_assert_eq(t_conn(net, 1)->rx_base, 33, "rx_base %u", t_conn(net, 1)->rx_base);
+	t_wire_lose_all(net);
+	t_net_free(net);
+}
+
+/* Credit in ns x pps: 1/84e6 s is 11.9 ns, not 11. */
+Test(stages, rate_paces_a_rate_whose_gap_is_not_whole_ns)
+{
+	struct t_net *net = t_net_new("rate:pps=84000000", "");
+	struct t_side *s = &net->side[0];
+	uint64_t t;
+
+	t_send(net, 0, 64, SN_CHAN_QUICK, 0);
+	for (t = pipeline_tick(s->pl, 0); t != UINT64_MAX; t = pipeline_tick(s->pl, t))
+		;
+	cr_assert_eq(s->n_sink, 64);
+	/* 63 gaps of 11.905 ns: 750 ns, within a ns of rounding. */
+	cr_assert(s->sink_t[63] - s->sink_t[0] >= 749 && s->sink_t[63] - s->sink_t[0] <= 751,
+		  "63 gaps took %llu ns", (unsigned long long)(s->sink_t[63] - s->sink_t[0]));
+	t_wire_lose_all(net);
+	t_net_free(net);
+}
+
+/* The largest max_retx still gives up: tx_count saturates, it never wraps to "unsent". */
+Test(stages, the_largest_max_retx_still_gives_up)
+{
+	struct t_net *net = t_net_new("build_acks,dup_find,timer:timeout_ns=1000:adaptive=off,"
+				      "genp:max_retx=65535", "build_acks,dup_find,timer,genp");
+	struct pipeline *pl = net->side[0].pl;
+	uint64_t t = 0;
+
+	t_send(net, 0, 1, SN_CHAN_QUICK, 0);
+	for (int k = 0; k < 70000 && t != UINT64_MAX; k++) {
+		net->side[0].n_sink = 0;
+		net->n_wire = net->next_wire = 0;	/* the wire loses everything */
+		t = pipeline_tick(pl, t);
+	}
+	cr_assert_eq(net->side[0].n_done, 1, "max_retx=65535 never gave up");
+	cr_assert_eq(net->side[0].done_status[0], SN_ERR_RETRIES);
+	t_net_free(net);
 }
