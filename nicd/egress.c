@@ -90,7 +90,7 @@ bool nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 	}
 	p.type = bulk ? PROTO_T_BREQ : PROTO_T_QREQ;
 	p.slot = bulk ? pkt->slot : 0;
-	p.flags = (uint16_t)(p.flags & (PROTO_F_DATA | PROTO_F_LAST));
+	p.flags = (uint16_t)(p.flags & (PROTO_F_DATA | PROTO_F_LAST | PROTO_F_ABANDONED));
 	if (pkt->tx_count)
 		p.flags |= PROTO_F_RETX | PROTO_F_FORCE_ACK;
 	nic_add_ack(pkt->conn, &p);

@@ -111,7 +111,9 @@ static void nic_split_data(struct nic *nic, struct rte_mbuf *m,
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (nic->ops.rx_space && !nic->ops.rx_space(nic->ops.ctx, p->vnet, p->dst_ep)) {
+	/* A marker of a message given up is never delivered: it needs no buffer. */
+	if (nic->ops.rx_space && !(p->flags & PROTO_F_ABANDONED) &&
+	    !nic->ops.rx_space(nic->ops.ctx, p->vnet, p->dst_ep)) {
 		nic->stats.rx_no_space++;
 		nic_refuse(nic, m, p, now);
 		return;

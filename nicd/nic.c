@@ -63,6 +63,8 @@ void nic_finish(struct nic *nic, struct sn_pkt *pkt, int status, uint64_t now)
 {
 	if (pkt->cq != CQ_NONE)
 		chan_forget(nic, pkt);
+	if (pkt->flags & SN_PKT_MARKER)
+		return;		/* no application sent it; its message already failed */
 	if (status == SN_OK)
 		nic->stats.completed_ok++;
 	else
@@ -83,6 +85,11 @@ static void nic_env_deliver(void *ctx, struct sn_pkt *pkt, uint64_t now)
 {
 	struct nic *nic = ctx;
 
+	if (pkt->h.flags & PROTO_F_ABANDONED) {
+		nic->stats.rx_abandoned++;	/* its number is taken; nothing to hand up */
+		nic_desc_free(nic, pkt);
+		return;
+	}
 	nic->stats.delivered++;
 	if (nic->ops.deliver)
 		nic->ops.deliver(nic->ops.ctx, pkt, now);

@@ -104,6 +104,7 @@ struct nic_msg {
 	X(completed_ok, "sends completed successfully") \
 	X(completed_err, "sends completed with an error") \
 	X(delivered, "data packets delivered") \
+	X(rx_abandoned, "markers of messages their sender gave up, taken in order, nothing delivered") \
 	X(no_mbuf, "frames not sent: mempool empty")
 
 /* NIC counters. */

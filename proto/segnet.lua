@@ -44,7 +44,7 @@ local body_len = {
 local flag_bits = {
 	{ 0x0001, "DATA" }, { 0x0002, "ACK" }, { 0x0004, "LAST" },
 	{ 0x0008, "RETX" }, { 0x0010, "FORCE_ACK" }, { 0x0020, "NACK" },
-	{ 0x0040, "DOWN" },
+	{ 0x0040, "DOWN" }, { 0x0080, "ABANDONED" },
 }
 
 -- Checksum status values, as Wireshark's own dissectors use them.
@@ -71,8 +71,10 @@ field("flag_force_ack", ProtoField.bool("segnet.flags.force_ack", "Force ack", 1
 field("flag_nack", ProtoField.bool("segnet.flags.nack", "Nack", 16, nil, 0x0020))
 field("flag_down", ProtoField.bool("segnet.flags.down", "Down (target down or restarted)",
 	16, nil, 0x0040))
+field("flag_abandoned", ProtoField.bool("segnet.flags.abandoned",
+	"Abandoned (the sender gave the message up)", 16, nil, 0x0080))
 field("flag_undefined", ProtoField.uint16("segnet.flags.undefined", "Undefined flags",
-	base.HEX, nil, 0xFF80))
+	base.HEX, nil, 0xFF00))
 field("src_node", ProtoField.uint16("segnet.src_node", "Source node", base.DEC))
 field("dst_node", ProtoField.uint16("segnet.dst_node", "Destination node", base.DEC))
 field("vnet", ProtoField.uint16("segnet.vnet", "Virtual network", base.DEC))
@@ -262,6 +264,7 @@ local function dissect_header(tvb, tree)
 	ft:add(f.flag_force_ack, tvb(2, 2))
 	ft:add(f.flag_nack, tvb(2, 2))
 	ft:add(f.flag_down, tvb(2, 2))
+	ft:add(f.flag_abandoned, tvb(2, 2))
 	ft:add(f.flag_undefined, tvb(2, 2))
 	add_node(ht, f.src_node, tvb(4, 2))
 	add_node(ht, f.dst_node, tvb(6, 2))

@@ -38,12 +38,13 @@ enum genp_counter {
 	GENP_TIMEOUT_RETX,
 	GENP_FAST_RETX,
 	GENP_GAVE_UP,
+	GENP_NO_MARKER,
 	GENP_STALE_ACKS,
 };
 
 static const char *const genp_counter_names[] = {
 	"numbered", "window_waits", "acked", "sacked", "timeout_retx",
-	"fast_retx", "gave_up", "stale_acks", NULL,
+	"fast_retx", "gave_up", "gave_up_without_marker", "stale_acks", NULL,
 };
 
 /* Per-connection state besides the standard fields. */
@@ -268,16 +269,70 @@ static void genp_unlink_any(struct sn_conn *c, struct sn_pkt *p)
 	genp_unlink(c, prev, p);
 }
 
-/* Resend p, or give it up once it used up its transmissions. */
+/*
+ * A marker for p: a QREQ without data that takes p's number, so that the
+ * receiver does not wait for ever at a hole, behind which the packets
+ * after p (acknowledged by mask, completed) would never be delivered. NULL
+ * when no descriptor is free.
+ */
+static struct sn_pkt *genp_marker(struct stage *st, const struct sn_pkt *p)
+{
+	struct sn_pkt *m = st->pl->env.alloc(st->pl->env.ctx);
+
+	if (!m)
+		return NULL;
+	m->h = (struct proto_pkt) {
+		.type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_LAST | PROTO_F_ABANDONED,
+		.src_node = p->h.src_node, .dst_node = p->h.dst_node, .vnet = p->h.vnet,
+		.src_ep = p->h.src_ep, .dst_ep = p->h.dst_ep, .pkt_num = p->h.pkt_num,
+		.args = m->args,
+	};
+	m->conn = p->conn;
+	m->chan = SN_CHAN_QUICK;
+	m->t_gen = p->t_gen;
+	m->flags = SN_PKT_HELD | SN_PKT_MARKER;
+	return m;
+}
+
+/*
+ * Give p up: its message fails (SEGNET_ERETRIES) and a marker takes its
+ * place on the unacknowledged list, resent like data until acknowledged.
+ */
+static void genp_give_up(struct stage *st, struct sn_conn *c, struct sn_pkt *p,
+			 uint64_t now)
+{
+	struct sn_pkt *m = genp_marker(st, p), *prev = NULL;
+
+	st->cnt[GENP_GAVE_UP]++;
+	if (!m) {
+		st->cnt[GENP_NO_MARKER]++;
+		genp_unlink_any(c, p);
+		pipeline_complete(st->pl, p, SN_ERR_RETRIES, now);
+		return;
+	}
+	for (struct sn_pkt *q = c->unacked; q != p; q = q->next)
+		prev = q;
+	m->next = p->next;
+	if (prev)
+		prev->next = m;
+	else
+		c->unacked = m;
+	if (c->unacked_tail == p)
+		c->unacked_tail = m;
+	p->next = NULL;
+	p->flags &= (uint16_t)~SN_PKT_HELD;
+	pipeline_complete(st->pl, p, SN_ERR_RETRIES, now);
+	genp_resend(st, m, now);
+}
+
+/* Resend p, or give it up once it used up its transmissions (a marker never is). */
 static void genp_retry(struct stage *st, struct sn_conn *c, struct sn_pkt *p,
 		       uint64_t now)
 {
 	int64_t max_retx = st->param[2];
 
-	if (max_retx && p->tx_count >= max_retx) {
-		st->cnt[GENP_GAVE_UP]++;
-		genp_unlink_any(c, p);
-		pipeline_complete(st->pl, p, SN_ERR_RETRIES, now);
+	if (max_retx && p->tx_count >= max_retx && !(p->flags & SN_PKT_MARKER)) {
+		genp_give_up(st, c, p, now);
 		return;
 	}
 	st->cnt[GENP_TIMEOUT_RETX]++;

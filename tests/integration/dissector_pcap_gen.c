@@ -33,6 +33,7 @@ static const struct {
 	{ PROTO_F_FORCE_ACK, "segnet.flags.force_ack" },
 	{ PROTO_F_NACK, "segnet.flags.nack" },
 	{ PROTO_F_DOWN, "segnet.flags.down" },
+	{ PROTO_F_ABANDONED, "segnet.flags.abandoned" },
 };
 
 /* Print an unsigned expected value. */

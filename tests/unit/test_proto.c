@@ -701,7 +701,8 @@ static const struct craft crafts[] = {
 	C(TYPE, "type0", B_QREQ, .patch = { P(OFF_TYPE, 1, 0) }),
 	C(TYPE, "type8", B_QREQ, .patch = { P(OFF_TYPE, 1, PROTO_T_MAX + 1) }),
 	C(TYPE, "type255", B_HELLO, .patch = { P(OFF_TYPE, 1, 255) }),
-	C(FLAGS, "undefined-bit7", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x80) }),
+	C(FLAGS, "undefined-bit8", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x100) }),
+	C(FLAGS, "abandoned-on-breq", B_BREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x80) }),
 	C(FLAGS, "top-bit", B_BREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x8000) }),
 	C(FLAGS, "nack-on-breq", B_BREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | PROTO_F_NACK) }),
 	C(FLAGS, "breq-without-data", B_BREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_ACK | PROTO_F_LAST) }),
@@ -1138,7 +1139,7 @@ Test(proto, flag_bits_per_type)
 {
 	static const struct { enum base base; uint16_t allowed; } rules[] = {
 		{ B_BREQ, 0x001F },	/* DATA ACK LAST RETX FORCE_ACK */
-		{ B_QREQ, 0x001F },
+		{ B_QREQ, 0x009F },	/* and ABANDONED */
 		{ B_BACK, 0x0062 },	/* ACK NACK DOWN */
 		{ B_QACK, 0x0042 },	/* ACK DOWN */
 		{ B_CFG9, 0 },
@@ -1150,7 +1151,8 @@ Test(proto, flag_bits_per_type)
 	struct frame f;
 
 	cr_assert_eq(PROTO_F_DOWN, 0x0040);
-	cr_assert_eq(PROTO_F_ALL, 0x007F);
+	cr_assert_eq(PROTO_F_ABANDONED, 0x0080);
+	cr_assert_eq(PROTO_F_ALL, 0x00FF);
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		for (unsigned int bit = 0; bit < 16; bit++) {
 			uint16_t flag = (uint16_t)(1u << bit);
