@@ -244,6 +244,8 @@ int main(int argc, char **argv)
 		nicd_opts_free(&d.opts);
 		return rc == -EINVAL ? NICD_EXIT_USAGE : NICD_EXIT_FAIL;
 	}
+	/* A signal during set-up (a link wait) closes the ports, as in switchd. */
+	dp_signals_install();
 	if (nicd_place(&d)) {
 		nicd_abort(&d);
 		return NICD_EXIT_USAGE;
@@ -263,7 +265,6 @@ int main(int argc, char **argv)
 		DP_LOG(nicd_logtype, WARNING, "telemetry endpoints not registered");
 	nicd_telemetry_publish(&d.nodes);
 	nicd_announce(&d);
-	dp_signals_install();
 	fflush(stdout);
 	nicd_loop(&d);
 	rc = nicd_finish(&d);

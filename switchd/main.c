@@ -261,6 +261,12 @@ int main(int argc, char **argv)
 		swd_opts_free(&d.opts);
 		return rc == -EINVAL ? SWD_EXIT_USAGE : SWD_EXIT_FAIL;
 	}
+	/*
+	 * From here a SIGINT/SIGTERM sets dp_stop: a wait for the links ends
+	 * with the ports closed (memif sockets removed) instead of the
+	 * default action killing us with everything left behind.
+	 */
+	dp_signals_install();
 	if (swd_place(&d)) {
 		swd_abort(&d);
 		return SWD_EXIT_USAGE;
@@ -277,7 +283,6 @@ int main(int argc, char **argv)
 		swd_abort(&d);
 		return SWD_EXIT_USAGE;
 	}
-	dp_signals_install();
 	fflush(stdout);
 	swd_loop(&d);
 	rc = swd_finish(&d);
