@@ -176,7 +176,8 @@ static int dp_ethdev_check_memif(const char *name, const struct rte_eth_dev_info
  * BREQs over each.
  */
 static const struct dp_ethdev_lax_driver dp_ethdev_lax_drivers[] = {
-	{ "net_memif", "frames longer than the bsize devarg span several memif buffers (use " DP_MEMIF_HINT ")",
+	/* The check warns, with the hint, only when bsize is too small. */
+	{ "net_memif", "the bsize devarg is the limit: a longer frame spans several memif buffers",
 	  dp_ethdev_check_memif },
 	{ "net_af_packet",
 	  "its frame slots (" DP_AFP_HINT ") and the kernel interface MTU (2120 or more) are the limits",
