@@ -402,6 +402,11 @@ uint16_t nic_cluster_size(const struct nic *nic)
 	return nic->n_nodes;
 }
 
+bool nic_is_up(const struct nic *nic)
+{
+	return nic->state == NIC_UP;
+}
+
 const struct nic_stats *nic_stats(const struct nic *nic)
 {
 	return &nic->stats;

@@ -148,6 +148,9 @@ uint16_t nic_node_id(const struct nic *nic);
 /* Cluster size learned from the switch (0 before joining). */
 uint16_t nic_cluster_size(const struct nic *nic);
 
+/* True while the NIC is joined (grants arrive); its node id may outlive a lost switch. */
+bool nic_is_up(const struct nic *nic);
+
 /* Counters. */
 const struct nic_stats *nic_stats(const struct nic *nic);
 

@@ -29,6 +29,21 @@ void nicd_report_snapshot(const struct nicd_nodes *ns, uint64_t now,
 		nicd_snap_node(&ns->node[i], now, &snap[i]);
 }
 
+/* "NAME: node I of N", or joining, naming the id a node had before it lost the switch. */
+static void nicd_report_state(FILE *f, const char *lead, const struct nicd_node *n,
+			      const char *end)
+{
+	uint16_t id = nic_node_id(n->nic);
+
+	if (nic_is_up(n->nic))
+		fprintf(f, "%s%s: node %u of %u%s", lead, n->name, id, nic_cluster_size(n->nic), end);
+	else if (id == PROTO_NODE_NONE)
+		fprintf(f, "%s%s: joining (not joined yet)%s", lead, n->name, end);
+	else
+		fprintf(f, "%s%s: joining again (lost the switch as node %u)%s", lead, n->name, id,
+			end);
+}
+
 void nicd_report_line(FILE *f, const struct nicd_nodes *ns,
 		      struct nicd_snapshot *snap, uint64_t now)
 {
@@ -41,11 +56,7 @@ void nicd_report_line(FILE *f, const struct nicd_nodes *ns,
 		dt = (double)(cur.t_ns - snap[i].t_ns) / 1e9;
 		if (dt <= 0)
 			dt = 1;
-		if (nic_node_id(n->nic) == PROTO_NODE_NONE)
-			fprintf(f, "nicd: %s: joining,", n->name);
-		else
-			fprintf(f, "nicd: %s: node %u of %u,", n->name, nic_node_id(n->nic),
-				nic_cluster_size(n->nic));
+		nicd_report_state(f, "nicd: ", n, ",");
 		fprintf(f, " %u endpoints, tx %.0f msg/s, rx %.0f msg/s, retx %llu, errors %llu, drops %llu, pending %u\n",
 			host_open_count(n->host), (double)(cur.tx - snap[i].tx) / dt,
 			(double)(cur.rx - snap[i].rx) / dt,
@@ -79,11 +90,7 @@ void nicd_report_summary(FILE *f, const struct nicd_nodes *ns,
 	for (unsigned int i = 0; i < ns->n; i++) {
 		const struct nicd_node *n = &ns->node[i];
 
-		if (nic_node_id(n->nic) == PROTO_NODE_NONE)
-			fprintf(f, "%s: never joined (or lost the switch)\n", n->name);
-		else
-			fprintf(f, "%s: node %u of %u\n", n->name, nic_node_id(n->nic),
-				nic_cluster_size(n->nic));
+		nicd_report_state(f, "", n, "\n");
 		nic_print_counters(n->nic, n->name, f);
 		snprintf(name, sizeof(name), "%s.host", n->name);
 		host_print_counters(n->host, name, f);

@@ -101,6 +101,7 @@ static void nicd_tel_node(struct rte_tel_data *d, const struct nicd_nodes *ns,
 	char key[RTE_TEL_MAX_STRING_LEN];
 
 	rte_tel_data_add_dict_u64(d, "node_id", nic_node_id(n->nic));
+	rte_tel_data_add_dict_u64(d, "up", nic_is_up(n->nic));
 	rte_tel_data_add_dict_u64(d, "cluster_size", nic_cluster_size(n->nic));
 	rte_tel_data_add_dict_u64(d, "endpoints_open", host_open_count(n->host));
 	rte_tel_data_add_dict_u64(d, "pending", nic_pending(n->nic));
