@@ -772,39 +772,78 @@ const char *host_socket_path(const struct host *h)
 	return h->path;
 }
 
-int host_telemetry_endpoints(const struct host *h, const char *prefix,
-			     struct rte_tel_data *d)
+/* An endpoint's telemetry values, in the order of host_tel_ep_keys. */
+static const char *const host_tel_ep_keys[] = {
+	"vnet", "uid", "pid", "send_bufs", "recv_bufs", "in_flight", "recv_free", "held",
+};
+
+/* Fill v with e's values (host_tel_ep_keys, then its counters); how many. */
+static size_t host_tel_ep_values(const struct host_ep *e, uint64_t *v)
 {
-	char key[RTE_TEL_MAX_STRING_LEN];
+	size_t n = 0;
+
+	v[n++] = e->vnet;
+	v[n++] = e->cred.uid;
+	v[n++] = (uint64_t)e->cred.pid;
+	v[n++] = e->l.send_bufs;
+	v[n++] = e->l.recv_bufs;
+	v[n++] = e->stats.sent - e->stats.completed;
+	v[n++] = e->n_rfree;
+	v[n++] = e->n_held;
+	for (size_t k = 0; k < sizeof(e->stats) / sizeof(uint64_t); k++)
+		v[n++] = ((const uint64_t *)&e->stats)[k];
+	return n;
+}
+
+/* The name of value k of host_tel_ep_values. */
+static const char *host_tel_ep_key(size_t k)
+{
+	size_t fixed = sizeof(host_tel_ep_keys) / sizeof(host_tel_ep_keys[0]);
+
+	return k < fixed ? host_tel_ep_keys[k] : host_ep_counter_names[k - fixed];
+}
+
+int host_telemetry_endpoints(const struct host *h, const char *prefix,
+			     struct rte_tel_data *d, size_t *budget, unsigned int *left_out)
+{
+	enum { N_VALUES = 8 + sizeof(struct host_ep_stats) / sizeof(uint64_t) };
+	char key[RTE_TEL_MAX_STRING_LEN], digits[24];
+	uint64_t v[N_VALUES];
 	int ret = 0;
 
 	for (uint16_t i = 0; i < h->n_eps && !ret; i++) {
 		const struct host_ep *e = &h->eps[i];
 		struct rte_tel_data *c;
+		size_t n, bytes;
 
 		if (!e->open)
 			continue;
+		n = host_tel_ep_values(e, v);
+		snprintf(key, sizeof(key), "%sep%u", prefix, e->id);
+		bytes = strlen(key) + 8;	/* "key":{...}, */
+		for (size_t k = 0; k < n; k++)
+			bytes += strlen(host_tel_ep_key(k)) + 4 +
+				 (size_t)snprintf(digits, sizeof(digits), "%llu",
+						  (unsigned long long)v[k]);
+		/* What does not fit the reply is counted, not silently cut. */
+		if (bytes > *budget) {
+			(*left_out)++;
+			continue;
+		}
 		c = rte_tel_data_alloc();
 		if (!c)
 			return -ENOMEM;
 		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_u64(c, "vnet", e->vnet);
-		rte_tel_data_add_dict_u64(c, "uid", e->cred.uid);
-		rte_tel_data_add_dict_u64(c, "pid", (uint64_t)e->cred.pid);
-		rte_tel_data_add_dict_u64(c, "send_bufs", e->l.send_bufs);
-		rte_tel_data_add_dict_u64(c, "recv_bufs", e->l.recv_bufs);
-		rte_tel_data_add_dict_u64(c, "in_flight", e->stats.sent - e->stats.completed);
-		rte_tel_data_add_dict_u64(c, "recv_free", e->n_rfree);
-		rte_tel_data_add_dict_u64(c, "held", e->n_held);
-		for (size_t k = 0; k < sizeof(e->stats) / sizeof(uint64_t); k++)
-			rte_tel_data_add_dict_u64(c, host_ep_counter_names[k],
-						  ((const uint64_t *)&e->stats)[k]);
-		snprintf(key, sizeof(key), "%sep%u", prefix, e->id);
+		for (size_t k = 0; k < n; k++)
+			rte_tel_data_add_dict_u64(c, host_tel_ep_key(k), v[k]);
 		ret = rte_tel_data_add_dict_container(d, key, c, 0);
 		if (ret) {
 			rte_tel_data_free(c);
-			ret = ret > 0 ? -ret : ret;
+			(*left_out)++;
+			ret = 0;
+			continue;
 		}
+		*budget -= bytes;
 	}
 	return ret;
 }

@@ -118,9 +118,13 @@ unsigned int host_open_count(const struct host *h);
 /* Path of the control socket. */
 const char *host_socket_path(const struct host *h);
 
-/* Add one dictionary per open endpoint to d, keyed "<prefix>ep<id>". */
+/*
+ * Add one dictionary per open endpoint to d, keyed "<prefix>ep<id>", while
+ * they fit in *budget bytes of reply (taken from it); the others are
+ * counted in *left_out. 0 or -ENOMEM.
+ */
 int host_telemetry_endpoints(const struct host *h, const char *prefix,
-			     struct rte_tel_data *d);
+			     struct rte_tel_data *d, size_t *budget, unsigned int *left_out);
 
 /* Print non-zero counters, prefixed by name. */
 void host_print_counters(const struct host *h, const char *name, FILE *f);

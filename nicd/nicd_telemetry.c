@@ -13,7 +13,10 @@
  *                                 buffers and its counters
  *
  * Without NAME every node is a nested dictionary under its name ('-'
- * becomes '_'); with NAME the node's dictionary is the reply. The
+ * becomes '_'); with NAME the node's dictionary is the reply. A reply
+ * holds what fits DPDK's limits (256 entries a dictionary, 16 KiB); the
+ * rest is named, not dropped: "more" (nodes, endpoints) and
+ * "counters_left_out" (a node with many virtual networks). The
  * callbacks run on DPDK's telemetry thread while the polling thread writes
  * the counters, without locks (a value may be one update old). The lock
  * guards the lifetime of the nodes: the poller never takes it; main takes
@@ -43,8 +46,45 @@ static void nicd_tel_name(char *out, size_t len, const char *s)
 			*c = '_';
 }
 
-/* Add n counters named prefix+names[i]; stops quietly when d is full. */
-static void nicd_tel_counters(struct rte_tel_data *d, const char *prefix,
+/*
+ * DPDK 22.11 keeps at most RTE_TEL_MAX_DICT_ENTRIES per dictionary and 16 KiB
+ * per reply, and drops what does not fit without a word. A reply is built
+ * through this, which counts what it adds (a NULL dict only counts: a dry
+ * run for the size), so that what does not fit is said, not lost.
+ */
+struct nicd_tel_out {
+	struct rte_tel_data *d;		/* the dictionary, or NULL to count only */
+	size_t bytes;			/* JSON bytes added so far (an upper bound) */
+	unsigned int entries;		/* entries added */
+	unsigned int left_out;		/* entries that did not fit */
+};
+
+enum {
+	/* Entries of one dictionary, one kept for the left-out note. */
+	NICD_TEL_ENTRIES = RTE_TEL_MAX_DICT_ENTRIES - 1,
+	/* Bytes of a reply we fill: DPDK's 16 KiB less its framing and our notes. */
+	NICD_TEL_BYTES = 16384 - 512,
+};
+
+/* Add key = v to o, or count it as left out when the dictionary is full. */
+static void nicd_tel_u64(struct nicd_tel_out *o, const char *key, uint64_t v)
+{
+	char digits[24];
+
+	if (o->entries >= NICD_TEL_ENTRIES) {
+		o->left_out++;
+		return;
+	}
+	/* "key":v, */
+	o->bytes += strlen(key) + (size_t)snprintf(digits, sizeof(digits), "%llu",
+						   (unsigned long long)v) + 4;
+	o->entries++;
+	if (o->d)
+		rte_tel_data_add_dict_u64(o->d, key, v);
+}
+
+/* Add n counters named prefix+names[i]. */
+static void nicd_tel_counters(struct nicd_tel_out *o, const char *prefix,
 			      const char *const *names, const uint64_t *v, unsigned int n)
 {
 	char key[RTE_TEL_MAX_STRING_LEN], raw[RTE_TEL_MAX_STRING_LEN];
@@ -52,13 +92,12 @@ static void nicd_tel_counters(struct rte_tel_data *d, const char *prefix,
 	for (unsigned int i = 0; i < n && names[i]; i++) {
 		snprintf(raw, sizeof(raw), "%s%s", prefix, names[i]);
 		nicd_tel_name(key, sizeof(key), raw);
-		if (rte_tel_data_add_dict_u64(d, key, v[i]))
-			return;
+		nicd_tel_u64(o, key, v[i]);
 	}
 }
 
 /* Stage counters of every virtual network, "vnetID_STAGE_COUNTER". */
-static void nicd_tel_stages(struct rte_tel_data *d, const struct nicd_nodes *ns,
+static void nicd_tel_stages(struct nicd_tel_out *o, const struct nicd_nodes *ns,
 			    struct nic *nic)
 {
 	char prefix[64];
@@ -76,47 +115,56 @@ static void nicd_tel_stages(struct rte_tel_data *d, const struct nicd_nodes *ns,
 			while (st->ops->counter_names && st->ops->counter_names[n])
 				n++;
 			snprintf(prefix, sizeof(prefix), "vnet%u_%s_", vnet, st->ops->name);
-			nicd_tel_counters(d, prefix, st->ops->counter_names, st->cnt, n);
+			nicd_tel_counters(o, prefix, st->ops->counter_names, st->cnt, n);
 		}
 	}
 }
 
 /* Port counters of a node, "bulk_*" and "quick_*" (or "port_*"). */
-static void nicd_tel_ports(struct rte_tel_data *d, const struct nicd_node *n)
+static void nicd_tel_ports(struct nicd_tel_out *o, const struct nicd_node *n)
 {
 	const struct dp_port *ports[2] = { n->bulk, n->quick };
 	const char *roles[2] = { n->bulk == n->quick ? "port_" : "bulk_", "quick_" };
 
 	for (int i = 0; i < (n->bulk == n->quick ? 1 : 2); i++)
-		nicd_tel_counters(d, roles[i], dp_port_counter_names,
+		nicd_tel_counters(o, roles[i], dp_port_counter_names,
 				  (const uint64_t *)&ports[i]->stats,
 				  sizeof(ports[i]->stats) / sizeof(uint64_t));
 }
 
-/* Fill d (a dict) with everything about one node. */
-static void nicd_tel_node(struct rte_tel_data *d, const struct nicd_nodes *ns,
+/*
+ * Everything about one node into o; the stage counters come last, so with
+ * many virtual networks those are what a full dictionary leaves out, and
+ * counters_left_out says how many.
+ */
+static void nicd_tel_node(struct nicd_tel_out *o, const struct nicd_nodes *ns,
 			  const struct nicd_node *n)
 {
 	const uint64_t *decode = nic_decode_drops(n->nic);
 	char key[RTE_TEL_MAX_STRING_LEN];
 
-	rte_tel_data_add_dict_u64(d, "node_id", nic_node_id(n->nic));
-	rte_tel_data_add_dict_u64(d, "up", nic_is_up(n->nic));
-	rte_tel_data_add_dict_u64(d, "cluster_size", nic_cluster_size(n->nic));
-	rte_tel_data_add_dict_u64(d, "endpoints_open", host_open_count(n->host));
-	rte_tel_data_add_dict_u64(d, "pending", nic_pending(n->nic));
-	nicd_tel_counters(d, "", nic_counter_names, (const uint64_t *)nic_stats(n->nic),
+	nicd_tel_u64(o, "node_id", nic_node_id(n->nic));
+	nicd_tel_u64(o, "up", nic_is_up(n->nic));
+	nicd_tel_u64(o, "cluster_size", nic_cluster_size(n->nic));
+	nicd_tel_u64(o, "endpoints_open", host_open_count(n->host));
+	nicd_tel_u64(o, "pending", nic_pending(n->nic));
+	nicd_tel_counters(o, "", nic_counter_names, (const uint64_t *)nic_stats(n->nic),
 			  sizeof(struct nic_stats) / sizeof(uint64_t));
 	for (int r = 1; r < PROTO_R_COUNT; r++) {
 		snprintf(key, sizeof(key), "bad_filter_%s",
 			 proto_reason_name((enum proto_reason)r));
-		rte_tel_data_add_dict_u64(d, key, decode[r]);
+		nicd_tel_u64(o, key, decode[r]);
 	}
-	nicd_tel_counters(d, "host_", host_counter_names,
+	nicd_tel_counters(o, "host_", host_counter_names,
 			  (const uint64_t *)host_stats(n->host),
 			  sizeof(struct host_stats) / sizeof(uint64_t));
-	nicd_tel_ports(d, n);
-	nicd_tel_stages(d, ns, n->nic);
+	nicd_tel_ports(o, n);
+	nicd_tel_stages(o, ns, n->nic);
+	if (o->left_out) {
+		o->bytes += 40;
+		if (o->d)
+			rte_tel_data_add_dict_u64(o->d, "counters_left_out", o->left_out);
+	}
 }
 
 /* The node called name, or NULL. */
@@ -129,11 +177,42 @@ static const struct nicd_node *nicd_tel_find(const struct nicd_nodes *ns,
 	return NULL;
 }
 
+/* Every node under its name, as many as fit in one reply; "more" names the rest. */
+static void nicd_tel_all_nodes(struct rte_tel_data *d, const struct nicd_nodes *ns)
+{
+	char key[RTE_TEL_MAX_STRING_LEN], note[RTE_TEL_MAX_STRING_LEN];
+	size_t bytes = 0;
+	unsigned int i;
+
+	for (i = 0; i < ns->n && i < NICD_TEL_ENTRIES; i++) {
+		struct nicd_tel_out size = { NULL, 0, 0, 0 }, o = { NULL, 0, 0, 0 };
+
+		nicd_tel_node(&size, ns, &ns->node[i]);
+		nicd_tel_name(key, sizeof(key), ns->node[i].name);
+		if (bytes + size.bytes + strlen(key) + 8 > NICD_TEL_BYTES)
+			break;
+		o.d = rte_tel_data_alloc();
+		if (!o.d)
+			break;
+		rte_tel_data_start_dict(o.d);
+		nicd_tel_node(&o, ns, &ns->node[i]);
+		if (rte_tel_data_add_dict_container(d, key, o.d, 0)) {
+			rte_tel_data_free(o.d);
+			break;
+		}
+		bytes += size.bytes + strlen(key) + 8;
+	}
+	if (i < ns->n) {
+		snprintf(note, sizeof(note), "%u of %u nodes fit one reply: ask "
+			 "/segnet/nic/stats,NAME for the others", i, ns->n);
+		rte_tel_data_add_dict_string(d, "more", note);
+	}
+}
+
 /* /segnet/nic/stats[,NAME]. */
 static int nicd_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct nicd_nodes *ns;
-	char key[RTE_TEL_MAX_STRING_LEN];
 	int rc = 0;
 
 	(void)cmd;
@@ -142,23 +221,14 @@ static int nicd_tel_stats(const char *cmd, const char *params, struct rte_tel_da
 	ns = nicd_tel.ns;
 	if (ns && params && *params) {
 		const struct nicd_node *n = nicd_tel_find(ns, params);
+		struct nicd_tel_out o = { d, 0, 0, 0 };
 
 		if (n)
-			nicd_tel_node(d, ns, n);
+			nicd_tel_node(&o, ns, n);
 		else
 			rc = -1;
 	} else if (ns) {
-		for (unsigned int i = 0; i < ns->n; i++) {
-			struct rte_tel_data *c = rte_tel_data_alloc();
-
-			if (!c)
-				break;
-			rte_tel_data_start_dict(c);
-			nicd_tel_node(c, ns, &ns->node[i]);
-			nicd_tel_name(key, sizeof(key), ns->node[i].name);
-			if (rte_tel_data_add_dict_container(d, key, c, 0))
-				rte_tel_data_free(c);
-		}
+		nicd_tel_all_nodes(d, ns);
 	}
 	pthread_mutex_unlock(&nicd_tel.lock);
 	return rc;
@@ -169,7 +239,9 @@ static int nicd_tel_endpoints(const char *cmd, const char *params,
 			      struct rte_tel_data *d)
 {
 	const struct nicd_nodes *ns;
-	char prefix[RTE_TEL_MAX_STRING_LEN];
+	char prefix[RTE_TEL_MAX_STRING_LEN], note[RTE_TEL_MAX_STRING_LEN];
+	size_t budget = NICD_TEL_BYTES;
+	unsigned int left_out = 0;
 	int rc = 0;
 
 	(void)cmd;
@@ -187,7 +259,12 @@ static int nicd_tel_endpoints(const char *cmd, const char *params,
 			nicd_tel_name(prefix, sizeof(prefix) - 1, n->name);
 			strcat(prefix, "_");
 		}
-		host_telemetry_endpoints(n->host, prefix, d);
+		host_telemetry_endpoints(n->host, prefix, d, &budget, &left_out);
+	}
+	if (left_out) {
+		snprintf(note, sizeof(note), "%u endpoints do not fit one reply%s", left_out,
+			 params && *params ? "" : ": ask /segnet/nic/endpoints,NAME per node");
+		rte_tel_data_add_dict_string(d, "more", note);
 	}
 	if (ns && params && *params && !nicd_tel_find(ns, params))
 		rc = -1;

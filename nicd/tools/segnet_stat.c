@@ -427,6 +427,27 @@ static bool stat_commands_known(int fd, const struct stat_opts *o, char *buf)
 	return ok;
 }
 
+/*
+ * A daemon says what did not fit a reply in a "more" string (DPDK's limits):
+ * show it once, since strings are not counters and would go unseen.
+ */
+static void stat_note_more(const char *cmd, const char *buf)
+{
+	static char said[STAT_CMDS_MAX][STAT_NAME_MAX];
+	const char *p = strstr(buf, "\"more\"");
+	char note[256];
+	unsigned int i;
+
+	if (!p || !(p = strchr(p + 6, ':')) || !json_string(json_ws(p + 1), note, sizeof(note)))
+		return;
+	for (i = 0; i < STAT_CMDS_MAX && said[i][0]; i++)
+		if (!strcmp(said[i], cmd))
+			return;
+	if (i < STAT_CMDS_MAX)
+		snprintf(said[i], sizeof(said[i]), "%s", cmd);
+	fprintf(stderr, "%s: %s: %s\n", stat_prog, cmd, note);
+}
+
 /* Take one sample of every command; 0, or -errno when the daemon did not answer. */
 static int stat_sample(int fd, const struct stat_opts *o, char *buf, struct stat_sample *s)
 {
@@ -440,6 +461,7 @@ static int stat_sample(int fd, const struct stat_opts *o, char *buf, struct stat
 			return (int)got;
 		if (!stat_parse_reply(o->cmds[i], buf, s))
 			fprintf(stderr, "%s: %s: reply not understood\n", stat_prog, o->cmds[i]);
+		stat_note_more(o->cmds[i], buf);
 	}
 	return 0;
 }
