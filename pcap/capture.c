@@ -4,17 +4,25 @@
  * pcap_dump(): it is two fixed headers, and writing them ourselves keeps the
  * byte count exact for the size bound and the error of each write visible.
  * Fields are in host byte order, as libpcap writes them; readers detect it
- * from the magic.
+ * from the magic. Records wait in a buffer of our own, which remembers where
+ * each ends: when the file system refuses a write, the counts keep only the
+ * records that reached the file, the file is cut back to the last whole
+ * record, and the rest count as lost to the failure.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pcap/capture.h"
 
-/* Size of the stdio buffer between the polling thread and the file. */
+/* Size of the buffer between the polling thread and the file. */
 enum { CAPTURE_BUF = 1 << 20 };
+
+/* Records the buffer can hold: each is at least a record header. */
+enum { CAPTURE_BUF_RECS = CAPTURE_BUF / CAPTURE_REC_HDR };
 
 /* Nanosecond pcap magic, written in host order. */
 static const uint32_t capture_magic_ns = 0xa1b23c4d;
@@ -43,12 +51,21 @@ _Static_assert(sizeof(struct capture_rec_hdr) == CAPTURE_REC_HDR, "record header
 /* A capture in progress. */
 struct capture {
 	/* the file */
-	FILE *f;
-	/* its stdio buffer */
+	int fd;
+	/* records not written yet */
 	char *buf;
+	/* bytes in buf */
+	size_t used;
+	/* per buffered record: where it ends in buf, and its frame's length */
+	uint32_t *rec_end;
+	uint32_t *rec_len;
+	/* records in buf */
+	unsigned int n_rec;
+	/* bytes the file holds */
+	uint64_t on_disk;
 	/* bounds, defaults applied */
 	struct capture_opts o;
-	/* what was written */
+	/* what was written, buffered records included */
 	struct capture_counts n;
 };
 
@@ -67,22 +84,89 @@ const char *capture_state_name(enum capture_state s)
 	return capture_state_names[s];
 }
 
-/* Write n bytes or record the failure; 0 or -errno. */
-static int capture_put(struct capture *c, const void *p, size_t n)
+/* Record the failure err. */
+static int capture_fail(struct capture *c, int err)
 {
-	if (fwrite_unlocked(p, 1, n, c->f) == n)
-		return 0;
 	c->n.state = CAPTURE_FAILED;
-	c->n.error = errno ? errno : EIO;
+	c->n.error = err ? err : EIO;
 	return -c->n.error;
+}
+
+/*
+ * Write the buffer out; 0 or -errno. On a failure the records that did not
+ * reach the file whole leave the written counts for the lost ones, and the
+ * file is cut back to the end of the last whole record.
+ */
+static int capture_drain(struct capture *c)
+{
+	size_t done = 0;
+	ssize_t w;
+	int err = 0;
+	unsigned int whole = 0;
+
+	while (done < c->used) {
+		w = write(c->fd, c->buf + done, c->used - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			err = w < 0 ? errno : ENOSPC;
+			break;
+		}
+		done += (size_t)w;
+	}
+	if (!err) {
+		c->on_disk += c->used;
+		c->used = 0;
+		c->n_rec = 0;
+		return 0;
+	}
+	while (whole < c->n_rec && c->rec_end[whole] <= done)
+		whole++;
+	for (unsigned int i = whole; i < c->n_rec; i++) {
+		uint32_t start = i ? c->rec_end[i - 1] : 0;
+
+		c->n.packets--;
+		c->n.bytes -= c->rec_end[i] - start;
+		c->n.lost++;
+		c->n.lost_bytes += c->rec_len[i];
+	}
+	c->on_disk += whole ? c->rec_end[whole - 1] : 0;
+	/* A readable prefix: no record cut in half at the end. */
+	if (ftruncate(c->fd, (off_t)c->on_disk) != 0)
+		c->on_disk += done - (whole ? c->rec_end[whole - 1] : 0);
+	c->used = 0;
+	c->n_rec = 0;
+	return capture_fail(c, err);
+}
+
+/* Append a record (header h, then caplen bytes of data) of a frame of len bytes. */
+static int capture_append(struct capture *c, const struct capture_rec_hdr *h,
+			  const void *data, uint32_t caplen, uint32_t len)
+{
+	size_t size = sizeof(*h) + caplen;
+	int rc;
+
+	if (c->used + size > CAPTURE_BUF) {
+		rc = capture_drain(c);
+		if (rc)
+			return rc;
+	}
+	memcpy(c->buf + c->used, h, sizeof(*h));
+	memcpy(c->buf + c->used + sizeof(*h), data, caplen);
+	c->used += size;
+	c->rec_end[c->n_rec] = (uint32_t)c->used;
+	c->rec_len[c->n_rec++] = len;
+	return 0;
 }
 
 /* Free c's resources; the file is closed without a flush check. */
 static void capture_destroy(struct capture *c)
 {
-	if (c->f != NULL)
-		fclose(c->f);
+	if (c->fd >= 0)
+		close(c->fd);
 	free(c->buf);
+	free(c->rec_end);
+	free(c->rec_len);
 	free(c);
 }
 
@@ -99,23 +183,27 @@ struct capture *capture_open(const char *path, const struct capture_opts *o)
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return NULL;
+	c->fd = -1;
 	c->o = *o;
 	c->o.snaplen = o->snaplen ? o->snaplen : CAPTURE_SNAPLEN_DEFAULT;
 	c->o.linktype = o->linktype ? o->linktype : CAPTURE_LINKTYPE_ETHERNET;
 	c->buf = malloc(CAPTURE_BUF);
-	if (c->buf == NULL)
+	c->rec_end = malloc(CAPTURE_BUF_RECS * sizeof(*c->rec_end));
+	c->rec_len = malloc(CAPTURE_BUF_RECS * sizeof(*c->rec_len));
+	if (c->buf == NULL || c->rec_end == NULL || c->rec_len == NULL)
 		goto fail;
-	c->f = fopen(path, "wb");
-	if (c->f == NULL) {
+	c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (c->fd < 0) {
 		rc = -errno;
 		goto fail;
 	}
-	setvbuf(c->f, c->buf, _IOFBF, CAPTURE_BUF);
 	h.snaplen = c->o.snaplen;
 	h.linktype = c->o.linktype;
-	rc = capture_put(c, &h, sizeof(h));
-	if (rc)
+	if (write(c->fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
+		rc = -(errno ? errno : ENOSPC);
 		goto fail;
+	}
+	c->on_disk = CAPTURE_FILE_HDR;
 	c->n.bytes = CAPTURE_FILE_HDR;
 	return c;
 fail:
@@ -127,9 +215,14 @@ fail:
 /* Count a frame that is not written; returns the reason as -errno. */
 static int capture_drop(struct capture *c, uint32_t len)
 {
+	if (c->n.state == CAPTURE_FAILED) {
+		c->n.lost++;
+		c->n.lost_bytes += len;
+		return -c->n.error;
+	}
 	c->n.dropped++;
 	c->n.dropped_bytes += len;
-	return c->n.state == CAPTURE_FAILED ? -c->n.error : -ENOSPC;
+	return -ENOSPC;
 }
 
 int capture_write(struct capture *c, uint64_t ts_ns, const void *data, uint32_t len)
@@ -150,9 +243,7 @@ int capture_write(struct capture *c, uint64_t ts_ns, const void *data, uint32_t 
 		c->n.state = CAPTURE_FULL_BYTES;
 	if (c->n.state != CAPTURE_OPEN)
 		return capture_drop(c, len);
-	rc = capture_put(c, &h, sizeof(h));
-	if (rc == 0)
-		rc = capture_put(c, data, caplen);
+	rc = capture_append(c, &h, data, caplen, len);
 	if (rc)
 		return capture_drop(c, len);
 	c->n.packets++;
@@ -175,11 +266,7 @@ int capture_flush(struct capture *c)
 {
 	if (c->n.state == CAPTURE_FAILED)
 		return -c->n.error;
-	if (fflush(c->f) == 0)
-		return 0;
-	c->n.state = CAPTURE_FAILED;
-	c->n.error = errno ? errno : EIO;
-	return -c->n.error;
+	return capture_drain(c);
 }
 
 void capture_get_counts(const struct capture *c, struct capture_counts *out)
@@ -194,9 +281,9 @@ int capture_close(struct capture *c, struct capture_counts *out)
 	if (c == NULL)
 		return 0;
 	rc = capture_flush(c);
-	if (fclose(c->f) != 0 && rc == 0)
-		rc = -errno;
-	c->f = NULL;
+	if (close(c->fd) != 0 && rc == 0)
+		rc = capture_fail(c, errno);
+	c->fd = -1;
 	if (out != NULL)
 		*out = c->n;
 	capture_destroy(c);

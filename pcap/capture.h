@@ -55,10 +55,14 @@ struct capture_counts {
 	uint64_t packets;
 	/* file size so far, header included */
 	uint64_t bytes;
-	/* frames not written, because a bound was reached or a write failed */
+	/* frames not written because a bound was reached */
 	uint64_t dropped;
 	/* total length of those frames */
 	uint64_t dropped_bytes;
+	/* frames not written because a write failed (those buffered then, and after) */
+	uint64_t lost;
+	/* total length of those frames */
+	uint64_t lost_bytes;
 	/* frames written cut to snaplen */
 	uint64_t truncated;
 	/* state: still writing, or why not */

@@ -168,7 +168,8 @@ void port_capture_print_summary(FILE *f, const char *path, const struct capture_
 	if (n->truncated)
 		fprintf(f, ", %" PRIu64 " cut to the snaplen", n->truncated);
 	if (n->state == CAPTURE_FAILED)
-		fprintf(f, ", write failed: %s", strerror(n->error));
+		fprintf(f, ", %" PRIu64 " lost when a write failed: %s", n->lost,
+			strerror(n->error));
 	fputc('\n', f);
 }
 

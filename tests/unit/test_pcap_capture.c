@@ -8,6 +8,8 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "pcap/capture.h"
@@ -259,17 +261,44 @@ Test(capture, bad_arguments_and_paths)
 	cr_assert_eq(capture_close(NULL, NULL), 0);
 }
 
-Test(capture, write_error_is_reported)
+Test(capture, a_file_that_takes_nothing_fails_at_open)
 {
 	struct capture_opts o = { 0 };
-	struct capture *c = capture_open("/dev/full", &o);
+
+	errno = 0;
+	cr_assert_null(capture_open("/dev/full", &o));
+	cr_assert_eq(errno, ENOSPC);
+}
+
+/*
+ * A file system that fills up mid-run (here a file size limit of 64 KiB):
+ * the counts say what the file holds, the file is a readable prefix of
+ * whole records, and everything else is counted lost, not written.
+ */
+Test(capture, a_failed_write_counts_only_what_reached_the_file)
+{
+	struct rlimit lim = { 65536, 65536 };
+	struct capture_opts o = { 0 };
+	char *p = scratch("fsize");
+	struct capture *c = capture_open(p, &o);
 	struct capture_counts n;
+	struct trace *t;
 
 	cr_assert_not_null(c);
-	/* records sit in the buffer until it fills or the file is closed */
+	signal(SIGXFSZ, SIG_IGN);	/* the write fails with EFBIG instead */
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	/* 2000 frames: the 1 MiB buffer overflows once, the rest waits for close */
 	write_frames(c, 2000);
-	cr_assert_eq(capture_close(c, &n), -ENOSPC);
+	cr_assert_eq(capture_close(c, &n), -EFBIG);
 	cr_assert_eq(n.state, CAPTURE_FAILED);
-	cr_assert_eq(n.error, ENOSPC);
-	cr_assert_gt(n.dropped, 0, "writes after the failure are counted as dropped");
+	cr_assert_gt(n.lost, 0);
+	cr_assert_eq(n.packets + n.lost + n.dropped, 2000, "%llu + %llu + %llu",
+		     (unsigned long long)n.packets, (unsigned long long)n.lost,
+		     (unsigned long long)n.dropped);
+	cr_assert_eq(n.dropped, 0, "no bound was set");
+	cr_assert_eq(file_size(p), n.bytes, "the counts say what the file holds");
+	t = load_ok(p);
+	cr_assert_eq(t->n, n.packets);
+	trace_free(t);
+	scratch_drop(p);
 }
