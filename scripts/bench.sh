@@ -93,6 +93,8 @@ ratio() {
 # (never in /run/segnet), and stop every process they started by its PID.
 
 rounds=${SEGNET_BENCH_ROUNDS:-5}
+[[ "$rounds" =~ ^[0-9]{1,4}$ ]] && [ "$rounds" -ge 1 ] ||
+	die_usage "SEGNET_BENCH_ROUNDS must be a whole number from 1 to 9999, not '$rounds'"
 eal_common=${SEGNET_BENCH_EAL:-"--no-huge -m 256 --no-pci --no-shconf --log-level lib.telemetry:error"}
 memif_args="id=0,socket-abstract=no,bsize=4096"
 lab_tmp=""		# temporary directory: sockets, keys

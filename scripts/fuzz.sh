@@ -37,8 +37,8 @@ for t in "${targets[@]}"; do
 	[ "$t" = "$target" ] && known=1
 done
 [ $known -eq 1 ] || die_usage "unknown TARGET '$target' (known: ${targets[*]})"
-[[ "$seconds" =~ ^[0-9]+$ ]] && [ "$((10#$seconds))" -gt 0 ] ||
-	die_usage "SECONDS must be a positive whole number of seconds, got '$seconds'"
+[[ "$seconds" =~ ^[0-9]{1,6}$ ]] && [ "$((10#$seconds))" -gt 0 ] ||
+	die_usage "SECONDS must be a whole number of seconds from 1 to 999999, got '$seconds'"
 seconds=$((10#$seconds))
 
 command -v clang >/dev/null || die "clang not found (scripts/setup.sh installs it)"

@@ -43,7 +43,9 @@
 #   --dir DIR          its directory (default /run/segnet-lab/NAME as root,
 #                      else ${XDG_RUNTIME_DIR:-/tmp}/segnet-lab/NAME): state
 #                      file, logs, link sockets (DIR/links), nicd control
-#                      sockets (DIR/nicd: SEGNET_SOCKET_DIR), key files
+#                      sockets (DIR/nicd: SEGNET_SOCKET_DIR), key files;
+#                      up wants it new or empty, and down removes it. With
+#                      --dir alone a command finds the lab's name in DIR
 #
 # Exit status: 0 done (status: the lab is up and every node joined), 1 a
 # failure or a lab not up (the message says which), 2 bad arguments.
@@ -79,6 +81,7 @@ cores=
 join_timeout=20
 builddir=
 name=lab
+name_given=0	# --name was given (else a lab found by --dir keeps its own)
 dir=
 stop_timeout=5
 keep_dir=0	# teardown keeps DIR (up reuses it)
@@ -114,7 +117,7 @@ parse_args() {
 		--cores) need "$1" $#; cores=$2; shift ;;
 		--join-timeout) need "$1" $#; join_timeout=$2; shift ;;
 		--build) need "$1" $#; builddir=$2; shift ;;
-		--name) need "$1" $#; name=$2; shift ;;
+		--name) need "$1" $#; name=$2; name_given=1; shift ;;
 		--dir) need "$1" $#; dir=$2; shift ;;
 		--timeout) need "$1" $#; stop_timeout=$2; shift ;;
 		-*) die_usage "unknown option '$1'" ;;
@@ -141,6 +144,8 @@ check_args() {
 	esac
 	[[ "$name" =~ ^[A-Za-z0-9_-]{1,24}$ ]] ||
 		die_usage "--name must be 1 to 24 letters, digits, _ or -, not '$name'"
+	is_uint "$stop_timeout" && [ "$stop_timeout" -ge 1 ] && [ "$stop_timeout" -le 3600 ] ||
+		die_usage "--timeout must be a whole number of seconds from 1 to 3600, not '$stop_timeout'"
 	[ "$cmd" = up ] || return 0
 	is_uint "$nodes" && [ "$nodes" -ge 2 ] && [ "$nodes" -le 64 ] ||
 		die_usage "--nodes must be 2 to 64, not '$nodes'"
@@ -164,6 +169,9 @@ check_args() {
 			die_usage "--vnet must be ID:CONF with ID 2 .. 65535 (1 is --conf's), not '$v'"
 	done
 	if [ -n "$key_file" ]; then
+		# It goes into nicd's --vnet ID:KEYFILE:CONF, word by word.
+		[[ "$key_file" =~ ^[^[:space:]:]+$ ]] ||
+			die_usage "--key-file '$key_file': a path without spaces or ':' is needed"
 		[ -r "$key_file" ] || die "--key-file $key_file: cannot read it"
 		key_file=$(cd "$(dirname "$key_file")" && pwd)/$(basename "$key_file")
 	fi
@@ -684,6 +692,9 @@ do_up() {
 	exec 9<"$dir"
 	flock -n 9 || die "another lab.sh is working on $dir"
 	check_not_up
+	# Teardown removes DIR's logs/, links/ and nicd/: never in a folder of the user's.
+	[ -z "$(ls -A "$dir")" ] ||
+		die_usage "--dir $dir is not empty and holds no lab: give a new or empty directory"
 	trap up_exit EXIT
 	trap 'exit 1' INT TERM HUP
 	check_names_free
@@ -707,11 +718,12 @@ do_up() {
 	st_set bin.switchd "$switchd_bin"
 	st_set bin.nicd "$nicd_bin"
 	st_set bin.stat "$stat_bin"
-	st_set procs "sw $(nicd_procs | tr '\n' ' ')"
+	# Prefixes before the process list: a teardown goes by the list.
 	for p in sw $(nicd_procs); do
 		st_set "proc.$p.prefix" "$(prefix_of "$p")"
 		[ "$link" = veth ] && st_set "proc.$p.netns" "$(netns_of "$p")"
 	done
+	st_set procs "sw $(nicd_procs | tr '\n' ' ')"
 	mkdir -p "$dir/logs" "$dir/links" "$dir/nicd"
 
 	# Keys: vnet 1 from --key-file or random; every other vnet random.
@@ -824,7 +836,7 @@ stop_proc() {
 # Undo everything the state file records; prints what it checked. 0 when
 # nothing is left.
 teardown() {
-	local p ns mnt added cur i bad=0 procs
+	local p ns mnt added cur i bad=0 procs pfx
 	[ -f "$state" ] || return 0
 	load_config
 	procs=$(st_get procs)
@@ -855,7 +867,10 @@ teardown() {
 		echo $((cur > added ? cur - added : 0)) >/proc/sys/vm/nr_hugepages || true
 	fi
 	for p in $procs; do
-		rm -rf "$(dpdk_runtime_dir "$(st_get "proc.$p.prefix")")"
+		pfx=$(st_get "proc.$p.prefix")
+		# An up killed early may have recorded none: never rm the whole runtime dir.
+		[ -n "$pfx" ] || pfx=$(prefix_of "$p")
+		[ -n "$pfx" ] && rm -rf "$(dpdk_runtime_dir "$pfx")"
 	done
 	# Keys we made; a --key-file is the user's.
 	for i in $(st_get vnets); do
@@ -1034,6 +1049,12 @@ dir=$(realpath -m "$dir")
 [[ "$dir" =~ ^[A-Za-z0-9_./-]+$ ]] && [ ${#dir} -le 80 ] ||
 	die_usage "--dir must be a path of at most 80 letters, digits, _ . / -, not '$dir'"
 state=$dir/lab.state
+# A lab found by --dir goes by the name it was brought up with.
+if [ -f "$state" ] && [ -n "$(st_get name)" ] && [ "$(st_get name)" != "$name" ]; then
+	[ "$name_given" = 0 ] ||
+		die_usage "--name $name: the lab in $dir is called '$(st_get name)'"
+	name=$(st_get name)
+fi
 
 case "$cmd" in
 up) do_up ;;

@@ -20,4 +20,11 @@ while [ $# -gt 0 ]; do
 done
 
 "$top/scripts/setup.sh" --builddir "$builddir" --werror
+# meson runs nothing, and succeeds, for a suite it does not know.
+for ((i = 1; i < ${#suites[@]}; i += 2)); do
+	meson test -C "$builddir" --list --suite "${suites[i]}" 2>/dev/null | grep -q ' / ' || {
+		echo "test.sh: --suite ${suites[i]}: no such suite (unit, integration, lab, ...)" >&2
+		exit 2
+	}
+done
 meson test -C "$builddir" --print-errorlogs --num-processes 2 "${suites[@]}"
