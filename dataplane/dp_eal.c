@@ -152,15 +152,21 @@ void dp_eal_cleanup(void)
 {
 	char dir[PATH_MAX];
 
+	char sock[PATH_MAX + 32];
+
 	/*
 	 * The EAL makes its runtime directory even with --no-shconf and leaves
-	 * it behind; remove it when nothing is left in it (a process with
-	 * shared config or a telemetry socket leaves it to its owner).
+	 * it behind, with the telemetry socket this process listened on (DPDK
+	 * 22.11 does not unlink it). Remove both when nothing else is left (a
+	 * process with shared config leaves its files to their owner).
 	 */
 	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
-	if (dir[0])
-		(void)rmdir(dir);
+	if (!dir[0])
+		return;
+	snprintf(sock, sizeof(sock), "%s/dpdk_telemetry.v2", dir);
+	(void)unlink(sock);
+	(void)rmdir(dir);
 }
 
 struct rte_mempool *dp_pool_for_socket(const char *prefix, int socket,
