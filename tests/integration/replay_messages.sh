@@ -88,8 +88,9 @@ nicpid=$!
 for i in 0 1 2 3; do
 	wait_for "$tmp/run/n$i.sock" 200 "$nicpid" || fail "nicd did not open its control sockets"
 done
-grep -q "^nicd: capturing every port of every node, both directions, into $tmp/nicd.pcap" \
-	"$tmp/nicd.log" || fail "nicd does not say it captures"
+# nicd prints (and flushes) the line after it opened its sockets: wait for it.
+wait_grep "$tmp/nicd.log" "^nicd: capturing every port of every node, both directions, into $tmp/nicd.pcap" \
+	"$nicpid" || fail "nicd does not say it captures"
 
 # 2. The sample, twice, through the four nodes.
 # shellcheck disable=SC2086

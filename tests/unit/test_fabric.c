@@ -459,6 +459,56 @@ Test(fabric, a_cfg_from_a_node_marked_down_is_counted)
 	t_sw_free(t);
 }
 
+/* A frame whose CRC32C trailer is wrong is dropped and counted; with the check off it passes. */
+Test(fabric, a_frame_with_a_bad_crc_is_dropped_unless_the_check_is_off)
+{
+	for (int check = 1; check >= 0; check--) {
+		struct sw_config cfg = {
+			.n_nodes = T_N, .arbiter = "lcf", .bulk_gbps = 10, .quick_gbps = 10,
+			.slot_frames = 1, .slot_ns = T_SLOT, .seed = 1, .mp = t_mp,
+			.check_crc = check, .gnt_keepalive = 1,
+		};
+		struct t_sw *t = t_join_all(t_sw_new_cfg(&cfg));
+		struct proto_pkt p = {
+			.type = PROTO_T_QREQ, .flags = PROTO_F_DATA, .src_node = 0,
+			.dst_node = 1, .vnet = 1, .pkt_num = 5,
+		};
+		struct rte_mbuf *m;
+
+		proto_node_mac(p.src_node, p.eth_src);
+		proto_node_mac(p.dst_node, p.eth_dst);
+		m = tdp_encode(t_mp, &p);
+		/* One bit of the trailer, the frame's last 4 bytes. */
+		rte_pktmbuf_mtod(m, uint8_t *)[m->data_len - 1] ^= 1;
+		tport_push(t->port[0], m);
+		sw_fabric_poll(t->sw, 20);
+		cr_assert_eq(t_st(t)->qreq_forwarded, check ? 0 : 1, "check_crc %d", check);
+		cr_assert_eq(sw_fabric_decode_drops(t->sw)[PROTO_R_CRC], check ? 1 : 0);
+		t_sw_free(t);
+	}
+}
+
+/* The unscheduled drop model: a second frame for a taken output in one slot is lost. */
+Test(fabric, fifo_drop_loses_the_second_frame_for_an_output)
+{
+	struct t_sw *t = t_sw_joined("fifo-drop", SW_QUICK_DROP, 0);
+
+	t_cfg(t, 0, 1u << 2, 0xF, 0xF);		/* heads of line: 0 -> 2, 1 -> 2 */
+	t_cfg(t, 1, 1u << 2, 0xF, 0xF);
+	sw_fabric_poll(t->sw, T_SLOT);		/* grants for slot 2: both may send */
+	cr_assert_eq(t_gnt(t, 0).target, 2);
+	cr_assert_eq(t_gnt(t, 1).target, 2);
+	t_clear(t);
+	sw_fabric_poll(t->sw, 2 * T_SLOT);
+	t_data(t, PROTO_T_BREQ, 0, 2, 2);
+	t_data(t, PROTO_T_BREQ, 1, 2, 2);
+	sw_fabric_poll(t->sw, 2 * T_SLOT + 10);
+	cr_assert_eq(t_st(t)->breq_forwarded, 1);
+	cr_assert_eq(t_st(t)->breq_collision, 1);
+	cr_assert_eq(t_count(t, 2, PROTO_T_BREQ), 1);
+	t_sw_free(t);
+}
+
 Test(fabric, back_must_follow_the_inverted_schedule)
 {
 	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);

@@ -1376,3 +1376,34 @@ Test(stages, a_message_given_up_leaves_no_hole)
 	cr_assert_eq(t_conn(net, 0)->outstanding, 0, "the marker was acknowledged");
 	t_net_free(net);
 }
+
+/*
+ * A peer that restarts (DOWN notice: the NIC resets the connection) numbers
+ * from 1 again: order starts over too, and what it held for the old
+ * incarnation is released, not delivered.
+ */
+Test(stages, a_reset_connection_delivers_from_packet_1_again)
+{
+	struct t_net *net = t_net_same(t_conf4_sr);
+	struct sn_conn *c = t_conn(net, 1);
+
+	for (uint32_t n = 1; n <= 3; n++)
+		t_inject(net, 0, n, SN_CHAN_QUICK, 0);
+	t_inject(net, 0, 5, SN_CHAN_QUICK, 0);	/* held: 4 is missing */
+	cr_assert_eq(net->side[1].n_deliv, 3);
+	/* What nic_fail_peer does on a DOWN notice for the sender. */
+	pipeline_event(net->side[1].pl, c, STAGE_EV_RESET, NULL, net->now);
+	c->tx_next = 1;
+	c->rx_base = 0;
+	c->rx_mask = 0;
+	c->rx_unacked = 0;
+	c->ack_now = 0;
+	t_inject(net, 0, 1, SN_CHAN_QUICK, 0);
+	t_inject(net, 0, 2, SN_CHAN_QUICK, 0);
+	cr_assert_eq(net->side[1].n_deliv, 5, "the new incarnation's 1 and 2: %d delivered",
+		     net->side[1].n_deliv);
+	cr_assert_eq(net->side[1].deliv[3], 1);
+	cr_assert_eq(net->side[1].deliv[4], 2);
+	t_wire_lose_all(net);
+	t_net_free(net);
+}
