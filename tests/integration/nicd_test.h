@@ -45,6 +45,35 @@ struct t_nicd {
 	char key2[192];		/* key file of vnet 2 ("other") */
 };
 
+/*
+ * Copies of the nicds a test made, by the directory that names them: a
+ * failed assertion leaves the test before its t_nicd_fini, and the suite's
+ * .fini (t_nicd_cleanup_all) still stops them and removes what they made.
+ */
+enum { T_NICD_MAX = 8 };
+static struct t_nicd t_nicd_made[T_NICD_MAX];
+
+/* The registry entry of n (by its directory), or a free one when add. */
+static inline struct t_nicd *t_nicd_entry(const struct t_nicd *n, bool add)
+{
+	for (int i = 0; i < T_NICD_MAX; i++)
+		if (t_nicd_made[i].dir[0] && !strcmp(t_nicd_made[i].dir, n->dir))
+			return &t_nicd_made[i];
+	for (int i = 0; add && i < T_NICD_MAX; i++)
+		if (!t_nicd_made[i].dir[0])
+			return &t_nicd_made[i];
+	return NULL;
+}
+
+/* Record n's state (after init, start and stop). */
+static inline void t_nicd_note(const struct t_nicd *n)
+{
+	struct t_nicd *e = t_nicd_entry(n, true);
+
+	if (e)
+		*e = *n;
+}
+
 /* CLOCK_MONOTONIC in ms. */
 static inline uint64_t t_ms(void)
 {
@@ -198,6 +227,7 @@ static inline void t_nicd_init(struct t_nicd *n, const char *tag)
 	snprintf(n->key2, sizeof(n->key2), "%s/vnet2.key", n->dir);
 	t_write_file(n->key1, "secret\n");
 	t_write_file(n->key2, "other");
+	t_nicd_note(n);
 }
 
 /*
@@ -228,6 +258,7 @@ static inline void t_nicd_start(struct t_nicd *n, ...)
 	va_end(ap);
 	argv[k] = NULL;
 	n->pid = t_spawn(argv, n->log);
+	t_nicd_note(n);
 	end = t_ms() + T_START_MS;
 	while (!t_socket_up(n->sock)) {
 		int st;
@@ -256,6 +287,7 @@ static inline int t_nicd_stop(struct t_nicd *n, int sig)
 		rc = t_wait(n->pid, 5000);
 	}
 	n->pid = 0;
+	t_nicd_note(n);
 	return rc;
 }
 
@@ -270,6 +302,23 @@ static inline void t_nicd_fini(struct t_nicd *n)
 		 n->dir, n->prefix, n->prefix);
 	if (system(cmd))
 		cr_log_warn("cleanup failed: %s", cmd);
+	{
+		struct t_nicd *e = t_nicd_entry(n, false);
+
+		if (e)
+			memset(e, 0, sizeof(*e));
+	}
+}
+
+/* Suite .fini: whatever a failed test left (see t_nicd_made). */
+static inline void t_nicd_cleanup_all(void)
+{
+	for (int i = 0; i < T_NICD_MAX; i++)
+		if (t_nicd_made[i].dir[0]) {
+			struct t_nicd n = t_nicd_made[i];
+
+			t_nicd_fini(&n);
+		}
 }
 
 #endif

@@ -112,6 +112,9 @@ static struct segnet_ep *t_open(const struct t_nicd *n, const struct segnet_open
 	return segnet_open(n->sock, 1, "secret", 6, o);
 }
 
+/* A failed assertion skips a test's t_nicd_fini: stop and remove what it left. */
+TestSuite(nicd, .fini = t_nicd_cleanup_all);
+
 Test(nicd, open_close_and_refusals, .timeout = 60)
 {
 	struct segnet_ep *ep[4], *x;

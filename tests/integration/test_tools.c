@@ -32,6 +32,7 @@ static void t_out_init(void)
 static void t_out_fini(void)
 {
 	unlink(t_out);
+	t_nicd_cleanup_all();	/* what a failed test left */
 }
 
 TestSuite(tools, .init = t_out_init, .fini = t_out_fini);
