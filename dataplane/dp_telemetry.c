@@ -139,3 +139,12 @@ int dp_telemetry_register(const char *path, telemetry_cb fn, const char *help)
 	}
 	return ret;
 }
+
+size_t dp_telemetry_u64_bytes(const char *key, uint64_t v)
+{
+	char digits[24];
+
+	/* "key":v, */
+	return strlen(key) + 4 +
+	       (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+}

@@ -26,6 +26,12 @@ int dp_telemetry_add_set(struct rte_tel_data *d, const struct dp_counter_set *se
 int dp_telemetry_add_group(struct rte_tel_data *d, const struct dp_counter_set *set);
 
 /*
+ * JSON bytes of a "key":v entry with its separator: what a reply that must
+ * fit DPDK's 16 KiB counts (DPDK drops what does not fit, without a word).
+ */
+size_t dp_telemetry_u64_bytes(const char *key, uint64_t v);
+
+/*
  * Register endpoint path ("/segnet/switch/stats") with help text; fn fills
  * the reply. 0 or -errno: -EINVAL for a path DPDK refuses (it must start
  * with '/', hold only letters, digits, '_' and '/', and be shorter than 56

@@ -41,7 +41,6 @@ enum sn_pkt_flag {
 	SN_PKT_RECORDED = 1u << 5,	/* rx: already recorded by build_acks */
 	SN_PKT_ACK_ONLY = 1u << 6,	/* tx: a standalone acknowledgment */
 	SN_PKT_SENDING = 1u << 7,	/* tx: the channel will send it or awaits its BACK */
-	SN_PKT_MARKER = 1u << 8,	/* tx: takes the number of a message genp gave up */
 };
 
 struct sn_conn;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "dataplane/dp_log.h"
+#include "dataplane/dp_telemetry.h"
 #include "host_priv.h"
 #include "segnet.h"
 
@@ -807,7 +808,7 @@ int host_telemetry_endpoints(const struct host *h, const char *prefix,
 			     struct rte_tel_data *d, size_t *budget, unsigned int *left_out)
 {
 	enum { N_VALUES = 8 + sizeof(struct host_ep_stats) / sizeof(uint64_t) };
-	char key[RTE_TEL_MAX_STRING_LEN], digits[24];
+	char key[RTE_TEL_MAX_STRING_LEN];
 	uint64_t v[N_VALUES];
 	int ret = 0;
 
@@ -822,9 +823,7 @@ int host_telemetry_endpoints(const struct host *h, const char *prefix,
 		snprintf(key, sizeof(key), "%sep%u", prefix, e->id);
 		bytes = strlen(key) + 8;	/* "key":{...}, */
 		for (size_t k = 0; k < n; k++)
-			bytes += strlen(host_tel_ep_key(k)) + 4 +
-				 (size_t)snprintf(digits, sizeof(digits), "%llu",
-						  (unsigned long long)v[k]);
+			bytes += dp_telemetry_u64_bytes(host_tel_ep_key(k), v[k]);
 		/* What does not fit the reply is counted, not silently cut. */
 		if (bytes > *budget) {
 			(*left_out)++;

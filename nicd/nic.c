@@ -63,7 +63,7 @@ void nic_finish(struct nic *nic, struct sn_pkt *pkt, int status, uint64_t now)
 {
 	if (pkt->cq != CQ_NONE)
 		chan_forget(nic, pkt);
-	if (pkt->flags & SN_PKT_MARKER)
+	if (pkt->h.flags & PROTO_F_ABANDONED)
 		return;		/* no application sent it; its message already failed */
 	if (status == SN_OK)
 		nic->stats.completed_ok++;

@@ -69,15 +69,11 @@ enum {
 /* Add key = v to o, or count it as left out when the dictionary is full. */
 static void nicd_tel_u64(struct nicd_tel_out *o, const char *key, uint64_t v)
 {
-	char digits[24];
-
 	if (o->entries >= NICD_TEL_ENTRIES) {
 		o->left_out++;
 		return;
 	}
-	/* "key":v, */
-	o->bytes += strlen(key) + (size_t)snprintf(digits, sizeof(digits), "%llu",
-						   (unsigned long long)v) + 4;
+	o->bytes += dp_telemetry_u64_bytes(key, v);
 	o->entries++;
 	if (o->d)
 		rte_tel_data_add_dict_u64(o->d, key, v);

@@ -259,16 +259,6 @@ static uint16_t genp_rx(struct stage *st, struct sn_pkt **pkts, uint16_t n,
 	return out;
 }
 
-/* Take p off the unacknowledged list wherever it is. */
-static void genp_unlink_any(struct sn_conn *c, struct sn_pkt *p)
-{
-	struct sn_pkt *prev = NULL;
-
-	for (struct sn_pkt *q = c->unacked; q && q != p; q = q->next)
-		prev = q;
-	genp_unlink(c, prev, p);
-}
-
 /*
  * A marker for p: a QREQ without data that takes p's number, so that the
  * receiver does not wait for ever at a hole, behind which the packets
@@ -290,7 +280,7 @@ static struct sn_pkt *genp_marker(struct stage *st, const struct sn_pkt *p)
 	m->conn = p->conn;
 	m->chan = SN_CHAN_QUICK;
 	m->t_gen = p->t_gen;
-	m->flags = SN_PKT_HELD | SN_PKT_MARKER;
+	m->flags = SN_PKT_HELD;
 	return m;
 }
 
@@ -304,25 +294,25 @@ static void genp_give_up(struct stage *st, struct sn_conn *c, struct sn_pkt *p,
 	struct sn_pkt *m = genp_marker(st, p), *prev = NULL;
 
 	st->cnt[GENP_GAVE_UP]++;
-	if (!m) {
-		st->cnt[GENP_NO_MARKER]++;
-		genp_unlink_any(c, p);
-		pipeline_complete(st->pl, p, SN_ERR_RETRIES, now);
-		return;
-	}
 	for (struct sn_pkt *q = c->unacked; q != p; q = q->next)
 		prev = q;
-	m->next = p->next;
-	if (prev)
-		prev->next = m;
-	else
-		c->unacked = m;
-	if (c->unacked_tail == p)
-		c->unacked_tail = m;
-	p->next = NULL;
-	p->flags &= (uint16_t)~SN_PKT_HELD;
+	if (m) {
+		m->next = p->next;
+		if (prev)
+			prev->next = m;
+		else
+			c->unacked = m;
+		if (c->unacked_tail == p)
+			c->unacked_tail = m;
+		p->next = NULL;
+		p->flags &= (uint16_t)~SN_PKT_HELD;
+	} else {
+		st->cnt[GENP_NO_MARKER]++;	/* the hole stays: no descriptor */
+		genp_unlink(c, prev, p);
+	}
 	pipeline_complete(st->pl, p, SN_ERR_RETRIES, now);
-	genp_resend(st, m, now);
+	if (m)
+		genp_resend(st, m, now);
 }
 
 /* Resend p, or give it up once it used up its transmissions (a marker never is). */
@@ -331,7 +321,7 @@ static void genp_retry(struct stage *st, struct sn_conn *c, struct sn_pkt *p,
 {
 	int64_t max_retx = st->param[2];
 
-	if (max_retx && p->tx_count >= max_retx && !(p->flags & SN_PKT_MARKER)) {
+	if (max_retx && p->tx_count >= max_retx && !(p->h.flags & PROTO_F_ABANDONED)) {
 		genp_give_up(st, c, p, now);
 		return;
 	}

@@ -348,11 +348,11 @@ static uint64_t sim_grant_trip_ns(const struct simrun_config *cfg)
 
 uint32_t simrun_grant_lead(const struct simrun_config *cfg)
 {
-	uint64_t slot_ns = sw_slot_ns_for(cfg->bulk_gbps, cfg->slot_frames);
-	uint64_t lead = (sim_grant_trip_ns(cfg) + slot_ns - 1) / slot_ns;
+	uint64_t slot_ns = sw_slot_ns_for(cfg->bulk_gbps, cfg->slot_frames), lead;
 
 	if (cfg->grant_lead)
 		return cfg->grant_lead;
+	lead = (sim_grant_trip_ns(cfg) + slot_ns - 1) / slot_ns;
 	return lead < 1 ? 1 : lead > SW_MAX_GRANT_LEAD ? SW_MAX_GRANT_LEAD : (uint32_t)lead;
 }
 
