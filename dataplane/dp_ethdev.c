@@ -23,6 +23,7 @@
 #include "dp_eal.h"
 #include "dp_ethdev.h"
 #include "dp_ethdev_priv.h"
+#include "dp_fault.h"
 #include "dp_log.h"
 #include "dp_mbuf.h"
 
@@ -672,4 +673,24 @@ const struct dp_ethdev_port_stats *dp_ethdev_port_stats(const struct dp_port *po
 	if (!port || port->ops != &dp_ethdev_ops)
 		return NULL;
 	return &((const struct dp_ethdev_port *)port)->stats;
+}
+
+void dp_ethdev_port_print(FILE *f, const struct dp_port *port)
+{
+	const struct dp_port *wire = dp_fault_port_inner(port);
+	const struct dp_ethdev_port_stats *es = dp_ethdev_port_stats(wire);
+	const struct dp_fault_stats *fs = dp_fault_port_stats(port);
+	struct dp_counter_set set = dp_port_counters(wire);
+	char group[sizeof(port->name) + 8];
+
+	dp_counters_print(f, &set);
+	if (es) {
+		set = DP_COUNTER_SET(wire->name, dp_ethdev_port_counter_names, es);
+		dp_counters_print(f, &set);
+	}
+	if (fs) {
+		snprintf(group, sizeof(group), "%s.fault", port->name);
+		set = DP_COUNTER_SET(group, dp_fault_counter_names, fs);
+		dp_counters_print(f, &set);
+	}
 }

@@ -90,4 +90,11 @@ extern const char *const dp_ethdev_port_counter_names[];
 /* The backend counters of an ethdev port, or NULL for another kind. */
 const struct dp_ethdev_port_stats *dp_ethdev_port_stats(const struct dp_port *port);
 
+/*
+ * Print a daemon's port's non-zero counters to f: the port's and its
+ * ethdev's. Behind fault injection (--fault) those of the wrapped port, the
+ * wire, then the faults' as "NAME.fault.COUNTER".
+ */
+void dp_ethdev_port_print(FILE *f, const struct dp_port *port);
+
 #endif

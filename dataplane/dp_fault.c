@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Fault-injection port wrapper. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dp_fault.h"
 #include "dp_mbuf.h"
+#include "dp_opts.h"
 #include "dp_rand.h"
 
 const char *const dp_fault_counter_names[] = {
@@ -23,6 +26,16 @@ struct dp_fault_port {
 	struct rte_mbuf *held;		/* frame held back, or NULL */
 	uint32_t held_left;		/* later frames still to pass it */
 	uint32_t held_polls;		/* rx polls since it was held */
+	uint64_t now;			/* the time of the last dp_fault_port_poll */
+	struct fault_delayed *dq;	/* delay queue (ring), when delay_ns > 0 */
+	uint32_t dq_head;		/* oldest entry */
+	uint32_t dq_n;			/* entries held */
+};
+
+/* A frame waiting out the delay. */
+struct fault_delayed {
+	struct rte_mbuf *m;	/* the frame */
+	uint64_t due;		/* when it leaves */
 };
 
 /* Frames collected before handing them to the inner port. */
@@ -36,7 +49,8 @@ static struct dp_fault_port *fault_of(struct dp_port *port)
 
 bool dp_fault_active(const struct dp_fault_params *p)
 {
-	return p->loss > 0 || p->dup > 0 || p->reorder > 0 || p->corrupt > 0;
+	return p->loss > 0 || p->dup > 0 || p->reorder > 0 || p->corrupt > 0 ||
+	       p->delay_ns > 0;
 }
 
 int dp_fault_validate(const struct dp_fault_params *p, char *err, size_t errlen)
@@ -53,7 +67,90 @@ int dp_fault_validate(const struct dp_fault_params *p, char *err, size_t errlen)
 			return -EINVAL;
 		}
 	}
+	if (p->delay_ns > DP_FAULT_DELAY_MAX_NS) {
+		snprintf(err, errlen, "delay of %llu ns is over the limit of %u ns",
+			 (unsigned long long)p->delay_ns, DP_FAULT_DELAY_MAX_NS);
+		return -EINVAL;
+	}
 	return 0;
+}
+
+/* Parse one KEY=VALUE of a --fault spec into p (or seed). */
+static int fault_parse_one(const char *opt, char *kv, struct dp_fault_params *p,
+			   uint64_t *seed, char *err, size_t errlen)
+{
+	char *val = strchr(kv, '=');
+	char name[64];
+	double v;
+	int rc;
+
+	if (!val || val == kv || !val[1])
+		return dp_opt_fail(err, errlen, "%s: '%s' is not KEY=VALUE", opt, kv);
+	*val++ = '\0';
+	snprintf(name, sizeof(name), "%s %s", opt, kv);
+	if (!strcmp(kv, "seed")) {
+		unsigned long s;
+
+		rc = dp_opt_ulong(name, val, 0, ULONG_MAX, &s, err, errlen);
+		if (!rc)
+			*seed = s;
+		return rc;
+	}
+	if (!strcmp(kv, "delay-us")) {
+		rc = dp_opt_double(name, val, 0, DP_FAULT_DELAY_MAX_NS / 1000, &v, err, errlen);
+		if (!rc)
+			p->delay_ns = (uint64_t)(v * 1000 + 0.5);
+		return rc;
+	}
+	double *prob = !strcmp(kv, "loss") ? &p->loss : !strcmp(kv, "dup") ? &p->dup :
+		       !strcmp(kv, "reorder") ? &p->reorder :
+		       !strcmp(kv, "corrupt") ? &p->corrupt : NULL;
+
+	if (!prob)
+		return dp_opt_fail(err, errlen,
+				   "%s: unknown key '%s' (loss, dup, reorder, corrupt, delay-us, seed)",
+				   opt, kv);
+	rc = dp_opt_double(name, val, 0, 1, &v, err, errlen);
+	if (!rc && v >= 1)
+		rc = dp_opt_fail(err, errlen, "%s %s: a probability must be below 1", name, val);
+	if (!rc)
+		*prob = v;
+	return rc;
+}
+
+int dp_fault_parse(const char *opt, const char *spec, struct dp_fault_params *p,
+		   uint64_t *seed, char *err, size_t errlen)
+{
+	char *copy = strdup(spec), *save = NULL;
+	int rc = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!copy)
+		return dp_opt_fail(err, errlen, "%s: out of memory", opt);
+	if (!copy[0])
+		rc = dp_opt_fail(err, errlen, "%s: empty (give e.g. loss=0.01,delay-us=100)", opt);
+	for (char *kv = strtok_r(copy, ",", &save); kv && !rc; kv = strtok_r(NULL, ",", &save))
+		rc = fault_parse_one(opt, kv, p, seed, err, errlen);
+	free(copy);
+	return rc;
+}
+
+void dp_fault_format(const struct dp_fault_params *p, char *buf, size_t len)
+{
+	const struct { const char *name; double v; } probs[] = {
+		{ "loss", p->loss }, { "dup", p->dup },
+		{ "reorder", p->reorder }, { "corrupt", p->corrupt },
+	};
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(probs) / sizeof(probs[0]) && at < len; i++)
+		if (probs[i].v > 0)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s=%g", at ? "," : "",
+					       probs[i].name, probs[i].v);
+	if (p->delay_ns && at < len)
+		snprintf(buf + at, len - at, "%sdelay-us=%g", at ? "," : "",
+			 (double)p->delay_ns / 1000);
 }
 
 /* Flip one random bit of m, copying it first if someone else holds it. */
@@ -79,10 +176,57 @@ static struct rte_mbuf *fault_corrupt(struct dp_fault_port *f, struct rte_mbuf *
 	return m;
 }
 
-/* Send what was collected to the inner port. */
+/*
+ * Send the delayed frames that are due, oldest first; what the inner port
+ * does not take (its queue is full) waits for the next poll.
+ */
+static void fault_release_due(struct dp_fault_port *f)
+{
+	struct rte_mbuf *out[FAULT_OUT];
+
+	while (f->dq_n && f->dq[f->dq_head].due <= f->now) {
+		uint16_t k = 0, sent;
+		uint32_t at = f->dq_head;
+
+		while (k < FAULT_OUT && k < f->dq_n && f->dq[at].due <= f->now) {
+			out[k++] = f->dq[at].m;
+			at = (at + 1) % DP_FAULT_DELAY_FRAMES;
+		}
+		sent = dp_port_tx_keep(f->inner, out, k);
+		f->dq_head = (f->dq_head + sent) % DP_FAULT_DELAY_FRAMES;
+		f->dq_n -= sent;
+		if (sent < k)
+			return;
+	}
+}
+
+/* Frames that came through the faults: to the inner port, or to wait. */
+static void fault_out(struct dp_fault_port *f, struct rte_mbuf **pkts, uint16_t n)
+{
+	if (!f->dq) {
+		dp_port_tx(f->inner, pkts, n);
+		return;
+	}
+	fault_release_due(f);
+	for (uint16_t i = 0; i < n; i++) {
+		struct fault_delayed *d;
+
+		if (f->dq_n == DP_FAULT_DELAY_FRAMES) {
+			rte_pktmbuf_free(pkts[i]);
+			f->stats.delay_full++;
+			continue;
+		}
+		d = &f->dq[(f->dq_head + f->dq_n++) % DP_FAULT_DELAY_FRAMES];
+		d->m = pkts[i];
+		d->due = f->now + f->p.delay_ns;
+		f->stats.delayed++;
+	}
+}
+
+/* Send what was collected on. */
 static void fault_flush(struct dp_fault_port *f, struct rte_mbuf **out, uint16_t *k)
 {
-	dp_port_tx(f->inner, out, *k);
+	fault_out(f, out, *k);
 	*k = 0;
 }
 
@@ -156,17 +300,25 @@ static uint16_t fault_rx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t 
 		struct rte_mbuf *m = f->held;
 
 		f->held = NULL;
-		dp_port_tx(f->inner, &m, 1);
+		fault_out(f, &m, 1);
 	}
+	if (f->dq_n)
+		fault_release_due(f);
 	return dp_port_rx(f->inner, pkts, n);
 }
 
-/* Free the wrapper, its held frame and the inner port. */
+/* Free the wrapper, the frames it holds and the inner port. */
 static void fault_destroy(struct dp_port *port)
 {
 	struct dp_fault_port *f = fault_of(port);
 
 	rte_pktmbuf_free(f->held);
+	while (f->dq_n) {
+		rte_pktmbuf_free(f->dq[f->dq_head].m);
+		f->dq_head = (f->dq_head + 1) % DP_FAULT_DELAY_FRAMES;
+		f->dq_n--;
+	}
+	free(f->dq);
 	dp_port_destroy(f->inner);
 	free(f);
 }
@@ -208,6 +360,14 @@ struct dp_port *dp_fault_port_create(struct dp_port *inner,
 	if (f->p.hold_polls == 0)
 		f->p.hold_polls = 4;
 	f->mp = mp;
+	if (p->delay_ns) {
+		f->dq = calloc(DP_FAULT_DELAY_FRAMES, sizeof(*f->dq));
+		if (!f->dq) {
+			free(f);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
 	dp_rand_seed(&f->rng, seed, 0xFA17);
 	return &f->port;
 }
@@ -217,4 +377,25 @@ const struct dp_fault_stats *dp_fault_port_stats(const struct dp_port *port)
 	if (port->ops != &fault_ops)
 		return NULL;
 	return &((const struct dp_fault_port *)port)->stats;
+}
+
+uint64_t dp_fault_port_poll(struct dp_port *port, uint64_t now)
+{
+	struct dp_fault_port *f;
+
+	if (port->ops != &fault_ops)
+		return UINT64_MAX;
+	f = fault_of(port);
+	f->now = now;
+	if (!f->dq_n)
+		return UINT64_MAX;
+	fault_release_due(f);
+	return f->dq_n ? f->dq[f->dq_head].due : UINT64_MAX;
+}
+
+struct dp_port *dp_fault_port_inner(const struct dp_port *port)
+{
+	if (port->ops == &fault_ops)
+		return ((const struct dp_fault_port *)port)->inner;
+	return (struct dp_port *)port;	/* the caller's, as it gave it */
 }

@@ -2,9 +2,14 @@
 /*
  * Fault injection: a port that wraps another and, on transmit, loses,
  * duplicates, reorders or corrupts frames with given probabilities, from a
- * seed. It works the same over a simulated link and over an ethdev, so the
- * protocol's guarantees can be tested on a simulator and on a real lab
- * (this machine has no netem).
+ * seed, and can delay every frame by a fixed time. It works the same over a
+ * simulated link and over an ethdev, so the protocol's guarantees can be
+ * tested on a simulator and on a real lab (this machine has no netem):
+ * switchd and nicd take it as --fault SPEC.
+ *
+ * Like the components, the port reads no clock: its owner hands it the
+ * time with dp_fault_port_poll(), and a delayed frame leaves at the first
+ * poll or transmit at or after its time.
  */
 #ifndef SEGNET_DP_FAULT_H
 #define SEGNET_DP_FAULT_H
@@ -24,6 +29,14 @@ struct dp_fault_params {
 	double corrupt;		/* one bit of the frame is flipped */
 	uint32_t hold_max;	/* a held frame waits for 1..hold_max later frames */
 	uint32_t hold_polls;	/* ... or at most this many rx polls */
+	uint64_t delay_ns;	/* every surviving frame waits this long */
+};
+
+enum {
+	/* Frames a delaying port holds at once; more are dropped (delay_full). */
+	DP_FAULT_DELAY_FRAMES = 16384,
+	/* Longest delay: 1 s. */
+	DP_FAULT_DELAY_MAX_NS = 1000000000,
 };
 
 #define DP_FAULT_COUNTERS(X) \
@@ -31,6 +44,8 @@ struct dp_fault_params {
 	X(duplicated, "extra copies sent") \
 	X(reordered, "frames held back behind later ones") \
 	X(corrupted, "frames with a flipped bit") \
+	X(delayed, "frames held for the fixed delay") \
+	X(delay_full, "frames dropped because the delay queue was full") \
 	X(no_mbuf, "faults skipped because the pool was empty")
 
 /* What the fault port did. */
@@ -41,13 +56,35 @@ struct dp_fault_stats {
 /* Names of struct dp_fault_stats fields. */
 extern const char *const dp_fault_counter_names[];
 
-/* True when any fault has a non-zero probability. */
+/* True when any fault has a non-zero probability, or there is a delay. */
 bool dp_fault_active(const struct dp_fault_params *p);
 
 /*
- * Check probabilities; 0 or -EINVAL with the offending name in err.
+ * Check probabilities and the delay; 0 or -EINVAL with the offending name
+ * in err.
  */
 int dp_fault_validate(const struct dp_fault_params *p, char *err, size_t errlen);
+
+/*
+ * Parse a daemon's --fault SPEC: comma-separated KEY=VALUE with keys loss,
+ * dup, reorder, corrupt (probabilities in [0, 1)), delay-us (0 to 10^6,
+ * fractions allowed) and seed (a whole number; *seed is left alone when
+ * absent). opt names the option in messages. 0, or -EINVAL with a message
+ * naming the key in err; p is filled from zero.
+ */
+int dp_fault_parse(const char *opt, const char *spec, struct dp_fault_params *p,
+		   uint64_t *seed, char *err, size_t errlen);
+
+/* The --fault lines of a daemon's --help. */
+#define DP_FAULT_USAGE \
+	"  --fault SPEC            inject faults into every frame this daemon sends,\n" \
+	"                          for tests (no netem needed): comma-separated\n" \
+	"                          loss=P, dup=P, reorder=P, corrupt=P (probabilities\n" \
+	"                          below 1), delay-us=US (every frame, up to 10^6)\n" \
+	"                          and seed=S (default 1); e.g. loss=0.01,delay-us=500\n"
+
+/* The parameters as a spec dp_fault_parse takes (the non-zero ones). */
+void dp_fault_format(const struct dp_fault_params *p, char *buf, size_t len);
 
 /*
  * Wrap `inner` (which the wrapper then owns and destroys). Copies for
@@ -59,5 +96,16 @@ struct dp_port *dp_fault_port_create(struct dp_port *inner,
 
 /* The counters of a fault port; NULL when port is not one. */
 const struct dp_fault_stats *dp_fault_port_stats(const struct dp_port *port);
+
+/*
+ * Hand a fault port the time: frames whose delay is over leave, and later
+ * transmits are delayed from now. Returns when the next delayed frame is
+ * due (UINT64_MAX when none is held), so a poller can cap its sleep. Does
+ * nothing (and returns UINT64_MAX) when port is not a fault port.
+ */
+uint64_t dp_fault_port_poll(struct dp_port *port, uint64_t now);
+
+/* The port a fault port wraps; port itself when it is not one. */
+struct dp_port *dp_fault_port_inner(const struct dp_port *port);
 
 #endif

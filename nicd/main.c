@@ -137,6 +137,13 @@ static void nicd_announce(const struct nicd *d)
 		printf("nicd: vnet %u: %s (key from %s)\n", o->vnet[v].hv.vnet,
 		       o->vnet[v].conf, o->vnet[v].keyfile);
 	printf("nicd: back-off %s\n", o->idle_after_us ? "on" : "off (busy polling)");
+	if (dp_fault_active(&o->fault)) {
+		char spec[160];
+
+		dp_fault_format(&o->fault, spec, sizeof(spec));
+		printf("nicd: fault injection on every frame sent: %s (seed %llu)\n", spec,
+		       (unsigned long long)o->fault_seed);
+	}
 }
 
 /*

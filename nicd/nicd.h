@@ -17,6 +17,7 @@
 
 #include "dataplane/dp_eal.h"
 #include "dataplane/dp_ethdev.h"
+#include "dataplane/dp_fault.h"
 #include "host.h"
 #include "nic.h"
 #include "pcap/port_capture.h"
@@ -74,6 +75,8 @@ struct nicd_opts {
 	const char *capture;		/* --capture: pcap of every port, or NULL */
 	uint64_t capture_max_bytes;	/* --capture-max-mb in bytes (0 = no bound) */
 	uint64_t capture_max_packets;	/* --capture-max-packets (0 = no bound) */
+	struct dp_fault_params fault;	/* --fault on every port (all zero: none) */
+	uint64_t fault_seed;		/* its seed= (default 1) */
 };
 
 /*

@@ -214,6 +214,35 @@ static int nicd_make_nic(struct nicd_node *n, const struct nicd_opts *o,
 	return 0;
 }
 
+/*
+ * Put node n's ports behind fault injection (--fault). Each port draws from
+ * its own stream of the seed, named by the node's name and the channel, so
+ * nodes in separate nicd processes differ too.
+ */
+static int nicd_wrap_faults(struct nicd_node *n, const struct nicd_opts *o,
+			    struct rte_mempool *mp)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a of the name */
+	bool shared = n->quick == n->bulk;
+	struct dp_port *f;
+
+	for (const char *c = n->name; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	f = dp_fault_port_create(n->bulk, &o->fault, o->fault_seed ^ h, mp);
+	if (!f)
+		return -1;
+	n->bulk = f;
+	if (shared) {
+		n->quick = f;
+		return 0;
+	}
+	f = dp_fault_port_create(n->quick, &o->fault, o->fault_seed ^ (h * 31 + 1), mp);
+	if (!f)
+		return -1;
+	n->quick = f;
+	return 0;
+}
+
 /* Ports, host interface and NIC of node n. */
 static int nicd_make_node(struct nicd_nodes *ns, struct nicd_node *n,
 			  const struct nicd_opts *o, const struct host_config *hc,
@@ -232,6 +261,11 @@ static int nicd_make_node(struct nicd_nodes *ns, struct nicd_node *n,
 		n->quick = n->bulk;
 	if (!n->bulk || !n->quick) {
 		snprintf(err, errlen, "node %s: cannot make ports: %s", n->name, strerror(errno));
+		return -errno;
+	}
+	if (dp_fault_active(&o->fault) && nicd_wrap_faults(n, o, b->mp)) {
+		snprintf(err, errlen, "node %s: cannot add fault injection: %s", n->name,
+			 strerror(errno));
 		return -errno;
 	}
 	c.name = n->name;
@@ -307,6 +341,14 @@ bool nicd_nodes_poll(struct nicd_nodes *ns, uint64_t now, uint64_t *next)
 		struct nicd_node *n = &ns->node[i];
 		uint64_t t, a;
 
+		t = dp_fault_port_poll(n->bulk, now);
+		if (t < *next)
+			*next = t;
+		if (n->quick != n->bulk) {
+			t = dp_fault_port_poll(n->quick, now);
+			if (t < *next)
+				*next = t;
+		}
 		work |= host_poll(n->host, now, next);
 		t = nic_poll(n->nic, now);
 		if (t < *next)
@@ -338,10 +380,11 @@ int nicd_nodes_capture(struct nicd_nodes *ns, struct port_capture *cap)
 {
 	for (unsigned int i = 0; i < ns->n; i++) {
 		struct nicd_node *n = &ns->node[i];
-		int rc = port_capture_attach(cap, n->bulk);
+		/* The wire: behind fault injection, what it let through. */
+		int rc = port_capture_attach(cap, dp_fault_port_inner(n->bulk));
 
 		if (!rc && n->quick != n->bulk)
-			rc = port_capture_attach(cap, n->quick);
+			rc = port_capture_attach(cap, dp_fault_port_inner(n->quick));
 		if (rc)
 			return rc;
 	}

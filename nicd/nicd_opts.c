@@ -17,6 +17,7 @@
 #include "nicd/conf.h"
 #include "nicd/ctl_msg.h"
 #include "nicd/host.h"
+#include "dataplane/dp_fault.h"
 #include "dataplane/dp_opts.h"
 #include "nicd/nicd.h"
 #include "nicd/stages/stages.h"
@@ -48,6 +49,7 @@ enum nicd_opt {
 	NICD_OPT_CAPTURE,
 	NICD_OPT_CAPTURE_MAX_MB,
 	NICD_OPT_CAPTURE_MAX_PACKETS,
+	NICD_OPT_FAULT,
 };
 
 /* The options getopt_long knows. */
@@ -77,6 +79,7 @@ static const struct option nicd_long_opts[] = {
 	{ "capture", required_argument, NULL, NICD_OPT_CAPTURE },
 	{ "capture-max-mb", required_argument, NULL, NICD_OPT_CAPTURE_MAX_MB },
 	{ "capture-max-packets", required_argument, NULL, NICD_OPT_CAPTURE_MAX_PACKETS },
+	{ "fault", required_argument, NULL, NICD_OPT_FAULT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -144,6 +147,7 @@ void nicd_opts_usage(FILE *f, const char *prog)
 		"  --capture-max-mb M      stop capturing before the file passes M MB\n"
 		"                          (10^6 bytes; default 0: no bound)\n"
 		"  --capture-max-packets N stop capturing after N frames (default 0: no bound)\n"
+		DP_FAULT_USAGE
 		"  --help                  this text\n"
 		"\n"
 		"Configurations:\n",
@@ -292,6 +296,7 @@ static void nicd_opts_defaults(struct nicd_opts *o)
 	o->socket_mode = 0666;
 	o->check_crc = true;
 	o->control_queue = true;
+	o->fault_seed = 1;
 }
 
 /* Handle one option that takes a number or a word. */
@@ -353,6 +358,11 @@ static int nicd_parse_value(struct nicd_opts *o, int c, const char *arg, char *e
 	case NICD_OPT_CAPTURE_MAX_PACKETS:
 		rc = dp_opt_ulong("--capture-max-packets", arg, 0, ULONG_MAX, &v, err, errlen);
 		o->capture_max_packets = v;
+		return rc;
+	case NICD_OPT_FAULT:
+		rc = dp_fault_parse("--fault", arg, &o->fault, &o->fault_seed, err, errlen);
+		if (!rc && !dp_fault_active(&o->fault))
+			rc = dp_opt_fail(err, errlen, "--fault %s: injects nothing", arg);
 		return rc;
 	}
 	return dp_opt_fail(err, errlen, "unknown option (see --help)");

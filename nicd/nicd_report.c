@@ -19,7 +19,8 @@ static void nicd_snap_node(const struct nicd_node *n, uint64_t now, struct nicd_
 	s->drops = st->rx_invalid + st->rx_misdelivered + st->rx_unknown_vnet +
 		   st->rx_no_desc + st->no_mbuf + hs->rx_no_endpoint + hs->rx_overflow +
 		   hs->rx_ring_full +
-		   n->bulk->stats.tx_full + (n->quick != n->bulk ? n->quick->stats.tx_full : 0);
+		   dp_fault_port_inner(n->bulk)->stats.tx_full +
+		   (n->quick != n->bulk ? dp_fault_port_inner(n->quick)->stats.tx_full : 0);
 }
 
 void nicd_report_snapshot(const struct nicd_nodes *ns, uint64_t now,
@@ -68,19 +69,6 @@ void nicd_report_line(FILE *f, const struct nicd_nodes *ns,
 	fflush(f);
 }
 
-/* Print a port's non-zero counters. */
-static void nicd_port_print(FILE *f, const struct dp_port *port)
-{
-	const struct dp_ethdev_port_stats *es = dp_ethdev_port_stats(port);
-	struct dp_counter_set set = dp_port_counters(port);
-
-	dp_counters_print(f, &set);
-	if (es) {
-		set = DP_COUNTER_SET(port->name, dp_ethdev_port_counter_names, es);
-		dp_counters_print(f, &set);
-	}
-}
-
 void nicd_report_summary(FILE *f, const struct nicd_nodes *ns,
 			 const struct dp_idle *idle, double seconds)
 {
@@ -94,9 +82,9 @@ void nicd_report_summary(FILE *f, const struct nicd_nodes *ns,
 		nic_print_counters(n->nic, n->name, f);
 		snprintf(name, sizeof(name), "%s.host", n->name);
 		host_print_counters(n->host, name, f);
-		nicd_port_print(f, n->bulk);
+		dp_ethdev_port_print(f, n->bulk);
 		if (n->quick != n->bulk)
-			nicd_port_print(f, n->quick);
+			dp_ethdev_port_print(f, n->quick);
 	}
 	fprintf(f, "idle back-off: %llu sleeps, %.3f s asleep (%.0f%% of the run)\n",
 		(unsigned long long)idle->sleeps, (double)idle->slept_ns / 1e9,

@@ -116,16 +116,29 @@ static void nicd_tel_stages(struct nicd_tel_out *o, const struct nicd_nodes *ns,
 	}
 }
 
-/* Port counters of a node, "bulk_*" and "quick_*" (or "port_*"). */
+/*
+ * Port counters of a node, "bulk_*" and "quick_*" (or "port_*"): the wire's,
+ * and with --fault the faults' ("bulk_fault_*").
+ */
 static void nicd_tel_ports(struct nicd_tel_out *o, const struct nicd_node *n)
 {
 	const struct dp_port *ports[2] = { n->bulk, n->quick };
 	const char *roles[2] = { n->bulk == n->quick ? "port_" : "bulk_", "quick_" };
+	char prefix[32];
 
-	for (int i = 0; i < (n->bulk == n->quick ? 1 : 2); i++)
+	for (int i = 0; i < (n->bulk == n->quick ? 1 : 2); i++) {
+		const struct dp_port *wire = dp_fault_port_inner(ports[i]);
+		const struct dp_fault_stats *fs = dp_fault_port_stats(ports[i]);
+
 		nicd_tel_counters(o, roles[i], dp_port_counter_names,
-				  (const uint64_t *)&ports[i]->stats,
-				  sizeof(ports[i]->stats) / sizeof(uint64_t));
+				  (const uint64_t *)&wire->stats,
+				  sizeof(wire->stats) / sizeof(uint64_t));
+		if (fs) {
+			snprintf(prefix, sizeof(prefix), "%sfault_", roles[i]);
+			nicd_tel_counters(o, prefix, dp_fault_counter_names,
+					  (const uint64_t *)fs, sizeof(*fs) / sizeof(uint64_t));
+		}
+	}
 }
 
 /*

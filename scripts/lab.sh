@@ -29,6 +29,12 @@
 #   --quick-gbps G     quick rate (default 1)
 #   --down-ms MS       a node silent this long is down (default 500)
 #   --busy             no idle back-off (busy polling: a core per daemon)
+#   --fault SPEC       fault injection in every nicd, on every frame a node
+#                      sends (nicd --fault: loss=P,dup=P,reorder=P,corrupt=P,
+#                      delay-us=US,seed=S; this machine has no netem)
+#   --switch-fault SPEC  the same in switchd, on every frame it sends
+#   --grant-lead L     switchd --grant-lead: grants L slots ahead, for round
+#                      trips longer than a slot (a --fault delay, say)
 #   --huge             hugepages instead of --no-huge (root): reserves what
 #                      is missing and mounts hugetlbfs in DIR; down undoes it
 #   --cores LIST       CPUs: switchd on the first, the nicds on the others in
@@ -76,6 +82,9 @@ bulk_gbps=0.05
 quick_gbps=1
 down_ms=500
 busy=0
+nicd_fault=
+switch_fault=
+grant_lead=1
 huge=0
 cores=
 join_timeout=20
@@ -113,6 +122,9 @@ parse_args() {
 		--quick-gbps) need "$1" $#; quick_gbps=$2; shift ;;
 		--down-ms) need "$1" $#; down_ms=$2; shift ;;
 		--busy) busy=1 ;;
+		--fault) need "$1" $#; nicd_fault=$2; shift ;;
+		--switch-fault) need "$1" $#; switch_fault=$2; shift ;;
+		--grant-lead) need "$1" $#; grant_lead=$2; shift ;;
 		--huge) huge=1 ;;
 		--cores) need "$1" $#; cores=$2; shift ;;
 		--join-timeout) need "$1" $#; join_timeout=$2; shift ;;
@@ -159,6 +171,13 @@ check_args() {
 	is_rate "$quick_gbps" || die_usage "--quick-gbps must be a rate in Gbit/s (0 < G <= 100), not '$quick_gbps'"
 	is_uint "$down_ms" && [ "$down_ms" -ge 10 ] ||
 		die_usage "--down-ms must be a whole number of milliseconds, at least 10, not '$down_ms'"
+	local f
+	for f in "--fault:$nicd_fault" "--switch-fault:$switch_fault"; do
+		[ -z "${f#*:}" ] || [[ "${f#*:}" =~ ^[a-z-]+=[0-9.e+-]+(,[a-z-]+=[0-9.e+-]+)*$ ]] ||
+			die_usage "${f%%:*} must be KEY=VALUE,... (loss=0.01,delay-us=500), not '${f#*:}'"
+	done
+	is_uint "$grant_lead" && [ "$grant_lead" -ge 1 ] && [ "$grant_lead" -le 64 ] ||
+		die_usage "--grant-lead must be 1 to 64, not '$grant_lead'"
 	is_uint "$join_timeout" && [ "$join_timeout" -ge 1 ] ||
 		die_usage "--join-timeout must be a whole number of seconds, at least 1, not '$join_timeout'"
 	[[ "$conf" =~ ^[A-Za-z0-9_,:=.-]+$ ]] || die_usage "--conf '$conf': not a configuration"
@@ -366,6 +385,13 @@ idle_args() {
 	if [ "$busy" = 1 ]; then echo "--idle-after-us 0"; fi
 }
 
+# What up was asked beyond the usual: ", grant lead 3, nicd fault loss=0.01".
+extras() {
+	[ "$grant_lead" = 1 ] || printf ', grant lead %s' "$grant_lead"
+	[ -z "$nicd_fault" ] || printf ', nicd fault %s' "$nicd_fault"
+	[ -z "$switch_fault" ] || printf ', switchd fault %s' "$switch_fault"
+}
+
 # The vnet arguments of nicd.
 vnet_args() {
 	local v
@@ -397,7 +423,8 @@ proc_cmd() {
 		# shellcheck disable=SC2046
 		printf '%s\n' --bulk-gbps "$bulk_gbps" --quick-gbps "$quick_gbps" \
 			--down-slots "$(st_get down_slots)" --control-queue "$(control_queue)" \
-			$(idle_args)
+			--grant-lead "$grant_lead" $(idle_args)
+		[ -z "$switch_fault" ] || printf '%s\n' --fault "$switch_fault"
 	else
 		for i in $(proc_nodes "$p"); do printf '%s\n' --vdev "$(vdev_of "$i" node)"; done
 		printf '%s\n' --
@@ -405,6 +432,7 @@ proc_cmd() {
 		# shellcheck disable=SC2046
 		printf '%s\n' $(vnet_args) --socket-dir "$dir/nicd" --control-queue "$(control_queue)" \
 			$(idle_args)
+		[ -z "$nicd_fault" ] || printf '%s\n' --fault "$nicd_fault"
 	fi
 }
 
@@ -436,6 +464,10 @@ load_config() {
 	bulk_gbps=$(st_get bulk_gbps)
 	quick_gbps=$(st_get quick_gbps)
 	busy=$(st_get busy)
+	nicd_fault=$(st_get fault)
+	switch_fault=$(st_get switch_fault)
+	grant_lead=$(st_get grant_lead)
+	grant_lead=${grant_lead:-1}
 	huge=$(st_get huge)
 	builddir=$(st_get builddir)
 	extra_vnets=()
@@ -713,6 +745,9 @@ do_up() {
 	st_set down_ms "$down_ms"
 	st_set down_slots "$down_slots"
 	st_set busy "$busy"
+	st_set fault "$nicd_fault"
+	st_set switch_fault "$switch_fault"
+	st_set grant_lead "$grant_lead"
 	st_set huge "$huge"
 	st_set builddir "$builddir"
 	st_set bin.switchd "$switchd_bin"
@@ -772,7 +807,7 @@ name_opts() {
 
 print_placement() {
 	local p nl
-	say "lab '$name': $link, $nodes nodes, vnet 1 $conf, bulk $bulk_gbps Gbit/s (slot $(awk -v s="$(st_get slot_ns)" 'BEGIN { printf "%.1f", s / 1000 }') us), quick $quick_gbps Gbit/s, down after $(st_get down_ms) ms, back-off $([ "$busy" = 1 ] && echo off || echo on)"
+	say "lab '$name': $link, $nodes nodes, vnet 1 $conf, bulk $bulk_gbps Gbit/s (slot $(awk -v s="$(st_get slot_ns)" 'BEGIN { printf "%.1f", s / 1000 }') us), quick $quick_gbps Gbit/s, down after $(st_get down_ms) ms, back-off $([ "$busy" = 1 ] && echo off || echo on)$(extras)"
 	say "placement (CPUs $(st_get cpus)):"
 	for p in sw $(nicd_procs); do
 		if [ "$p" = sw ]; then
@@ -928,7 +963,7 @@ do_status() {
 		exit 1
 	fi
 	load_config
-	say "lab '$name' in $dir: $(st_get state), $link, $nodes nodes, bulk $bulk_gbps Gbit/s, quick $quick_gbps Gbit/s, back-off $([ "$busy" = 1 ] && echo off || echo on)"
+	say "lab '$name' in $dir: $(st_get state), $link, $nodes nodes, bulk $bulk_gbps Gbit/s, quick $quick_gbps Gbit/s, back-off $([ "$busy" = 1 ] && echo off || echo on)$(extras)"
 	echo "processes:"
 	for p in $(st_get procs); do
 		pid=$(st_get "proc.$p.pid")

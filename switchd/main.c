@@ -131,6 +131,13 @@ static int swd_build(struct swd *d)
 	       (unsigned long long)sw_fabric_slot_ns(d->sw), o->bulk_gbps, o->slot_frames,
 	       o->quick_gbps, o->quick_mode == SW_QUICK_DROP ? "drop" : "interleave",
 	       o->down_slots, o->idle_after_us ? "on" : "off (busy polling)");
+	if (dp_fault_active(&o->fault)) {
+		char spec[160];
+
+		dp_fault_format(&o->fault, spec, sizeof(spec));
+		printf("switchd: fault injection on every frame sent: %s (seed %llu)\n", spec,
+		       (unsigned long long)o->fault_seed);
+	}
 	if (o->idle_after_us && o->idle_sleep_us &&
 	    sw_fabric_slot_ns(d->sw) < 4000ull * (o->idle_sleep_us + SWD_WAKE_US))
 		DP_LOG(swd_logtype, NOTICE,
@@ -184,7 +191,7 @@ static void swd_loop(struct swd *d)
 	if (interval)
 		next_stats = now + interval;
 	while (!dp_stop) {
-		uint64_t next, work;
+		uint64_t next, work, fault_next;
 		bool up;
 
 		now = dp_tsc_ns();
@@ -197,6 +204,9 @@ static void swd_loop(struct swd *d)
 		up = sw_fabric_nodes_up(d->sw) != 0;
 		if (!up)
 			next = UINT64_MAX;
+		fault_next = swd_ports_fault_poll(&d->ports, now);
+		if (fault_next < next)
+			next = fault_next;
 		if (next_stats < next)
 			next = next_stats;
 		d->idle.sleep_us = swd_sleep_us(d, up, now);

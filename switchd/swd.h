@@ -16,6 +16,7 @@
 
 #include "dataplane/dp_eal.h"
 #include "dataplane/dp_ethdev.h"
+#include "dataplane/dp_fault.h"
 #include "pcap/port_capture.h"
 #include "switchd/fabric.h"
 
@@ -60,6 +61,8 @@ struct swd_opts {
 	const char *capture;		/* --capture: pcap of every port, or NULL */
 	uint64_t capture_max_bytes;	/* --capture-max-mb in bytes (0 = no bound) */
 	uint64_t capture_max_packets;	/* --capture-max-packets (0 = no bound) */
+	struct dp_fault_params fault;	/* --fault on every port (all zero: none) */
+	uint64_t fault_seed;		/* its seed= (default 1) */
 };
 
 /*
@@ -113,6 +116,7 @@ struct swd_ports {
 	struct dp_port **bulk;			/* per node, for sw_fabric_create */
 	struct dp_port **quick;			/* per node */
 	struct dp_port **control;		/* per node (entries may be NULL) */
+	bool faulty;				/* --fault: ports behind fault injection */
 };
 
 /*
@@ -125,6 +129,12 @@ struct swd_ports {
  */
 int swd_ports_open(struct swd_ports *p, const struct swd_opts *o, int poll_socket,
 		   char *err, size_t errlen);
+
+/*
+ * Hand the fault-injection ports (--fault) the time; returns when the next
+ * delayed frame is due (UINT64_MAX: none, or no --fault).
+ */
+uint64_t swd_ports_fault_poll(struct swd_ports *p, uint64_t now);
 
 /* Destroy the ports and stop and close the devices (frees their mbufs). */
 void swd_ports_close(struct swd_ports *p);

@@ -45,6 +45,7 @@ enum swd_opt {
 	SWD_OPT_CAPTURE,
 	SWD_OPT_CAPTURE_MAX_MB,
 	SWD_OPT_CAPTURE_MAX_PACKETS,
+	SWD_OPT_FAULT,
 };
 
 /* The options getopt_long knows. */
@@ -73,6 +74,7 @@ static const struct option swd_long_opts[] = {
 	{ "capture", required_argument, NULL, SWD_OPT_CAPTURE },
 	{ "capture-max-mb", required_argument, NULL, SWD_OPT_CAPTURE_MAX_MB },
 	{ "capture-max-packets", required_argument, NULL, SWD_OPT_CAPTURE_MAX_PACKETS },
+	{ "fault", required_argument, NULL, SWD_OPT_FAULT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -140,6 +142,7 @@ void swd_opts_usage(FILE *f, const char *prog)
 		"  --capture-max-mb M      stop capturing before the file passes M MB\n"
 		"                          (10^6 bytes; default 0: no bound)\n"
 		"  --capture-max-packets N stop capturing after N frames (default 0: no bound)\n"
+		DP_FAULT_USAGE
 		"  --help                  this text\n"
 		"\n"
 		"Arbiters:\n",
@@ -290,6 +293,7 @@ static void swd_opts_defaults(struct swd_opts *o)
 	o->check_crc = true;
 	o->control_queue = true;
 	o->seed = 1;
+	o->fault_seed = 1;
 }
 
 /* Handle one option that takes a number or a word. */
@@ -359,6 +363,11 @@ static int swd_parse_value(struct swd_opts *o, int c, const char *arg, char *err
 	case SWD_OPT_SEED:
 		rc = dp_opt_ulong("--seed", arg, 0, ULONG_MAX, &v, err, errlen);
 		o->seed = v;
+		return rc;
+	case SWD_OPT_FAULT:
+		rc = dp_fault_parse("--fault", arg, &o->fault, &o->fault_seed, err, errlen);
+		if (!rc && !dp_fault_active(&o->fault))
+			rc = dp_opt_fail(err, errlen, "--fault %s: injects nothing", arg);
 		return rc;
 	}
 	return dp_opt_fail(err, errlen, "unknown option (see --help)");

@@ -163,8 +163,65 @@ static int swd_start_devs(struct swd_ports *p, const struct swd_opts *o,
 	return 0;
 }
 
+/*
+ * Put *port behind fault injection, drawing from stream k of the seed;
+ * 0 or -1 with errno.
+ */
+static int swd_wrap_fault(struct dp_port **port, const struct swd_opts *o, uint64_t k,
+			  struct rte_mempool *mp)
+{
+	struct dp_port *f = dp_fault_port_create(*port, &o->fault,
+						 o->fault_seed ^ (k * 0x9E3779B97F4A7C15ull), mp);
+
+	if (!f)
+		return -1;
+	*port = f;
+	return 0;
+}
+
+/* With --fault, every port of node i behind fault injection. */
+static int swd_wrap_faults(struct swd_ports *p, const struct swd_opts *o, uint16_t i)
+{
+	struct swd_node *sn = &p->node[i];
+	bool shared = sn->quick == sn->bulk;
+
+	if (!dp_fault_active(&o->fault))
+		return 0;
+	if (swd_wrap_fault(&sn->bulk, o, 3u * i + 1, p->mp))
+		return -1;
+	if (shared)
+		sn->quick = sn->bulk;
+	else if (swd_wrap_fault(&sn->quick, o, 3u * i + 2, p->mp))
+		return -1;
+	if (sn->control && swd_wrap_fault(&sn->control, o, 3u * i + 3, p->mp))
+		return -1;
+	return 0;
+}
+
+uint64_t swd_ports_fault_poll(struct swd_ports *p, uint64_t now)
+{
+	uint64_t next = UINT64_MAX;
+
+	if (!p->faulty)
+		return next;
+	for (uint16_t i = 0; i < p->n; i++) {
+		struct swd_node *sn = &p->node[i];
+		struct dp_port *ports[3] = {
+			sn->bulk, sn->quick != sn->bulk ? sn->quick : NULL, sn->control,
+		};
+
+		for (int k = 0; k < 3; k++) {
+			uint64_t t = ports[k] ? dp_fault_port_poll(ports[k], now) : UINT64_MAX;
+
+			if (t < next)
+				next = t;
+		}
+	}
+	return next;
+}
+
 /* dp_ports on the started devices, for the fabric. */
-static int swd_make_ports(struct swd_ports *p)
+static int swd_make_ports(struct swd_ports *p, const struct swd_opts *o)
 {
 	for (uint16_t i = 0; i < p->n; i++) {
 		struct swd_node *sn = &p->node[i];
@@ -182,6 +239,8 @@ static int swd_make_ports(struct swd_ports *p)
 			if (!sn->control)
 				return -errno;
 		}
+		if (swd_wrap_faults(p, o, i))
+			return -errno;
 		p->bulk[i] = sn->bulk;
 		p->quick[i] = sn->quick;
 		p->control[i] = sn->control;
@@ -205,7 +264,8 @@ int swd_ports_open(struct swd_ports *p, const struct swd_opts *o, int poll_socke
 		rc = swd_make_pools(p, poll_socket, err, errlen);
 	if (!rc)
 		rc = swd_start_devs(p, o, err, errlen);
-	if (!rc && swd_make_ports(p)) {
+	p->faulty = dp_fault_active(&o->fault);
+	if (!rc && swd_make_ports(p, o)) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot make ports on the devices: %s", strerror(errno));
 	}
@@ -253,7 +313,8 @@ int swd_ports_capture(struct swd_ports *p, struct port_capture *cap)
 
 			if (!ports[k] || (k == 1 && sn->quick == sn->bulk))
 				continue;
-			rc = port_capture_attach(cap, ports[k]);
+			/* The wire: behind fault injection, what it let through. */
+			rc = port_capture_attach(cap, dp_fault_port_inner(ports[k]));
 			if (rc)
 				return rc;
 		}

@@ -23,11 +23,12 @@ static void swd_node_ports(const struct swd_node *sn,
 /* Adds a port's drops to the uint64_t at ctx. */
 static void swd_port_drops(const struct dp_port *port, const char *role, void *ctx)
 {
-	const struct dp_ethdev_port_stats *es = dp_ethdev_port_stats(port);
+	const struct dp_port *wire = dp_fault_port_inner(port);
+	const struct dp_ethdev_port_stats *es = dp_ethdev_port_stats(wire);
 	uint64_t *drops = ctx;
 
 	(void)role;
-	*drops += port->stats.tx_full + (es ? es->rx_multiseg : 0);
+	*drops += wire->stats.tx_full + (es ? es->rx_multiseg : 0);
 }
 
 void swd_report_snapshot(const struct sw_fabric *sw, const struct swd_ports *p,
@@ -86,16 +87,8 @@ void swd_report_line(FILE *f, const struct sw_fabric *sw, const struct swd_ports
 /* Prints a port's non-zero counters to the FILE at ctx. */
 static void swd_port_print(const struct dp_port *port, const char *role, void *ctx)
 {
-	const struct dp_ethdev_port_stats *es = dp_ethdev_port_stats(port);
-	struct dp_counter_set set = dp_port_counters(port);
-	FILE *f = ctx;
-
 	(void)role;
-	dp_counters_print(f, &set);
-	if (es) {
-		set = DP_COUNTER_SET(port->name, dp_ethdev_port_counter_names, es);
-		dp_counters_print(f, &set);
-	}
+	dp_ethdev_port_print(ctx, port);
 }
 
 void swd_report_summary(FILE *f, const struct sw_fabric *sw,

@@ -56,6 +56,45 @@ static int swd_tel_decode(struct rte_tel_data *d, const uint64_t *decode)
 	return 0;
 }
 
+/*
+ * With --fault, what fault injection did on all ports together, as a nested
+ * dictionary "fault" (per port: the exit summary).
+ */
+static int swd_tel_faults(struct rte_tel_data *d, const struct swd_ports *p)
+{
+	uint64_t sum[sizeof(struct dp_fault_stats) / sizeof(uint64_t)] = { 0 };
+	struct rte_tel_data *c;
+	bool any = false;
+
+	for (uint16_t i = 0; i < p->n; i++) {
+		const struct swd_node *sn = &p->node[i];
+		const struct dp_port *ports[3] = {
+			sn->bulk, sn->quick != sn->bulk ? sn->quick : NULL, sn->control,
+		};
+
+		for (int k = 0; k < 3; k++) {
+			const struct dp_fault_stats *fs = ports[k] ? dp_fault_port_stats(ports[k]) : NULL;
+
+			for (size_t j = 0; fs && j < RTE_DIM(sum); j++)
+				sum[j] += ((const uint64_t *)fs)[j];
+			any |= fs != NULL;
+		}
+	}
+	if (!any)
+		return 0;
+	c = rte_tel_data_alloc();
+	if (!c)
+		return -ENOMEM;
+	rte_tel_data_start_dict(c);
+	for (size_t j = 0; j < RTE_DIM(sum); j++)
+		rte_tel_data_add_dict_u64(c, dp_fault_counter_names[j], sum[j]);
+	if (rte_tel_data_add_dict_container(d, "fault", c, 0)) {
+		rte_tel_data_free(c);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 /* /segnet/switch/stats: every switch counter and decode drops by reason. */
 static int swd_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -75,6 +114,8 @@ static int swd_tel_stats(const char *cmd, const char *params, struct rte_tel_dat
 		rte_tel_data_add_dict_u64(d, "slot_ns", sw_fabric_slot_ns(sw));
 		if (!rc)
 			rc = swd_tel_decode(d, sw_fabric_decode_drops(sw));
+		if (!rc && swd_tel.ports)
+			rc = swd_tel_faults(d, swd_tel.ports);
 	}
 	pthread_mutex_unlock(&swd_tel.lock);
 	return rc ? -1 : 0;
@@ -84,11 +125,12 @@ static int swd_tel_stats(const char *cmd, const char *params, struct rte_tel_dat
 static void swd_tel_port(struct rte_tel_data *d, const char *role,
 			 const struct dp_port *port)
 {
-	const uint64_t *v = (const uint64_t *)&port->stats;
-	const struct dp_ethdev_port_stats *es = dp_ethdev_port_stats(port);
+	const struct dp_port *wire = dp_fault_port_inner(port);
+	const uint64_t *v = (const uint64_t *)&wire->stats;
+	const struct dp_ethdev_port_stats *es = dp_ethdev_port_stats(wire);
 	char key[RTE_TEL_MAX_STRING_LEN];
 
-	for (size_t i = 0; i < sizeof(port->stats) / sizeof(uint64_t); i++) {
+	for (size_t i = 0; i < sizeof(wire->stats) / sizeof(uint64_t); i++) {
 		snprintf(key, sizeof(key), "%s_%s", role, dp_port_counter_names[i]);
 		rte_tel_data_add_dict_u64(d, key, v[i]);
 	}

@@ -4,7 +4,7 @@
  * (lab_*.sh on scripts/lab.sh). Three checks, each its exit status:
  *
  *   lab-app order --from NICD --to NICD --key-file F [--vnet V] [--count N]
- *                 [--seed S] --expect in-order|reordered
+ *                 [--seed S] --expect in-order|reordered|violations
  *       opens a receiver endpoint at --to and a sender at --from, sends N
  *       messages numbered 0 .. N-1 to the receiver, each on the quick or
  *       the bulk channel as a seeded random sequence picks (bulk payloads
@@ -13,6 +13,10 @@
  *       and complete successfully; then "in-order" needs them in send
  *       order (a CONF4 virtual network orders across both channels) and
  *       "reordered" needs at least one out of order (CONF3 does not).
+ *       "violations" (CONF1 under --fault) needs at least one message
+ *       lost or duplicated once every send completed and arrivals stopped
+ *       for a second (order alone says nothing: CONF1 and CONF3 reorder
+ *       across channels without faults); completions may fail.
  *
  *   lab-app probe --nicd NICD --node D [--ep E] --key-file F [--vnet V]
  *                 [--count K] --expect ok|down|refused
@@ -71,7 +75,7 @@ struct lab_opts {
 	uint16_t dst_ep;		/* probe: target endpoint */
 	uint32_t count;			/* messages */
 	uint64_t seed;			/* order: channel and length sequence */
-	const char *expect;		/* in-order, reordered, ok, down */
+	const char *expect;		/* in-order, reordered, violations, ok, down */
 	uint32_t timeout_ms;		/* limit of the whole run */
 };
 
@@ -111,7 +115,7 @@ static void lab_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s order --from NICD --to NICD --key-file F [--vnet V] [--count N]\n"
-		"                [--seed S] --expect in-order|reordered\n"
+		"                [--seed S] --expect in-order|reordered|violations\n"
 		"       %s probe --nicd NICD --node D [--ep E] --key-file F [--vnet V]\n"
 		"                [--count K] --expect ok|down\n"
 		"       %s keys --nicd NICD --key-file F [--vnet V] [--other-key-file F2]\n"
@@ -303,17 +307,20 @@ static int lab_send_seq(struct segnet_ep *tx, uint16_t node, uint16_t ep, uint64
 static int lab_order(const struct lab_opts *o)
 {
 	struct lab_rx rx = { .count = o->count, .max_seq = -1 };
-	uint32_t sent = 0, done = 0, failed = 0, n_bulk = 0;
+	uint32_t sent = 0, done = 0, failed = 0, n_bulk = 0, last_arrived = 0;
 	struct segnet_ep *tx = NULL, *rcv = NULL;
-	uint64_t end;
+	uint64_t end, quiet_since = 0;
+	bool lossy;
 	int rc = 1, r;
 
 	if (!o->to || !o->expect ||
-	    (strcmp(o->expect, "in-order") && strcmp(o->expect, "reordered"))) {
-		fprintf(stderr, "%s: order needs --from, --to and --expect in-order|reordered\n",
+	    (strcmp(o->expect, "in-order") && strcmp(o->expect, "reordered") &&
+	     strcmp(o->expect, "violations"))) {
+		fprintf(stderr, "%s: order needs --from, --to and --expect in-order|reordered|violations\n",
 			lab_prog);
 		return 2;
 	}
+	lossy = !strcmp(o->expect, "violations");
 	rx.seen = calloc(o->count, 1);
 	rcv = lab_open(o, o->to, 512);
 	tx = rcv ? lab_open(o, o->ep.nicd, 64) : NULL;
@@ -346,6 +353,15 @@ static int lab_order(const struct lab_opts *o)
 			goto out;
 		}
 		work |= r > 0;
+		if (lossy && done == o->count) {
+			/* Losses never arrive: stop once arrivals pause for a second. */
+			if (rx.arrived + rx.dup != last_arrived || !quiet_since) {
+				last_arrived = rx.arrived + rx.dup;
+				quiet_since = tool_now_ns();
+			} else if (tool_now_ns() - quiet_since > 1000000000ull) {
+				break;
+			}
+		}
 		if (tool_now_ns() > end) {
 			fprintf(stderr, "%s: after %u ms: %u sent, %u completed, %u arrived\n",
 				lab_prog, o->timeout_ms, sent, done, rx.arrived);
@@ -360,6 +376,12 @@ static int lab_order(const struct lab_opts *o)
 		printf("order: first out of order: message %u (%s) arrived after message %u\n",
 		       rx.first_late, rx.first_late_chan == SEGNET_BULK ? "bulk" : "quick",
 		       rx.first_late_after);
+	if (lossy) {
+		rc = rx.bad || !(rx.arrived < o->count || rx.dup);
+		printf("order: expected violations (%u lost, %u duplicated, %u out of order): %s\n",
+		       o->count - rx.arrived, rx.dup, rx.late, rc ? "FAILED" : "passed");
+		goto out;
+	}
 	if (failed || rx.dup || rx.bad || rx.arrived != o->count)
 		goto out;
 	if (!strcmp(o->expect, "in-order"))

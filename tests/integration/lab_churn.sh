@@ -22,11 +22,7 @@ delivered_n1() {
 }
 
 lab_up --nodes 3 --solo 1 --down-ms 300
-"$perf" --nicd n1 --key-file "$SEGNET_LAB_KEY" --server --duration 120 --json \
-	>"$tmp/srv.json" 2>"$tmp/srv.log" &
-psrv=$!
-pids="$pids $psrv"
-wait_grep "$tmp/srv.log" "server on node 1 endpoint 0" "$psrv" || fail "perf server on n1"
+perf_server 1 srv --duration 120
 "$perf" --nicd n0 --key-file "$SEGNET_LAB_KEY" --client --node 1 --chan both --size 1024 \
 	--duration 8 --window 4 --json >"$tmp/cli.json" 2>"$tmp/cli.log" &
 pcli=$!

@@ -152,6 +152,20 @@ tel() {
 	"$stat" --prefix "$1" --once --all --cmd "$2" 2>/dev/null | awk -v k="$3" '$1 == k { print $2 }'
 }
 
+# Start a segnet-perf server on node $1 (vnet 1) with more options
+# ($3...): its JSON report in $tmp/$2.json, its log in $tmp/$2.log, its
+# PID in $psrv.
+perf_server() {
+	local node=$1 name=$2
+	shift 2
+	"$perf" --nicd "n$node" --key-file "$SEGNET_LAB_KEY" --server --json "$@" \
+		>"$tmp/$name.json" 2>"$tmp/$name.log" &
+	psrv=$!
+	pids="$pids $psrv"
+	wait_grep "$tmp/$name.log" "server on node $node endpoint" "$psrv" ||
+		fail "perf server $name on n$node did not start"
+}
+
 # Start a ping server on node $1 (vnet 1); its PID in $srv.
 ping_server() {
 	"$ping" --nicd "n$1" --key-file "$SEGNET_LAB_KEY" --server >"$tmp/ping-server-n$1.log" 2>&1 &

@@ -14,16 +14,11 @@
 . "$(dirname "$0")/lab_lib.sh"
 
 lab_up --nodes 3
-"$perf" --nicd n2 --key-file "$SEGNET_LAB_KEY" --server --messages 400 --duration 60 --json \
-	>"$tmp/srv-bulk.json" 2>"$tmp/srv-bulk.log" &
-s1=$!
-pids="$pids $s1"
-wait_grep "$tmp/srv-bulk.log" "server on node 2 endpoint 0" "$s1" || fail "perf server 1"
-"$perf" --nicd n2 --key-file "$SEGNET_LAB_KEY" --server --messages 200 --duration 60 --json \
-	>"$tmp/srv-both.json" 2>"$tmp/srv-both.log" &
-s2=$!
-pids="$pids $s2"
-wait_grep "$tmp/srv-both.log" "server on node 2 endpoint 1" "$s2" || fail "perf server 2"
+perf_server 2 srv-bulk --messages 400 --duration 60
+s1=$psrv
+perf_server 2 srv-both --messages 200 --duration 60
+s2=$psrv
+grep -q "server on node 2 endpoint 1" "$tmp/srv-both.log" || fail "perf server 2 not on endpoint 1"
 "$perf" --nicd n1 --key-file "$SEGNET_LAB_KEY" --client --node 2 --ep 1 --chan both \
 	--size 1500 --messages 200 --window 8 --json >"$tmp/cli-both.json" 2>"$tmp/cli-both.log" &
 c2=$!

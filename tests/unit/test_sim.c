@@ -828,3 +828,123 @@ Test(fault, bad_probabilities_are_refused)
 		dp_port_destroy(inner);
 	}
 }
+
+Test(fault, delay_holds_each_frame_until_its_time_and_keeps_the_order)
+{
+	const struct dp_fault_params fp = { .delay_ns = 1000 };
+	unsigned int avail = t_avail();
+	struct dp_port *inner = tport_create("inner", 16);
+	struct dp_port *f = dp_fault_port_create(inner, &fp, 1, t_mp);
+	const struct dp_fault_stats *st = dp_fault_port_stats(f);
+	int flipped;
+
+	cr_assert_not_null(f);
+	cr_assert(dp_fault_active(&fp), "a delay alone is a fault");
+	cr_assert_eq(dp_fault_port_poll(f, 0), UINT64_MAX, "nothing held yet");
+	for (uint32_t i = 0; i < 5; i++)
+		dp_port_tx1(f, t_fault_frame(i));
+	cr_assert_eq(tport_sent(inner), 0, "sent before their time");
+	cr_assert_eq(dp_fault_port_poll(f, 600), 1000, "the next frame is due at 1000");
+	for (uint32_t i = 5; i < 10; i++)
+		dp_port_tx1(f, t_fault_frame(i));
+	cr_assert_eq(dp_fault_port_poll(f, 999), 1000);
+	cr_assert_eq(tport_sent(inner), 0, "sent 1 ns early");
+	cr_assert_eq(dp_fault_port_poll(f, 1000), 1600, "the second five are due at 1600");
+	cr_assert_eq(tport_sent(inner), 5);
+	/* A receive poll releases what is due by the last time handed over. */
+	dp_port_rx(f, NULL, 0);
+	cr_assert_eq(tport_sent(inner), 5);
+	dp_fault_port_poll(f, 1599);
+	cr_assert_eq(tport_sent(inner), 5);
+	cr_assert_eq(dp_fault_port_poll(f, 5000), UINT64_MAX, "nothing left");
+	cr_assert_eq(tport_sent(inner), 10);
+	for (uint32_t i = 0; i < 10; i++)
+		cr_assert_eq(t_fault_identify(tport_frame(inner, i), &flipped), i,
+			     "frame %u out of order", i);
+	cr_assert_eq(st->delayed, 10);
+	tport_clear(inner);
+	/* Frames still waiting are freed with the port. */
+	dp_port_tx1(f, t_fault_frame(10));
+	dp_port_destroy(f);
+	cr_assert_eq(t_avail(), avail, "frames leaked: %d", (int)avail - (int)t_avail());
+}
+
+Test(fault, a_full_delay_queue_drops_and_counts)
+{
+	const struct dp_fault_params fp = { .delay_ns = 50 };
+	const uint32_t n = DP_FAULT_DELAY_FRAMES + 3;
+	unsigned int avail = t_avail();
+	struct dp_port *inner = tport_create("inner", 16);
+	struct dp_port *f = dp_fault_port_create(inner, &fp, 1, t_mp);
+	struct rte_mbuf *m = t_fault_frame(1);
+
+	/* One frame sent n times: each send takes one reference. */
+	rte_mbuf_refcnt_set(m, (uint16_t)n);
+	for (uint32_t i = 0; i < n; i++)
+		dp_port_tx1(f, m);
+	cr_assert_eq(dp_fault_port_stats(f)->delayed, DP_FAULT_DELAY_FRAMES);
+	cr_assert_eq(dp_fault_port_stats(f)->delay_full, 3);
+	dp_port_destroy(f);
+	cr_assert_eq(t_avail(), avail, "frames leaked: %d", (int)avail - (int)t_avail());
+}
+
+Test(fault, a_spec_is_parsed_and_bad_keys_are_named)
+{
+	const struct { const char *spec; const char *names; } bad[] = {
+		{ "", "empty" }, { "loss", "'loss'" }, { "loss=", "'loss='" },
+		{ "loss=1", "loss" }, { "dup=-0.1", "dup" }, { "reorder=x", "reorder" },
+		{ "corrupt=nan", "corrupt" }, { "delay-us=1000001", "delay-us" },
+		{ "seed=-1", "seed" }, { "jitter=3", "jitter" },
+	};
+	struct dp_fault_params p;
+	uint64_t seed = 7;
+	char err[160], back[160];
+
+	cr_assert_eq(dp_fault_parse("--fault", "loss=0.01,dup=0.02,reorder=0.03,corrupt=0.04,delay-us=2.5,seed=9",
+				    &p, &seed, err, sizeof(err)), 0, "%s", err);
+	cr_assert_float_eq(p.loss, 0.01, 1e-12);
+	cr_assert_float_eq(p.dup, 0.02, 1e-12);
+	cr_assert_float_eq(p.reorder, 0.03, 1e-12);
+	cr_assert_float_eq(p.corrupt, 0.04, 1e-12);
+	cr_assert_eq(p.delay_ns, 2500);
+	cr_assert_eq(seed, 9);
+	dp_fault_format(&p, back, sizeof(back));
+	cr_assert_str_eq(back, "loss=0.01,dup=0.02,reorder=0.03,corrupt=0.04,delay-us=2.5");
+	cr_assert_eq(dp_fault_parse("--fault", "delay-us=100", &p, &seed, err, sizeof(err)), 0);
+	cr_assert_eq(seed, 9, "seed is left alone when absent");
+	cr_assert_eq(p.loss, 0, "a spec starts from zero");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		cr_assert_eq(dp_fault_parse("--fault", bad[i].spec, &p, &seed, err, sizeof(err)),
+			     -EINVAL, "'%s' accepted", bad[i].spec);
+		cr_assert_not_null(strstr(err, "--fault"), "'%s': message '%s' names the option",
+				    bad[i].spec, err);
+		cr_assert_not_null(strstr(err, bad[i].names), "'%s': message '%s' names %s",
+				   bad[i].spec, err, bad[i].names);
+	}
+}
+
+Test(fault, delayed_frames_wait_while_the_inner_queue_is_full)
+{
+	const struct dp_fault_params fp = { .delay_ns = 100 };
+	unsigned int avail = t_avail();
+	struct dp_port *inner = tport_create("inner", 4);
+	struct dp_port *f = dp_fault_port_create(inner, &fp, 1, t_mp);
+	uint32_t next = 0;
+	int flipped;
+
+	for (uint32_t i = 0; i < 10; i++)
+		dp_port_tx1(f, t_fault_frame(i));
+	for (int round = 0; round < 3; round++) {
+		uint64_t due = dp_fault_port_poll(f, 100);
+
+		cr_assert_eq(tport_sent(inner), round < 2 ? 4 : 2, "round %d", round);
+		cr_assert_eq(due, round < 2 ? 100 : UINT64_MAX, "round %d: frames left wait", round);
+		for (unsigned int k = 0; k < tport_sent(inner); k++)
+			cr_assert_eq(t_fault_identify(tport_frame(inner, k), &flipped), next++);
+		tport_clear(inner);
+	}
+	cr_assert_eq(inner->stats.tx_full, 0, "nothing dropped for a full queue");
+	dp_port_destroy(f);
+	cr_assert_eq(t_avail(), avail, "frames leaked: %d", (int)avail - (int)t_avail());
+}
