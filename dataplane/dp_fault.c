@@ -28,6 +28,7 @@ struct dp_fault_port {
 	uint32_t held_polls;		/* rx polls since it was held */
 	uint64_t now;			/* the time of the last dp_fault_port_poll */
 	struct fault_delayed *dq;	/* delay queue (ring), when delay_ns > 0 */
+	uint32_t dq_cap;		/* its entries */
 	uint32_t dq_head;		/* oldest entry */
 	uint32_t dq_n;			/* entries held */
 };
@@ -75,53 +76,73 @@ int dp_fault_validate(const struct dp_fault_params *p, char *err, size_t errlen)
 	return 0;
 }
 
-/* Parse one KEY=VALUE of a --fault spec into p (or seed). */
-static int fault_parse_one(const char *opt, char *kv, struct dp_fault_params *p,
-			   uint64_t *seed, char *err, size_t errlen)
+/* The keys of a --fault spec, in the order messages list them. */
+static const char *const fault_keys[] = {
+	"loss", "dup", "reorder", "corrupt", "delay-us", "seed",
+};
+
+enum { FAULT_KEYS = sizeof(fault_keys) / sizeof(fault_keys[0]) };
+
+/* Parse value val of key k (an index in fault_keys) into p or seed. */
+static int fault_parse_value(const char *opt, unsigned int k, const char *val,
+			     struct dp_fault_params *p, uint64_t *seed, char *err, size_t errlen)
 {
-	char *val = strchr(kv, '=');
+	double *const probs[] = { &p->loss, &p->dup, &p->reorder, &p->corrupt };
 	char name[64];
+	unsigned long s;
 	double v;
 	int rc;
 
-	if (!val || val == kv || !val[1])
-		return dp_opt_fail(err, errlen, "%s: '%s' is not KEY=VALUE", opt, kv);
-	*val++ = '\0';
-	snprintf(name, sizeof(name), "%s %s", opt, kv);
-	if (!strcmp(kv, "seed")) {
-		unsigned long s;
-
+	snprintf(name, sizeof(name), "%s %s", opt, fault_keys[k]);
+	if (k == 5) {	/* seed */
 		rc = dp_opt_ulong(name, val, 0, ULONG_MAX, &s, err, errlen);
 		if (!rc)
 			*seed = s;
 		return rc;
 	}
-	if (!strcmp(kv, "delay-us")) {
+	if (k == 4) {	/* delay-us */
 		rc = dp_opt_double(name, val, 0, DP_FAULT_DELAY_MAX_NS / 1000, &v, err, errlen);
 		if (!rc)
 			p->delay_ns = (uint64_t)(v * 1000 + 0.5);
+		if (!rc && v > 0 && !p->delay_ns)
+			rc = dp_opt_fail(err, errlen, "%s %s: under a nanosecond", name, val);
 		return rc;
 	}
-	double *prob = !strcmp(kv, "loss") ? &p->loss : !strcmp(kv, "dup") ? &p->dup :
-		       !strcmp(kv, "reorder") ? &p->reorder :
-		       !strcmp(kv, "corrupt") ? &p->corrupt : NULL;
-
-	if (!prob)
-		return dp_opt_fail(err, errlen,
-				   "%s: unknown key '%s' (loss, dup, reorder, corrupt, delay-us, seed)",
-				   opt, kv);
 	rc = dp_opt_double(name, val, 0, 1, &v, err, errlen);
 	if (!rc && v >= 1)
 		rc = dp_opt_fail(err, errlen, "%s %s: a probability must be below 1", name, val);
 	if (!rc)
-		*prob = v;
+		*probs[k] = v;
 	return rc;
+}
+
+/* Parse one KEY=VALUE of a --fault spec; seen marks the keys given so far. */
+static int fault_parse_one(const char *opt, char *kv, bool *seen, struct dp_fault_params *p,
+			   uint64_t *seed, char *err, size_t errlen)
+{
+	char *val = strchr(kv, '=');
+	unsigned int k;
+
+	if (!val || val == kv || !val[1])
+		return dp_opt_fail(err, errlen, "%s: '%s' is not KEY=VALUE", opt, kv);
+	*val++ = '\0';
+	for (k = 0; k < FAULT_KEYS && strcmp(kv, fault_keys[k]); k++)
+		;
+	if (k == FAULT_KEYS)
+		return dp_opt_fail(err, errlen,
+				   "%s: unknown key '%s' (loss, dup, reorder, corrupt, delay-us, seed)",
+				   opt, kv);
+	if (seen[k])
+		return dp_opt_fail(err, errlen, "%s: %s given twice", opt, kv);
+	seen[k] = true;
+	return fault_parse_value(opt, k, val, p, seed, err, errlen);
 }
 
 int dp_fault_parse(const char *opt, const char *spec, struct dp_fault_params *p,
 		   uint64_t *seed, char *err, size_t errlen)
 {
-	char *copy = strdup(spec), *save = NULL;
+	char *copy = strdup(spec), *rest = copy, *kv;
+	bool seen[FAULT_KEYS] = { false };
 	int rc = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -129,8 +150,12 @@ int dp_fault_parse(const char *opt, const char *spec, struct dp_fault_params *p,
 		return dp_opt_fail(err, errlen, "%s: out of memory", opt);
 	if (!copy[0])
 		rc = dp_opt_fail(err, errlen, "%s: empty (give e.g. loss=0.01,delay-us=100)", opt);
-	for (char *kv = strtok_r(copy, ",", &save); kv && !rc; kv = strtok_r(NULL, ",", &save))
-		rc = fault_parse_one(opt, kv, p, seed, err, errlen);
+	while (!rc && (kv = strsep(&rest, ",")) != NULL) {
+		if (!kv[0])
+			rc = dp_opt_fail(err, errlen, "%s %s: an empty field", opt, spec);
+		else
+			rc = fault_parse_one(opt, kv, seen, p, seed, err, errlen);
+	}
 	free(copy);
 	return rc;
 }
@@ -146,10 +171,10 @@ void dp_fault_format(const struct dp_fault_params *p, char *buf, size_t len)
 	buf[0] = '\0';
 	for (size_t i = 0; i < sizeof(probs) / sizeof(probs[0]) && at < len; i++)
 		if (probs[i].v > 0)
-			at += (size_t)snprintf(buf + at, len - at, "%s%s=%g", at ? "," : "",
+			at += (size_t)snprintf(buf + at, len - at, "%s%s=%.12g", at ? "," : "",
 					       probs[i].name, probs[i].v);
 	if (p->delay_ns && at < len)
-		snprintf(buf + at, len - at, "%sdelay-us=%g", at ? "," : "",
+		snprintf(buf + at, len - at, "%sdelay-us=%.12g", at ? "," : "",
 			 (double)p->delay_ns / 1000);
 }
 
@@ -177,27 +202,25 @@ static struct rte_mbuf *fault_corrupt(struct dp_fault_port *f, struct rte_mbuf *
 }
 
 /*
- * Send the delayed frames that are due, oldest first; what the inner port
- * does not take (its queue is full) waits for the next poll.
+ * Send the delayed frames that are due, oldest first, as any frame is sent:
+ * what a full transmit queue does not take is dropped and counted there
+ * (tx_full), so frames never wait for a peer that stopped reading.
  */
 static void fault_release_due(struct dp_fault_port *f)
 {
 	struct rte_mbuf *out[FAULT_OUT];
+	uint16_t k = 0;
 
 	while (f->dq_n && f->dq[f->dq_head].due <= f->now) {
-		uint16_t k = 0, sent;
-		uint32_t at = f->dq_head;
-
-		while (k < FAULT_OUT && k < f->dq_n && f->dq[at].due <= f->now) {
-			out[k++] = f->dq[at].m;
-			at = (at + 1) % DP_FAULT_DELAY_FRAMES;
+		out[k++] = f->dq[f->dq_head].m;
+		f->dq_head = (f->dq_head + 1) % f->dq_cap;
+		f->dq_n--;
+		if (k == FAULT_OUT) {
+			dp_port_tx(f->inner, out, k);
+			k = 0;
 		}
-		sent = dp_port_tx_keep(f->inner, out, k);
-		f->dq_head = (f->dq_head + sent) % DP_FAULT_DELAY_FRAMES;
-		f->dq_n -= sent;
-		if (sent < k)
-			return;
 	}
+	dp_port_tx(f->inner, out, k);
 }
 
 /* Frames that came through the faults: to the inner port, or to wait. */
@@ -211,12 +234,12 @@ static void fault_out(struct dp_fault_port *f, struct rte_mbuf **pkts, uint16_t 
 	for (uint16_t i = 0; i < n; i++) {
 		struct fault_delayed *d;
 
-		if (f->dq_n == DP_FAULT_DELAY_FRAMES) {
+		if (f->dq_n == f->dq_cap) {
 			rte_pktmbuf_free(pkts[i]);
 			f->stats.delay_full++;
 			continue;
 		}
-		d = &f->dq[(f->dq_head + f->dq_n++) % DP_FAULT_DELAY_FRAMES];
+		d = &f->dq[(f->dq_head + f->dq_n++) % f->dq_cap];
 		d->m = pkts[i];
 		d->due = f->now + f->p.delay_ns;
 		f->stats.delayed++;
@@ -291,11 +314,12 @@ static uint16_t fault_tx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t 
 	return n;
 }
 
-/* Receive: also lets a held frame go once it has waited long enough. */
-static uint16_t fault_rx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
+/*
+ * A poll (receive, or dp_fault_port_poll): the held frame ages and goes once
+ * it has waited hold_polls polls; delayed frames that are due go.
+ */
+static void fault_tick(struct dp_fault_port *f)
 {
-	struct dp_fault_port *f = fault_of(port);
-
 	if (f->held && ++f->held_polls >= f->p.hold_polls) {
 		struct rte_mbuf *m = f->held;
 
@@ -304,7 +328,13 @@ static uint16_t fault_rx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t 
 	}
 	if (f->dq_n)
 		fault_release_due(f);
-	return dp_port_rx(f->inner, pkts, n);
+}
+
+/* Receive, after a tick. */
+static uint16_t fault_rx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	fault_tick(fault_of(port));
+	return dp_port_rx(fault_of(port)->inner, pkts, n);
 }
 
 /* Free the wrapper, the frames it holds and the inner port. */
@@ -315,7 +345,7 @@ static void fault_destroy(struct dp_port *port)
 	rte_pktmbuf_free(f->held);
 	while (f->dq_n) {
 		rte_pktmbuf_free(f->dq[f->dq_head].m);
-		f->dq_head = (f->dq_head + 1) % DP_FAULT_DELAY_FRAMES;
+		f->dq_head = (f->dq_head + 1) % f->dq_cap;
 		f->dq_n--;
 	}
 	free(f->dq);
@@ -361,7 +391,8 @@ struct dp_port *dp_fault_port_create(struct dp_port *inner,
 		f->p.hold_polls = 4;
 	f->mp = mp;
 	if (p->delay_ns) {
-		f->dq = calloc(DP_FAULT_DELAY_FRAMES, sizeof(*f->dq));
+		f->dq_cap = dp_fault_delay_capacity(mp);
+		f->dq = calloc(f->dq_cap, sizeof(*f->dq));
 		if (!f->dq) {
 			free(f);
 			errno = ENOMEM;
@@ -379,17 +410,34 @@ const struct dp_fault_stats *dp_fault_port_stats(const struct dp_port *port)
 	return &((const struct dp_fault_port *)port)->stats;
 }
 
-uint64_t dp_fault_port_poll(struct dp_port *port, uint64_t now)
+uint32_t dp_fault_delay_capacity(const struct rte_mempool *mp)
+{
+	uint32_t cap = mp->size / DP_FAULT_DELAY_POOL_SHARE;
+
+	if (cap > DP_FAULT_DELAY_FRAMES)
+		cap = DP_FAULT_DELAY_FRAMES;
+	return cap ? cap : 1;
+}
+
+void dp_fault_port_poll(struct dp_port *port, uint64_t now)
 {
 	struct dp_fault_port *f;
 
 	if (port->ops != &fault_ops)
-		return UINT64_MAX;
+		return;
 	f = fault_of(port);
 	f->now = now;
-	if (!f->dq_n)
+	/* A port the owner never receives on (a transmit-only queue) ages here. */
+	fault_tick(f);
+}
+
+uint64_t dp_fault_port_next_due(const struct dp_port *port)
+{
+	const struct dp_fault_port *f;
+
+	if (port->ops != &fault_ops)
 		return UINT64_MAX;
-	fault_release_due(f);
+	f = (const struct dp_fault_port *)port;
 	return f->dq_n ? f->dq[f->dq_head].due : UINT64_MAX;
 }
 

@@ -8,8 +8,9 @@
  * switchd and nicd take it as --fault SPEC.
  *
  * Like the components, the port reads no clock: its owner hands it the
- * time with dp_fault_port_poll(), and a delayed frame leaves at the first
- * poll or transmit at or after its time.
+ * time with dp_fault_port_poll() before each poll of its component, and a
+ * delayed frame leaves at the first poll, receive or transmit at or after
+ * its time.
  */
 #ifndef SEGNET_DP_FAULT_H
 #define SEGNET_DP_FAULT_H
@@ -33,8 +34,12 @@ struct dp_fault_params {
 };
 
 enum {
-	/* Frames a delaying port holds at once; more are dropped (delay_full). */
+	/*
+	 * Frames a delaying port holds at once, at most, and at most this
+	 * share of its pool (1/8): more are dropped (delay_full).
+	 */
 	DP_FAULT_DELAY_FRAMES = 16384,
+	DP_FAULT_DELAY_POOL_SHARE = 8,
 	/* Longest delay: 1 s. */
 	DP_FAULT_DELAY_MAX_NS = 1000000000,
 };
@@ -98,12 +103,22 @@ struct dp_port *dp_fault_port_create(struct dp_port *inner,
 const struct dp_fault_stats *dp_fault_port_stats(const struct dp_port *port);
 
 /*
- * Hand a fault port the time: frames whose delay is over leave, and later
- * transmits are delayed from now. Returns when the next delayed frame is
- * due (UINT64_MAX when none is held), so a poller can cap its sleep. Does
- * nothing (and returns UINT64_MAX) when port is not a fault port.
+ * Hand a fault port the time, before the owner's component sends at now:
+ * delayed frames whose time has come leave, a held-back frame ages by one
+ * poll (as by a receive poll), and frames sent from now on are delayed
+ * from now. Does nothing when port is not a fault port.
  */
-uint64_t dp_fault_port_poll(struct dp_port *port, uint64_t now);
+void dp_fault_port_poll(struct dp_port *port, uint64_t now);
+
+/*
+ * When the next delayed frame is due (UINT64_MAX when none waits, or port is
+ * not a fault port): after the component sent, so a poller can cap its
+ * sleep.
+ */
+uint64_t dp_fault_port_next_due(const struct dp_port *port);
+
+/* Frames a delaying port with copies from mp holds at once. */
+uint32_t dp_fault_delay_capacity(const struct rte_mempool *mp);
 
 /* The port a fault port wraps; port itself when it is not one. */
 struct dp_port *dp_fault_port_inner(const struct dp_port *port);

@@ -341,16 +341,18 @@ bool nicd_nodes_poll(struct nicd_nodes *ns, uint64_t now, uint64_t *next)
 		struct nicd_node *n = &ns->node[i];
 		uint64_t t, a;
 
-		t = dp_fault_port_poll(n->bulk, now);
-		if (t < *next)
-			*next = t;
-		if (n->quick != n->bulk) {
-			t = dp_fault_port_poll(n->quick, now);
-			if (t < *next)
-				*next = t;
-		}
+		/* --fault: the ports delay from now, and what is due leaves. */
+		dp_fault_port_poll(n->bulk, now);
+		if (n->quick != n->bulk)
+			dp_fault_port_poll(n->quick, now);
 		work |= host_poll(n->host, now, next);
 		t = nic_poll(n->nic, now);
+		if (t < *next)
+			*next = t;
+		t = dp_fault_port_next_due(n->bulk);
+		if (t < *next)
+			*next = t;
+		t = dp_fault_port_next_due(n->quick);
 		if (t < *next)
 			*next = t;
 		a = nicd_activity(n);

@@ -195,6 +195,7 @@ static void swd_loop(struct swd *d)
 		bool up;
 
 		now = dp_tsc_ns();
+		swd_ports_fault_poll(&d->ports, now);
 		next = sw_fabric_poll(d->sw, now);
 		work = st->rx_frames - st->cfg_received + st->grants + st->down_notices;
 		if (now >= next_stats) {
@@ -204,7 +205,7 @@ static void swd_loop(struct swd *d)
 		up = sw_fabric_nodes_up(d->sw) != 0;
 		if (!up)
 			next = UINT64_MAX;
-		fault_next = swd_ports_fault_poll(&d->ports, now);
+		fault_next = swd_ports_fault_next_due(&d->ports);
 		if (fault_next < next)
 			next = fault_next;
 		if (next_stats < next)

@@ -131,10 +131,13 @@ int swd_ports_open(struct swd_ports *p, const struct swd_opts *o, int poll_socke
 		   char *err, size_t errlen);
 
 /*
- * Hand the fault-injection ports (--fault) the time; returns when the next
- * delayed frame is due (UINT64_MAX: none, or no --fault).
+ * Hand the fault-injection ports (--fault) the time, before the fabric
+ * sends at now (dp_fault_port_poll); nothing without --fault.
  */
-uint64_t swd_ports_fault_poll(struct swd_ports *p, uint64_t now);
+void swd_ports_fault_poll(struct swd_ports *p, uint64_t now);
+
+/* When the next delayed frame is due (UINT64_MAX: none, or no --fault). */
+uint64_t swd_ports_fault_next_due(struct swd_ports *p);
 
 /* Destroy the ports and stop and close the devices (frees their mbufs). */
 void swd_ports_close(struct swd_ports *p);

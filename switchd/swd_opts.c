@@ -365,6 +365,8 @@ static int swd_parse_value(struct swd_opts *o, int c, const char *arg, char *err
 		o->seed = v;
 		return rc;
 	case SWD_OPT_FAULT:
+		if (dp_fault_active(&o->fault))
+			return dp_opt_fail(err, errlen, "--fault given twice: put every fault in one SPEC");
 		rc = dp_fault_parse("--fault", arg, &o->fault, &o->fault_seed, err, errlen);
 		if (!rc && !dp_fault_active(&o->fault))
 			rc = dp_opt_fail(err, errlen, "--fault %s: injects nothing", arg);

@@ -198,25 +198,48 @@ static int swd_wrap_faults(struct swd_ports *p, const struct swd_opts *o, uint16
 	return 0;
 }
 
-uint64_t swd_ports_fault_poll(struct swd_ports *p, uint64_t now)
+/* Calls fn on each distinct port of every node behind fault injection. */
+static void swd_fault_ports(struct swd_ports *p, void (*fn)(struct dp_port *, void *),
+			    void *ctx)
+{
+	if (!p->faulty)
+		return;
+	for (uint16_t i = 0; i < p->n; i++) {
+		struct swd_node *sn = &p->node[i];
+
+		fn(sn->bulk, ctx);
+		if (sn->quick != sn->bulk)
+			fn(sn->quick, ctx);
+		if (sn->control)
+			fn(sn->control, ctx);
+	}
+}
+
+/* dp_fault_port_poll at the time at ctx. */
+static void swd_fault_poll_one(struct dp_port *port, void *ctx)
+{
+	dp_fault_port_poll(port, *(const uint64_t *)ctx);
+}
+
+/* Lowers the time at ctx to port's next delayed frame. */
+static void swd_fault_due_one(struct dp_port *port, void *ctx)
+{
+	uint64_t t = dp_fault_port_next_due(port), *next = ctx;
+
+	if (t < *next)
+		*next = t;
+}
+
+void swd_ports_fault_poll(struct swd_ports *p, uint64_t now)
+{
+	swd_fault_ports(p, swd_fault_poll_one, &now);
+}
+
+uint64_t swd_ports_fault_next_due(struct swd_ports *p)
 {
 	uint64_t next = UINT64_MAX;
 
-	if (!p->faulty)
-		return next;
-	for (uint16_t i = 0; i < p->n; i++) {
-		struct swd_node *sn = &p->node[i];
-		struct dp_port *ports[3] = {
-			sn->bulk, sn->quick != sn->bulk ? sn->quick : NULL, sn->control,
-		};
-
-		for (int k = 0; k < 3; k++) {
-			uint64_t t = ports[k] ? dp_fault_port_poll(ports[k], now) : UINT64_MAX;
-
-			if (t < next)
-				next = t;
-		}
-	}
+	swd_fault_ports(p, swd_fault_due_one, &next);
 	return next;
 }
 

@@ -6,21 +6,24 @@
 #
 #   lab_lead.sh LAB_SH BUILD_DIR      (lab_lib.sh: link type, clean-up)
 #
-# Every nicd delays each frame it sends by 1.5 ms (--fault delay-us=1500),
-# over 4 slots of 345 us, so a BREQ answering a GNT reaches switchd about
-# 4.3 slots after the GNT left. With --grant-lead 1 the BREQ of slot k+1
-# is late (switchd takes it until slot k+2 ends): bulk messages from n0
-# to n2 for 3 s must fill under a fifth of the slots, with breq_late
-# counted. With --grant-lead 5 (doc/protocol.md, "Grant lead": L =
-# ceil(round trip / slot)) they must fill at least 0.7 of them, with
-# fewer late BREQs than 5 % of those forwarded.
+# switchd delays each frame it sends by 0.75 ms and every nicd each frame
+# it sends by 0.75 ms (--switch-fault and --fault delay-us=750): the round
+# trip from a GNT to the BREQ answering it takes 1.5 ms, 4.3 slots of 345
+# us. With --grant-lead 1 the BREQ of slot k+1 is late (switchd takes it
+# until slot k+2 ends): bulk messages from n0 to n2 for 3 s must fill
+# under a fifth of the slots, with breq_late counted. With --grant-lead 5
+# (doc/protocol.md, "Grant lead": L = ceil(round trip / slot)) they must
+# fill at least 0.7 of them, with fewer late and fewer early BREQs than 5 %
+# of those forwarded (a delay cut short by switchd's idle sleeps would
+# make them early).
 # shellcheck source=tests/integration/lab_lib.sh
 . "$(dirname "$0")/lab_lib.sh"
 
-# Bulk from n0 to n2 for 3 s under lead $1; prints "slots/s msgs/s late forwarded".
+# Bulk from n0 to n2 for 3 s under lead $1; writes "slots/s msgs/s late
+# forwarded early" to $tmp/lead-$1.txt.
 run_lead() {
 	local lead=$1 slot_ns
-	lab_up --nodes 3 --fault "delay-us=1500" --grant-lead "$lead"
+	lab_up --nodes 3 --fault delay-us=750 --switch-fault delay-us=750 --grant-lead "$lead"
 	slot_ns=$(awk -F= '$1 == "slot_ns" { print $2 }' "$lab_dir/lab.state")
 	perf_server 2 "srv-$lead" --duration 8
 	# Under lead 1 some sends cannot complete in time: exit 1 is expected there.
@@ -31,6 +34,7 @@ run_lead() {
 		"$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["channels"]["bulk"]["msgs_per_s"])' "$tmp/cli-$lead.json")" \
 		"$(tel "segnet-lab-$lab_name-sw" /segnet/switch/stats switch.stats.breq_late)" \
 		"$(tel "segnet-lab-$lab_name-sw" /segnet/switch/stats switch.stats.breq_forwarded)" \
+		"$(tel "segnet-lab-$lab_name-sw" /segnet/switch/stats switch.stats.breq_early)" \
 		>"$tmp/lead-$lead.txt"
 	wait_exit "$psrv" 30
 	lab_down_check || fail "lab.sh down did not clean up"
@@ -38,17 +42,20 @@ run_lead() {
 }
 
 run_lead 1
-read -r slots rate1 late1 fwd1 <"$tmp/lead-1.txt"
-echo "lead 1: $rate1 msg/s of $slots slots/s, breq_late $late1, breq_forwarded $fwd1"
+read -r slots rate1 late1 fwd1 early1 <"$tmp/lead-1.txt"
+echo "lead 1: $rate1 msg/s of $slots slots/s, breq_late $late1, breq_forwarded $fwd1, breq_early $early1"
 awk -v r="$rate1" -v s="$slots" 'BEGIN { exit !(r < 0.2 * s) }' ||
 	fail "lead 1 carried $rate1 msg/s of $slots slots/s: the delay did not make BREQs late"
 [ "${late1:-0}" -gt 100 ] || fail "lead 1: breq_late is '${late1:-}', expected > 100"
 
 run_lead 5
-read -r slots rate5 late5 fwd5 <"$tmp/lead-5.txt"
-echo "lead 5: $rate5 msg/s of $slots slots/s, breq_late $late5, breq_forwarded $fwd5"
+read -r slots rate5 late5 fwd5 early5 <"$tmp/lead-5.txt"
+echo "lead 5: $rate5 msg/s of $slots slots/s, breq_late $late5, breq_forwarded $fwd5, breq_early $early5"
 awk -v r="$rate5" -v s="$slots" 'BEGIN { exit !(r >= 0.7 * s) }' ||
 	fail "lead 5 carried only $rate5 msg/s of $slots slots/s"
 [ "${late5:-0}" -lt $(( ${fwd5:-0} / 20 + 1 )) ] ||
 	fail "lead 5: $late5 BREQs late of $fwd5 forwarded"
+[ "${early5:-0}" -lt $(( ${fwd5:-0} / 20 + 1 )) ] ||
+	fail "lead 5: $early5 BREQs early of $fwd5 forwarded"
+
 pass

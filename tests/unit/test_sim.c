@@ -829,6 +829,13 @@ Test(fault, bad_probabilities_are_refused)
 	}
 }
 
+/* Hand fault port f the time as a daemon does; when its next frame is due. */
+static uint64_t t_poll(struct dp_port *f, uint64_t now)
+{
+	dp_fault_port_poll(f, now);
+	return dp_fault_port_next_due(f);
+}
+
 Test(fault, delay_holds_each_frame_until_its_time_and_keeps_the_order)
 {
 	const struct dp_fault_params fp = { .delay_ns = 1000 };
@@ -840,23 +847,23 @@ Test(fault, delay_holds_each_frame_until_its_time_and_keeps_the_order)
 
 	cr_assert_not_null(f);
 	cr_assert(dp_fault_active(&fp), "a delay alone is a fault");
-	cr_assert_eq(dp_fault_port_poll(f, 0), UINT64_MAX, "nothing held yet");
+	cr_assert_eq(t_poll(f, 0), UINT64_MAX, "nothing held yet");
 	for (uint32_t i = 0; i < 5; i++)
 		dp_port_tx1(f, t_fault_frame(i));
 	cr_assert_eq(tport_sent(inner), 0, "sent before their time");
-	cr_assert_eq(dp_fault_port_poll(f, 600), 1000, "the next frame is due at 1000");
+	cr_assert_eq(t_poll(f, 600), 1000, "the next frame is due at 1000");
 	for (uint32_t i = 5; i < 10; i++)
 		dp_port_tx1(f, t_fault_frame(i));
-	cr_assert_eq(dp_fault_port_poll(f, 999), 1000);
+	cr_assert_eq(t_poll(f, 999), 1000);
 	cr_assert_eq(tport_sent(inner), 0, "sent 1 ns early");
-	cr_assert_eq(dp_fault_port_poll(f, 1000), 1600, "the second five are due at 1600");
+	cr_assert_eq(t_poll(f, 1000), 1600, "the second five are due at 1600");
 	cr_assert_eq(tport_sent(inner), 5);
 	/* A receive poll releases what is due by the last time handed over. */
 	dp_port_rx(f, NULL, 0);
 	cr_assert_eq(tport_sent(inner), 5);
-	dp_fault_port_poll(f, 1599);
+	t_poll(f, 1599);
 	cr_assert_eq(tport_sent(inner), 5);
-	cr_assert_eq(dp_fault_port_poll(f, 5000), UINT64_MAX, "nothing left");
+	cr_assert_eq(t_poll(f, 5000), UINT64_MAX, "nothing left");
 	cr_assert_eq(tport_sent(inner), 10);
 	for (uint32_t i = 0; i < 10; i++)
 		cr_assert_eq(t_fault_identify(tport_frame(inner, i), &flipped), i,
@@ -869,10 +876,41 @@ Test(fault, delay_holds_each_frame_until_its_time_and_keeps_the_order)
 	cr_assert_eq(t_avail(), avail, "frames leaked: %d", (int)avail - (int)t_avail());
 }
 
+Test(fault, the_delay_ring_wraps_in_order_and_is_bounded_by_the_pool)
+{
+	const struct dp_fault_params fp = { .delay_ns = 10, .reorder = 0 };
+	uint32_t cap = dp_fault_delay_capacity(t_mp);
+	unsigned int avail = t_avail();
+	struct dp_port *inner = tport_create("inner", 1024);
+	struct dp_port *f = dp_fault_port_create(inner, &fp, 1, t_mp);
+	uint32_t seq = 0, want = 0;
+	int flipped;
+
+	cr_assert_eq(cap, t_mp->size / DP_FAULT_DELAY_POOL_SHARE,
+		     "an eighth of the pool (%u frames), not %u", t_mp->size, cap);
+	/* Rounds of cap - 7 frames: the ring's head goes round it many times. */
+	for (uint64_t now = 0; now < 40 * 100; now += 100) {
+		t_poll(f, now);
+		for (uint32_t i = 0; i + 7 < cap; i++)
+			dp_port_tx1(f, t_fault_frame(seq++));
+		cr_assert_eq(tport_sent(inner), 0);
+		cr_assert_eq(t_poll(f, now + 10), UINT64_MAX);
+		for (unsigned int k = 0; k < tport_sent(inner); k++)
+			cr_assert_eq(t_fault_identify(tport_frame(inner, k), &flipped), want++,
+				     "out of order after %u frames", want);
+		tport_clear(inner);
+	}
+	cr_assert_eq(want, seq);
+	cr_assert_gt(seq, 3 * cap);
+	cr_assert_eq(dp_fault_port_stats(f)->delay_full, 0);
+	dp_port_destroy(f);
+	cr_assert_eq(t_avail(), avail, "frames leaked: %d", (int)avail - (int)t_avail());
+}
+
 Test(fault, a_full_delay_queue_drops_and_counts)
 {
 	const struct dp_fault_params fp = { .delay_ns = 50 };
-	const uint32_t n = DP_FAULT_DELAY_FRAMES + 3;
+	const uint32_t cap = dp_fault_delay_capacity(t_mp), n = cap + 3;
 	unsigned int avail = t_avail();
 	struct dp_port *inner = tport_create("inner", 16);
 	struct dp_port *f = dp_fault_port_create(inner, &fp, 1, t_mp);
@@ -882,8 +920,28 @@ Test(fault, a_full_delay_queue_drops_and_counts)
 	rte_mbuf_refcnt_set(m, (uint16_t)n);
 	for (uint32_t i = 0; i < n; i++)
 		dp_port_tx1(f, m);
-	cr_assert_eq(dp_fault_port_stats(f)->delayed, DP_FAULT_DELAY_FRAMES);
+	cr_assert_eq(dp_fault_port_stats(f)->delayed, cap);
 	cr_assert_eq(dp_fault_port_stats(f)->delay_full, 3);
+	dp_port_destroy(f);
+	cr_assert_eq(t_avail(), avail, "frames leaked: %d", (int)avail - (int)t_avail());
+}
+
+Test(fault, a_held_frame_on_a_port_never_received_on_leaves_after_polls)
+{
+	const struct dp_fault_params fp = { .reorder = 0.999, .hold_max = 3, .hold_polls = 4 };
+	unsigned int avail = t_avail();
+	struct dp_port *inner = tport_create("inner", 16);
+	struct dp_port *f = dp_fault_port_create(inner, &fp, 1, t_mp);
+
+	dp_port_tx1(f, t_fault_frame(3));
+	cr_assert_eq(dp_fault_port_stats(f)->reordered, 1);
+	for (int p = 1; p < 4; p++) {
+		t_poll(f, (uint64_t)p);
+		cr_assert_eq(tport_sent(inner), 0, "released after %d polls", p);
+	}
+	t_poll(f, 4);
+	cr_assert_eq(tport_sent(inner), 1, "still held after 4 polls of a transmit-only port");
+	tport_clear(inner);
 	dp_port_destroy(f);
 	cr_assert_eq(t_avail(), avail, "frames leaked: %d", (int)avail - (int)t_avail());
 }
@@ -895,6 +953,9 @@ Test(fault, a_spec_is_parsed_and_bad_keys_are_named)
 		{ "loss=1", "loss" }, { "dup=-0.1", "dup" }, { "reorder=x", "reorder" },
 		{ "corrupt=nan", "corrupt" }, { "delay-us=1000001", "delay-us" },
 		{ "seed=-1", "seed" }, { "jitter=3", "jitter" },
+		{ "loss=0.1,,dup=0.1", "empty field" }, { "loss=0.1,", "empty field" },
+		{ ",loss=0.1", "empty field" }, { "loss=0.1,loss=0.2", "loss given twice" },
+		{ "loss=0.1,delay-us=0.0004", "under a nanosecond" },
 	};
 	struct dp_fault_params p;
 	uint64_t seed = 7;
@@ -924,27 +985,23 @@ Test(fault, a_spec_is_parsed_and_bad_keys_are_named)
 	}
 }
 
-Test(fault, delayed_frames_wait_while_the_inner_queue_is_full)
+Test(fault, delayed_frames_a_full_queue_does_not_take_are_dropped_and_counted)
 {
 	const struct dp_fault_params fp = { .delay_ns = 100 };
 	unsigned int avail = t_avail();
 	struct dp_port *inner = tport_create("inner", 4);
 	struct dp_port *f = dp_fault_port_create(inner, &fp, 1, t_mp);
-	uint32_t next = 0;
 	int flipped;
 
+	t_poll(f, 0);
 	for (uint32_t i = 0; i < 10; i++)
 		dp_port_tx1(f, t_fault_frame(i));
-	for (int round = 0; round < 3; round++) {
-		uint64_t due = dp_fault_port_poll(f, 100);
-
-		cr_assert_eq(tport_sent(inner), round < 2 ? 4 : 2, "round %d", round);
-		cr_assert_eq(due, round < 2 ? 100 : UINT64_MAX, "round %d: frames left wait", round);
-		for (unsigned int k = 0; k < tport_sent(inner); k++)
-			cr_assert_eq(t_fault_identify(tport_frame(inner, k), &flipped), next++);
-		tport_clear(inner);
-	}
-	cr_assert_eq(inner->stats.tx_full, 0, "nothing dropped for a full queue");
+	cr_assert_eq(t_poll(f, 100), UINT64_MAX, "nothing waits for the queue");
+	cr_assert_eq(tport_sent(inner), 4);
+	for (uint32_t i = 0; i < 4; i++)
+		cr_assert_eq(t_fault_identify(tport_frame(inner, i), &flipped), i);
+	cr_assert_eq(inner->stats.tx_full, 6, "the rest counted where the queue was full");
+	tport_clear(inner);
 	dp_port_destroy(f);
 	cr_assert_eq(t_avail(), avail, "frames leaked: %d", (int)avail - (int)t_avail());
 }
