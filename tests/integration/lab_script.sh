@@ -48,7 +48,8 @@ expect_now 2 "--switch-fault must be KEY=VALUE" lab up --switch-fault "loss=0.1;
 # A spec of the right shape that the daemon refuses: up fails with its message.
 expect_now 1 "--fault loss 2: must be between 0 and 1" lab up --link "$link" --fault loss=2
 [ -e "$lab_dir" ] && fail "a failed up left $lab_dir"
-expect_now 1 "scripts/setup.sh" lab up --link "$link" --build "$tmp/no-build"
+expect_now 1 "scripts/setup.sh" "$lab_sh" up --link "$link" --build "$tmp/no-build" \
+	--name "$lab_name" --dir "$lab_dir"
 [ -e "$lab_dir" ] && fail "a failed up left $lab_dir"
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	expect_now 1 "needs root" setpriv --reuid=65534 --regid=65534 --clear-groups \
