@@ -25,7 +25,8 @@ struct dp_fault_port {
 	struct dp_fault_stats stats;	/* what was done */
 	struct rte_mbuf *held;		/* frame held back, or NULL */
 	uint32_t held_left;		/* later frames still to pass it */
-	uint32_t held_polls;		/* rx polls since it was held */
+	uint32_t held_polls;		/* polls since it was held */
+	bool owner_polls;		/* dp_fault_port_poll ages it, not rx */
 	uint64_t now;			/* the time of the last dp_fault_port_poll */
 	struct fault_delayed *dq;	/* delay queue (ring), when delay_ns > 0 */
 	uint32_t dq_cap;		/* its entries */
@@ -68,6 +69,15 @@ int dp_fault_validate(const struct dp_fault_params *p, char *err, size_t errlen)
 			return -EINVAL;
 		}
 	}
+	if (p->delay_frames > DP_FAULT_DELAY_FRAMES_MAX) {
+		snprintf(err, errlen, "delay-frames %u is over the limit of %u",
+			 p->delay_frames, DP_FAULT_DELAY_FRAMES_MAX);
+		return -EINVAL;
+	}
+	if (p->delay_frames && !p->delay_ns) {
+		snprintf(err, errlen, "delay-frames without delay-us");
+		return -EINVAL;
+	}
 	if (p->delay_ns > DP_FAULT_DELAY_MAX_NS) {
 		snprintf(err, errlen, "delay of %llu ns is over the limit of %u ns",
 			 (unsigned long long)p->delay_ns, DP_FAULT_DELAY_MAX_NS);
@@ -78,7 +88,7 @@ int dp_fault_validate(const struct dp_fault_params *p, char *err, size_t errlen)
 
 /* The keys of a --fault spec, in the order messages list them. */
 static const char *const fault_keys[] = {
-	"loss", "dup", "reorder", "corrupt", "delay-us", "seed",
+	"loss", "dup", "reorder", "corrupt", "delay-us", "delay-frames", "seed",
 };
 
 enum { FAULT_KEYS = sizeof(fault_keys) / sizeof(fault_keys[0]) };
@@ -94,7 +104,10 @@ static int fault_parse_value(const char *opt, unsigned int k, const char *val,
 	int rc;
 
 	snprintf(name, sizeof(name), "%s %s", opt, fault_keys[k]);
-	if (k == 5) {	/* seed */
+	if (k == 5)	/* delay-frames */
+		return dp_opt_u32(name, val, 1, DP_FAULT_DELAY_FRAMES_MAX, &p->delay_frames, err,
+				  errlen);
+	if (k == 6) {	/* seed */
 		rc = dp_opt_ulong(name, val, 0, ULONG_MAX, &s, err, errlen);
 		if (!rc)
 			*seed = s;
@@ -130,7 +143,7 @@ static int fault_parse_one(const char *opt, char *kv, bool *seen, struct dp_faul
 		;
 	if (k == FAULT_KEYS)
 		return dp_opt_fail(err, errlen,
-				   "%s: unknown key '%s' (loss, dup, reorder, corrupt, delay-us, seed)",
+				   "%s: unknown key '%s' (loss, dup, reorder, corrupt, delay-us, delay-frames, seed)",
 				   opt, kv);
 	if (seen[k])
 		return dp_opt_fail(err, errlen, "%s: %s given twice", opt, kv);
@@ -143,6 +156,7 @@ int dp_fault_parse(const char *opt, const char *spec, struct dp_fault_params *p,
 {
 	char *copy = strdup(spec), *rest = copy, *kv;
 	bool seen[FAULT_KEYS] = { false };
+	char msg[96];
 	int rc = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -157,6 +171,8 @@ int dp_fault_parse(const char *opt, const char *spec, struct dp_fault_params *p,
 			rc = fault_parse_one(opt, kv, seen, p, seed, err, errlen);
 	}
 	free(copy);
+	if (!rc && dp_fault_validate(p, msg, sizeof(msg)))
+		rc = dp_opt_fail(err, errlen, "%s %s: %s", opt, spec, msg);
 	return rc;
 }
 
@@ -174,8 +190,10 @@ void dp_fault_format(const struct dp_fault_params *p, char *buf, size_t len)
 			at += (size_t)snprintf(buf + at, len - at, "%s%s=%.12g", at ? "," : "",
 					       probs[i].name, probs[i].v);
 	if (p->delay_ns && at < len)
-		snprintf(buf + at, len - at, "%sdelay-us=%.12g", at ? "," : "",
-			 (double)p->delay_ns / 1000);
+		at += (size_t)snprintf(buf + at, len - at, "%sdelay-us=%.12g", at ? "," : "",
+				       (double)p->delay_ns / 1000);
+	if (p->delay_frames && at < len)
+		snprintf(buf + at, len - at, ",delay-frames=%u", p->delay_frames);
 }
 
 /* Flip one random bit of m, copying it first if someone else holds it. */
@@ -330,11 +348,14 @@ static void fault_tick(struct dp_fault_port *f)
 		fault_release_due(f);
 }
 
-/* Receive, after a tick. */
+/* Receive, after a tick unless the owner ticks with dp_fault_port_poll. */
 static uint16_t fault_rx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
 {
-	fault_tick(fault_of(port));
-	return dp_port_rx(fault_of(port)->inner, pkts, n);
+	struct dp_fault_port *f = fault_of(port);
+
+	if (!f->owner_polls)
+		fault_tick(f);
+	return dp_port_rx(f->inner, pkts, n);
 }
 
 /* Free the wrapper, the frames it holds and the inner port. */
@@ -391,7 +412,7 @@ struct dp_port *dp_fault_port_create(struct dp_port *inner,
 		f->p.hold_polls = 4;
 	f->mp = mp;
 	if (p->delay_ns) {
-		f->dq_cap = dp_fault_delay_capacity(mp);
+		f->dq_cap = dp_fault_delay_frames(p);
 		f->dq = calloc(f->dq_cap, sizeof(*f->dq));
 		if (!f->dq) {
 			free(f);
@@ -410,13 +431,11 @@ const struct dp_fault_stats *dp_fault_port_stats(const struct dp_port *port)
 	return &((const struct dp_fault_port *)port)->stats;
 }
 
-uint32_t dp_fault_delay_capacity(const struct rte_mempool *mp)
+uint32_t dp_fault_delay_frames(const struct dp_fault_params *p)
 {
-	uint32_t cap = mp->size / DP_FAULT_DELAY_POOL_SHARE;
-
-	if (cap > DP_FAULT_DELAY_FRAMES)
-		cap = DP_FAULT_DELAY_FRAMES;
-	return cap ? cap : 1;
+	if (!p->delay_ns)
+		return 0;
+	return p->delay_frames ? p->delay_frames : DP_FAULT_DELAY_FRAMES;
 }
 
 void dp_fault_port_poll(struct dp_port *port, uint64_t now)
@@ -427,7 +446,7 @@ void dp_fault_port_poll(struct dp_port *port, uint64_t now)
 		return;
 	f = fault_of(port);
 	f->now = now;
-	/* A port the owner never receives on (a transmit-only queue) ages here. */
+	f->owner_polls = true;
 	fault_tick(f);
 }
 
@@ -438,6 +457,8 @@ uint64_t dp_fault_port_next_due(const struct dp_port *port)
 	if (port->ops != &fault_ops)
 		return UINT64_MAX;
 	f = (const struct dp_fault_port *)port;
+	if (f->held)
+		return f->now;
 	return f->dq_n ? f->dq[f->dq_head].due : UINT64_MAX;
 }
 

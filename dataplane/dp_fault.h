@@ -31,15 +31,14 @@ struct dp_fault_params {
 	uint32_t hold_max;	/* a held frame waits for 1..hold_max later frames */
 	uint32_t hold_polls;	/* ... or at most this many rx polls */
 	uint64_t delay_ns;	/* every surviving frame waits this long */
+	uint32_t delay_frames;	/* ... at most this many at once (0: 1024);
+				 * more are dropped (delay_full) */
 };
 
 enum {
-	/*
-	 * Frames a delaying port holds at once, at most, and at most this
-	 * share of its pool (1/8): more are dropped (delay_full).
-	 */
-	DP_FAULT_DELAY_FRAMES = 16384,
-	DP_FAULT_DELAY_POOL_SHARE = 8,
+	/* Frames a delaying port holds at once: the default and the most. */
+	DP_FAULT_DELAY_FRAMES = 1024,
+	DP_FAULT_DELAY_FRAMES_MAX = 65536,
 	/* Longest delay: 1 s. */
 	DP_FAULT_DELAY_MAX_NS = 1000000000,
 };
@@ -85,8 +84,10 @@ int dp_fault_parse(const char *opt, const char *spec, struct dp_fault_params *p,
 	"  --fault SPEC            inject faults into every frame this daemon sends,\n" \
 	"                          for tests (no netem needed): comma-separated\n" \
 	"                          loss=P, dup=P, reorder=P, corrupt=P (probabilities\n" \
-	"                          below 1), delay-us=US (every frame, up to 10^6)\n" \
-	"                          and seed=S (default 1); e.g. loss=0.01,delay-us=500\n"
+	"                          below 1), delay-us=US (every frame, up to 10^6),\n" \
+	"                          delay-frames=N (frames waiting at once, default\n" \
+	"                          1024) and seed=S (default 1); e.g.\n" \
+	"                          loss=0.01,delay-us=500\n"
 
 /* The parameters as a spec dp_fault_parse takes (the non-zero ones). */
 void dp_fault_format(const struct dp_fault_params *p, char *buf, size_t len);
@@ -103,22 +104,28 @@ struct dp_port *dp_fault_port_create(struct dp_port *inner,
 const struct dp_fault_stats *dp_fault_port_stats(const struct dp_port *port);
 
 /*
- * Hand a fault port the time, before the owner's component sends at now:
- * delayed frames whose time has come leave, a held-back frame ages by one
- * poll (as by a receive poll), and frames sent from now on are delayed
- * from now. Does nothing when port is not a fault port.
+ * Hand a fault port the time, before the owner's component sends at now
+ * (and before it first sends at all: until then the time is 0): delayed
+ * frames whose time has come leave, a held-back frame ages by one poll,
+ * and frames sent from now on are delayed from now. Once a port is polled
+ * this way, receive polls no longer age its held frame. Does nothing when
+ * port is not a fault port.
  */
 void dp_fault_port_poll(struct dp_port *port, uint64_t now);
 
 /*
- * When the next delayed frame is due (UINT64_MAX when none waits, or port is
- * not a fault port): after the component sent, so a poller can cap its
- * sleep.
+ * When the port must be polled again, after the component sent, so a
+ * poller can cap its sleep: the time the next delayed frame is due, the
+ * last time handed over while a frame is held back (it leaves after a few
+ * polls), UINT64_MAX when nothing waits or port is not a fault port.
  */
 uint64_t dp_fault_port_next_due(const struct dp_port *port);
 
-/* Frames a delaying port with copies from mp holds at once. */
-uint32_t dp_fault_delay_capacity(const struct rte_mempool *mp);
+/*
+ * Frames a port with these parameters may hold for the delay: 0 without a
+ * delay. Its owner adds them to the pool its frames come from.
+ */
+uint32_t dp_fault_delay_frames(const struct dp_fault_params *p);
 
 /* The port a fault port wraps; port itself when it is not one. */
 struct dp_port *dp_fault_port_inner(const struct dp_port *port);

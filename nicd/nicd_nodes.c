@@ -121,8 +121,13 @@ static int nicd_dev_socket(const struct nicd_dev *d)
 	return s < 0 ? SOCKET_ID_ANY : s;
 }
 
-/* One pool per NUMA node used, sized for its queues and the NICs on it. */
-static int nicd_make_pools(struct nicd_nodes *ns, char *err, size_t errlen)
+/*
+ * One pool per NUMA node used, sized for its queues and the NICs on it;
+ * with a --fault delay, also for the delay queues of the nodes' ports (two
+ * per node at most).
+ */
+static int nicd_make_pools(struct nicd_nodes *ns, const struct nicd_opts *o, char *err,
+			   size_t errlen)
 {
 	unsigned int frames[NICD_MAX_POOLS] = { 0 };
 	int sock[NICD_MAX_POOLS];
@@ -136,7 +141,7 @@ static int nicd_make_pools(struct nicd_nodes *ns, char *err, size_t errlen)
 	}
 	for (unsigned int i = 0; i < ns->n; i++)
 		frames[nicd_pool_index(nicd_dev_socket(&ns->dev[ns->node[i].bulk_dev]))] +=
-			NICD_HELD_PER_NODE;
+			NICD_HELD_PER_NODE + 2 * dp_fault_delay_frames(&o->fault);
 	for (unsigned int i = 0; i < NICD_MAX_POOLS; i++) {
 		if (!frames[i])
 			continue;
@@ -316,7 +321,7 @@ int nicd_nodes_open(struct nicd_nodes *ns, const struct nicd_opts *o,
 	}
 	rc = nicd_find_devs(ns, o->control_queue, err, errlen);
 	if (!rc)
-		rc = nicd_make_pools(ns, err, errlen);
+		rc = nicd_make_pools(ns, o, err, errlen);
 	if (!rc)
 		rc = nicd_start_devs(ns, o, err, errlen);
 	if (!rc)

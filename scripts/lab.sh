@@ -34,7 +34,7 @@
 #                      delay-us=US,seed=S; this machine has no netem)
 #   --switch-fault SPEC  the same in switchd, on every frame it sends
 #   --grant-lead L     switchd --grant-lead: grants L slots ahead, for round
-#                      trips longer than a slot (a --fault delay, say)
+#                      trips longer than two slots (a --fault delay, say)
 #   --huge             hugepages instead of --no-huge (root): reserves what
 #                      is missing and mounts hugetlbfs in DIR; down undoes it
 #   --cores LIST       CPUs: switchd on the first, the nicds on the others in

@@ -111,10 +111,15 @@ static int swd_dev_socket(const struct swd_dev *d)
 	return s < 0 ? SOCKET_ID_ANY : s;
 }
 
-/* One pool per NUMA node used, sized for every queue on that node. */
-static int swd_make_pools(struct swd_ports *p, int poll_socket, char *err,
-			  size_t errlen)
+/*
+ * One pool per NUMA node used, sized for every queue on that node; with a
+ * --fault delay, each also for every port's delay queue (a forwarded frame
+ * may wait on any port), up to three ports per node.
+ */
+static int swd_make_pools(struct swd_ports *p, const struct swd_opts *o, int poll_socket,
+			  char *err, size_t errlen)
 {
+	unsigned int delayed = 3u * p->n * dp_fault_delay_frames(&o->fault);
 	unsigned int frames[SWD_MAX_POOLS] = { 0 };
 	int sock[SWD_MAX_POOLS];
 
@@ -130,7 +135,7 @@ static int swd_make_pools(struct swd_ports *p, int poll_socket, char *err,
 	for (unsigned int i = 0; i < SWD_MAX_POOLS; i++) {
 		if (!frames[i])
 			continue;
-		p->pool[i] = dp_pool_for_socket("swd", sock[i], frames[i] + SWD_POOL_SLACK,
+		p->pool[i] = dp_pool_for_socket("swd", sock[i], frames[i] + SWD_POOL_SLACK + delayed,
 						err, errlen);
 		if (!p->pool[i])
 			return -errno;
@@ -284,7 +289,7 @@ int swd_ports_open(struct swd_ports *p, const struct swd_opts *o, int poll_socke
 	}
 	rc = swd_find_devs(p, err, errlen);
 	if (!rc)
-		rc = swd_make_pools(p, poll_socket, err, errlen);
+		rc = swd_make_pools(p, o, poll_socket, err, errlen);
 	if (!rc)
 		rc = swd_start_devs(p, o, err, errlen);
 	p->faulty = dp_fault_active(&o->fault);

@@ -57,42 +57,64 @@ static int swd_tel_decode(struct rte_tel_data *d, const uint64_t *decode)
 }
 
 /*
- * With --fault, what fault injection did on all ports together, as a nested
- * dictionary "fault" (per port: the exit summary).
+ * With --fault, what fault injection did, summed over the nodes' ports of
+ * each role ("port", or "bulk" and "quick"; "control"), as a nested
+ * dictionary "fault" of dictionaries (per port: the exit summary).
  */
 static int swd_tel_faults(struct rte_tel_data *d, const struct swd_ports *p)
 {
-	uint64_t sum[sizeof(struct dp_fault_stats) / sizeof(uint64_t)] = { 0 };
+	enum { N_FAULT = sizeof(struct dp_fault_stats) / sizeof(uint64_t) };
+	static const char *const roles[4] = { "port", "bulk", "quick", "control" };
+	uint64_t sum[4][N_FAULT] = { { 0 } };
+	bool used[4] = { false };
 	struct rte_tel_data *c;
-	bool any = false;
+	int rc = 0;
 
+	if (!p->faulty)
+		return 0;
 	for (uint16_t i = 0; i < p->n; i++) {
 		const struct swd_node *sn = &p->node[i];
-		const struct dp_port *ports[3] = {
-			sn->bulk, sn->quick != sn->bulk ? sn->quick : NULL, sn->control,
+		const struct dp_port *ports[4] = {
+			sn->quick == sn->bulk ? sn->bulk : NULL,
+			sn->quick != sn->bulk ? sn->bulk : NULL,
+			sn->quick != sn->bulk ? sn->quick : NULL, sn->control,
 		};
 
-		for (int k = 0; k < 3; k++) {
-			const struct dp_fault_stats *fs = ports[k] ? dp_fault_port_stats(ports[k]) : NULL;
+		for (int r = 0; r < 4; r++) {
+			const struct dp_fault_stats *fs = ports[r] ? dp_fault_port_stats(ports[r]) : NULL;
 
-			for (size_t j = 0; fs && j < RTE_DIM(sum); j++)
-				sum[j] += ((const uint64_t *)fs)[j];
-			any |= fs != NULL;
+			for (size_t j = 0; fs && j < N_FAULT; j++)
+				sum[r][j] += ((const uint64_t *)fs)[j];
+			used[r] |= fs != NULL;
 		}
 	}
-	if (!any)
-		return 0;
 	c = rte_tel_data_alloc();
 	if (!c)
 		return -ENOMEM;
 	rte_tel_data_start_dict(c);
-	for (size_t j = 0; j < RTE_DIM(sum); j++)
-		rte_tel_data_add_dict_u64(c, dp_fault_counter_names[j], sum[j]);
-	if (rte_tel_data_add_dict_container(d, "fault", c, 0)) {
-		rte_tel_data_free(c);
-		return -ENOSPC;
+	for (int r = 0; r < 4 && !rc; r++) {
+		struct rte_tel_data *rd;
+
+		if (!used[r])
+			continue;
+		rd = rte_tel_data_alloc();
+		if (!rd) {
+			rc = -ENOMEM;
+			break;
+		}
+		rte_tel_data_start_dict(rd);
+		for (size_t j = 0; j < N_FAULT; j++)
+			rte_tel_data_add_dict_u64(rd, dp_fault_counter_names[j], sum[r][j]);
+		if (rte_tel_data_add_dict_container(c, roles[r], rd, 0)) {
+			rte_tel_data_free(rd);
+			rc = -ENOSPC;
+		}
 	}
-	return 0;
+	if (!rc && rte_tel_data_add_dict_container(d, "fault", c, 0))
+		rc = -ENOSPC;
+	if (rc)
+		rte_tel_data_free(c);
+	return rc;
 }
 
 /* /segnet/switch/stats: every switch counter and decode drops by reason. */

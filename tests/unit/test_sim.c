@@ -876,18 +876,17 @@ Test(fault, delay_holds_each_frame_until_its_time_and_keeps_the_order)
 	cr_assert_eq(t_avail(), avail, "frames leaked: %d", (int)avail - (int)t_avail());
 }
 
-Test(fault, the_delay_ring_wraps_in_order_and_is_bounded_by_the_pool)
+Test(fault, the_delay_ring_wraps_in_order)
 {
-	const struct dp_fault_params fp = { .delay_ns = 10, .reorder = 0 };
-	uint32_t cap = dp_fault_delay_capacity(t_mp);
+	const struct dp_fault_params fp = { .delay_ns = 10, .delay_frames = 500 };
+	uint32_t cap = dp_fault_delay_frames(&fp);
 	unsigned int avail = t_avail();
 	struct dp_port *inner = tport_create("inner", 1024);
 	struct dp_port *f = dp_fault_port_create(inner, &fp, 1, t_mp);
 	uint32_t seq = 0, want = 0;
 	int flipped;
 
-	cr_assert_eq(cap, t_mp->size / DP_FAULT_DELAY_POOL_SHARE,
-		     "an eighth of the pool (%u frames), not %u", t_mp->size, cap);
+	cr_assert_eq(cap, 500);
 	/* Rounds of cap - 7 frames: the ring's head goes round it many times. */
 	for (uint64_t now = 0; now < 40 * 100; now += 100) {
 		t_poll(f, now);
@@ -909,18 +908,21 @@ Test(fault, the_delay_ring_wraps_in_order_and_is_bounded_by_the_pool)
 
 Test(fault, a_full_delay_queue_drops_and_counts)
 {
-	const struct dp_fault_params fp = { .delay_ns = 50 };
-	const uint32_t cap = dp_fault_delay_capacity(t_mp), n = cap + 3;
+	const struct dp_fault_params fp = { .delay_ns = 50, .delay_frames = 16 };
+	const struct dp_fault_params dflt = { .delay_ns = 50 }, none = { .loss = 0.5 };
+	const uint32_t n = 16 + 3;
 	unsigned int avail = t_avail();
 	struct dp_port *inner = tport_create("inner", 16);
 	struct dp_port *f = dp_fault_port_create(inner, &fp, 1, t_mp);
 	struct rte_mbuf *m = t_fault_frame(1);
 
+	cr_assert_eq(dp_fault_delay_frames(&dflt), DP_FAULT_DELAY_FRAMES);
+	cr_assert_eq(dp_fault_delay_frames(&none), 0, "no delay, no queue");
 	/* One frame sent n times: each send takes one reference. */
 	rte_mbuf_refcnt_set(m, (uint16_t)n);
 	for (uint32_t i = 0; i < n; i++)
 		dp_port_tx1(f, m);
-	cr_assert_eq(dp_fault_port_stats(f)->delayed, cap);
+	cr_assert_eq(dp_fault_port_stats(f)->delayed, 16);
 	cr_assert_eq(dp_fault_port_stats(f)->delay_full, 3);
 	dp_port_destroy(f);
 	cr_assert_eq(t_avail(), avail, "frames leaked: %d", (int)avail - (int)t_avail());
@@ -932,14 +934,20 @@ Test(fault, a_held_frame_on_a_port_never_received_on_leaves_after_polls)
 	unsigned int avail = t_avail();
 	struct dp_port *inner = tport_create("inner", 16);
 	struct dp_port *f = dp_fault_port_create(inner, &fp, 1, t_mp);
+	struct rte_mbuf *m;
 
+	t_poll(f, 0);
 	dp_port_tx1(f, t_fault_frame(3));
 	cr_assert_eq(dp_fault_port_stats(f)->reordered, 1);
+	cr_assert_eq(dp_fault_port_next_due(f), 0, "a held frame wants the next poll");
 	for (int p = 1; p < 4; p++) {
-		t_poll(f, (uint64_t)p);
+		cr_assert_eq(t_poll(f, (uint64_t)p), (uint64_t)p);
+		/* The owner polls: receive polls no longer age the frame. */
+		for (int r = 0; r < 10; r++)
+			dp_port_rx(f, &m, 1);
 		cr_assert_eq(tport_sent(inner), 0, "released after %d polls", p);
 	}
-	t_poll(f, 4);
+	cr_assert_eq(t_poll(f, 4), UINT64_MAX, "nothing waits once it left");
 	cr_assert_eq(tport_sent(inner), 1, "still held after 4 polls of a transmit-only port");
 	tport_clear(inner);
 	dp_port_destroy(f);
@@ -956,6 +964,9 @@ Test(fault, a_spec_is_parsed_and_bad_keys_are_named)
 		{ "loss=0.1,,dup=0.1", "empty field" }, { "loss=0.1,", "empty field" },
 		{ ",loss=0.1", "empty field" }, { "loss=0.1,loss=0.2", "loss given twice" },
 		{ "loss=0.1,delay-us=0.0004", "under a nanosecond" },
+		{ "loss=0.1,delay-frames=8", "delay-frames without delay-us" },
+		{ "delay-us=5,delay-frames=0", "delay-frames" },
+		{ "delay-us=5,delay-frames=65537", "delay-frames" },
 	};
 	struct dp_fault_params p;
 	uint64_t seed = 7;
@@ -973,6 +984,12 @@ Test(fault, a_spec_is_parsed_and_bad_keys_are_named)
 	cr_assert_str_eq(back, "loss=0.01,dup=0.02,reorder=0.03,corrupt=0.04,delay-us=2.5");
 	cr_assert_eq(dp_fault_parse("--fault", "delay-us=100", &p, &seed, err, sizeof(err)), 0);
 	cr_assert_eq(seed, 9, "seed is left alone when absent");
+	cr_assert_eq(p.delay_frames, 0, "the default queue");
+	cr_assert_eq(dp_fault_parse("--fault", "delay-us=100,delay-frames=64", &p, &seed, err,
+				    sizeof(err)), 0, "%s", err);
+	cr_assert_eq(p.delay_frames, 64);
+	dp_fault_format(&p, back, sizeof(back));
+	cr_assert_str_eq(back, "delay-us=100,delay-frames=64");
 	cr_assert_eq(p.loss, 0, "a spec starts from zero");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
