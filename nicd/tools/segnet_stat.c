@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dataplane/dp_json.h"
 #include "tool_util.h"
 
 static const char stat_prog[] = "segnet-stat";
@@ -513,9 +514,11 @@ static void stat_print_once(const struct stat_opts *o, const struct stat_sample 
 	for (size_t i = 0; i < s->n; i++) {
 		if (!stat_shown(o, &s->e[i]))
 			continue;
-		if (o->json)
-			printf("%s\"%s\": %.17g", first ? "" : ", ", s->e[i].name, s->e[i].value);
-		else
+		if (o->json) {
+			fputs(first ? "" : ", ", stdout);
+			dp_json_str(stdout, s->e[i].name);
+			printf(": %.17g", s->e[i].value);
+		} else
 			printf("%s %.17g\n", s->e[i].name, s->e[i].value);
 		first = false;
 	}

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "dataplane/dp_json.h"
 #include "pcap/replay/replay_messages.h"
 
 /* Latency percentiles of one channel, ns. */
@@ -229,23 +230,6 @@ static void msgs_json_chan(const struct replay_chan_stats *c, FILE *f)
 		fputs("null}", f);
 }
 
-/* s as a JSON string, quotes included: paths may hold quotes, backslashes, anything. */
-static void msgs_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* The nodes as a JSON array. */
 static void msgs_json_nodes(const struct replay_msgs *m, FILE *f)
 {
@@ -254,7 +238,7 @@ static void msgs_json_nodes(const struct replay_msgs *m, FILE *f)
 		const struct replay_node *n = &m->node[i];
 
 		fprintf(f, "%s{\"node\": %u, \"nicd\": ", i ? ", " : "", i);
-		msgs_json_str(f, n->nicd);
+		dp_json_str(f, n->nicd);
 		fprintf(f, ", \"segnet_node\": %u, \"endpoint\": %u"
 			", \"sent\": {\"quick\": %" PRIu64 ", \"bulk\": %" PRIu64 "}"
 			", \"delivered\": {\"quick\": %" PRIu64 ", \"bulk\": %" PRIu64 "}}",
@@ -274,7 +258,7 @@ static int msgs_json(const struct replay_msgs *m, const struct replay_summary *s
 	fputs("{\"summary\": ", f);
 	rc = replay_stats_print(s, REPLAY_STATS_JSON, f);
 	fputs(", \"map\": ", f);
-	msgs_json_str(f, m->map);
+	dp_json_str(f, m->map);
 	fprintf(f, ", \"vnet\": %u, \"trace\": {\"records\": %" PRIu64
 		", \"messages\": %" PRIu64 ", \"quick\": %" PRIu64 ", \"bulk\": %" PRIu64
 		", \"same_node\": %" PRIu64 ", \"unmapped\": %" PRIu64 ", \"addresses\": %" PRIu64
