@@ -694,3 +694,13 @@ void dp_ethdev_port_print(FILE *f, const struct dp_port *port)
 		dp_counters_print(f, &set);
 	}
 }
+
+int dp_ethdev_devices_fit(unsigned int n, char *err, size_t errlen)
+{
+	if (n <= RTE_MAX_ETHPORTS)
+		return 0;
+	snprintf(err, errlen,
+		 "the nodes name %u devices, but this DPDK was built for at most %d ports (RTE_MAX_ETHPORTS)",
+		 n, RTE_MAX_ETHPORTS);
+	return -EINVAL;
+}

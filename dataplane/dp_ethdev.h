@@ -73,6 +73,13 @@ void dp_ethdev_close(struct dp_ethdev *dev);
 struct dp_port *dp_ethdev_port_create(const struct dp_ethdev *dev, uint16_t rxq,
 				      uint16_t txq);
 
+/*
+ * Whether n devices fit in the ports this DPDK was built for
+ * (RTE_MAX_ETHPORTS: 32 in Debian's); 0, or -EINVAL with a message. Needs
+ * no EAL, so option checks can call it.
+ */
+int dp_ethdev_devices_fit(unsigned int n, char *err, size_t errlen);
+
 /* The DPDK port id under a dp_port made by dp_ethdev_port_create, or -1. */
 int dp_ethdev_port_id(const struct dp_port *port);
 

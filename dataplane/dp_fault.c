@@ -438,6 +438,16 @@ uint32_t dp_fault_delay_frames(const struct dp_fault_params *p)
 	return p->delay_frames ? p->delay_frames : DP_FAULT_DELAY_FRAMES;
 }
 
+void dp_fault_pool_hint(char *err, size_t errlen, uint32_t delay_frames)
+{
+	size_t at = strlen(err);
+
+	if (at < errlen)
+		snprintf(err + at, errlen - at,
+			 " (it holds %u frames per port for the --fault delay: give a smaller delay-frames=N, or the EAL more memory with -m)",
+			 delay_frames);
+}
+
 void dp_fault_port_poll(struct dp_port *port, uint64_t now)
 {
 	struct dp_fault_port *f;

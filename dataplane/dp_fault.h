@@ -31,13 +31,13 @@ struct dp_fault_params {
 	uint32_t hold_max;	/* a held frame waits for 1..hold_max later frames */
 	uint32_t hold_polls;	/* ... or at most this many rx polls */
 	uint64_t delay_ns;	/* every surviving frame waits this long */
-	uint32_t delay_frames;	/* ... at most this many at once (0: 1024);
+	uint32_t delay_frames;	/* ... at most this many at once (0: 256);
 				 * more are dropped (delay_full) */
 };
 
 enum {
 	/* Frames a delaying port holds at once: the default and the most. */
-	DP_FAULT_DELAY_FRAMES = 1024,
+	DP_FAULT_DELAY_FRAMES = 256,
 	DP_FAULT_DELAY_FRAMES_MAX = 65536,
 	/* Longest delay: 1 s. */
 	DP_FAULT_DELAY_MAX_NS = 1000000000,
@@ -86,7 +86,7 @@ int dp_fault_parse(const char *opt, const char *spec, struct dp_fault_params *p,
 	"                          loss=P, dup=P, reorder=P, corrupt=P (probabilities\n" \
 	"                          below 1), delay-us=US (every frame, up to 10^6),\n" \
 	"                          delay-frames=N (frames waiting at once, default\n" \
-	"                          1024) and seed=S (default 1); e.g.\n" \
+	"                          256) and seed=S (default 1); e.g.\n" \
 	"                          loss=0.01,delay-us=500\n"
 
 /* The parameters as a spec dp_fault_parse takes (the non-zero ones). */
@@ -126,6 +126,12 @@ uint64_t dp_fault_port_next_due(const struct dp_port *port);
  * delay. Its owner adds them to the pool its frames come from.
  */
 uint32_t dp_fault_delay_frames(const struct dp_fault_params *p);
+
+/*
+ * Append to a pool-creation failure in err that the pool includes frames
+ * per port for the delay, and what to do about it.
+ */
+void dp_fault_pool_hint(char *err, size_t errlen, uint32_t delay_frames);
 
 /* The port a fault port wraps; port itself when it is not one. */
 struct dp_port *dp_fault_port_inner(const struct dp_port *port);

@@ -147,8 +147,11 @@ static int nicd_make_pools(struct nicd_nodes *ns, const struct nicd_opts *o, cha
 			continue;
 		ns->pool[i] = dp_pool_for_socket("nicd", sock[i], frames[i] + NICD_POOL_SLACK,
 						 err, errlen);
-		if (!ns->pool[i])
+		if (!ns->pool[i]) {
+			if (dp_fault_delay_frames(&o->fault))
+				dp_fault_pool_hint(err, errlen, dp_fault_delay_frames(&o->fault));
 			return -errno;
+		}
 	}
 	for (unsigned int k = 0; k < ns->n_dev; k++)
 		ns->dev[k].mp = ns->pool[nicd_pool_index(nicd_dev_socket(&ns->dev[k]))];

@@ -393,6 +393,8 @@ static int nicd_single_node(struct nicd_opts *o, const struct nicd_single *s,
 /* Names, devices and vnets are each given once; names are valid and make socket paths. */
 static int nicd_check_unique(const struct nicd_opts *o, char *err, size_t errlen)
 {
+	unsigned int devs = 0;
+
 	for (unsigned int i = 0; i < o->n_nodes; i++) {
 		const char *name = o->node[i].name;
 		size_t path = strlen(o->socket_dir) + 1 + strlen(name) + strlen(CTL_SOCKET_SUFFIX);
@@ -421,7 +423,9 @@ static int nicd_check_unique(const struct nicd_opts *o, char *err, size_t errlen
 			if (o->vnet[i].hv.vnet == o->vnet[j].hv.vnet)
 				return dp_opt_fail(err, errlen, "--vnet: virtual network %u is given twice",
 						 o->vnet[i].hv.vnet);
-	return 0;
+	for (unsigned int i = 0; i < o->n_nodes; i++)
+		devs += strcmp(o->node[i].bulk, o->node[i].quick) ? 2 : 1;
+	return dp_ethdev_devices_fit(devs, err, errlen);
 }
 
 /* Cross-option checks once everything is parsed. */

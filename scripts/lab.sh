@@ -13,7 +13,8 @@
 #   scripts/lab.sh --help
 #
 # up options:
-#   --nodes N          nodes n0 .. n(N-1), 2 to 64 (default 3)
+#   --nodes N          nodes n0 .. n(N-1), 2 to 32 (default 3; switchd takes a
+#                      DPDK port per node, and Debian's DPDK has 32)
 #   --link TYPE        vhost (default: net_vhost in switchd, net_virtio_user in
 #                      nicd), veth (af_packet on veth pairs, in network
 #                      namespaces; root) or memif (no privileges)
@@ -159,8 +160,8 @@ check_args() {
 	is_uint "$stop_timeout" && [ "$stop_timeout" -ge 1 ] && [ "$stop_timeout" -le 3600 ] ||
 		die_usage "--timeout must be a whole number of seconds from 1 to 3600, not '$stop_timeout'"
 	[ "$cmd" = up ] || return 0
-	is_uint "$nodes" && [ "$nodes" -ge 2 ] && [ "$nodes" -le 64 ] ||
-		die_usage "--nodes must be 2 to 64, not '$nodes'"
+	is_uint "$nodes" && [ "$nodes" -ge 2 ] && [ "$nodes" -le 32 ] ||
+		die_usage "--nodes must be 2 to 32 (switchd takes a DPDK port per node; RTE_MAX_ETHPORTS is 32), not '$nodes'"
 	case "$link" in
 	vhost|veth|memif) ;;
 	*) die_usage "--link must be vhost, veth or memif, not '$link'" ;;
@@ -339,12 +340,42 @@ netns_of() {
 	echo "segnet-lab-$name-$1"
 }
 
-# EAL memory arguments.
+# Frames a --fault SPEC ($1) makes each port hold for its delay (0: none).
+delay_frames() {
+	case ",$1," in
+	*,delay-us=*)
+		if [[ ",$1," =~ ,delay-frames=([0-9]+), ]]; then
+			echo "${BASH_REMATCH[1]}"
+		else
+			echo 256	# the daemons' default
+		fi
+		;;
+	*) echo 0 ;;
+	esac
+}
+
+# EAL memory of process $1 (sw, nicd, nicd-nI; node for one node alone),
+# in MB, at least 256: it grows with the nodes the process serves (its
+# frame pools and device rings: 16 nodes on -m 256 failed; 10 MB per node
+# for switchd and 16 for nicd brought 32 up) and with the frames its ports
+# hold for a --fault delay (3 KB each; 3 queues per node in switchd, 2 in
+# nicd).
+mem_mb() {
+	local n per
+	case "$1" in
+	sw) n=$nodes; per=$((10 + 3 * $(delay_frames "$switch_fault") * 3 / 1024)) ;;
+	nicd) n=$((nodes - solo)); per=$((16 + 2 * $(delay_frames "$nicd_fault") * 3 / 1024)) ;;
+	*) n=1; per=$((16 + 2 * $(delay_frames "$nicd_fault") * 3 / 1024)) ;;
+	esac
+	echo $((128 + n * per > 256 ? 128 + n * per : 256))
+}
+
+# EAL memory arguments of process $1.
 eal_mem() {
 	if [ "$huge" = 1 ]; then
-		echo "-m 256 --huge-dir $dir/huge --single-file-segments"
+		echo "-m $(mem_mb "$1") --huge-dir $dir/huge --single-file-segments"
 	else
-		echo "--no-huge -m 256"
+		echo "--no-huge -m $(mem_mb "$1")"
 	fi
 }
 
@@ -414,7 +445,7 @@ proc_cmd() {
 		printf '%s\n' "$nicd_bin"
 	fi
 	# shellcheck disable=SC2046
-	printf '%s\n' $(eal_mem) --no-pci --no-shconf -l "$core" --file-prefix "$(prefix_of "$p")" \
+	printf '%s\n' $(eal_mem "$p") --no-pci --no-shconf -l "$core" --file-prefix "$(prefix_of "$p")" \
 		--log-level lib.telemetry:error --log-level lib.vhost.config:warning
 	if [ "$p" = sw ]; then
 		for ((i = 0; i < nodes; i++)); do printf '%s\n' --vdev "$(vdev_of "$i" sw)"; done
@@ -561,9 +592,11 @@ check_names_free() {
 
 # Reserve hugepages and mount hugetlbfs in DIR/huge.
 setup_huge() {
-	local procs before free want got
-	procs=$(( 1 + $(nicd_procs | wc -l) ))
-	want=$((procs * 128 + 16))	# -m 256 of 2 MiB pages per process, and slack
+	local p before free want got
+	want=$(( $(mem_mb sw) / 2 + 16 ))	# -m of 2 MiB pages per process, and slack
+	for p in $(nicd_procs); do
+		want=$((want + $(mem_mb "$p") / 2))
+	done
 	[ -w /proc/sys/vm/nr_hugepages ] || die "--huge: cannot reserve hugepages (not root?)"
 	free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
 	before=$(cat /proc/sys/vm/nr_hugepages)
@@ -578,7 +611,7 @@ setup_huge() {
 	mkdir -p "$dir/huge"
 	mount -t hugetlbfs -o pagesize=2M nodev "$dir/huge" || die "--huge: cannot mount hugetlbfs on $dir/huge"
 	st_set huge.mount "$dir/huge"
-	say "hugepages: $want pages of 2 MiB for $procs processes on $dir/huge ($(st_get huge.added) reserved by this lab)"
+	say "hugepages: $want pages of 2 MiB for $(( 1 + $(nicd_procs | wc -l) )) processes on $dir/huge ($(st_get huge.added) reserved by this lab)"
 }
 
 # Network namespaces and veth pairs: switchd's ends swI in its namespace,
@@ -1068,7 +1101,7 @@ do_attach() {
 	printf 'netns=%q\n' "$([ "$link" = veth ] && netns_of "$p")"
 	printf 'vdev=%q\n' "$(vdev_of "$i" node)"
 	printf 'port=%q\n' "$(dev_name "$i" node)"
-	printf 'eal=%q\n' "$(eal_mem) --no-pci --no-shconf"
+	printf 'eal=%q\n' "$(eal_mem node) --no-pci --no-shconf"
 	printf 'control_queue=%q\n' "$(control_queue)"
 	printf 'slot_ns=%s\n' "$(st_get slot_ns)"
 }

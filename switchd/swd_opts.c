@@ -207,6 +207,16 @@ static int swd_place_port(struct swd_opts *o, const struct swd_port_arg *a,
 }
 
 /* Every node has its device(s), and no device serves two roles. */
+/* The devices the nodes name: one per --port, two per --bulk-port/--quick-port pair. */
+static unsigned int devs_of(const struct swd_opts *o)
+{
+	unsigned int n = 0;
+
+	for (uint16_t i = 0; i < o->nodes; i++)
+		n += o->node[i].port ? 1 : 2;
+	return n;
+}
+
 static int swd_check_nodes(const struct swd_opts *o, char *err, size_t errlen)
 {
 	for (uint16_t i = 0; i < o->nodes; i++) {
@@ -239,7 +249,7 @@ static int swd_check_nodes(const struct swd_opts *o, char *err, size_t errlen)
 								mine[a], j, i);
 		}
 	}
-	return 0;
+	return dp_ethdev_devices_fit(devs_of(o), err, errlen);
 }
 
 /* Cross-option checks once everything is parsed. */

@@ -112,16 +112,19 @@ static int swd_dev_socket(const struct swd_dev *d)
 }
 
 /*
- * One pool per NUMA node used, sized for every queue on that node; with a
- * --fault delay, each also for every port's delay queue (a forwarded frame
- * may wait on any port), up to three ports per node.
+ * One pool per NUMA node used, sized for every queue on that node. With a
+ * --fault delay, frames wait in the delay queues of a node's two ports at
+ * most (bulk and quick, or one for both and control): the devices' pools
+ * take the forwarded ones, two queues per node on them; the polling core's
+ * pool the switch's own (grants, DOWN notices), one queue per node.
  */
 static int swd_make_pools(struct swd_ports *p, const struct swd_opts *o, int poll_socket,
 			  char *err, size_t errlen)
 {
-	unsigned int delayed = 3u * p->n * dp_fault_delay_frames(&o->fault);
+	unsigned int delay = dp_fault_delay_frames(&o->fault);
 	unsigned int frames[SWD_MAX_POOLS] = { 0 };
 	int sock[SWD_MAX_POOLS];
+	bool devs[SWD_MAX_POOLS] = { false };
 
 	for (unsigned int k = 0; k < p->n_dev; k++) {
 		int s = swd_dev_socket(&p->dev[k]);
@@ -129,16 +132,22 @@ static int swd_make_pools(struct swd_ports *p, const struct swd_opts *o, int pol
 
 		sock[i] = s;
 		frames[i] += SWD_DESC * (1u + p->dev[k].tx_queues);
+		devs[i] = true;
 	}
 	sock[swd_pool_index(poll_socket)] = poll_socket;
-	frames[swd_pool_index(poll_socket)] += SWD_OWN_PER_NODE * p->n;
+	frames[swd_pool_index(poll_socket)] += (SWD_OWN_PER_NODE + delay) * p->n;
 	for (unsigned int i = 0; i < SWD_MAX_POOLS; i++) {
 		if (!frames[i])
 			continue;
-		p->pool[i] = dp_pool_for_socket("swd", sock[i], frames[i] + SWD_POOL_SLACK + delayed,
+		if (devs[i])
+			frames[i] += 2 * delay * p->n;
+		p->pool[i] = dp_pool_for_socket("swd", sock[i], frames[i] + SWD_POOL_SLACK,
 						err, errlen);
-		if (!p->pool[i])
+		if (!p->pool[i]) {
+			if (delay)
+				dp_fault_pool_hint(err, errlen, delay);
 			return -errno;
+		}
 	}
 	for (unsigned int k = 0; k < p->n_dev; k++)
 		p->dev[k].mp = p->pool[swd_pool_index(swd_dev_socket(&p->dev[k]))];

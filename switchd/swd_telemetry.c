@@ -67,7 +67,7 @@ static int swd_tel_faults(struct rte_tel_data *d, const struct swd_ports *p)
 	static const char *const roles[4] = { "port", "bulk", "quick", "control" };
 	uint64_t sum[4][N_FAULT] = { { 0 } };
 	bool used[4] = { false };
-	struct rte_tel_data *c;
+	struct rte_tel_data *c, *rd[4] = { NULL };	/* rd: freed with c on failure */
 	int rc = 0;
 
 	if (!p->faulty)
@@ -93,27 +93,26 @@ static int swd_tel_faults(struct rte_tel_data *d, const struct swd_ports *p)
 		return -ENOMEM;
 	rte_tel_data_start_dict(c);
 	for (int r = 0; r < 4 && !rc; r++) {
-		struct rte_tel_data *rd;
-
 		if (!used[r])
 			continue;
-		rd = rte_tel_data_alloc();
-		if (!rd) {
+		rd[r] = rte_tel_data_alloc();
+		if (!rd[r]) {
 			rc = -ENOMEM;
 			break;
 		}
-		rte_tel_data_start_dict(rd);
+		rte_tel_data_start_dict(rd[r]);
 		for (size_t j = 0; j < N_FAULT; j++)
-			rte_tel_data_add_dict_u64(rd, dp_fault_counter_names[j], sum[r][j]);
-		if (rte_tel_data_add_dict_container(c, roles[r], rd, 0)) {
-			rte_tel_data_free(rd);
+			rte_tel_data_add_dict_u64(rd[r], dp_fault_counter_names[j], sum[r][j]);
+		if (rte_tel_data_add_dict_container(c, roles[r], rd[r], 0))
 			rc = -ENOSPC;
-		}
 	}
 	if (!rc && rte_tel_data_add_dict_container(d, "fault", c, 0))
 		rc = -ENOSPC;
-	if (rc)
+	if (rc) {
+		for (int r = 0; r < 4; r++)
+			rte_tel_data_free(rd[r]);
 		rte_tel_data_free(c);
+	}
 	return rc;
 }
 

@@ -37,7 +37,8 @@ expect_now() {
 
 # 1. Command line.
 expect_now 0 "scripts/lab.sh up \[--nodes N\]" "$lab_sh" --help
-expect_now 2 "--nodes must be 2 to 64" lab up --nodes 1
+expect_now 2 "--nodes must be 2 to 32" lab up --nodes 1
+expect_now 2 "--nodes must be 2 to 32" lab up --nodes 33
 expect_now 2 "--link must be vhost, veth or memif" lab up --link ethernet
 expect_now 2 "unknown command 'sideways'" lab sideways
 expect_now 2 "--bulk-gbps must be a rate" lab up --bulk-gbps fast

@@ -37,6 +37,13 @@ expect 2 "--nodes 5000" -- --nodes 5000 $ports
 expect 2 "--nodes" -- --port 0=a
 expect 2 "--arbiter bogus" -- --nodes 3 --arbiter bogus $ports
 expect 2 "node 2 has no port" -- --nodes 3 --port 0=a --port 1=b
+many=$(for i in $(seq 0 32); do printf -- '--port %d=d%d ' "$i" "$i"; done)
+# shellcheck disable=SC2086
+expect 2 "33 devices, but this DPDK was built for at most 32" -- --nodes 33 $many
+expect 2 "--fault loss 1: a probability must be below 1" -- --nodes 3 --fault loss=1 $ports
+expect 2 "--fault: unknown key 'jitter'" -- --nodes 3 --fault jitter=1 $ports
+expect 2 "--fault seed=4: injects nothing" -- --nodes 3 --fault seed=4 $ports
+expect 2 "--fault given twice" -- --nodes 3 --fault loss=0.1 --fault dup=0.1 $ports
 expect 2 "node 1 is given twice" -- --nodes 3 $ports --port 1=c
 expect 2 "device a is given to node 0 and node 1" -- --nodes 2 --port 0=a --port 1=a
 expect 2 "node 1 has --bulk-port but no --quick-port" -- --nodes 2 --port 0=a --bulk-port 1=b
