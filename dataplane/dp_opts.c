@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Checked parsing of command-line values. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -69,7 +70,9 @@ int dp_opt_double(const char *opt, const char *arg, double min, double max,
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (end == arg || *end || errno || !isfinite(v))
+	/* Decimal only: strtod also takes leading spaces and hex floats. */
+	if (end == arg || *end || errno || !isfinite(v) || isspace((unsigned char)arg[0]) ||
+	    strpbrk(arg, "xX"))
 		return dp_opt_fail(err, errlen, "%s %s: not a number", opt, arg);
 	if (v < min || v > max)
 		return dp_opt_fail(err, errlen, "%s %s: must be between %g and %g",

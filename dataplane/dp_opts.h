@@ -27,7 +27,7 @@ int dp_opt_u32(const char *opt, const char *arg, unsigned long min,
 int dp_opt_u16(const char *opt, const char *arg, unsigned long min,
 	       unsigned long max, uint16_t *out, char *err, size_t errlen);
 
-/* A finite number in [min, max]. */
+/* A finite decimal number in [min, max] (no spaces, no hex). */
 int dp_opt_double(const char *opt, const char *arg, double min, double max,
 		  double *out, char *err, size_t errlen);
 

@@ -48,7 +48,7 @@ Test(json, strings_are_quoted_and_escaped)
 Test(opts, numbers_out_of_range_or_malformed_are_refused_naming_the_option)
 {
 	const char *bad_ulong[] = { "", "-1", "+3", "12x", "0x10", "99999999999999999999999" };
-	const char *bad_double[] = { "", "x", "1e999", "nan", "inf", "0.5x" };
+	const char *bad_double[] = { "", "x", "1e999", "nan", "inf", "0.5x", " 1", "0x1p-1" };
 	unsigned long u = 7;
 	double d = 7;
 	char err[128];
