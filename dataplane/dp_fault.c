@@ -2,6 +2,7 @@
 /* Fault-injection port wrapper. */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,30 @@ struct fault_delayed {
 	uint64_t due;		/* when it leaves */
 };
 
+/* The keys of a --fault spec, in the order messages list them. */
+enum fault_key {
+	K_LOSS, K_DUP, K_REORDER, K_CORRUPT,	/* the probabilities */
+	K_DELAY_US, K_DELAY_FRAMES, K_SEED,
+	FAULT_KEYS,
+	FAULT_PROBS = K_CORRUPT + 1
+};
+
+static const char *const fault_keys[FAULT_KEYS] = {
+	"loss", "dup", "reorder", "corrupt", "delay-us", "delay-frames", "seed",
+};
+
+/* Where probability k (K_LOSS .. K_CORRUPT) is in the parameters. */
+static const size_t fault_prob_at[FAULT_PROBS] = {
+	offsetof(struct dp_fault_params, loss), offsetof(struct dp_fault_params, dup),
+	offsetof(struct dp_fault_params, reorder), offsetof(struct dp_fault_params, corrupt),
+};
+
+/* Probability k of p. */
+static double fault_prob(const struct dp_fault_params *p, unsigned int k)
+{
+	return *(const double *)((const char *)p + fault_prob_at[k]);
+}
+
 /* Frames collected before handing them to the inner port. */
 enum { FAULT_OUT = 64 };
 
@@ -57,15 +82,10 @@ bool dp_fault_active(const struct dp_fault_params *p)
 
 int dp_fault_validate(const struct dp_fault_params *p, char *err, size_t errlen)
 {
-	const struct { const char *name; double v; } probs[] = {
-		{ "loss", p->loss }, { "dup", p->dup },
-		{ "reorder", p->reorder }, { "corrupt", p->corrupt },
-	};
-
-	for (size_t i = 0; i < sizeof(probs) / sizeof(probs[0]); i++) {
-		if (!(probs[i].v >= 0 && probs[i].v < 1)) {
-			snprintf(err, errlen, "%s probability %g is outside [0, 1)",
-				 probs[i].name, probs[i].v);
+	for (unsigned int k = 0; k < FAULT_PROBS; k++) {
+		if (!(fault_prob(p, k) >= 0 && fault_prob(p, k) < 1)) {
+			snprintf(err, errlen, "%s probability %g is outside [0, 1)", fault_keys[k],
+				 fault_prob(p, k));
 			return -EINVAL;
 		}
 	}
@@ -86,47 +106,41 @@ int dp_fault_validate(const struct dp_fault_params *p, char *err, size_t errlen)
 	return 0;
 }
 
-/* The keys of a --fault spec, in the order messages list them. */
-static const char *const fault_keys[] = {
-	"loss", "dup", "reorder", "corrupt", "delay-us", "delay-frames", "seed",
-};
-
-enum { FAULT_KEYS = sizeof(fault_keys) / sizeof(fault_keys[0]) };
-
 /* Parse value val of key k (an index in fault_keys) into p or seed. */
 static int fault_parse_value(const char *opt, unsigned int k, const char *val,
 			     struct dp_fault_params *p, uint64_t *seed, char *err, size_t errlen)
 {
-	double *const probs[] = { &p->loss, &p->dup, &p->reorder, &p->corrupt };
 	char name[64];
 	unsigned long s;
 	double v;
 	int rc;
 
 	snprintf(name, sizeof(name), "%s %s", opt, fault_keys[k]);
-	if (k == 5)	/* delay-frames */
+	switch (k) {
+	case K_DELAY_FRAMES:
 		return dp_opt_u32(name, val, 1, DP_FAULT_DELAY_FRAMES_MAX, &p->delay_frames, err,
 				  errlen);
-	if (k == 6) {	/* seed */
+	case K_SEED:
 		rc = dp_opt_ulong(name, val, 0, ULONG_MAX, &s, err, errlen);
 		if (!rc)
 			*seed = s;
 		return rc;
-	}
-	if (k == 4) {	/* delay-us */
+	case K_DELAY_US:
 		rc = dp_opt_double(name, val, 0, DP_FAULT_DELAY_MAX_NS / 1000, &v, err, errlen);
 		if (!rc)
 			p->delay_ns = (uint64_t)(v * 1000 + 0.5);
 		if (!rc && v > 0 && !p->delay_ns)
 			rc = dp_opt_fail(err, errlen, "%s %s: under a nanosecond", name, val);
 		return rc;
+	default:	/* a probability */
+		rc = dp_opt_double(name, val, 0, 1, &v, err, errlen);
+		if (!rc && v >= 1)
+			rc = dp_opt_fail(err, errlen, "%s %s: a probability must be below 1", name,
+					 val);
+		if (!rc)
+			*(double *)((char *)p + fault_prob_at[k]) = v;
+		return rc;
 	}
-	rc = dp_opt_double(name, val, 0, 1, &v, err, errlen);
-	if (!rc && v >= 1)
-		rc = dp_opt_fail(err, errlen, "%s %s: a probability must be below 1", name, val);
-	if (!rc)
-		*probs[k] = v;
-	return rc;
 }
 
 /* Parse one KEY=VALUE of a --fault spec; seen marks the keys given so far. */
@@ -176,19 +190,28 @@ int dp_fault_parse(const char *opt, const char *spec, struct dp_fault_params *p,
 	return rc;
 }
 
+int dp_fault_option(const char *spec, struct dp_fault_params *p, uint64_t *seed, char *err,
+		    size_t errlen)
+{
+	int rc;
+
+	if (dp_fault_active(p))
+		return dp_opt_fail(err, errlen, "--fault given twice: put every fault in one SPEC");
+	rc = dp_fault_parse("--fault", spec, p, seed, err, errlen);
+	if (!rc && !dp_fault_active(p))
+		rc = dp_opt_fail(err, errlen, "--fault %s: injects nothing", spec);
+	return rc;
+}
+
 void dp_fault_format(const struct dp_fault_params *p, char *buf, size_t len)
 {
-	const struct { const char *name; double v; } probs[] = {
-		{ "loss", p->loss }, { "dup", p->dup },
-		{ "reorder", p->reorder }, { "corrupt", p->corrupt },
-	};
 	size_t at = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(probs) / sizeof(probs[0]) && at < len; i++)
-		if (probs[i].v > 0)
+	for (unsigned int k = 0; k < FAULT_PROBS && at < len; k++)
+		if (fault_prob(p, k) > 0)
 			at += (size_t)snprintf(buf + at, len - at, "%s%s=%.12g", at ? "," : "",
-					       probs[i].name, probs[i].v);
+					       fault_keys[k], fault_prob(p, k));
 	if (p->delay_ns && at < len)
 		at += (size_t)snprintf(buf + at, len - at, "%sdelay-us=%.12g", at ? "," : "",
 				       (double)p->delay_ns / 1000);

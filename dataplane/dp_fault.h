@@ -79,6 +79,13 @@ int dp_fault_validate(const struct dp_fault_params *p, char *err, size_t errlen)
 int dp_fault_parse(const char *opt, const char *spec, struct dp_fault_params *p,
 		   uint64_t *seed, char *err, size_t errlen);
 
+/*
+ * A daemon's --fault SPEC option into p and seed (dp_fault_parse), refusing
+ * a second --fault (p already active) and a spec that injects nothing.
+ */
+int dp_fault_option(const char *spec, struct dp_fault_params *p, uint64_t *seed, char *err,
+		    size_t errlen);
+
 /* The --fault lines of a daemon's --help. */
 #define DP_FAULT_USAGE \
 	"  --fault SPEC            inject faults into every frame this daemon sends,\n" \

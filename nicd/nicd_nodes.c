@@ -358,9 +358,8 @@ bool nicd_nodes_poll(struct nicd_nodes *ns, uint64_t now, uint64_t *next)
 		if (t < *next)
 			*next = t;
 		t = dp_fault_port_next_due(n->bulk);
-		if (t < *next)
-			*next = t;
-		t = dp_fault_port_next_due(n->quick);
+		if (n->quick != n->bulk && dp_fault_port_next_due(n->quick) < t)
+			t = dp_fault_port_next_due(n->quick);
 		if (t < *next)
 			*next = t;
 		a = nicd_activity(n);

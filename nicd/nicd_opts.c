@@ -360,12 +360,7 @@ static int nicd_parse_value(struct nicd_opts *o, int c, const char *arg, char *e
 		o->capture_max_packets = v;
 		return rc;
 	case NICD_OPT_FAULT:
-		if (dp_fault_active(&o->fault))
-			return dp_opt_fail(err, errlen, "--fault given twice: put every fault in one SPEC");
-		rc = dp_fault_parse("--fault", arg, &o->fault, &o->fault_seed, err, errlen);
-		if (!rc && !dp_fault_active(&o->fault))
-			rc = dp_opt_fail(err, errlen, "--fault %s: injects nothing", arg);
-		return rc;
+		return dp_fault_option(arg, &o->fault, &o->fault_seed, err, errlen);
 	}
 	return dp_opt_fail(err, errlen, "unknown option (see --help)");
 }

@@ -361,12 +361,14 @@ delay_frames() {
 # hold for a --fault delay (3 KB each; 3 queues per node in switchd, 2 in
 # nicd).
 mem_mb() {
-	local n per
-	case "$1" in
-	sw) n=$nodes; per=$((10 + 3 * $(delay_frames "$switch_fault") * 3 / 1024)) ;;
-	nicd) n=$((nodes - solo)); per=$((16 + 2 * $(delay_frames "$nicd_fault") * 3 / 1024)) ;;
-	*) n=1; per=$((16 + 2 * $(delay_frames "$nicd_fault") * 3 / 1024)) ;;
-	esac
+	local n=1 per
+	if [ "$1" = sw ]; then
+		n=$nodes
+		per=$((10 + 3 * $(delay_frames "$switch_fault") * 3 / 1024))
+	else
+		[ "$1" != nicd ] || n=$((nodes - solo))
+		per=$((16 + 2 * $(delay_frames "$nicd_fault") * 3 / 1024))
+	fi
 	echo $((128 + n * per > 256 ? 128 + n * per : 256))
 }
 

@@ -91,6 +91,18 @@ struct swd_dev {
 	struct rte_mempool *mp;		/* its receive pool (its NUMA node's) */
 };
 
+/* What a port of a node carries, as reports and telemetry name it. */
+enum swd_role {
+	SWD_ROLE_PORT,		/* both channels (one device) */
+	SWD_ROLE_BULK,		/* the bulk channel (its own device) */
+	SWD_ROLE_QUICK,		/* the quick channel (its own device) */
+	SWD_ROLE_CONTROL,	/* control frames: transmit queue 1 of the one device */
+	SWD_ROLES
+};
+
+/* "port", "bulk", "quick", "control". */
+extern const char *const swd_role_names[SWD_ROLES];
+
 /* The ports of one node. */
 struct swd_node {
 	struct dp_port *bulk;		/* bulk channel (rx queue 0, tx queue 0) */
@@ -129,6 +141,10 @@ struct swd_ports {
  */
 int swd_ports_open(struct swd_ports *p, const struct swd_opts *o, int poll_socket,
 		   char *err, size_t errlen);
+
+/* Calls fn(port, role, ctx) for each distinct port of node sn. */
+void swd_node_ports(const struct swd_node *sn,
+		    void (*fn)(struct dp_port *port, enum swd_role role, void *ctx), void *ctx);
 
 /*
  * Hand the fault-injection ports (--fault) the time, before the fabric

@@ -212,48 +212,50 @@ static int swd_wrap_faults(struct swd_ports *p, const struct swd_opts *o, uint16
 	return 0;
 }
 
-/* Calls fn on each distinct port of every node behind fault injection. */
-static void swd_fault_ports(struct swd_ports *p, void (*fn)(struct dp_port *, void *),
-			    void *ctx)
-{
-	if (!p->faulty)
-		return;
-	for (uint16_t i = 0; i < p->n; i++) {
-		struct swd_node *sn = &p->node[i];
+const char *const swd_role_names[SWD_ROLES] = { "port", "bulk", "quick", "control" };
 
-		fn(sn->bulk, ctx);
-		if (sn->quick != sn->bulk)
-			fn(sn->quick, ctx);
-		if (sn->control)
-			fn(sn->control, ctx);
+void swd_node_ports(const struct swd_node *sn,
+		    void (*fn)(struct dp_port *port, enum swd_role role, void *ctx), void *ctx)
+{
+	if (sn->bulk == sn->quick) {
+		fn(sn->bulk, SWD_ROLE_PORT, ctx);
+	} else {
+		fn(sn->bulk, SWD_ROLE_BULK, ctx);
+		fn(sn->quick, SWD_ROLE_QUICK, ctx);
 	}
+	if (sn->control)
+		fn(sn->control, SWD_ROLE_CONTROL, ctx);
 }
 
 /* dp_fault_port_poll at the time at ctx. */
-static void swd_fault_poll_one(struct dp_port *port, void *ctx)
+static void swd_fault_poll_one(struct dp_port *port, enum swd_role role, void *ctx)
 {
+	(void)role;
 	dp_fault_port_poll(port, *(const uint64_t *)ctx);
 }
 
 /* Lowers the time at ctx to port's next delayed frame. */
-static void swd_fault_due_one(struct dp_port *port, void *ctx)
+static void swd_fault_due_one(struct dp_port *port, enum swd_role role, void *ctx)
 {
 	uint64_t t = dp_fault_port_next_due(port), *next = ctx;
 
+	(void)role;
 	if (t < *next)
 		*next = t;
 }
 
 void swd_ports_fault_poll(struct swd_ports *p, uint64_t now)
 {
-	swd_fault_ports(p, swd_fault_poll_one, &now);
+	for (uint16_t i = 0; p->faulty && i < p->n; i++)
+		swd_node_ports(&p->node[i], swd_fault_poll_one, &now);
 }
 
 uint64_t swd_ports_fault_next_due(struct swd_ports *p)
 {
 	uint64_t next = UINT64_MAX;
 
-	swd_fault_ports(p, swd_fault_due_one, &next);
+	for (uint16_t i = 0; p->faulty && i < p->n; i++)
+		swd_node_ports(&p->node[i], swd_fault_due_one, &next);
 	return next;
 }
 
@@ -339,24 +341,30 @@ void swd_ports_free(struct swd_ports *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* A capture and the first failure attaching it. */
+struct swd_capture_ctx {
+	struct port_capture *cap;
+	int rc;
+};
+
+/* Attach the capture at ctx to the wire of port. */
+static void swd_capture_one(struct dp_port *port, enum swd_role role, void *ctx)
+{
+	struct swd_capture_ctx *c = ctx;
+
+	(void)role;
+	/* The wire: behind fault injection, what it let through. */
+	if (!c->rc)
+		c->rc = port_capture_attach(c->cap, dp_fault_port_inner(port));
+}
+
 int swd_ports_capture(struct swd_ports *p, struct port_capture *cap)
 {
-	for (uint16_t i = 0; i < p->n; i++) {
-		struct swd_node *sn = &p->node[i];
-		struct dp_port *ports[3] = { sn->bulk, sn->quick, sn->control };
+	struct swd_capture_ctx c = { .cap = cap };
 
-		for (int k = 0; k < 3; k++) {
-			int rc;
-
-			if (!ports[k] || (k == 1 && sn->quick == sn->bulk))
-				continue;
-			/* The wire: behind fault injection, what it let through. */
-			rc = port_capture_attach(cap, dp_fault_port_inner(ports[k]));
-			if (rc)
-				return rc;
-		}
-	}
-	return 0;
+	for (uint16_t i = 0; i < p->n && !c.rc; i++)
+		swd_node_ports(&p->node[i], swd_capture_one, &c);
+	return c.rc;
 }
 
 void swd_ports_numa_check(const struct swd_ports *p, int core)

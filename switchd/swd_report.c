@@ -5,23 +5,8 @@
  */
 #include "switchd/swd.h"
 
-/* Calls fn(port, role, ctx) for each distinct port of node sn. */
-static void swd_node_ports(const struct swd_node *sn,
-			   void (*fn)(const struct dp_port *, const char *, void *),
-			   void *ctx)
-{
-	if (sn->bulk == sn->quick) {
-		fn(sn->bulk, "port", ctx);
-	} else {
-		fn(sn->bulk, "bulk", ctx);
-		fn(sn->quick, "quick", ctx);
-	}
-	if (sn->control)
-		fn(sn->control, "control", ctx);
-}
-
 /* Adds a port's drops to the uint64_t at ctx. */
-static void swd_port_drops(const struct dp_port *port, const char *role, void *ctx)
+static void swd_port_drops(struct dp_port *port, enum swd_role role, void *ctx)
 {
 	const struct dp_port *wire = dp_fault_port_inner(port);
 	const struct dp_ethdev_port_stats *es = dp_ethdev_port_stats(wire);
@@ -85,7 +70,7 @@ void swd_report_line(FILE *f, const struct sw_fabric *sw, const struct swd_ports
 }
 
 /* Prints a port's non-zero counters to the FILE at ctx. */
-static void swd_port_print(const struct dp_port *port, const char *role, void *ctx)
+static void swd_port_print(struct dp_port *port, enum swd_role role, void *ctx)
 {
 	(void)role;
 	dp_ethdev_port_print(ctx, port);

@@ -56,6 +56,23 @@ static int swd_tel_decode(struct rte_tel_data *d, const uint64_t *decode)
 	return 0;
 }
 
+/* Fault counters summed per port role. */
+struct swd_fault_sums {
+	uint64_t sum[SWD_ROLES][sizeof(struct dp_fault_stats) / sizeof(uint64_t)];
+	bool used[SWD_ROLES];
+};
+
+/* Add port's fault counters to the sums at ctx. */
+static void swd_tel_fault_sum(struct dp_port *port, enum swd_role role, void *ctx)
+{
+	const struct dp_fault_stats *fs = dp_fault_port_stats(port);
+	struct swd_fault_sums *f = ctx;
+
+	for (size_t j = 0; fs && j < RTE_DIM(f->sum[role]); j++)
+		f->sum[role][j] += ((const uint64_t *)fs)[j];
+	f->used[role] |= fs != NULL;
+}
+
 /*
  * With --fault, what fault injection did, summed over the nodes' ports of
  * each role ("port", or "bulk" and "quick"; "control"), as a nested
@@ -63,37 +80,20 @@ static int swd_tel_decode(struct rte_tel_data *d, const uint64_t *decode)
  */
 static int swd_tel_faults(struct rte_tel_data *d, const struct swd_ports *p)
 {
-	enum { N_FAULT = sizeof(struct dp_fault_stats) / sizeof(uint64_t) };
-	static const char *const roles[4] = { "port", "bulk", "quick", "control" };
-	uint64_t sum[4][N_FAULT] = { { 0 } };
-	bool used[4] = { false };
-	struct rte_tel_data *c, *rd[4] = { NULL };	/* rd: freed with c on failure */
+	struct swd_fault_sums f = { .used = { false } };
+	struct rte_tel_data *c, *rd[SWD_ROLES] = { NULL };	/* rd: freed with c on failure */
 	int rc = 0;
 
 	if (!p->faulty)
 		return 0;
-	for (uint16_t i = 0; i < p->n; i++) {
-		const struct swd_node *sn = &p->node[i];
-		const struct dp_port *ports[4] = {
-			sn->quick == sn->bulk ? sn->bulk : NULL,
-			sn->quick != sn->bulk ? sn->bulk : NULL,
-			sn->quick != sn->bulk ? sn->quick : NULL, sn->control,
-		};
-
-		for (int r = 0; r < 4; r++) {
-			const struct dp_fault_stats *fs = ports[r] ? dp_fault_port_stats(ports[r]) : NULL;
-
-			for (size_t j = 0; fs && j < N_FAULT; j++)
-				sum[r][j] += ((const uint64_t *)fs)[j];
-			used[r] |= fs != NULL;
-		}
-	}
+	for (uint16_t i = 0; i < p->n; i++)
+		swd_node_ports(&p->node[i], swd_tel_fault_sum, &f);
 	c = rte_tel_data_alloc();
 	if (!c)
 		return -ENOMEM;
 	rte_tel_data_start_dict(c);
-	for (int r = 0; r < 4 && !rc; r++) {
-		if (!used[r])
+	for (int r = 0; r < SWD_ROLES && !rc; r++) {
+		if (!f.used[r])
 			continue;
 		rd[r] = rte_tel_data_alloc();
 		if (!rd[r]) {
@@ -101,15 +101,15 @@ static int swd_tel_faults(struct rte_tel_data *d, const struct swd_ports *p)
 			break;
 		}
 		rte_tel_data_start_dict(rd[r]);
-		for (size_t j = 0; j < N_FAULT; j++)
-			rte_tel_data_add_dict_u64(rd[r], dp_fault_counter_names[j], sum[r][j]);
-		if (rte_tel_data_add_dict_container(c, roles[r], rd[r], 0))
+		for (size_t j = 0; j < RTE_DIM(f.sum[r]); j++)
+			rte_tel_data_add_dict_u64(rd[r], dp_fault_counter_names[j], f.sum[r][j]);
+		if (rte_tel_data_add_dict_container(c, swd_role_names[r], rd[r], 0))
 			rc = -ENOSPC;
 	}
 	if (!rc && rte_tel_data_add_dict_container(d, "fault", c, 0))
 		rc = -ENOSPC;
 	if (rc) {
-		for (int r = 0; r < 4; r++)
+		for (int r = 0; r < SWD_ROLES; r++)
 			rte_tel_data_free(rd[r]);
 		rte_tel_data_free(c);
 	}
@@ -142,21 +142,21 @@ static int swd_tel_stats(const char *cmd, const char *params, struct rte_tel_dat
 	return rc ? -1 : 0;
 }
 
-/* Add a port's counters as "<role>_<counter>". */
-static void swd_tel_port(struct rte_tel_data *d, const char *role,
-			 const struct dp_port *port)
+/* Add a port's counters to the dictionary at ctx as "<role>_<counter>". */
+static void swd_tel_port(struct dp_port *port, enum swd_role role, void *ctx)
 {
+	struct rte_tel_data *d = ctx;
 	const struct dp_port *wire = dp_fault_port_inner(port);
 	const uint64_t *v = (const uint64_t *)&wire->stats;
 	const struct dp_ethdev_port_stats *es = dp_ethdev_port_stats(wire);
 	char key[RTE_TEL_MAX_STRING_LEN];
 
 	for (size_t i = 0; i < sizeof(wire->stats) / sizeof(uint64_t); i++) {
-		snprintf(key, sizeof(key), "%s_%s", role, dp_port_counter_names[i]);
+		snprintf(key, sizeof(key), "%s_%s", swd_role_names[role], dp_port_counter_names[i]);
 		rte_tel_data_add_dict_u64(d, key, v[i]);
 	}
 	if (es) {
-		snprintf(key, sizeof(key), "%s_rx_multiseg", role);
+		snprintf(key, sizeof(key), "%s_rx_multiseg", swd_role_names[role]);
 		rte_tel_data_add_dict_u64(d, key, es->rx_multiseg);
 	}
 }
@@ -179,14 +179,7 @@ static int swd_tel_node(struct rte_tel_data *d, const struct sw_fabric *sw,
 	rte_tel_data_add_dict_u64(c, "last_cfg_slot", info.last_cfg_slot);
 	rte_tel_data_add_dict_u64(c, "grants", info.grants);
 	rte_tel_data_add_dict_u64(c, "requests", info.requests);
-	if (sn->bulk == sn->quick) {
-		swd_tel_port(c, "port", sn->bulk);
-	} else {
-		swd_tel_port(c, "bulk", sn->bulk);
-		swd_tel_port(c, "quick", sn->quick);
-	}
-	if (sn->control)
-		swd_tel_port(c, "control", sn->control);
+	swd_node_ports(sn, swd_tel_port, c);
 	snprintf(key, sizeof(key), "node%u", i);
 	if (rte_tel_data_add_dict_container(d, key, c, 0)) {
 		rte_tel_data_free(c);
