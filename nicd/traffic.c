@@ -50,10 +50,12 @@ static uint16_t traffic_pick(struct traffic_gen *g)
 	}
 }
 
-/* Time to the next burst: uniform in (0, 2 x mean). */
+/* Time to the next burst: uniform in (0, 2 x mean), at most 2^62 ns (a load near 0). */
 static uint64_t traffic_gap(struct traffic_gen *g)
 {
-	return (uint64_t)(2.0 * g->mean_gap_ns * dp_rand_unit(&g->rng)) + 1;
+	double gap = 2.0 * g->mean_gap_ns * dp_rand_unit(&g->rng);
+
+	return gap < 0x1p62 ? (uint64_t)gap + 1 : (uint64_t)1 << 62;
 }
 
 void traffic_init(struct traffic_gen *g, const struct traffic_params *p,

@@ -7,11 +7,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "dataplane/dp_rank.h"
 #include "pcap/replay_stats.h"
 
 /* Histogram geometry. */
@@ -132,16 +132,13 @@ static int64_t hist_rank(const struct replay_stats *st, uint64_t r)
 	return st->err_max;
 }
 
-int64_t replay_stats_percentile(const struct replay_stats *st, double p)
+int64_t replay_stats_percentile(const struct replay_stats *st, unsigned int pct)
 {
-	uint64_t r;
 	int64_t v;
 
 	if (st->packets == 0)
 		return 0;
-	r = (uint64_t)ceil(p / 100.0 * (double)st->packets);
-	r = r < 1 ? 1 : r > st->packets ? st->packets : r;
-	v = hist_rank(st, r);
+	v = hist_rank(st, dp_rank_index(st->packets, pct) + 1);
 	return v < st->err_min ? st->err_min : v > st->err_max ? st->err_max : v;
 }
 
@@ -165,8 +162,8 @@ void replay_stats_summary(const struct replay_stats *st, struct replay_summary *
 	sum->act_pps = per_second(gaps, sum->actual_span_ns);
 	sum->act_mbps = per_second(bits, sum->actual_span_ns) / 1e6;
 	sum->err_min_ns = st->err_min;
-	sum->err_p50_ns = replay_stats_percentile(st, 50.0);
-	sum->err_p99_ns = replay_stats_percentile(st, 99.0);
+	sum->err_p50_ns = replay_stats_percentile(st, 50);
+	sum->err_p99_ns = replay_stats_percentile(st, 99);
 	sum->err_max_ns = st->err_max;
 }
 

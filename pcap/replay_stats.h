@@ -60,8 +60,8 @@ void replay_stats_free(struct replay_stats *st);
 void replay_stats_add(struct replay_stats *st, uint64_t sched_ns, uint64_t actual_ns,
 		      uint32_t len);
 
-/* The p-th percentile (nearest rank, 0 < p <= 100) of the timing error. */
-int64_t replay_stats_percentile(const struct replay_stats *st, double p);
+/* The pct-th percentile (nearest rank, dp_rank_index; 0 < pct <= 100) of the timing error. */
+int64_t replay_stats_percentile(const struct replay_stats *st, unsigned int pct);
 
 /* Compute the report. */
 void replay_stats_summary(const struct replay_stats *st, struct replay_summary *sum);

@@ -2,7 +2,6 @@
 /* What the segnet tools share. */
 #include <endian.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <getopt.h>
 
 #include "dataplane/dp_opts.h"
+#include "dataplane/dp_rank.h"
 #include "tool_util.h"
 
 volatile sig_atomic_t tool_stop;
@@ -223,9 +223,8 @@ struct tool_lat tool_samples_stats(struct tool_samples *s)
 	l.min = (double)s->v[0] / 1e3;
 	l.max = (double)s->v[s->n - 1] / 1e3;
 	l.mean = sum / (double)s->n / 1e3;
-	/* Nearest rank, as replay_stats: the smallest sample with p % at or below it. */
-	l.p50 = (double)s->v[(s->n - 1) / 2] / 1e3;
-	l.p99 = (double)s->v[(size_t)ceil((double)s->n * 0.99) - 1] / 1e3;
+	l.p50 = (double)s->v[dp_rank_index(s->n, 50)] / 1e3;
+	l.p99 = (double)s->v[dp_rank_index(s->n, 99)] / 1e3;
 	return l;
 }
 

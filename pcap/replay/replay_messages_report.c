@@ -29,9 +29,9 @@ static struct msgs_lat msgs_lat_of(const struct replay_chan_stats *c)
 	replay_stats_summary(c->lat, &s);
 	l.n = s.packets;
 	l.min = s.err_min_ns;
-	l.p50 = replay_stats_percentile(c->lat, 50.0);
-	l.p90 = replay_stats_percentile(c->lat, 90.0);
-	l.p99 = replay_stats_percentile(c->lat, 99.0);
+	l.p50 = replay_stats_percentile(c->lat, 50);
+	l.p90 = replay_stats_percentile(c->lat, 90);
+	l.p99 = replay_stats_percentile(c->lat, 99);
 	l.max = s.err_max_ns;
 	return l;
 }

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dataplane/dp_opts.h"
 #include "switchd/arb.h"
 
 /* Entries in a static array (a macro, as the kernel's ARRAY_SIZE). */
@@ -85,8 +87,8 @@ static void bench_usage(FILE *f)
 		"                             islip:4, pim:1, pim:4, rr, fifo-drop,\n"
 		"                             fifo-backpressure, fifo-outbuf)\n"
 		"  -n, --nodes N[,N]          node counts, 1..%d (default 16,32,64,128)\n"
-		"  -l, --load L[,L]           request probability per pair in (0, 1], or 'full'\n"
-		"                             (default 0.5,full)\n"
+		"  -l, --load L[,L]           request probability per pair in [0.000001, 1], or\n"
+		"                             'full' (default 0.5,full)\n"
 		"  -i, --iterations N         exactly N decisions per configuration, no timing\n"
 		"                             columns (deterministic output, for callgrind)\n"
 		"  -s, --seed S               matrix and arbiter seed (default 1)\n"
@@ -115,54 +117,33 @@ static int __attribute__((format(printf, 1, 2))) bench_bad(const char *fmt, ...)
 	return BENCH_EXIT_USAGE;
 }
 
-/* Parse a plain decimal in 1 .. max; 0 or -EINVAL. */
-static int bench_parse_uint(const char *s, unsigned long max, unsigned long *v)
+/* Parse a load: "full" or a probability in [1e-6, 1]; parts per million. */
+static int bench_parse_load(const char *s, unsigned int *ppm, char *err, size_t errlen)
 {
-	unsigned long x = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		x = x * 10 + (unsigned long)(*s - '0');
-		if (x > max)
-			return -EINVAL;
-	}
-	if (x == 0)
-		return -EINVAL;
-	*v = x;
-	return 0;
-}
-
-/* Parse a load: "full" or a probability in (0, 1]; parts per million. */
-static int bench_parse_load(const char *s, unsigned int *ppm)
-{
-	char *end;
 	double p;
 
 	if (!strcmp(s, "full")) {
 		*ppm = BENCH_FULL;
 		return 0;
 	}
-	errno = 0;
-	p = strtod(s, &end);
-	if (errno || end == s || *end || !(p > 0 && p <= 1))
+	if (dp_opt_double("--load", s, 1.0 / BENCH_FULL, 1, &p, err, errlen))
 		return -EINVAL;
 	*ppm = (unsigned int)(p * BENCH_FULL + 0.5);
-	return *ppm ? 0 : -EINVAL;
+	return 0;
 }
 
 /* Split a comma list into one option's entries; 0 or the exit code. */
 static int bench_parse_list(const char *opt, char *list, struct bench_opts *o)
 {
-	char err[256];
+	char whole[256], err[256];
 
-	for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
+	snprintf(whole, sizeof(whole), "%s", list);
+	for (char *tok; (tok = strsep(&list, ","));) {
 		unsigned long v;
 		struct arb *a;
 
+		if (!*tok)
+			return bench_bad("%s: '%s' has an empty entry", opt, whole);
 		if (!strcmp(opt, "--arbiter")) {
 			if (o->nspecs == BENCH_MAX_LIST)
 				return bench_bad("--arbiter: more than %d specs", BENCH_MAX_LIST);
@@ -174,16 +155,14 @@ static int bench_parse_list(const char *opt, char *list, struct bench_opts *o)
 		} else if (!strcmp(opt, "--nodes")) {
 			if (o->nnodes == BENCH_MAX_LIST)
 				return bench_bad("--nodes: more than %d counts", BENCH_MAX_LIST);
-			if (bench_parse_uint(tok, ARB_MAX_NODES, &v))
-				return bench_bad("--nodes: '%s' is not a node count in 1..%d",
-						 tok, ARB_MAX_NODES);
+			if (dp_opt_ulong("--nodes", tok, 1, ARB_MAX_NODES, &v, err, sizeof(err)))
+				return bench_bad("%s", err);
 			o->nodes[o->nnodes++] = (unsigned int)v;
 		} else {
 			if (o->nloads == BENCH_MAX_LIST)
 				return bench_bad("--load: more than %d loads", BENCH_MAX_LIST);
-			if (bench_parse_load(tok, &o->loads[o->nloads]))
-				return bench_bad("--load: '%s' is not a probability in (0, 1] or 'full'",
-						 tok);
+			if (bench_parse_load(tok, &o->loads[o->nloads], err, sizeof(err)))
+				return bench_bad("%s (or 'full')", err);
 			o->nloads++;
 		}
 	}
@@ -203,8 +182,8 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char err[256];
 	unsigned long v;
-	char *end;
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
@@ -222,19 +201,17 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o)
 			ret = bench_parse_list("--load", optarg, o);
 			break;
 		case 'i':
-			ret = bench_parse_uint(optarg, 1000000000ul, &v);
-			if (ret)
-				return bench_bad("--iterations: '%s' is not a count in 1..1000000000",
-						 optarg);
+			if (dp_opt_ulong("--iterations", optarg, 1, 1000000000ul, &v, err,
+					 sizeof(err)))
+				return bench_bad("%s", err);
 			o->iterations = v;
+			ret = 0;
 			break;
 		case 's':
-			errno = 0;
-			o->seed = strtoull(optarg, &end, 0);
+			if (dp_opt_ulong("--seed", optarg, 0, ULONG_MAX, &v, err, sizeof(err)))
+				return bench_bad("%s", err);
+			o->seed = v;
 			ret = 0;
-			if (errno || end == optarg || *end || *optarg == '-')
-				return bench_bad("--seed: '%s' is not an unsigned integer",
-						 optarg);
 			break;
 		case 'c':
 			o->csv = optarg;
@@ -559,9 +536,8 @@ int main(int argc, char **argv)
 	if (o.csv) {
 		out = fopen(o.csv, "w");
 		if (!out) {
-			fprintf(stderr, "arbiter-bench: --csv: cannot write '%s': %s\n",
-				o.csv, strerror(errno));
-			return 1;
+			free(res);
+			return bench_bad("--csv: cannot write '%s': %s", o.csv, strerror(errno));
 		}
 	}
 	bench_csv_header(out, timed);

@@ -14,6 +14,7 @@
 
 #include "dataplane/dp_eal.h"
 #include "dataplane/dp_opts.h"
+#include "dataplane/dp_rank.h"
 #include "dataplane/stage.h"
 #include "nicd/stages/stages.h"
 
@@ -124,11 +125,12 @@ static int rb_measure(double pps, uint32_t n, uint32_t burst, uint32_t catchup_n
 	rate = (double)(n - 1) * 1e9 / (double)(r.t[n] - r.t[1]);
 	rerr = 100.0 * (rate - pps) / pps;
 	printf("%10.0f pps: achieved %12.1f pps (%+.3f%%), gap error mean %.0f p50 %.0f p99 %.0f max %.0f ns\n",
-	       pps, rate, rerr, sum / (n - 1), err[(n - 2) / 2],
-	       err[(size_t)((n - 2) * 0.99)], err[n - 2]);
+	       pps, rate, rerr, sum / (n - 1), err[dp_rank_index(n - 1, 50)],
+	       err[dp_rank_index(n - 1, 99)], err[n - 2]);
 	if (csv)
 		fprintf(csv, "%.0f,%u,%.1f,%.4f,%.0f,%.0f,%.0f,%.0f\n", pps, n, rate, rerr,
-			sum / (n - 1), err[(n - 2) / 2], err[(size_t)((n - 2) * 0.99)], err[n - 2]);
+			sum / (n - 1), err[dp_rank_index(n - 1, 50)], err[dp_rank_index(n - 1, 99)],
+			err[n - 2]);
 	pipeline_destroy(pl);
 	free(pkts);
 	free(err);

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "dataplane/dp_opts.h"
+#include "dataplane/dp_rank.h"
 
 enum {
 	RX_BLOCK = 1 << 20,	/* ring block: 1 MiB */
@@ -282,8 +283,8 @@ static void rx_report(const struct rx_stamps *s, double rate, unsigned int drops
 	}
 	qsort(err, n - 1, sizeof(*err), rx_cmp);
 	printf("rx-stamp: frames=%llu rate_pps=%.1f gap_err_p50_ns=%llu gap_err_p99_ns=%llu gap_err_max_ns=%llu drops=%u\n",
-	       (unsigned long long)n, pps, (unsigned long long)err[(n - 2) / 2],
-	       (unsigned long long)err[(uint64_t)((double)(n - 2) * 0.99)],
+	       (unsigned long long)n, pps, (unsigned long long)err[dp_rank_index(n - 1, 50)],
+	       (unsigned long long)err[dp_rank_index(n - 1, 99)],
 	       (unsigned long long)err[n - 2], drops);
 	free(err);
 }

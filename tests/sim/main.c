@@ -5,7 +5,9 @@
  * collisions and retransmissions per channel, optionally over a sweep of
  * loads and architectures, as a table, CSV and a gnuplot PNG.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -194,25 +196,36 @@ static uint64_t parse_count(const char *opt, const char *s, unsigned long lo,
 	return v;
 }
 
-/* A duration for option opt with unit ns, us, ms or s (plain: seconds), or exit 2. */
-static uint64_t parse_duration_opt(const char *opt, const char *s)
+/*
+ * A duration for option opt: a decimal number and a unit ns, us, ms or s
+ * (plain: seconds), at most an hour; 0 only when zero_ok. Or exit 2.
+ */
+static uint64_t parse_duration_opt(const char *opt, const char *s, bool zero_ok)
 {
 	static const struct { const char *unit; double ns; } units[] = {
 		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 },
 	};
-	char *end;
+	char num[64], name[48], err[192];
+	size_t len = strlen(s), u = len;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	for (size_t i = 0; !errno && end != s && v > 0 && i < sizeof(units) / sizeof(units[0]); i++)
-		if (strcmp(end, units[i].unit) == 0 && v * units[i].ns <= 3600e9) {
+	while (u > 0 && isalpha((unsigned char)s[u - 1]))
+		u--;
+	snprintf(name, sizeof(name), "--%s", opt);
+	snprintf(num, sizeof(num), "%.*s", (int)u, s);
+	if (u && u < sizeof(num) && !dp_opt_double(name, num, 0, 3600e9, &v, err, sizeof(err)))
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			if (strcmp(s + u, units[i].unit) || v * units[i].ns > 3600e9)
+				continue;
+			if (v == 0 && zero_ok)
+				return 0;
 			/* Under a nanosecond would truncate to a run of nothing. */
 			if (v * units[i].ns < 1)
-				usage_error("--%s: '%s' is under the clock's 1 ns", opt, s);
+				usage_error("%s: '%s' is under the clock's 1 ns", name, s);
 			return (uint64_t)(v * units[i].ns);
 		}
-	usage_error("--%s: '%s' is not a positive duration such as 20ms or 0.5s", opt, s);
+	usage_error("%s: '%s' is not a %sduration such as 20ms or 0.5s (at most 1 hour)", name,
+		    s, zero_ok ? "" : "positive ");
 }
 
 /* Check an arbiter spec by creating it, or exit 2 with its message. */
@@ -243,49 +256,69 @@ static void check_conf(const char *conf, uint16_t nodes)
 
 /*
  * An output file is written after every run has finished: refuse at once a
- * path whose folder does not exist or cannot be written, not after the runs.
+ * path that cannot be written, not after the runs. Opening it is the only
+ * test that also holds for root; a file made for the test is removed again.
  */
 static void check_output(const char *opt, const char *path)
 {
-	char dir[PATH_MAX];
 	struct stat st;
-	char *slash;
+	bool existed;
+	int fd;
 
 	if (!path)
 		return;
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
 	if (!*path || path[strlen(path) - 1] == '/' || strchr(path, '\n'))
 		usage_error("%s: '%s' is not a file name", opt, path);
 	if (!stat(path, &st) && S_ISDIR(st.st_mode))
 		usage_error("%s %s: is a directory", opt, path);
-	if (access(dir, W_OK))
-		usage_error("%s %s: cannot write in %s: %s", opt, path, dir, strerror(errno));
+	existed = !access(path, F_OK);
+	fd = open(path, O_WRONLY | (existed ? 0 : O_CREAT | O_EXCL), 0644);
+	if (fd < 0)
+		usage_error("%s %s: cannot write it: %s", opt, path, strerror(errno));
+	close(fd);
+	if (!existed)
+		unlink(path);
+}
+
+/* A load for option opt in [SIM_MIN_LOAD, 1], or exit 2. */
+static double parse_load(const char *opt, const char *s)
+{
+	double v = parse_num(opt, s, 0, 1);
+
+	if (v < SIM_MIN_LOAD)
+		usage_error("--%s: %s is outside (0, 1] or under the smallest load, %g", opt, s,
+			    SIM_MIN_LOAD);
+	return v;
 }
 
 /* Parse A:B:STEP into the load list of cli. */
 static void parse_sweep(struct sim_cli *cli, const char *s)
 {
-	double a, b, step, points;
-	char tail;
+	static const char *const names[] = { "load-sweep A", "load-sweep B", "load-sweep STEP" };
+	double v[3], points;
+	const char *f = s;
 
-	/* Written so that NaN fails every comparison and is refused. */
-	if (sscanf(s, "%lf:%lf:%lf%c", &a, &b, &step, &tail) != 3 || !(step > 0) ||
-	    !(a > 0) || !(b <= 1) || !(a <= b + 1e-9))
+	for (int i = 0; i < 3; i++) {
+		const char *colon = strchr(f, ':');
+		size_t len = colon && i < 2 ? (size_t)(colon - f) : strlen(f);
+		char field[64];
+
+		if ((i < 2 && !colon) || len >= sizeof(field))
+			usage_error("--load-sweep: '%s' must be A:B:STEP with 0 < A <= B <= 1, STEP > 0", s);
+		snprintf(field, sizeof(field), "%.*s", (int)len, f);
+		v[i] = i < 2 ? parse_load(names[i], field) : parse_num(names[i], field, 0, 1);
+		f += len + 1;
+	}
+	if (!(v[2] > 0) || v[0] > v[1] + 1e-9)
 		usage_error("--load-sweep: '%s' must be A:B:STEP with 0 < A <= B <= 1, STEP > 0", s);
-	points = fmax(floor((b - a) / step + 1e-9), 0) + 1;
+	points = floor((v[1] - v[0]) / v[2] + 1e-9) + 1;
 	if (points > SIM_MAX_LOADS)
 		usage_error("--load-sweep: '%s' has %.0f points, at most %d", s, points,
 			    SIM_MAX_LOADS);
 	cli->n_loads = (int)points;
+	/* Loads are kept to the 1e-6 the CSV shows. */
 	for (int i = 0; i < cli->n_loads; i++)
-		cli->loads[i] = round((a + i * step) * 1e6) / 1e6;
+		cli->loads[i] = round((v[0] + i * v[2]) * 1e6) / 1e6;
 }
 
 /* Apply the clint preset (explicit options given later still win). */
@@ -335,9 +368,7 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 		apply_clint(cli);
 		break;
 	case O_LOAD:
-		cli->loads[0] = parse_num("load", arg, 0, 1);
-		if (!(cli->loads[0] > 0))
-			usage_error("--load: %s is outside (0, 1]", arg);
+		cli->loads[0] = parse_load("load", arg);
 		cli->n_loads = 1;
 		break;
 	case O_QUICK_LOAD:
@@ -346,9 +377,7 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 			break;
 		}
 		c->quick_same_rate = false;
-		c->quick_load = parse_num("quick-load", arg, 0, 1);
-		if (!(c->quick_load > 0))
-			usage_error("--quick-load: %s is outside (0, 1] (or same-rate)", arg);
+		c->quick_load = parse_load("quick-load", arg);
 		break;
 	case O_LOAD_SWEEP: parse_sweep(cli, arg); break;
 	case O_TRAFFIC:
@@ -370,20 +399,22 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 		else
 			usage_error("--channels: '%s' is not both, bulk or quick", arg);
 		break;
-	case O_DURATION: c->duration_ns = parse_duration_opt("duration", arg); break;
+	case O_DURATION: c->duration_ns = parse_duration_opt("duration", arg, false); break;
 	case O_MESSAGES: c->messages = (uint64_t)parse_count("messages", arg, 1, 1000000000000ul); break;
 	case O_CONF: c->conf = arg; break;
 	case O_ONE_VNET: c->one_vnet = true; break;
 	case O_OUTAGE: {
-		char at[64], *colon;
+		const char *colon = strchr(arg, ':');
+		char *at;
 
-		snprintf(at, sizeof(at), "%s", arg);
-		colon = strchr(at, ':');
 		if (!colon)
 			usage_error("--outage: '%s' must be AT:LEN, e.g. 2ms:200us", arg);
-		*colon = '\0';
-		c->outage_at_ns = parse_duration_opt("outage", at);
-		c->outage_ns = parse_duration_opt("outage", colon + 1);
+		at = strndup(arg, (size_t)(colon - arg));
+		if (!at)
+			usage_error("--outage: out of memory");
+		c->outage_at_ns = parse_duration_opt("outage", at, true);
+		c->outage_ns = parse_duration_opt("outage", colon + 1, false);
+		free(at);
 		break;
 	}
 	case O_LOSS: c->faults.loss = parse_num("loss", arg, 0, 0.999); break;
@@ -396,7 +427,7 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 	case O_JOBS: cli->jobs = (int)parse_count("jobs", arg, 1, SIM_MAX_JOBS); break;
 	case O_VERBOSE: cli->verbose = true; break;
 	case O_HELP: fputs(sim_help, stdout); exit(0);
-	default: usage_error("unknown option");
+	default: usage_error("unknown option");	/* not reached: getopt_long's own */
 	}
 }
 
@@ -415,8 +446,15 @@ static void parse_args(struct sim_cli *cli, int argc, char **argv)
 	cli->loads[0] = 0.5;
 	cli->n_loads = 1;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", sim_options, NULL)) != -1)
+	opterr = 0;	/* the messages below name the option */
+	while ((opt = getopt_long(argc, argv, ":", sim_options, NULL)) != -1) {
+		if (opt == ':')
+			usage_error("%s needs a value", argv[optind - 1]);
+		if (opt == '?')
+			usage_error("%s is not an option (or is ambiguous, or takes no value)",
+				    argv[optind - 1]);
 		parse_opt(cli, opt, optarg);
+	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
 	if (cli->per_target)
@@ -471,16 +509,23 @@ static void plan_runs(struct sim_cli *cli)
  * Run plan entry i in a child process using the pool of job slot `job`; the
  * result comes back over a pipe. DPDK's memory is shared between parent and
  * children, so each job slot has its own pool, used by one child at a time.
+ * Returns -1 with errno set and fd[0] = -1 when no process could be started.
  */
 static pid_t run_child(struct sim_cli *cli, int i, int job, int fd[2])
 {
 	pid_t pid;
 
-	if (pipe(fd))
+	if (pipe(fd)) {
+		fd[0] = fd[1] = -1;
 		return -1;
+	}
 	/* Or the child would print the parent's buffered output a second time. */
 	fflush(stdout);
 	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		fd[0] = -1;
+	}
 	if (pid == 0) {
 		struct sim_outcome out = { 0 };
 		int rc = 0;
@@ -502,7 +547,7 @@ static pid_t run_child(struct sim_cli *cli, int i, int job, int fd[2])
 static void run_all(struct sim_cli *cli)
 {
 	pid_t pids[SIM_MAX_JOBS];
-	int fds[SIM_MAX_JOBS], slot_of[SIM_MAX_JOBS], job_of[SIM_MAX_JOBS];
+	int fds[SIM_MAX_JOBS], slot_of[SIM_MAX_JOBS], job_of[SIM_MAX_JOBS], errno_of[SIM_MAX_JOBS];
 	int running = 0, next = 0;
 	bool busy[SIM_MAX_JOBS] = { false };
 
@@ -523,24 +568,32 @@ static void run_all(struct sim_cli *cli)
 				job++;
 			busy[job] = true;
 			pids[running] = run_child(cli, next, job, fd);
+			errno_of[running] = errno;
 			fds[running] = fd[0];
 			job_of[running] = job;
 			slot_of[running++] = next++;
 		}
 		/* Collect the oldest child, so rows print in plan order. */
-		if (read(fds[0], &cli->out[slot_of[0]], sizeof(cli->out[0])) !=
-		    (ssize_t)sizeof(cli->out[0])) {
+		if (fds[0] < 0) {
+			cli->out[slot_of[0]].rc = -EAGAIN;
+			snprintf(cli->out[slot_of[0]].err, sizeof(cli->out[0].err),
+				 "cannot start a run process: %s", strerror(errno_of[0]));
+		} else if (read(fds[0], &cli->out[slot_of[0]], sizeof(cli->out[0])) !=
+			   (ssize_t)sizeof(cli->out[0])) {
 			cli->out[slot_of[0]].rc = -EIO;
 			snprintf(cli->out[slot_of[0]].err, sizeof(cli->out[0].err),
 				 "run process died");
 		}
-		close(fds[0]);
-		waitpid(pids[0], NULL, 0);
+		if (fds[0] >= 0)
+			close(fds[0]);
+		if (pids[0] > 0)
+			waitpid(pids[0], NULL, 0);
 		busy[job_of[0]] = false;
 		sim_print_row(cli, slot_of[0]);
 		memmove(pids, pids + 1, (size_t)(running - 1) * sizeof(pids[0]));
 		memmove(job_of, job_of + 1, (size_t)(running - 1) * sizeof(job_of[0]));
 		memmove(fds, fds + 1, (size_t)(running - 1) * sizeof(fds[0]));
+		memmove(errno_of, errno_of + 1, (size_t)(running - 1) * sizeof(errno_of[0]));
 		memmove(slot_of, slot_of + 1, (size_t)(running - 1) * sizeof(slot_of[0]));
 		running--;
 	}

@@ -107,6 +107,18 @@ void sim_print_summary(const struct sim_cli *cli)
 	       (unsigned long long)d.reordered);
 }
 
+/* A load with 3 decimals, or up to the 6 a sweep keeps when it has more. */
+static const char *load_str(double v, char buf[24])
+{
+	size_t n;
+
+	snprintf(buf, 24, "%.6f", v);
+	n = strlen(buf);
+	while (n > 0 && buf[n - 1] == '0' && strlen(strchr(buf, '.')) > 4)
+		buf[--n] = '\0';
+	return buf;
+}
+
 int sim_write_csv(const struct sim_cli *cli, const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -127,13 +139,15 @@ int sim_write_csv(const struct sim_cli *cli, const char *path)
 			continue;
 		for (int ch = 0; ch < SN_CHAN_COUNT; ch++) {
 			const struct simrun_chan *x = &r->chan[ch];
+			char load[24];
 
 			if (!chan_used(c, ch))
 				continue;
-			fprintf(f, "%s,%s,%s,%d,%u,%.3f,%s,\"%s\",%.4f,%.4f,%.3f,%.3f,%.3f,%.3f,"
+			fprintf(f, "%s,%s,%s,%d,%u,%s,%s,\"%s\",%.4f,%.4f,%.3f,%.3f,%.3f,%.3f,"
 				   "%.3f,%.3f,%.5f,%.5f,%.3f,%llu,%llu,%llu,%.4f,%.3f\n",
 				c->arbiter, chan_names[ch], traffic_pattern_name(c->traffic),
-				c->burst_max > 1, c->nodes, x->load, qmode_name(c->quick_mode),
+				c->burst_max > 1, c->nodes, load_str(x->load, load),
+				qmode_name(c->quick_mode),
 				c->conf, x->offered, x->throughput, x->queue.mean, x->queue.p50,
 				x->queue.p99, x->e2e.mean, x->e2e.p50, x->e2e.p99, x->collisions,
 				x->retransmissions, r->matched_per_slot,

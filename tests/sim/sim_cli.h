@@ -14,6 +14,9 @@ enum {
 	SIM_POOL_MB = 200,	/* memory of one job's frame pool */
 };
 
+/* The smallest load: the 1e-6 a sweep is rounded to and the CSV shows. */
+#define SIM_MIN_LOAD 1e-6
+
 /* What one run produced. */
 struct sim_outcome {
 	int rc;				/* 0 or -errno */

@@ -13,6 +13,7 @@
 #include <rte_mempool.h>
 
 #include "dataplane/dp_mbuf.h"
+#include "dataplane/dp_rank.h"
 #include "dataplane/sim/sim.h"
 #include "nicd/conf.h"
 #include "nicd/nic.h"
@@ -149,8 +150,8 @@ static struct simrun_lat samples_stats(struct samples *s)
 	for (size_t i = 0; i < s->n; i++)
 		sum += s->v[i];
 	l.mean = sum / (double)s->n / 1000.0;
-	l.p50 = s->v[(s->n - 1) / 2] / 1000.0;
-	l.p99 = s->v[(size_t)((double)(s->n - 1) * 0.99)] / 1000.0;
+	l.p50 = s->v[dp_rank_index(s->n, 50)] / 1000.0;
+	l.p99 = s->v[dp_rank_index(s->n, 99)] / 1000.0;
 	return l;
 }
 

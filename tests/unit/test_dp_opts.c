@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The DPDK-free helpers of the daemons and tools: checked option values
- * (dp_opts.h) and JSON strings (dp_json.h).
+ * (dp_opts.h), JSON strings (dp_json.h) and percentile ranks (dp_rank.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 
 #include "dataplane/dp_json.h"
 #include "dataplane/dp_opts.h"
+#include "dataplane/dp_rank.h"
 
 /* dp_json_str(s) as a string (freed by the caller). */
 static char *t_json(const char *s)
@@ -74,4 +75,19 @@ Test(opts, numbers_out_of_range_or_malformed_are_refused_naming_the_option)
 	cr_assert_float_eq(d, 7, 0, "a refused value is not stored");
 	cr_assert_eq(dp_opt_double("--g", "2.5e-1", 0, 10, &d, err, sizeof(err)), 0);
 	cr_assert_float_eq(d, 0.25, 1e-15);
+}
+
+Test(rank, percentiles_are_the_nearest_rank)
+{
+	/* The smallest sample with at least p % of the samples at or below it. */
+	cr_assert_eq(dp_rank_index(1, 50), 0);
+	cr_assert_eq(dp_rank_index(1, 99), 0);
+	cr_assert_eq(dp_rank_index(2, 50), 0);
+	cr_assert_eq(dp_rank_index(2, 99), 1, "p99 of two samples is the larger");
+	cr_assert_eq(dp_rank_index(4, 50), 1);
+	cr_assert_eq(dp_rank_index(100, 99), 98);
+	cr_assert_eq(dp_rank_index(101, 99), 99);
+	cr_assert_eq(dp_rank_index(1000, 99), 989);
+	cr_assert_eq(dp_rank_index(12345, 99), 12221);
+	cr_assert_eq(dp_rank_index(7, 100), 6);
 }

@@ -336,6 +336,19 @@ Test(simrun, bad_arguments_exit_2_naming_the_argument)
 		{ { "--conf", "conf2,genp:window=99", NULL }, "--conf" },
 		{ { "--conf", "order", NULL }, "--conf" },
 		{ { "stray", NULL }, "stray" },
+		{ { "--load-sweep", "0.5:0.9:inf", NULL }, "--load-sweep STEP" },
+		{ { "--load-sweep", "0x0.1p0:0.5:0.1", NULL }, "--load-sweep A" },
+		{ { "--load-sweep", " 0.1:0.5:0.1", NULL }, "--load-sweep A" },
+		{ { "--load-sweep", "0.1::0.1", NULL }, "--load-sweep B" },
+		{ { "--load-sweep", "0.1:0.2", NULL }, "--load-sweep" },
+		{ { "--load", "1e-300", NULL }, "--load" },
+		{ { "--quick-load", "1e-9", NULL }, "--quick-load" },
+		{ { "--duration", "0x10ms", NULL }, "--duration" },
+		{ { "--duration", " 1ms", NULL }, "--duration" },
+		{ { "--outage", "2ms", NULL }, "--outage" },
+		{ { "--load", NULL }, "--load needs a value" },
+		{ { "--bursty=1", NULL }, "--bursty=1" },
+		{ { "--csv", "/proc/segnet-sim-test.csv", NULL }, "--csv" },
 	};
 	struct t_run *r = calloc(1, sizeof(*r));
 
