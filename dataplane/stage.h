@@ -105,9 +105,9 @@ struct pipeline_env {
 	/* Give back a packet nobody holds. */
 	void (*release)(void *ctx, struct sn_pkt *pkt);
 	/*
-	 * True when so few descriptors are left that a received packet must
-	 * not be held for later (it would take one the next packet in order
-	 * needs); NULL: never.
+	 * True when so few descriptors or frames are left that a received
+	 * packet must not be held for later (it would take one the next packet
+	 * in order needs); NULL: never.
 	 */
 	bool (*rx_tight)(void *ctx);
 };

@@ -116,15 +116,20 @@ static void nic_env_release(void *ctx, struct sn_pkt *pkt)
 }
 
 /*
- * Pipeline callback: fewer than an eighth of the descriptors are free. New
- * messages stop at a quarter (nic_send); packets held out of order stop at
- * an eighth, so the packet that fills a gap always finds a descriptor.
+ * Pipeline callback: fewer than an eighth of the descriptors, or of the
+ * frame pool, are free. New messages stop at a quarter of the descriptors
+ * (nic_send); packets held out of order stop at an eighth, so the packet that
+ * fills a gap always finds a descriptor, and a frame to arrive in: the pool is
+ * shared with the receive queues and the other nodes of the process, and
+ * what a reorder buffer may hold (virtual networks x peers x its size) can
+ * pass what any pool was sized for.
  */
 static bool nic_env_rx_tight(void *ctx)
 {
 	struct nic *nic = ctx;
 
-	return nic->n_free < nic->cfg.descriptors / 8;
+	return nic->n_free < nic->cfg.descriptors / 8 ||
+	       rte_mempool_avail_count(nic->cfg.mp) < nic->cfg.mp->size / 8;
 }
 
 /* Check a configuration; 0 or -EINVAL with a message. */

@@ -6,8 +6,8 @@
  * selective-repeat mode it is kept in a reorder buffer of `buffer` packets
  * and recorded as received, so only the lost packets are resent; when the
  * gap fills, the buffered packets follow in order. While the NIC is short of
- * descriptors (env.rx_tight) an out-of-order packet is discarded instead of
- * kept: held packets must not take the descriptor the gap's packet needs.
+ * descriptors or frames (env.rx_tight) an out-of-order packet is discarded
+ * instead of kept: held packets must not take what the gap's packet needs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +118,7 @@ static void order_deliver(struct stage *st, struct order_conn *oc,
 	}
 }
 
-/* True when the NIC is too short of descriptors to hold a packet. */
+/* True when the NIC is too short of descriptors or frames to hold a packet. */
 static bool order_tight(const struct stage *st)
 {
 	const struct pipeline_env *env = &st->pl->env;
