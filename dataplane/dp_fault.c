@@ -193,11 +193,8 @@ int dp_fault_parse(const char *opt, const char *spec, struct dp_fault_params *p,
 int dp_fault_option(const char *spec, struct dp_fault_params *p, uint64_t *seed, char *err,
 		    size_t errlen)
 {
-	int rc;
+	int rc = dp_fault_parse("--fault", spec, p, seed, err, errlen);
 
-	if (dp_fault_active(p))
-		return dp_opt_fail(err, errlen, "--fault given twice: put every fault in one SPEC");
-	rc = dp_fault_parse("--fault", spec, p, seed, err, errlen);
 	if (!rc && !dp_fault_active(p))
 		rc = dp_opt_fail(err, errlen, "--fault %s: injects nothing", spec);
 	return rc;

@@ -81,7 +81,7 @@ int dp_fault_parse(const char *opt, const char *spec, struct dp_fault_params *p,
 
 /*
  * A daemon's --fault SPEC option into p and seed (dp_fault_parse), refusing
- * a second --fault (p already active) and a spec that injects nothing.
+ * a spec that injects nothing (dp_opt_next refuses a second --fault).
  */
 int dp_fault_option(const char *spec, struct dp_fault_params *p, uint64_t *seed, char *err,
 		    size_t errlen);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Checked parsing of command-line values. */
+/* Checked parsing of command lines. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -9,6 +9,80 @@
 #include <string.h>
 
 #include "dp_opts.h"
+
+void dp_opt_start(struct dp_opt_parser *p, const struct option *opts, const int *lists,
+		  bool eal)
+{
+	p->opts = opts;
+	p->lists = lists;
+	p->eal = eal;
+	p->seen = 0;
+	optind = 0;	/* 1 would keep the place in a cluster (-xq) of an earlier parse */
+	opterr = 0;	/* dp_opt_next's messages name the option */
+}
+
+/*
+ * What getopt_long refused (c is '?' or ':'); at is optind before the call.
+ * A long option is the argument it consumed; a short one is optopt, from a
+ * cluster (-xq) that optind may not have left.
+ */
+static int dp_opt_refuse(const struct dp_opt_parser *p, int c, char **argv, int at,
+			 char *err, size_t errlen)
+{
+	const char *arg = argv[optind - 1];
+	bool is_long = optind - 1 >= at && !strncmp(arg, "--", 2);
+	char letter[3] = { '-', (char)optopt, '\0' };
+	const char *name = is_long ? arg : letter;
+	int len = (int)strcspn(name, "=");
+
+	if (c == ':')
+		return dp_opt_fail(err, errlen, "%.*s needs a value (see --help)", len, name);
+	if (is_long && optopt)
+		return dp_opt_fail(err, errlen, "%.*s takes no value (see --help)", len, name);
+	return dp_opt_fail(err, errlen, "%.*s: unknown option (see --help%s)", len, name,
+			   p->eal ? "; EAL arguments go before --" : "");
+}
+
+/* Index in opts of the option with val c, or -1. */
+static int dp_opt_index(const struct option *opts, int c)
+{
+	for (int i = 0; opts[i].name; i++)
+		if (opts[i].val == c)
+			return i;
+	return -1;
+}
+
+/* True when c is the val of an option that may repeat. */
+static bool dp_opt_is_list(const int *lists, int c)
+{
+	for (; lists && *lists; lists++)
+		if (*lists == c)
+			return true;
+	return false;
+}
+
+int dp_opt_next(struct dp_opt_parser *p, int argc, char **argv, char *err, size_t errlen)
+{
+	int at = optind ? optind : 1, i = -1;
+	int c = getopt_long(argc, argv, ":h", p->opts, &i);
+
+	if (c == -1)
+		return 0;
+	if (c == '?' || c == ':')
+		return dp_opt_refuse(p, c, argv, at, err, errlen);
+	if (i < 0)
+		i = dp_opt_index(p->opts, c);	/* -h */
+	if (i < 0 || dp_opt_is_list(p->lists, c))
+		return c;
+	if (i >= DP_OPT_MAX)
+		return dp_opt_fail(err, errlen, "--%s: more than %d options to tell apart",
+				   p->opts[i].name, DP_OPT_MAX);
+	if (p->seen & (1ull << i))
+		return dp_opt_fail(err, errlen, "--%s given twice: give it once (see --help)",
+				   p->opts[i].name);
+	p->seen |= 1ull << i;
+	return c;
+}
 
 int dp_opt_fail(char *err, size_t errlen, const char *fmt, ...)
 {

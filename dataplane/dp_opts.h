@@ -1,15 +1,42 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Checked parsing of command-line values for the daemons and tools: every
- * failure writes a message naming the option and the value into err and
+ * Checked parsing of command lines for the daemons and tools: every
+ * failure writes a message naming the option (and the value) into err and
  * returns -EINVAL, so a main can print it and exit with status 2.
  */
 #ifndef SEGNET_DP_OPTS_H
 #define SEGNET_DP_OPTS_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Options a parser can tell apart: bits of dp_opt_parser.seen. */
+enum { DP_OPT_MAX = 64 };
+
+/*
+ * A command line of long options (and -h) being parsed with getopt_long:
+ * dp_opt_next names what it refuses and refuses a second occurrence of an
+ * option that is not a list.
+ */
+struct dp_opt_parser {
+	const struct option *opts;	/* getopt_long's table, ending in a zero entry */
+	const int *lists;		/* vals of the options that may repeat, ending in 0 */
+	bool eal;			/* EAL arguments go before "--": say so of an unknown option */
+	uint64_t seen;			/* bit i: opts[i] was given */
+};
+
+/* Start a parse (getopt_long's state reset, its own messages off); lists may be NULL. */
+void dp_opt_start(struct dp_opt_parser *p, const struct option *opts, const int *lists,
+		  bool eal);
+
+/*
+ * The next option's val (its value in optarg), 0 when only operands are left
+ * (argv[optind] on), or -EINVAL with a message in err naming the option as
+ * given: unknown, without its value, or a second time when it is not a list.
+ */
+int dp_opt_next(struct dp_opt_parser *p, int argc, char **argv, char *err, size_t errlen);
 
 /* printf into err; returns -EINVAL. */
 int dp_opt_fail(char *err, size_t errlen, const char *fmt, ...)

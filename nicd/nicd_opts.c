@@ -84,6 +84,9 @@ static const struct option nicd_long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* The options that are lists: one node or virtual network each. */
+static const int nicd_list_opts[] = { NICD_OPT_NODE, NICD_OPT_VNET, 0 };
+
 /* What the single-node options (--bulk-port, --quick-port, --name) gave. */
 struct nicd_single {
 	const char *bulk;	/* --bulk-port */
@@ -445,8 +448,8 @@ static int nicd_check(struct nicd_opts *o, const struct nicd_single *s, char *er
 }
 
 /* Handle one parsed option. */
-static int nicd_parse_one(struct nicd_opts *o, struct nicd_single *s, int c,
-			  char **argv, char *err, size_t errlen)
+static int nicd_parse_one(struct nicd_opts *o, struct nicd_single *s, int c, char *err,
+			  size_t errlen)
 {
 	switch (c) {
 	case NICD_OPT_BULK_PORT:
@@ -462,10 +465,6 @@ static int nicd_parse_one(struct nicd_opts *o, struct nicd_single *s, int c,
 		return nicd_parse_node(optarg, &o->node[o->n_nodes++], err, errlen);
 	case NICD_OPT_VNET:
 		return nicd_parse_vnet(optarg, &o->vnet[o->n_vnets++], err, errlen);
-	case ':':
-		return dp_opt_fail(err, errlen, "%s needs a value (see --help)", argv[optind - 1]);
-	case '?':
-		return dp_opt_fail(err, errlen, "unknown option %s (see --help)", argv[optind - 1]);
 	}
 	return nicd_parse_value(o, c, optarg, err, errlen);
 }
@@ -474,6 +473,7 @@ int nicd_opts_parse(struct nicd_opts *o, int argc, char **argv, char *err,
 		    size_t errlen)
 {
 	struct nicd_single s = { NULL, NULL, NULL };
+	struct dp_opt_parser p;
 	int c, rc = 0;
 
 	nicd_opts_defaults(o);
@@ -481,15 +481,16 @@ int nicd_opts_parse(struct nicd_opts *o, int argc, char **argv, char *err,
 	o->vnet = calloc((size_t)argc + 1, sizeof(*o->vnet));
 	if (!o->node || !o->vnet)
 		return dp_opt_fail(err, errlen, "out of memory");
-	optind = 1;
-	opterr = 0;	/* the messages name the option */
-	while (!rc && (c = getopt_long(argc, argv, ":h", nicd_long_opts, NULL)) != -1) {
+	dp_opt_start(&p, nicd_long_opts, nicd_list_opts, true);
+	while (!rc && (c = dp_opt_next(&p, argc, argv, err, errlen)) > 0) {
 		if (c == 'h') {
 			nicd_opts_usage(stdout, argv[0]);
 			return 1;
 		}
-		rc = nicd_parse_one(o, &s, c, argv, err, errlen);
+		rc = nicd_parse_one(o, &s, c, err, errlen);
 	}
+	if (c < 0)
+		rc = c;
 	if (!rc && optind < argc)
 		rc = dp_opt_fail(err, errlen, "unexpected argument %s (see --help)", argv[optind]);
 	if (!rc)

@@ -79,6 +79,9 @@ static const struct option swd_long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* The options that are lists: one NODE=ETHDEV each. */
+static const int swd_list_opts[] = { SWD_OPT_PORT, SWD_OPT_BULK_PORT, SWD_OPT_QUICK_PORT, 0 };
+
 /* Which channels a NODE=ETHDEV argument gives. */
 enum swd_port_kind {
 	SWD_PORT_BOTH,
@@ -385,14 +388,14 @@ int swd_opts_parse(struct swd_opts *o, int argc, char **argv, char *err,
 {
 	struct swd_port_arg *ports = calloc((size_t)argc + 1, sizeof(*ports));
 	unsigned int n_ports = 0;
+	struct dp_opt_parser p;
 	int c, rc = 0;
 
 	swd_opts_defaults(o);
 	if (!ports)
 		return dp_opt_fail(err, errlen, "out of memory");
-	optind = 1;
-	opterr = 0;	/* the message below names the option */
-	while (!rc && (c = getopt_long(argc, argv, ":h", swd_long_opts, NULL)) != -1) {
+	dp_opt_start(&p, swd_long_opts, swd_list_opts, true);
+	while (!rc && (c = dp_opt_next(&p, argc, argv, err, errlen)) > 0) {
 		switch (c) {
 		case 'h':
 			swd_opts_usage(stdout, argv[0]);
@@ -404,19 +407,13 @@ int swd_opts_parse(struct swd_opts *o, int argc, char **argv, char *err,
 			rc = swd_parse_port((enum swd_port_kind)(c - SWD_OPT_PORT), optarg,
 					    &ports[n_ports++], err, errlen);
 			break;
-		case ':':
-			rc = dp_opt_fail(err, errlen, "%s needs a value (see --help)",
-				      argv[optind - 1]);
-			break;
-		case '?':
-			rc = dp_opt_fail(err, errlen, "%s: unknown option (see --help; EAL arguments go before --)",
-				      argv[optind - 1]);
-			break;
 		default:
 			rc = swd_parse_value(o, c, optarg, err, errlen);
 			break;
 		}
 	}
+	if (c < 0)
+		rc = c;
 	if (!rc && optind < argc)
 		rc = dp_opt_fail(err, errlen, "%s: unexpected argument (see --help)", argv[optind]);
 	if (!rc)

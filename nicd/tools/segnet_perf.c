@@ -280,7 +280,7 @@ static int perf_parse(struct perf_opts *o, int argc, char **argv)
 	o->join_wait_ms = 10000;
 	o->recv_bufs = 256;
 	o->duration = -1;	/* not given */
-	rc = tool_getopt(perf_prog, argc, argv, perf_long_opts, perf_usage, perf_option, o);
+	rc = tool_getopt(perf_prog, argc, argv, perf_long_opts, NULL, perf_usage, perf_option, o);
 	if (rc)
 		return rc;
 	return perf_check(o) ? 0 : 2;

@@ -206,7 +206,7 @@ static int ping_parse(struct ping_opts *o, int argc, char **argv)
 	o->interval_ms = 1000;
 	o->timeout_ms = 1000;
 	o->join_wait_ms = 10000;
-	rc = tool_getopt(ping_prog, argc, argv, ping_long_opts, ping_usage, ping_option, o);
+	rc = tool_getopt(ping_prog, argc, argv, ping_long_opts, NULL, ping_usage, ping_option, o);
 	if (rc)
 		return rc;
 	if (!o->ep.key_len) {

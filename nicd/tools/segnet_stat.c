@@ -102,9 +102,14 @@ static const struct option stat_long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* The options that are lists: --cmd. */
+static const int stat_list_opts[] = { 'c', 0 };
+
 /* Handle one option; false after printing an error. */
-static bool stat_option(struct stat_opts *o, int c, const char *arg)
+static bool stat_option(void *opts, int c, const char *arg)
 {
+	struct stat_opts *o = opts;
+
 	switch (c) {
 	case 'p':
 		o->prefix = arg;
@@ -150,29 +155,15 @@ static bool stat_option(struct stat_opts *o, int c, const char *arg)
 /* Parse the command line; 0 to run, 1 after --help, 2 on an error. */
 static int stat_parse(struct stat_opts *o, int argc, char **argv)
 {
-	int c;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->prefix = "rte";
 	o->interval = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", stat_long_opts, NULL)) != -1) {
-		if (c == 'h') {
-			stat_usage(stdout);
-			return 1;
-		}
-		if (c == '?' || c == ':') {
-			fprintf(stderr, "%s: %s %s (see --help)\n", stat_prog, argv[optind - 1],
-				c == ':' ? "needs a value" : "is not an option");
-			return 2;
-		}
-		if (!stat_option(o, c, optarg))
-			return 2;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument %s (see --help)\n", stat_prog, argv[optind]);
-		return 2;
-	}
+	rc = tool_getopt(stat_prog, argc, argv, stat_long_opts, stat_list_opts, stat_usage,
+			 stat_option, o);
+	if (rc)
+		return rc;
 	if (o->json && !o->once) {
 		fprintf(stderr, "%s: --json goes with --once\n", stat_prog);
 		return 2;

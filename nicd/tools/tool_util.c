@@ -7,8 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <getopt.h>
-
 #include "dataplane/dp_opts.h"
 #include "dataplane/dp_rank.h"
 #include "tool_util.h"
@@ -34,23 +32,24 @@ void tool_signals(void)
 }
 
 int tool_getopt(const char *prog, int argc, char **argv, const struct option *longopts,
-		void (*usage)(FILE *f), tool_option_fn option, void *opts)
+		const int *lists, void (*usage)(FILE *f), tool_option_fn option, void *opts)
 {
+	struct dp_opt_parser p;
+	char err[256];
 	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	dp_opt_start(&p, longopts, lists, false);
+	while ((c = dp_opt_next(&p, argc, argv, err, sizeof(err))) > 0) {
 		if (c == 'h') {
 			usage(stdout);
 			return 1;
 		}
-		if (c == '?' || c == ':') {
-			fprintf(stderr, "%s: %s %s (see --help)\n", prog, argv[optind - 1],
-				c == ':' ? "needs a value" : "is not an option");
-			return 2;
-		}
 		if (!option(opts, c, optarg))
 			return 2;
+	}
+	if (c < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return 2;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument %s (see --help)\n", prog, argv[optind]);

@@ -27,12 +27,14 @@ enum tool_exit {
 typedef bool (*tool_option_fn)(void *opts, int c, const char *arg);
 
 /*
- * Run getopt_long over argv with opts, calling option for every option;
- * usage prints --help. Returns 0 when every argument was taken, 1 after
- * --help, 2 after a bad argument (with a message naming it).
+ * Run getopt_long over argv with longopts (dp_opt_next), calling option for
+ * every option; lists (vals ending in 0, or NULL) may repeat, any other
+ * option is refused the second time; usage prints --help. Returns 0 when
+ * every argument was taken, 1 after --help, 2 after a bad argument (with a
+ * message naming it).
  */
 int tool_getopt(const char *prog, int argc, char **argv, const struct option *longopts,
-		void (*usage)(FILE *f), tool_option_fn option, void *opts);
+		const int *lists, void (*usage)(FILE *f), tool_option_fn option, void *opts);
 
 /* Set by SIGINT and SIGTERM once tool_signals() ran. */
 extern volatile sig_atomic_t tool_stop;

@@ -74,6 +74,9 @@ static const struct option replay_long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* The options that are lists: one node each. */
+static const int replay_list_opts[] = { REPLAY_OPT_NICD, 0 };
+
 /* Option names of the timing modes, for the exclusivity message. */
 static const char *const replay_timing_opt[] = {
 	[TIMING_RECORDED] = "--multiplier",
@@ -162,11 +165,11 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"See segnet-replay(1).\n");
 }
 
-/* Choose timing mode t for option c; refuses a second timing mode. */
+/* Choose timing mode t; refuses a second timing mode (dp_opt_next a second t). */
 static int replay_set_timing(struct replay_opts *o, bool *given, enum timing_mode t,
 			     char *err, size_t errlen)
 {
-	if (*given && o->timing.mode != t)
+	if (*given)
 		return dp_opt_fail(err, errlen, "%s and %s cannot be used together: give one of --multiplier, --pps, --mbps, --topspeed",
 				   replay_timing_opt[o->timing.mode], replay_timing_opt[t]);
 	*given = true;
@@ -367,29 +370,21 @@ uint64_t replay_opts_catchup_ns(const struct replay_opts *o)
 int replay_opts_parse(struct replay_opts *o, int argc, char **argv, char *err,
 		      size_t errlen)
 {
+	struct dp_opt_parser p;
 	bool timing_given = false;
 	int c, rc = 0;
 
 	replay_opts_defaults(o);
-	optind = 1;
-	opterr = 0;	/* the messages below name the option */
-	while (!rc && (c = getopt_long(argc, argv, ":h", replay_long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
+	dp_opt_start(&p, replay_long_opts, replay_list_opts, true);
+	while (!rc && (c = dp_opt_next(&p, argc, argv, err, errlen)) > 0) {
+		if (c == 'h') {
 			replay_opts_usage(stdout, argv[0]);
 			return 1;
-		case ':':
-			rc = dp_opt_fail(err, errlen, "%s needs a value (see --help)", argv[optind - 1]);
-			break;
-		case '?':
-			rc = dp_opt_fail(err, errlen, "%s: unknown option (see --help; EAL arguments go before --)",
-					 argv[optind - 1]);
-			break;
-		default:
-			rc = replay_parse_value(o, c, optarg, &timing_given, err, errlen);
-			break;
 		}
+		rc = replay_parse_value(o, c, optarg, &timing_given, err, errlen);
 	}
+	if (c < 0)
+		rc = c;
 	if (!rc)
 		rc = replay_check(o, argc, argv, err, errlen);
 	optind = 1;

@@ -57,6 +57,12 @@ expect 2 "--stats-interval 1e-12" -- --nodes 3 $ports --stats-interval 1e-12
 expect 2 "--port 7=x" -- --nodes 3 $ports --port 7=x
 expect 2 "--bogus" -- --nodes 3 $ports --bogus
 expect 2 "-l" -l 0 --nodes 3 $ports
+# A short option in a cluster is named by its letter, not by the argument before it.
+expect 2 "^switchd: -x: unknown option" -- --nodes 2 -xq
+# An option that is not a list is refused the second time (not the last value taken);
+# without node 2's port, a parser that took the last value fails for that instead.
+expect 2 "--nodes given twice" -- --nodes 2 --nodes 3 --port 0=a --port 1=b
+expect 2 "--arbiter given twice" -- --nodes 3 --arbiter pim --arbiter lcf --port 0=a --port 1=b
 expect 2 "--capture-max-packets needs --capture FILE" -- --nodes 3 $ports --capture-max-packets 5
 expect 2 "--capture-max-mb x" -- --nodes 3 $ports --capture sw.pcap --capture-max-mb x
 # shellcheck disable=SC2086

@@ -123,6 +123,16 @@ Test(tools, nicd_bad_arguments)
 		      "socket-because-sun-path-has-only-108-bytes-in-all", NULL);
 	t_usage_error("--stats-interval 1e-12", NICD_BIN, "--vnet", vnet, "--bulk-port", "d",
 		      "--stats-interval", "1e-12", NULL);
+	/* A short option in a cluster is named by its letter, not by the argument before it. */
+	t_usage_error("nicd: -x: unknown option", NICD_BIN, "--bulk-port", "a", "-xq", NULL);
+	/*
+	 * An option that is not a list is refused the second time; without --vnet,
+	 * a parser that took the last value fails for that instead.
+	 */
+	t_usage_error("--bulk-port given twice", NICD_BIN, "--bulk-port", "a", "--bulk-port", "b",
+		      NULL);
+	t_usage_error("--name given twice", NICD_BIN, "--bulk-port", "a", "--name", "x",
+		      "--name", "y", NULL);
 	unlink(key);
 	unlink(empty);
 }
@@ -209,6 +219,16 @@ Test(tools, ping_and_perf_arguments)
 	t_usage_error("--interval x", SEGNET_STAT_BIN, "--interval", "x", NULL);
 	t_usage_error("--cmd", SEGNET_STAT_BIN, "--cmd", "nic/stats", NULL);
 	t_usage_error("unexpected argument", SEGNET_STAT_BIN, "extra", NULL);
+	/* Named as given, refused the second time but for a list (--cmd). */
+	t_usage_error("segnet-ping: -x: unknown option", SEGNET_PING_BIN, "--key", "k", "-xq", NULL);
+	t_usage_error("--count given twice", SEGNET_PING_BIN, "--key", "k", "--node", "1",
+		      "--count", "1", "--count", "2", NULL);
+	t_usage_error("--window given twice", SEGNET_PERF_BIN, "--key", "k", "--window", "1",
+		      "--window", "2", NULL);
+	t_usage_error("--json goes with --once", SEGNET_STAT_BIN, "--cmd", "/a", "--cmd", "/b",
+		      "--json", NULL);
+	t_usage_error("--interval given twice", SEGNET_STAT_BIN, "--interval", "1",
+		      "--interval", "2", NULL);
 }
 
 Test(tools, no_daemon)

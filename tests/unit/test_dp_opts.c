@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The DPDK-free helpers of the daemons and tools: checked option values
- * (dp_opts.h), JSON strings (dp_json.h) and percentile ranks (dp_rank.h).
+ * The DPDK-free helpers of the daemons and tools: checked option values and
+ * the getopt_long loop that names what it refuses and refuses an option given
+ * twice (dp_opts.h), JSON strings (dp_json.h) and percentile ranks (dp_rank.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,4 +92,106 @@ Test(rank, percentiles_are_the_nearest_rank)
 	cr_assert_eq(dp_rank_index(1000, 99), 989);
 	cr_assert_eq(dp_rank_index(12345, 99), 12221);
 	cr_assert_eq(dp_rank_index(7, 100), 6);
+}
+
+/* Options of the dp_opt_next tests: two that take one value, a list, a flag. */
+enum { T_NODES = 256, T_NAME, T_PORT, T_CHECK };
+
+/* Their table. */
+static const struct option t_opts[] = {
+	{ "nodes", required_argument, NULL, T_NODES },
+	{ "name", required_argument, NULL, T_NAME },
+	{ "port", required_argument, NULL, T_PORT },
+	{ "check", no_argument, NULL, T_CHECK },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The list among them. */
+static const int t_lists[] = { T_PORT, 0 };
+
+/* Parse args (NULL-terminated) to the end; the last return of dp_opt_next. */
+static int t_parse(char **args, bool eal, char *err, size_t errlen)
+{
+	char *argv[16] = { "prog" };
+	struct dp_opt_parser p;
+	int argc = 1, c;
+
+	while (*args)
+		argv[argc++] = *args++;
+	err[0] = '\0';
+	dp_opt_start(&p, t_opts, t_lists, eal);
+	while ((c = dp_opt_next(&p, argc, argv, err, errlen)) > 0)
+		;
+	return c;
+}
+
+/* A command line dp_opt_next refuses, and its message. */
+struct t_refusal {
+	const char *want;	/* the message */
+	char *args[8];		/* the arguments after the name, NULL after the last */
+};
+
+/* Expect every command line of cases refused with its message. */
+static void t_refused(const struct t_refusal *cases, size_t n)
+{
+	char err[160];
+
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq(t_parse((char **)cases[i].args, false, err, sizeof(err)), -EINVAL,
+			     "accepted, want: %s", cases[i].want);
+		cr_assert_str_eq(err, cases[i].want);
+	}
+}
+
+Test(opts, a_refused_option_is_named_as_given_even_inside_a_cluster)
+{
+	/* The short option, not the argument before it (optind stays on -xq). */
+	const struct t_refusal cases[] = {
+		{ "-x: unknown option (see --help)", { "--nodes", "2", "-xq" } },
+		{ "-x: unknown option (see --help)", { "--check", "-xq" } },
+		{ "-x: unknown option (see --help)", { "--nodes=2", "-xq" } },
+		{ "-x: unknown option (see --help)", { "-x" } },
+		{ "-x: unknown option (see --help)", { "--port", "a", "operand", "-xq" } },
+		{ "-x: unknown option (see --help)", { "operand", "-x" } },
+		{ "--bogus: unknown option (see --help)", { "--nodes", "2", "--bogus=3" } },
+		{ "--nodes needs a value (see --help)", { "--port", "a", "--nodes" } },
+		{ "--check takes no value (see --help)", { "--check=yes" } },
+	};
+	char err[160];
+
+	t_refused(cases, sizeof(cases) / sizeof(cases[0]));
+	cr_assert_eq(t_parse((char *[]){ "-l", "0", NULL }, true, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "-l: unknown option (see --help; EAL arguments go before --)");
+}
+
+Test(opts, an_option_that_is_not_a_list_is_refused_the_second_time)
+{
+	char *argv[] = { "prog", "--port", "a", "op", "--nodes", "2", "--port=b", "--na", "x",
+			 "--port", "c" };
+	int want[] = { T_PORT, T_NODES, T_PORT, T_NAME, T_PORT };
+	const struct t_refusal cases[] = {
+		{ "--nodes given twice: give it once (see --help)", { "--nodes", "2", "--nodes", "3" } },
+		{ "--name given twice: give it once (see --help)",
+		  { "--name=a", "--port", "p", "--nam", "b" } },
+		{ "--check given twice: give it once (see --help)", { "--check", "--check" } },
+	};
+	struct dp_opt_parser p;
+	char err[160];
+
+	dp_opt_start(&p, t_opts, t_lists, false);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_assert_eq(dp_opt_next(&p, 11, argv, err, sizeof(err)), want[i], "option %zu", i);
+	cr_assert_eq(dp_opt_next(&p, 11, argv, err, sizeof(err)), 0);
+	cr_assert_str_eq(argv[optind], "op", "the operand is left at optind");
+	t_refused(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+Test(opts, a_parse_starts_afresh_after_one_that_stopped_inside_a_cluster)
+{
+	char err[160];
+
+	cr_assert_eq(t_parse((char *[]){ "-xq", NULL }, false, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(t_parse((char *[]){ "--nodes", "2", NULL }, false, err, sizeof(err)), 0,
+		     "%s", err);
 }

@@ -541,6 +541,11 @@ Test(replay_plan, messages_command_line)
 	refused("--drain-ms x", "--mode", "messages", "--drain-ms", "x", SAMPLE, NULL);
 	refused("--map /nonexistent/m", "--mode", "messages", "--nicd", "a", "--nicd", "b",
 		"--key-file", kf, "--map", "/nonexistent/m", SAMPLE, NULL);
+	/* Named as given, refused the second time but for a list (--nicd, above). */
+	refused("-x: unknown option", "--mode", "messages", "-xq", SAMPLE, NULL);
+	refused("--pps given twice", "--port", "p", "--pps", "10", "--pps", "20", SAMPLE, NULL);
+	refused("--vnet given twice", "--mode", "messages", "--nicd", "a", "--nicd", "b",
+		"--key-file", kf, "--vnet", "1", "--vnet", "2", SAMPLE, NULL);
 	unlink(kf);
 }
 
