@@ -221,6 +221,8 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o)
 			bench_usage(stdout);
 			return -1;
 		case ':':
+			if (optopt && optopt != 'h' && strchr("anlisc", optopt))
+				return bench_bad("option '-%c' needs an argument", optopt);
 			return bench_bad("option '%s' needs an argument", argv[optind - 1]);
 		default:
 			if (optopt)

@@ -44,13 +44,14 @@ enum { EXIT_USAGE = 2 };
 /* Report a bad argument and exit with status 2. */
 static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
-	fputs("segnet-sim: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputs(" (try --help)\n", stderr);
+	/* dp_opt_next's messages point to --help themselves. */
+	fprintf(stderr, "segnet-sim: %s%s\n", msg, strstr(msg, "--help") ? "" : " (see --help)");
 	exit(EXIT_USAGE);
 }
 
@@ -426,6 +427,7 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 	case O_PLOT: cli->plot = arg; break;
 	case O_JOBS: cli->jobs = (int)parse_count("jobs", arg, 1, SIM_MAX_JOBS); break;
 	case O_VERBOSE: cli->verbose = true; break;
+	case 'h':
 	case O_HELP: fputs(sim_help, stdout); exit(0);
 	default: usage_error("unknown option");	/* not reached: getopt_long's own */
 	}
@@ -434,6 +436,8 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 /* Parse the command line (after EAL's arguments were removed). */
 static void parse_args(struct sim_cli *cli, int argc, char **argv)
 {
+	struct dp_opt_parser p;
+	char err[256];
 	int opt;
 
 	memset(cli, 0, sizeof(*cli));
@@ -445,16 +449,11 @@ static void parse_args(struct sim_cli *cli, int argc, char **argv)
 		cli->jobs = cli->jobs < 1 ? 1 : SIM_MAX_JOBS;
 	cli->loads[0] = 0.5;
 	cli->n_loads = 1;
-	optind = 1;
-	opterr = 0;	/* the messages below name the option */
-	while ((opt = getopt_long(argc, argv, ":", sim_options, NULL)) != -1) {
-		if (opt == ':')
-			usage_error("%s needs a value", argv[optind - 1]);
-		if (opt == '?')
-			usage_error("%s is not an option (or is ambiguous, or takes no value)",
-				    argv[optind - 1]);
+	dp_opt_start(&p, sim_options, NULL, false);
+	while ((opt = dp_opt_next(&p, argc, argv, err, sizeof(err))) > 0)
 		parse_opt(cli, opt, optarg);
-	}
+	if (opt < 0)
+		usage_error("%s", err);
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
 	if (cli->per_target)

@@ -164,14 +164,14 @@ static int t_csv_diff(const struct t_csv *a, const struct t_csv *b, const char *
 	return diffs;
 }
 
-/* Run a short simulation with seed and extra args; its CSV into c. */
+/* Run a short simulation with seed and extra args (one run: one job); its CSV into c. */
 static void t_sim_csv(const char *seed, const char *const *extra, struct t_csv *c)
 {
 	const char *args[T_MAX_ARGS] = {
-		"--nodes", "4", "--duration", "2ms", "--load", "0.3", "--jobs", "1",
+		"--nodes", "4", "--duration", "2ms", "--load", "0.3",
 		"--conf", "conf4-sr", "--loss", "0.01", "--reorder", "0.02", "--seed", seed,
 	};
-	int n = 16;
+	int n = 14;
 	char csv[256];
 	struct t_run *r = calloc(1, sizeof(*r));
 
@@ -227,7 +227,7 @@ Test(simrun, another_seed_gives_another_csv)
 
 Test(simrun, parallel_jobs_give_the_rows_of_one_job)
 {
-	static const char *const sweep1[] = { "--load-sweep", "0.2:0.3:0.1", NULL };
+	static const char *const sweep1[] = { "--load-sweep", "0.2:0.3:0.1", "--jobs", "1", NULL };
 	static const char *const sweep2[] = { "--load-sweep", "0.2:0.3:0.1", "--jobs", "2", NULL };
 	struct t_csv *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
 	char first[256];
@@ -346,8 +346,9 @@ Test(simrun, bad_arguments_exit_2_naming_the_argument)
 		{ { "--duration", "0x10ms", NULL }, "--duration" },
 		{ { "--duration", " 1ms", NULL }, "--duration" },
 		{ { "--outage", "2ms", NULL }, "--outage" },
-		{ { "--load", NULL }, "--load needs a value" },
-		{ { "--bursty=1", NULL }, "--bursty=1" },
+		{ { "--load", NULL }, "--load" },
+		{ { "--bursty=1", NULL }, "--bursty" },
+		{ { "--seed", "1", "--seed", "2", NULL }, "--seed given twice" },
 		{ { "--csv", "/proc/segnet-sim-test.csv", NULL }, "--csv" },
 	};
 	struct t_run *r = calloc(1, sizeof(*r));
