@@ -170,7 +170,7 @@ struct nic *nic_create(const struct nic_config *cfg, const struct nic_ops *ops,
 	if (!nic->cfg.hello_ns)
 		nic->cfg.hello_ns = 100000;
 	if (!nic->cfg.lost_gnt_slots)
-		nic->cfg.lost_gnt_slots = 1000;
+		nic->cfg.lost_gnt_slots = PROTO_LOST_GNT_SLOTS;
 	if (!nic->cfg.max_endpoints)
 		nic->cfg.max_endpoints = PROTO_MAX_ENDPOINTS;
 	if (!nic->cfg.cfg_keepalive)

@@ -35,7 +35,7 @@ struct nic_config {
 	uint16_t quick_bufs;		/* quick send buffers */
 	uint32_t descriptors;		/* packet descriptors (tx + rx in flight) */
 	uint64_t hello_ns;		/* HELLO interval while joining */
-	uint32_t lost_gnt_slots;	/* slots without GNT before rejoining */
+	uint32_t lost_gnt_slots;	/* slots without GNT before rejoining (0 = PROTO_LOST_GNT_SLOTS) */
 	struct rte_mempool *mp;		/* frames */
 	bool check_crc;			/* verify CRC32C of received frames */
 	uint32_t cfg_keepalive;		/* slots between CFGs when nothing changes (0 = 8) */
