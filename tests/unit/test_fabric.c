@@ -408,6 +408,31 @@ Test(fabric, a_grant_lead_grants_ahead_and_takes_breqs_in_their_slot)
 	t_sw_free(t);
 }
 
+/*
+ * A BREQ whose slot is older than the switch's ring of slots (lead 1: slots
+ * cur - 4 .. cur + 1) is late whatever its grant was; within the ring only a
+ * granted one is.
+ */
+Test(fabric, a_breq_ten_slots_late_is_counted_late)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+
+	t_cfg(t, 0, 1u << 1, 0xF, 0xF);		/* node 0 wants node 1 every slot */
+	for (int s = 1; s <= 12; s++)
+		sw_fabric_poll(t->sw, (uint64_t)s * T_SLOT);
+	t_clear(t);
+	t_data(t, PROTO_T_BREQ, 0, 1, 2);	/* slot 12: ten slots late, forgotten */
+	t_data(t, PROTO_T_BREQ, 0, 1, 8);	/* four late, granted, still kept */
+	t_data(t, PROTO_T_BREQ, 1, 0, 9);	/* three late, never granted */
+	sw_fabric_poll(t->sw, 12 * T_SLOT + 1000);
+	cr_assert_eq(t_st(t)->breq_late, 2, "late: %llu",
+		     (unsigned long long)t_st(t)->breq_late);
+	cr_assert_eq(t_st(t)->breq_not_granted, 3, "every one is dropped");
+	cr_assert_eq(t_st(t)->breq_early, 0);
+	cr_assert_eq(t_count(t, 0, PROTO_T_BREQ) + t_count(t, 1, PROTO_T_BREQ), 0);
+	t_sw_free(t);
+}
+
 Test(fabric, a_back_naming_a_slot_never_granted_is_dropped)
 {
 	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
