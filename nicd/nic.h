@@ -26,6 +26,15 @@ enum {
 	NIC_MAX_VNETS = 64,	/* virtual networks one NIC serves */
 };
 
+/*
+ * A per-target cap of 1/share of bufs bulk send buffers, at least 1: how
+ * nicd and segnet-sim derive the cap when it is not given.
+ */
+static inline uint16_t nic_per_target_share(uint16_t bufs, uint16_t share)
+{
+	return bufs >= share ? (uint16_t)(bufs / share) : 1;
+}
+
 /* Configuration of one NIC. */
 struct nic_config {
 	uint16_t max_nodes;		/* largest cluster it can join */
