@@ -441,5 +441,5 @@ void nic_print_counters(const struct nic *nic, const char *name, FILE *f)
 				proto_reason_name((enum proto_reason)r),
 				(unsigned long long)nic->decode[r]);
 	for (unsigned int i = 0; i < nic->n_vnets; i++)
-		pipeline_print_counters(nic->vnets[i].pl, f);
+		pipeline_print_counters(nic->vnets[i].pl, name, f);
 }
