@@ -334,6 +334,18 @@ void dp_idle_init(struct dp_idle *idle, uint64_t idle_ns, uint32_t sleep_us,
 	idle->last_work = now;
 }
 
+uint32_t dp_idle_sleep_us(const struct dp_idle *idle, uint32_t first_us, bool awaited,
+			  uint64_t now)
+{
+	uint64_t grown = (now - idle->last_work) / 1000 / DP_IDLE_SLEEP_SHARE;
+
+	if (!first_us || first_us >= DP_IDLE_MAX_SLEEP_US)
+		return first_us;
+	if (!awaited || grown >= DP_IDLE_MAX_SLEEP_US)
+		return DP_IDLE_MAX_SLEEP_US;
+	return grown > first_us ? (uint32_t)grown : first_us;
+}
+
 /* CLOCK_MONOTONIC in nanoseconds, to measure a sleep. */
 static uint64_t dp_mono_ns(void)
 {

@@ -112,6 +112,24 @@ struct dp_idle {
 void dp_idle_init(struct dp_idle *idle, uint64_t idle_ns, uint32_t sleep_us,
 		  uint64_t now);
 
+/* How the daemons' idle sleeps grow (dp_idle_sleep_us). */
+enum {
+	DP_IDLE_MAX_SLEEP_US = 1000,	/* sleeps grow up to this (us) */
+	DP_IDLE_SLEEP_SHARE = 4,	/* a grown sleep is 1/N of the time idle so far */
+};
+
+/*
+ * The sleep of switchd's and nicd's next idle poll, from --idle-sleep-us
+ * first_us: first_us at first, then a quarter of the time idle so far, up
+ * to DP_IDLE_MAX_SLEEP_US (a wake-up costs ~20 us of CPU in a VM, so a long
+ * idle period should not pay one per 100 us), and that at once while
+ * nobody waits on the poller (awaited false: no node up, no endpoint
+ * open). A first_us of DP_IDLE_MAX_SLEEP_US or more is used as given, and
+ * 0 too (never sleep).
+ */
+uint32_t dp_idle_sleep_us(const struct dp_idle *idle, uint32_t first_us, bool awaited,
+			  uint64_t now);
+
 /*
  * Call once per poll with whether it did work and the next time the poller
  * must run (UINT64_MAX if none); sleeps when idle. Returns the time after:

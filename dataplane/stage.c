@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dp_counters.h"
 #include "stage.h"
 
 /* Burst size used when a stage releases packets one by one. */
@@ -185,7 +186,7 @@ struct pipeline *pipeline_create(const struct stage_registry *reg,
 	pl->self = self;
 	pl->n_nodes = n_nodes;
 	pl->env = *env;
-	snprintf(pl->name, sizeof(pl->name), "vnet %u", vnet);
+	snprintf(pl->name, sizeof(pl->name), "vnet%u", vnet);
 	pl->conns = calloc(n_nodes ? n_nodes : 1, sizeof(*pl->conns));
 	if (!pl->conns)
 		goto fail;
@@ -399,17 +400,28 @@ void pipeline_complete(struct pipeline *pl, struct sn_pkt *pkt, int status,
 	pl->env.release(pl->env.ctx, pkt);
 }
 
-void pipeline_print_counters(const struct pipeline *pl, FILE *f)
+unsigned int stage_n_counters(const struct stage *st)
 {
+	unsigned int n = 0;
+
+	while (st->ops->counter_names && st->ops->counter_names[n])
+		n++;
+	return n;
+}
+
+void pipeline_print_counters(const struct pipeline *pl, const char *prefix, FILE *f)
+{
+	char group[96];
+
 	for (unsigned int i = 0; i < pl->n_stages; i++) {
 		const struct stage *st = &pl->stages[i];
+		struct dp_counter_set set = {
+			.group = group, .names = st->ops->counter_names,
+			.values = st->cnt, .n = stage_n_counters(st),
+		};
 
-		for (unsigned int c = 0; st->ops->counter_names &&
-		     st->ops->counter_names[c]; c++)
-			if (st->cnt[c])
-				fprintf(f, "%s.%s.%s %llu\n", pl->name, st->ops->name,
-					st->ops->counter_names[c],
-					(unsigned long long)st->cnt[c]);
+		snprintf(group, sizeof(group), "%s.%s.%s", prefix, pl->name, st->ops->name);
+		dp_counters_print(f, &set);
 	}
 }
 

@@ -114,7 +114,7 @@ struct pipeline_env {
 
 /* A pipeline: the stages of one virtual network and its connections. */
 struct pipeline {
-	char name[48];			/* "vnet 3 (conf4-sr)" */
+	char name[16];			/* "vnet3": its counters' key (as in telemetry) */
 	uint16_t vnet;			/* virtual network it serves */
 	uint16_t self;			/* this node's id */
 	uint16_t n_nodes;		/* peers: 0 .. n_nodes-1 */
@@ -207,8 +207,14 @@ static inline void *stage_conn(const struct stage *st, struct sn_conn *conn)
 void pipeline_complete(struct pipeline *pl, struct sn_pkt *pkt, int status,
 		       uint64_t now);
 
-/* Print every stage's non-zero counters. */
-void pipeline_print_counters(const struct pipeline *pl, FILE *f);
+/* How many counters st has (its ops->counter_names). */
+unsigned int stage_n_counters(const struct stage *st);
+
+/*
+ * Print every stage's non-zero counters, one "PREFIX.vnetID.STAGE.COUNTER
+ * value" per line (prefix: the node's name).
+ */
+void pipeline_print_counters(const struct pipeline *pl, const char *prefix, FILE *f);
 
 /* Format the stage list ("genp(window=32) -> ...") into buf. */
 void pipeline_describe(const struct pipeline *pl, char *buf, size_t len);

@@ -22,13 +22,6 @@
 
 DP_LOG_REGISTER(nicd_logtype, nicd.daemon);
 
-enum {
-	/* Idle sleeps grow up to this (us); with no endpoint open they start there. */
-	NICD_MAX_SLEEP_US = 1000,
-	/* An idle sleep is at most this fraction (1/N) of the time idle so far. */
-	NICD_SLEEP_SHARE = 4,
-};
-
 /* What main builds and the loop runs. */
 struct nicd {
 	struct nicd_opts opts;		/* the command line */
@@ -133,6 +126,8 @@ static void nicd_announce(const struct nicd *d)
 		       n->bulk_dev != n->quick_dev ? o->node[i].quick : "",
 		       host_socket_path(n->host), o->endpoints);
 	}
+	printf("nicd: per node %u bulk send buffers (at most %u per target), %u quick\n",
+	       o->send_buffers, o->per_target_cap, o->quick_buffers);
 	for (unsigned int v = 0; v < o->n_vnets; v++)
 		printf("nicd: vnet %u: %s (key from %s)\n", o->vnet[v].hv.vnet,
 		       o->vnet[v].conf, o->vnet[v].keyfile);
@@ -144,24 +139,6 @@ static void nicd_announce(const struct nicd *d)
 		printf("nicd: fault injection on every frame sent: %s (seed %llu)\n", spec,
 		       (unsigned long long)o->fault_seed);
 	}
-}
-
-/*
- * Sleep per idle poll, as switchd does: --idle-sleep-us at first, then a
- * quarter of the time idle so far, up to NICD_MAX_SLEEP_US (a wake-up costs
- * ~20 us of CPU in a VM); with no endpoint open no application waits for a
- * send to leave: the longest at once. The NIC's timers cut sleeps short.
- */
-static uint32_t nicd_sleep_us(const struct nicd *d, uint64_t now)
-{
-	uint32_t us = d->opts.idle_sleep_us;
-	uint64_t grown = (now - d->idle.last_work) / 1000 / NICD_SLEEP_SHARE;
-
-	if (!us || us >= NICD_MAX_SLEEP_US)
-		return us;
-	if (!nicd_nodes_endpoints(&d->nodes) || grown >= NICD_MAX_SLEEP_US)
-		return NICD_MAX_SLEEP_US;
-	return grown > us ? (uint32_t)grown : us;
 }
 
 /* Poll every node until a signal. */
@@ -190,7 +167,9 @@ static void nicd_loop(struct nicd *d)
 		}
 		if (next_stats < next)
 			next = next_stats;
-		d->idle.sleep_us = nicd_sleep_us(d, now);
+		/* No endpoint open: no application waits for a send, the longest sleeps. */
+		d->idle.sleep_us = dp_idle_sleep_us(&d->idle, d->opts.idle_sleep_us,
+						    nicd_nodes_endpoints(&d->nodes) != 0, now);
 		dp_idle_poll(&d->idle, work, now, next);
 	}
 	free(snap);

@@ -175,7 +175,7 @@ struct nic *nic_create(const struct nic_config *cfg, const struct nic_ops *ops,
 	if (!nic->cfg.hello_ns)
 		nic->cfg.hello_ns = 100000;
 	if (!nic->cfg.lost_gnt_slots)
-		nic->cfg.lost_gnt_slots = 1000;
+		nic->cfg.lost_gnt_slots = PROTO_LOST_GNT_SLOTS;
 	if (!nic->cfg.max_endpoints)
 		nic->cfg.max_endpoints = PROTO_MAX_ENDPOINTS;
 	if (!nic->cfg.cfg_keepalive)
@@ -446,5 +446,5 @@ void nic_print_counters(const struct nic *nic, const char *name, FILE *f)
 				proto_reason_name((enum proto_reason)r),
 				(unsigned long long)nic->decode[r]);
 	for (unsigned int i = 0; i < nic->n_vnets; i++)
-		pipeline_print_counters(nic->vnets[i].pl, f);
+		pipeline_print_counters(nic->vnets[i].pl, name, f);
 }

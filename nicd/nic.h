@@ -26,6 +26,15 @@ enum {
 	NIC_MAX_VNETS = 64,	/* virtual networks one NIC serves */
 };
 
+/*
+ * A per-target cap of 1/share of bufs bulk send buffers, at least 1: how
+ * nicd and segnet-sim derive the cap when it is not given.
+ */
+static inline uint16_t nic_per_target_share(uint16_t bufs, uint16_t share)
+{
+	return bufs >= share ? (uint16_t)(bufs / share) : 1;
+}
+
 /* Configuration of one NIC. */
 struct nic_config {
 	uint16_t max_nodes;		/* largest cluster it can join */
@@ -35,7 +44,7 @@ struct nic_config {
 	uint16_t quick_bufs;		/* quick send buffers */
 	uint32_t descriptors;		/* packet descriptors (tx + rx in flight) */
 	uint64_t hello_ns;		/* HELLO interval while joining */
-	uint32_t lost_gnt_slots;	/* slots without GNT before rejoining */
+	uint32_t lost_gnt_slots;	/* slots without GNT before rejoining (0 = PROTO_LOST_GNT_SLOTS) */
 	struct rte_mempool *mp;		/* frames */
 	bool check_crc;			/* verify CRC32C of received frames */
 	uint32_t cfg_keepalive;		/* slots between CFGs when nothing changes (0 = 8) */

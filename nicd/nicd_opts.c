@@ -22,6 +22,9 @@
 #include "nicd/nicd.h"
 #include "nicd/stages/stages.h"
 
+/* --per-target-cap's default: 1/NICD_CAP_SHARE of --send-buffers (16 of 64). */
+enum { NICD_CAP_SHARE = 4 };
+
 /* Long-only options without a short letter. */
 enum nicd_opt {
 	NICD_OPT_BULK_PORT = 256,
@@ -123,7 +126,8 @@ void nicd_opts_usage(FILE *f, const char *prog)
 		"  --endpoints N           endpoint table size per node (default 64, <= %d)\n"
 		"  --max-nodes N           largest cluster to join (default 64, 2 .. %d)\n"
 		"  --send-buffers N        bulk send buffers of a NIC (default 64)\n"
-		"  --per-target-cap N      of which one target may hold (default 16)\n"
+		"  --per-target-cap N      of which one target may hold (default a quarter\n"
+		"                          of them, at least 1: 16 of 64)\n"
 		"  --quick-buffers N       quick send buffers of a NIC (default 16)\n"
 		"  --descriptors N         packet descriptors per NIC (default 16384)\n"
 		"  --cfg-keepalive N       slots between CFGs while a NIC's requests do not\n"
@@ -132,7 +136,8 @@ void nicd_opts_usage(FILE *f, const char *prog)
 		"                          (default 200; 0 = busy polling, no back-off)\n"
 		"  --idle-sleep-us US      first sleep per idle poll (default 100); sleeps\n"
 		"                          grow to a quarter of the idle time, up to 1000,\n"
-		"                          and are 1000 at once while no endpoint is open\n"
+		"                          and are 1000 at once while no endpoint is open;\n"
+		"                          1000 or more: used as is; 0: never sleep\n"
 		"  --hello-us US           HELLO interval while joining (default 1000)\n"
 		"  --core C                pin the polling thread to CPU C\n"
 		"  --stats-interval SEC    print a summary line per node every SEC seconds\n"
@@ -287,7 +292,6 @@ static void nicd_opts_defaults(struct nicd_opts *o)
 	o->endpoints = 64;
 	o->max_nodes = 64;
 	o->send_buffers = 64;
-	o->per_target_cap = 16;
 	o->quick_buffers = 16;
 	o->descriptors = 16384;
 	o->cfg_keepalive = 8;
@@ -441,6 +445,8 @@ static int nicd_check(struct nicd_opts *o, const struct nicd_single *s, char *er
 	if (!o->capture && (o->capture_max_bytes || o->capture_max_packets))
 		return dp_opt_fail(err, errlen, "--capture-max-%s needs --capture FILE",
 				 o->capture_max_bytes ? "mb" : "packets");
+	if (!o->per_target_cap)
+		o->per_target_cap = nic_per_target_share(o->send_buffers, NICD_CAP_SHARE);
 	if (o->per_target_cap > o->send_buffers)
 		return dp_opt_fail(err, errlen, "--per-target-cap %u: must not exceed --send-buffers %u",
 				 o->per_target_cap, o->send_buffers);

@@ -106,12 +106,10 @@ static void nicd_tel_stages(struct nicd_tel_out *o, const struct nicd_nodes *ns,
 			continue;
 		for (unsigned int s = 0; s < pl->n_stages; s++) {
 			const struct stage *st = &pl->stages[s];
-			unsigned int n = 0;
 
-			while (st->ops->counter_names && st->ops->counter_names[n])
-				n++;
 			snprintf(prefix, sizeof(prefix), "vnet%u_%s_", vnet, st->ops->name);
-			nicd_tel_counters(o, prefix, st->ops->counter_names, st->cnt, n);
+			nicd_tel_counters(o, prefix, st->ops->counter_names, st->cnt,
+					  stage_n_counters(st));
 		}
 	}
 }

@@ -30,6 +30,19 @@ enum {
 	PROTO_SACK_BITS = 32,
 };
 
+/*
+ * Liveness, which the switch and the NICs must agree on: a NIC that hears
+ * no GNT for PROTO_LOST_GNT_SLOTS slots joins again (a new incarnation, so
+ * every peer's connection to it restarts), and the switch sends an idle
+ * node a keepalive GNT at least every PROTO_MAX_GNT_KEEPALIVE slots (its
+ * --gnt-keepalive), so only a run of about eight lost keepalives (a dead
+ * switch or link) makes an idle node rejoin.
+ */
+enum {
+	PROTO_LOST_GNT_SLOTS = 1000,
+	PROTO_MAX_GNT_KEEPALIVE = PROTO_LOST_GNT_SLOTS / 8,
+};
+
 /* Packet types; the value is the on-wire type byte. */
 enum proto_type {
 	PROTO_T_BREQ = 1,	/* bulk request: message + payload (bulk) */

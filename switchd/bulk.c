@@ -168,6 +168,27 @@ static void sw_outq_add(struct sw_fabric *sw, uint16_t t, struct rte_mbuf *m)
 	sw_outq_drain(sw, t);
 }
 
+/*
+ * Count a BREQ for slot s from i to t that missed its slot: early or late
+ * when the slot granted it, and late when the slot is so long over that its
+ * record is gone (older than the ring), whatever it granted.
+ */
+static void sw_breq_mistimed(struct sw_fabric *sw, const struct sw_slotrec *rec,
+			     uint64_t s, uint16_t i, uint16_t t)
+{
+	if (!rec) {
+		if (s + sw->ring_len <= sw->cur + sw->cfg.grant_lead)
+			sw->stats.breq_late++;
+		return;
+	}
+	if (rec->grant[i] != t)
+		return;
+	if (s > sw->cur)
+		sw->stats.breq_early++;
+	else
+		sw->stats.breq_late++;
+}
+
 void sw_bulk_breq(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
 {
 	uint64_t s = sw_slot_unwrap(sw, r->p.slot);
@@ -179,12 +200,8 @@ void sw_bulk_breq(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
 	(void)now;
 	if (!rec || rec->grant[i] != t || rec->used[i] >= sw->cfg.slot_frames || !on_time) {
 		sw->stats.breq_not_granted++;
-		if (rec && rec->grant[i] == t && !on_time) {
-			if (s > sw->cur)
-				sw->stats.breq_early++;
-			else
-				sw->stats.breq_late++;
-		}
+		if (!on_time)
+			sw_breq_mistimed(sw, rec, s, i, t);
 		rte_pktmbuf_free(r->m);
 		return;
 	}

@@ -43,6 +43,11 @@ static int sw_check_config(const struct sw_config *c, char *err, size_t errlen)
 		snprintf(err, errlen, "slot-frames: %u is outside [1, 64]", c->slot_frames);
 		return -EINVAL;
 	}
+	if (c->gnt_keepalive > PROTO_MAX_GNT_KEEPALIVE) {
+		snprintf(err, errlen, "gnt-keepalive: %u is outside [1, %d]: a NIC rejoins after %d slots without a GNT",
+			 c->gnt_keepalive, PROTO_MAX_GNT_KEEPALIVE, PROTO_LOST_GNT_SLOTS);
+		return -EINVAL;
+	}
 	if (c->grant_lead > SW_MAX_GRANT_LEAD) {
 		snprintf(err, errlen, "grant-lead: %u is outside [1, %d]", c->grant_lead,
 			 SW_MAX_GRANT_LEAD);

@@ -37,7 +37,8 @@ struct sw_config {
 	uint32_t slot_frames;		/* bulk frames per slot (>= 1) */
 	uint64_t slot_ns;		/* 0: derived from bulk_gbps and slot_frames */
 	uint32_t down_slots;		/* slots without CFG before a node is down; 0 = never */
-	uint32_t gnt_keepalive;		/* slots between GNTs to a node without grants (0 = 8) */
+	uint32_t gnt_keepalive;		/* slots between GNTs to a node without grants (0 = 8,
+				 * at most PROTO_MAX_GNT_KEEPALIVE) */
 	/*
 	 * Slots between a grant and the slot it is for (0 = 1): the GNT
 	 * leaves at the start of slot s - grant_lead, and the BREQ must reach

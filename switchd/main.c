@@ -22,10 +22,6 @@
 DP_LOG_REGISTER(swd_logtype, switchd.daemon);
 
 enum {
-	/* Idle sleeps grow up to this (us); with no node up they start there. */
-	SWD_MAX_SLEEP_US = 1000,
-	/* An idle sleep is at most this fraction (1/N) of the time idle so far. */
-	SWD_SLEEP_SHARE = 4,
 	/* Wake-up latency of a sleep beyond what it asked for (us, typical). */
 	SWD_WAKE_US = 60,
 };
@@ -150,24 +146,6 @@ static int swd_build(struct swd *d)
 }
 
 /*
- * Sleep per idle poll: --idle-sleep-us at first, then a quarter of the time
- * idle so far, up to SWD_MAX_SLEEP_US (a wake-up costs ~20 us of CPU in a
- * VM, so a long idle period should not pay one per 100 us); with no node
- * up, nothing is due at slot boundaries: the longest at once.
- */
-static uint32_t swd_sleep_us(const struct swd *d, bool anyone_up, uint64_t now)
-{
-	uint32_t us = d->opts.idle_sleep_us;
-	uint64_t grown = (now - d->idle.last_work) / 1000 / SWD_SLEEP_SHARE;
-
-	if (!us || us >= SWD_MAX_SLEEP_US)
-		return us;
-	if (!anyone_up || grown >= SWD_MAX_SLEEP_US)
-		return SWD_MAX_SLEEP_US;
-	return grown > us ? (uint32_t)grown : us;
-}
-
-/*
  * Poll the fabric until a signal. Work, for the back-off, is a frame
  * received other than a CFG, a grant made, or a DOWN notice; keepalives
  * (CFGs without news, GNTs granting nothing) are not: their times are
@@ -210,7 +188,8 @@ static void swd_loop(struct swd *d)
 			next = fault_next;
 		if (next_stats < next)
 			next = next_stats;
-		d->idle.sleep_us = swd_sleep_us(d, up, now);
+		/* With no node up, nothing is due at slot boundaries: the longest sleeps. */
+		d->idle.sleep_us = dp_idle_sleep_us(&d->idle, d->opts.idle_sleep_us, up, now);
 		dp_idle_poll(&d->idle, work != seen, now, next);
 		seen = work;
 	}

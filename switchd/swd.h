@@ -197,8 +197,8 @@ struct swd_snapshot {
 	uint64_t quick;		/* QREQs, QACKs and BACKs forwarded */
 	uint64_t drops;		/* frames dropped, collisions aside */
 	uint64_t collisions;	/* QREQs and unscheduled BREQs lost at an output */
-	uint64_t breq_late;	/* BREQs of a granted slot that came too late */
-	uint64_t breq_early;	/* ... or too early */
+	uint64_t breq_late;	/* BREQs that came after their slot */
+	uint64_t breq_early;	/* ... or before it */
 };
 
 /* Take a snapshot of the counters at now. */

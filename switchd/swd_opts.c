@@ -122,7 +122,9 @@ void swd_opts_usage(FILE *f, const char *prog)
 		"  --quick-mode MODE       drop (default) or interleave\n"
 		"  --down-slots N          slots without CFG before a node is down\n"
 		"                          (default 20000; 0 = never)\n"
-		"  --gnt-keepalive N       slots between GNTs to an idle node (default 8)\n"
+		"  --gnt-keepalive N       slots between GNTs to an idle node, 1 .. %d\n"
+		"                          (default 8; a NIC rejoins after %d slots\n"
+		"                          without a GNT)\n"
 		"  --grant-lead L          grant slot k+L at the start of slot k (default 1);\n"
 		"                          raise it when breq_late grows: the GNT-to-BREQ\n"
 		"                          round trip takes more than two slots\n"
@@ -130,7 +132,8 @@ void swd_opts_usage(FILE *f, const char *prog)
 		"                          (default 50; 0 = busy polling, no back-off)\n"
 		"  --idle-sleep-us US      first sleep once idle (default 100); sleeps grow\n"
 		"                          with the idle time up to 1 ms, never past a slot\n"
-		"                          boundary while a node is up\n"
+		"                          boundary while a node requests; 1000 or more:\n"
+		"                          used as is; 0: never sleep\n"
 		"  --core C                pin the polling thread to CPU C\n"
 		"  --stats-interval SEC    print a summary line every SEC seconds (0 = off)\n"
 		"  --link-wait-ms MS       wait MS for every link; fail if one stays down\n"
@@ -149,7 +152,7 @@ void swd_opts_usage(FILE *f, const char *prog)
 		"  --help                  this text\n"
 		"\n"
 		"Arbiters:\n",
-		prog, PROTO_MAX_NODES);
+		prog, PROTO_MAX_NODES, PROTO_MAX_GNT_KEEPALIVE, PROTO_LOST_GNT_SLOTS);
 	for (const struct arb_ops *const *a = arb_list(); *a; a++) {
 		char name[32];
 
@@ -340,7 +343,8 @@ static int swd_parse_value(struct swd_opts *o, int c, const char *arg, char *err
 	case SWD_OPT_DOWN_SLOTS:
 		return dp_opt_u32("--down-slots", arg, 0, UINT32_MAX, &o->down_slots, err, errlen);
 	case SWD_OPT_GNT_KEEPALIVE:
-		return dp_opt_u32("--gnt-keepalive", arg, 1, 1000000, &o->gnt_keepalive, err, errlen);
+		return dp_opt_u32("--gnt-keepalive", arg, 1, PROTO_MAX_GNT_KEEPALIVE,
+				  &o->gnt_keepalive, err, errlen);
 	case SWD_OPT_GRANT_LEAD:
 		return dp_opt_u32("--grant-lead", arg, 1, SW_MAX_GRANT_LEAD, &o->grant_lead, err,
 				  errlen);

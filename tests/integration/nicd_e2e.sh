@@ -17,7 +17,9 @@
 #      still gets 30 bulk and 30 quick messages, through back-pressure;
 #   3. segnet-stat reads both daemons' counters;
 #   4. SIGTERM stops every process cleanly: nicd and switchd exit 0 with no
-#      mbuf leaked, and the ping server sees nicd go (-ESHUTDOWN, exit 1).
+#      mbuf leaked, and the ping server sees nicd go (-ESHUTDOWN, exit 1);
+#      nicd's summary names every counter once, NODE.KEY (stage counters
+#      NODE.vnetID.STAGE.COUNTER).
 #
 # Every process runs with idle back-off and is stopped by its PID.
 # Everything it starts or creates goes at exit.
@@ -193,4 +195,12 @@ swpid=
 [ "$st" = 0 ] || fail "switchd exited with $st"
 grep -q "^switchd: no mbuf leaked$" "$tmp/switchd.log" || fail "switchd leak verdict"
 grep -E "^n[0-2]\.host\.(sends|delivered|rx_refused|rx_held) " "$tmp/nicd.log"
+# The summary's counters are "NODE.KEY VALUE", each key once: the stage
+# counters of every virtual network under their node (n0.vnet1.genp.numbered).
+grep -q "^n0\.vnet1\.genp\.numbered [1-9]" "$tmp/nicd.log" || fail "no n0.vnet1.genp counters in nicd's summary"
+grep -q "^n1\.vnet2\." "$tmp/nicd.log" || fail "no n1.vnet2 stage counters in nicd's summary"
+bad=$(sed -n '/^nicd: summary after/,$p' "$tmp/nicd.log" | grep "^n[0-2]\." |
+	awk 'NF != 2 || seen[$1]++')
+[ -z "$bad" ] || fail "summary lines that are not 'NODE.KEY VALUE' with a new key: $bad"
+grep "^vnet" "$tmp/nicd.log" && fail "stage counters without their node in nicd's summary"
 echo "PASS"

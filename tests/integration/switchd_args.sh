@@ -51,6 +51,10 @@ expect 2 "--link-gbps -1" -- --nodes 3 $ports --link-gbps -1
 expect 2 "--quick-mode fast" -- --nodes 3 $ports --quick-mode fast
 expect 2 "--check-crc maybe" -- --nodes 3 $ports --check-crc maybe
 expect 2 "--slot-frames 0" -- --nodes 3 $ports --slot-frames 0
+# A NIC rejoins after 1000 slots without a GNT: the keepalive stays far below.
+expect 2 "--gnt-keepalive 1000: must be between 1 and 125" -- --nodes 3 $ports \
+	--gnt-keepalive 1000
+expect 2 "--gnt-keepalive 126" -- --nodes 3 $ports --gnt-keepalive 126
 expect 2 "--grant-lead 0" -- --nodes 3 $ports --grant-lead 0
 expect 2 "--grant-lead 65" -- --nodes 3 $ports --grant-lead 65
 expect 2 "--stats-interval 1e-12" -- --nodes 3 $ports --stats-interval 1e-12

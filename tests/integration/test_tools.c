@@ -108,8 +108,11 @@ Test(tools, nicd_bad_arguments)
 		      "--node", "a:0000:3b:00.0x", NULL);
 	t_usage_error("do not go together", NICD_BIN,
 		      "--vnet", vnet, "--node", "a:d0", "--bulk-port", "d1", NULL);
-	t_usage_error("--per-target-cap", NICD_BIN,
+	t_usage_error("--per-target-cap 100: must not exceed --send-buffers 64", NICD_BIN,
 		      "--vnet", vnet, "--bulk-port", "d", "--per-target-cap=100", NULL);
+	t_usage_error("--per-target-cap 9: must not exceed --send-buffers 8", NICD_BIN,
+		      "--vnet", vnet, "--bulk-port", "d", "--send-buffers", "8",
+		      "--per-target-cap", "9", NULL);
 	t_usage_error("--capture-max-packets needs --capture FILE", NICD_BIN,
 		      "--vnet", vnet, "--bulk-port", "d", "--capture-max-packets", "5", NULL);
 	t_usage_error("--capture-max-mb x", NICD_BIN, "--vnet", vnet, "--bulk-port", "d",
@@ -245,6 +248,31 @@ Test(tools, no_daemon)
 	rc = t_cmd(t_out, SEGNET_STAT_BIN, "--prefix", "segnet-it-nobody-here", "--once", NULL);
 	cr_assert_eq(rc, 1, "%s", t_read_file(t_out));
 	cr_assert(strstr(t_read_file(t_out), "cannot reach telemetry"), "%s", t_read_file(t_out));
+}
+
+/*
+ * Without --per-target-cap the cap is a quarter of the send buffers (at
+ * least 1), so --send-buffers alone is never refused; the default stays 16.
+ */
+Test(tools, nicd_derives_the_per_target_cap_from_the_send_buffers, .timeout = 60)
+{
+	static const char *const runs[][2] = {
+		{ NULL, "64 bulk send buffers (at most 16 per target)" },
+		{ "8", "8 bulk send buffers (at most 2 per target)" },
+		{ "3", "3 bulk send buffers (at most 1 per target)" },
+	};
+	struct t_nicd n;
+
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		t_nicd_init(&n, "cap");
+		if (runs[i][0])
+			t_nicd_start(&n, "--send-buffers", runs[i][0], NULL);
+		else
+			t_nicd_start(&n, NULL);
+		cr_assert(strstr(t_read_file(n.log), runs[i][1]), "expected \"%s\" in:\n%s",
+			  runs[i][1], t_read_file(n.log));
+		t_nicd_fini(&n);
+	}
 }
 
 Test(tools, stat_and_ping_on_a_lonely_nicd, .timeout = 60)

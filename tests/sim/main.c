@@ -27,6 +27,7 @@
 #include "dataplane/dp_opts.h"
 #include "dataplane/stage.h"
 #include "nicd/conf.h"
+#include "nicd/nic.h"
 #include "nicd/stages/stages.h"
 #include "sim_cli.h"
 #include "simrun.h"
@@ -459,7 +460,7 @@ static void parse_args(struct sim_cli *cli, int argc, char **argv)
 	if (cli->per_target)
 		cli->base.per_target = cli->per_target;
 	else
-		cli->base.per_target = (uint16_t)(cli->base.bulk_bufs >= 8 ? cli->base.bulk_bufs / 8 : 1);
+		cli->base.per_target = nic_per_target_share(cli->base.bulk_bufs, 8);
 	if (cli->base.per_target > cli->base.bulk_bufs)
 		usage_error("--per-target-cap: %u is more than --send-buffers %u",
 			    cli->base.per_target, cli->base.bulk_bufs);

@@ -708,6 +708,30 @@ Test(idle, sleeps_at_most_until_next_due)
 	cr_assert_eq(idle.sleeps, 2);
 }
 
+/*
+ * switchd's and nicd's sleeps: --idle-sleep-us at first, a quarter of the
+ * time idle later, up to 1 ms, 1 ms at once when nobody waits; 1000 or more
+ * as given, grown or not; 0 never sleeps.
+ */
+Test(idle, the_daemons_sleeps_grow_to_1_ms_unless_given_longer)
+{
+	struct dp_idle idle;
+
+	dp_idle_init(&idle, 1000, 100, 0);
+	cr_assert_eq(dp_idle_sleep_us(&idle, 100, true, 0), 100);
+	cr_assert_eq(dp_idle_sleep_us(&idle, 100, true, 200000), 100);
+	cr_assert_eq(dp_idle_sleep_us(&idle, 100, true, 1000000), 250);
+	cr_assert_eq(dp_idle_sleep_us(&idle, 100, true, 60000000), DP_IDLE_MAX_SLEEP_US);
+	cr_assert_eq(dp_idle_sleep_us(&idle, 100, false, 0), DP_IDLE_MAX_SLEEP_US);
+	cr_assert_eq(dp_idle_sleep_us(&idle, 999, true, 0), 999);
+	for (int awaited = 0; awaited < 2; awaited++) {
+		cr_assert_eq(dp_idle_sleep_us(&idle, 1000, awaited, 60000000), 1000);
+		cr_assert_eq(dp_idle_sleep_us(&idle, 5000, awaited, 0), 5000);
+		cr_assert_eq(dp_idle_sleep_us(&idle, 5000, awaited, 60000000), 5000);
+		cr_assert_eq(dp_idle_sleep_us(&idle, 0, awaited, 60000000), 0);
+	}
+}
+
 Test(idle, idle_ns_zero_is_busy_polling)
 {
 	struct dp_idle idle;

@@ -304,6 +304,42 @@ Test(fabric, grants_go_to_granted_nodes_and_keepalives_to_the_rest)
 	t_sw_free(t);
 }
 
+/*
+ * A NIC joins again after PROTO_LOST_GNT_SLOTS slots without a GNT: a
+ * keepalive longer than PROTO_MAX_GNT_KEEPALIVE is refused, and at that
+ * longest an idle node still hears a GNT every PROTO_MAX_GNT_KEEPALIVE slots.
+ */
+Test(fabric, the_longest_keepalive_stays_well_inside_the_nics_lost_grant_limit)
+{
+	struct sw_config cfg = {
+		.n_nodes = T_N, .arbiter = "lcf", .bulk_gbps = 10, .quick_gbps = 10,
+		.slot_frames = 1, .slot_ns = T_SLOT, .seed = 1, .mp = t_mp,
+		.check_crc = true, .gnt_keepalive = PROTO_MAX_GNT_KEEPALIVE + 1,
+	};
+	struct dp_port *none[T_N] = { NULL };
+	uint64_t last = 0, gap = 0;
+	char err[256] = "";
+	struct t_sw *t;
+
+	cr_assert_null(sw_fabric_create(&cfg, none, none, err, sizeof(err)));
+	cr_assert(strstr(err, "gnt-keepalive"), "%s", err);
+	cfg.gnt_keepalive = PROTO_MAX_GNT_KEEPALIVE;
+	t = t_sw_new_cfg(&cfg);
+	t_hello(t, 0, PROTO_NODE_NONE);
+	for (uint64_t s = 0; s <= PROTO_LOST_GNT_SLOTS; s++) {
+		sw_fabric_poll(t->sw, s * T_SLOT);
+		if (t_count(t, 0, PROTO_T_GNT)) {
+			gap = s - last > gap ? s - last : gap;
+			last = s;
+		}
+		t_clear(t);
+	}
+	cr_assert_eq(gap, PROTO_MAX_GNT_KEEPALIVE, "longest gap %llu slots",
+		     (unsigned long long)gap);
+	cr_assert_leq(8 * gap, PROTO_LOST_GNT_SLOTS, "a NIC rejoins only when about 8 are lost");
+	t_sw_free(t);
+}
+
 /* ---- bulk channel --------------------------------------------------------- */
 
 Test(fabric, schedule_enforcement_drops_what_was_not_granted)
@@ -369,6 +405,31 @@ Test(fabric, a_grant_lead_grants_ahead_and_takes_breqs_in_their_slot)
 	cr_assert_eq(t_st(t)->breq_late, 1);
 	cr_assert_eq(t_st(t)->breq_not_granted, 2, "early and late are dropped");
 	cr_assert_eq(t_count(t, 1, PROTO_T_BREQ), 1, "node 1 got the BREQ on time only");
+	t_sw_free(t);
+}
+
+/*
+ * A BREQ whose slot is older than the switch's ring of slots (lead 1: slots
+ * cur - 4 .. cur + 1) is late whatever its grant was; within the ring only a
+ * granted one is.
+ */
+Test(fabric, a_breq_ten_slots_late_is_counted_late)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+
+	t_cfg(t, 0, 1u << 1, 0xF, 0xF);		/* node 0 wants node 1 every slot */
+	for (int s = 1; s <= 12; s++)
+		sw_fabric_poll(t->sw, (uint64_t)s * T_SLOT);
+	t_clear(t);
+	t_data(t, PROTO_T_BREQ, 0, 1, 2);	/* slot 12: ten slots late, forgotten */
+	t_data(t, PROTO_T_BREQ, 0, 1, 8);	/* four late, granted, still kept */
+	t_data(t, PROTO_T_BREQ, 1, 0, 9);	/* three late, never granted */
+	sw_fabric_poll(t->sw, 12 * T_SLOT + 1000);
+	cr_assert_eq(t_st(t)->breq_late, 2, "late: %llu",
+		     (unsigned long long)t_st(t)->breq_late);
+	cr_assert_eq(t_st(t)->breq_not_granted, 3, "every one is dropped");
+	cr_assert_eq(t_st(t)->breq_early, 0);
+	cr_assert_eq(t_count(t, 0, PROTO_T_BREQ) + t_count(t, 1, PROTO_T_BREQ), 0);
 	t_sw_free(t);
 }
 

@@ -304,7 +304,7 @@ Test(nic, bulk_waiting_across_a_change_of_switch_mode_is_sent)
 		cr_assert_eq(nic_send(nic, &bulk, now), 0);
 		nic_poll(nic, now);
 		/* No grant for 1000 slots: the NIC says HELLO again; the other mode answers. */
-		now += 1001ull * T_SLOT_NS;
+		now += (PROTO_LOST_GNT_SLOTS + 1ull) * T_SLOT_NS;
 		nic_poll(nic, now);
 		cr_assert_eq(nic_stats(nic)->rejoins, 1);
 		for (int k = 0; k < 4; k++) {
@@ -322,6 +322,33 @@ Test(nic, bulk_waiting_across_a_change_of_switch_mode_is_sent)
 		dp_port_destroy(port);
 		cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked");
 	}
+}
+
+/*
+ * Keepalive GNTs at switchd's longest --gnt-keepalive keep an idle NIC
+ * joined; PROTO_LOST_GNT_SLOTS slots without one make it rejoin.
+ */
+Test(nic, keepalives_at_the_longest_interval_keep_the_nic_joined)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	uint64_t now = 1000000;
+	struct nic *nic = t_nic(port, now);
+	uint32_t slot = 1;
+
+	for (int k = 0; k < 20; k++) {
+		now += (uint64_t)PROTO_MAX_GNT_KEEPALIVE * T_SLOT_NS;
+		slot += PROTO_MAX_GNT_KEEPALIVE;
+		t_push_gnt_of(port, slot, PROTO_NODE_NONE, 4, 0);
+		nic_poll(nic, now);
+	}
+	cr_assert_eq(nic_stats(nic)->rejoins, 0);
+	now += (PROTO_LOST_GNT_SLOTS + 1ull) * T_SLOT_NS;
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->rejoins, 1);
+	nic_destroy(nic);
+	dp_port_destroy(port);
+	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked");
 }
 
 /*

@@ -1189,6 +1189,36 @@ Test(stages, every_standard_configuration_builds)
 	}
 }
 
+/*
+ * The exit summary's stage counters: "NODE.vnetID.STAGE.COUNTER value", a
+ * key without spaces that names its node, like the rest of the summary.
+ */
+Test(stages, counters_print_under_the_node_and_vnet_without_spaces)
+{
+	struct t_net *net = t_net_new("build_acks,dup_find,timer,genp",
+				      "build_acks,dup_find,timer,genp");
+	char *out = NULL, *line, *save;
+	size_t len = 0;
+	int lines = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	cr_assert_not_null(f);
+	t_send(net, 0, 3, SN_CHAN_QUICK, 0);
+	t_wire_run(net, NULL, NULL);
+	pipeline_print_counters(net->side[0].pl, "n0", f);
+	fclose(f);
+	cr_assert(strstr(out, "n0.vnet1.genp.numbered 3\n"), "%s", out);
+	cr_assert(strstr(out, "n0.vnet1.genp.acked 3\n"), "%s", out);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		cr_assert_eq(strncmp(line, "n0.vnet1.", 9), 0, "%s", line);
+		cr_assert(strchr(line, ' ') == strrchr(line, ' '), "one space: %s", line);
+		lines++;
+	}
+	cr_assert_gt(lines, 0);
+	free(out);
+	t_net_free(net);
+}
+
 /* conf_expand(in) must give want. */
 static void t_expand(const char *in, const char *want)
 {
