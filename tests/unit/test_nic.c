@@ -387,7 +387,7 @@ static unsigned long long t_stage_count(struct nic *nic, const char *counter)
 	unsigned long long v = 0;
 
 	cr_assert_not_null(f);
-	pipeline_print_counters(nic_pipeline(nic, T_VNET), f);
+	pipeline_print_counters(nic_pipeline(nic, T_VNET), "n", f);
 	fclose(f);
 	at = strstr(text, counter);
 	if (at)
