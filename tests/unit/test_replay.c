@@ -732,6 +732,11 @@ Test(port_capture, open_errors)
 	scratch(path, sizeof(path), "err");
 	cr_assert_null(port_capture_open(path, &o));
 	cr_assert_eq(errno, EINVAL);
+	/* A snaplen beyond the largest: refused, not a 2 MiB record into the 1 MiB buffer. */
+	o.file = (struct capture_opts){ .snaplen = 2u << 20 };
+	errno = 0;
+	cr_assert_null(port_capture_open(path, &o));
+	cr_assert_eq(errno, EINVAL);
 	cr_assert_null(port_capture_open("/nonexistent-dir/x.pcap", &ok));
 	cr_assert_eq(errno, ENOENT);
 	cr_assert_eq(port_capture_close(NULL, NULL, NULL), 0);
