@@ -17,6 +17,7 @@ sample=${2:?usage: replay_args.sh SEGNET_REPLAY SAMPLE_PCAP}
 tag=segnet-it-rpargs-$$
 out=$(mktemp "${TMPDIR:-/tmp}/segnet-rpargs.XXXXXX") || exit 1
 cut=$out.cut.pcap
+fifo=$out.fifo
 key=$out.key
 eal="--no-huge -m 64 --no-pci --no-shconf --no-telemetry -l 0 --file-prefix $tag \
 	--log-level *:error"
@@ -27,7 +28,7 @@ passed=0
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
 # shellcheck source=tests/integration/test_lib.sh
 . "$(dirname "$0")/test_lib.sh"
-trap 'rm -rf "$out" "$cut" "$key" "$(dpdk_runtime_dir "$tag")"' EXIT
+trap 'rm -rf "$out" "$cut" "$fifo" "$key" "$(dpdk_runtime_dir "$tag")"' EXIT
 printf 'secret\n' >"$key"
 
 expect_prog=$replay
@@ -78,6 +79,9 @@ expect 1 "truncated record data (caplen 117, 4 bytes left) at byte offset 4980" 
 printf 'garbage garbage garbage garbage' >"$cut"
 expect 1 "bad magic 0x67617262 at byte offset 0 (nothing sent)" -- $p "$cut"
 expect 1 "not a regular file" -- --check /tmp
+# A FIFO is refused at once, not waited on for a writer.
+mkfifo "$fifo" || exit 1
+expect 1 "not a regular file" -- --check "$fifo"
 # --check reads and validates the trace only: no port, no lab, nothing sent.
 expect 0 "260 records, valid (--check: nothing sent)" -- --check "$sample"
 expect 0 "260 records, valid" -- --mode messages --check "$sample"
