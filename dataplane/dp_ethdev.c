@@ -78,6 +78,17 @@ struct dp_ethdev_lax_driver {
 	/* Check what really limits it, if it can be checked; 0 or -errno. */
 	int (*check)(const char *name, const struct rte_eth_dev_info *info,
 		     uint32_t buf, char *err, size_t errlen);
+	/* Longest frame it sends (dp_ethdev.max_frame); NULL: no limit of its own. */
+	uint32_t (*max_frame)(const struct rte_eth_dev_info *info);
+};
+
+/* What dp_ethdev reads of an af_packet device: its devargs, and its interface's MTU. */
+struct dp_afp_args {
+	unsigned long framesz;	/* frame slot size (framesz=) */
+	unsigned long blocksz;	/* ring block size (blocksz=) */
+	const char *iface;	/* kernel interface (iface=), or NULL; valid until freed */
+	int mtu;		/* the kernel interface's MTU, or -1 if unknown */
+	struct rte_kvargs *kv;	/* the parsed devargs, which iface points into */
 };
 
 /* MTU of kernel interface ifname, or -1 if it cannot be read. */
@@ -99,6 +110,21 @@ static int dp_ethdev_kernel_mtu(const char *ifname)
 /* The af_packet devargs that carry full BREQs in 2304-byte mbufs. */
 #define DP_AFP_HINT "framesz=2304,blocksz=36864"
 
+/* Read an af_packet device's devargs, with the driver's defaults; free a->kv after. */
+static void dp_afp_args_read(const struct rte_eth_dev_info *info, struct dp_afp_args *a)
+{
+	const struct rte_devargs *da = info->device ? rte_dev_devargs(info->device) : NULL;
+	const char *fs, *bs;
+
+	a->kv = da && da->args ? rte_kvargs_parse(da->args, NULL) : NULL;
+	fs = a->kv ? rte_kvargs_get(a->kv, "framesz") : NULL;
+	bs = a->kv ? rte_kvargs_get(a->kv, "blocksz") : NULL;
+	a->iface = a->kv ? rte_kvargs_get(a->kv, "iface") : NULL;
+	a->framesz = fs ? strtoul(fs, NULL, 0) : DP_AFP_DEFAULT_FRAMESZ;
+	a->blocksz = bs ? strtoul(bs, NULL, 0) : (unsigned long)getpagesize();
+	a->mtu = a->iface ? dp_ethdev_kernel_mtu(a->iface) : -1;
+}
+
 /*
  * af_packet: each frame slot (framesz) must hold a full BREQ after the
  * TPACKET_V2 header and fit the pool's buffers, a block must hold whole
@@ -108,34 +134,47 @@ static int dp_ethdev_check_af_packet(const char *name,
 				     const struct rte_eth_dev_info *info,
 				     uint32_t buf, char *err, size_t errlen)
 {
-	const struct rte_devargs *da = info->device ? rte_dev_devargs(info->device) : NULL;
-	struct rte_kvargs *kv = da && da->args ? rte_kvargs_parse(da->args, NULL) : NULL;
-	const char *fs = kv ? rte_kvargs_get(kv, "framesz") : NULL;
-	const char *bs = kv ? rte_kvargs_get(kv, "blocksz") : NULL;
-	const char *iface = kv ? rte_kvargs_get(kv, "iface") : NULL;
-	unsigned long framesz = fs ? strtoul(fs, NULL, 0) : DP_AFP_DEFAULT_FRAMESZ;
-	unsigned long blocksz = bs ? strtoul(bs, NULL, 0) : (unsigned long)getpagesize();
-	int mtu = iface ? dp_ethdev_kernel_mtu(iface) : -1;
+	struct dp_afp_args a;
 	int ret = -EMSGSIZE;
 
-	if (framesz < DP_AFP_MIN_FRAMESZ)
+	dp_afp_args_read(info, &a);
+	if (a.framesz < DP_AFP_MIN_FRAMESZ)
 		snprintf(err, errlen, "port %s: af_packet framesz=%lu holds frames of %lu bytes, segnet sends %u: use " DP_AFP_HINT,
-			 name, framesz, framesz > DP_AFP_RX_OFFSET ? framesz - DP_AFP_RX_OFFSET : 0,
+			 name, a.framesz, a.framesz > DP_AFP_RX_OFFSET ? a.framesz - DP_AFP_RX_OFFSET : 0,
 			 DP_MAX_FRAME);
-	else if (framesz - DP_AFP_DATA_OFFSET > buf)
+	else if (a.framesz - DP_AFP_DATA_OFFSET > buf)
 		snprintf(err, errlen, "port %s: af_packet framesz=%lu needs receive buffers of %lu bytes, the pool's hold %u: use " DP_AFP_HINT,
-			 name, framesz, framesz - DP_AFP_DATA_OFFSET, buf);
-	else if (blocksz % framesz)
+			 name, a.framesz, a.framesz - DP_AFP_DATA_OFFSET, buf);
+	else if (a.blocksz % a.framesz)
 		/* The driver addresses slot i at i * framesz, the kernel per block. */
 		snprintf(err, errlen, "port %s: af_packet blocksz=%lu is not a multiple of framesz=%lu, frames would be misplaced: use " DP_AFP_HINT,
-			 name, blocksz, framesz);
-	else if (mtu >= 0 && mtu < DP_ETHDEV_MTU)
+			 name, a.blocksz, a.framesz);
+	else if (a.mtu >= 0 && a.mtu < DP_ETHDEV_MTU)
 		snprintf(err, errlen, "port %s: kernel interface %s has MTU %d, segnet needs %u: ip link set dev %s mtu 2200",
-			 name, iface, mtu, DP_ETHDEV_MTU, iface);
+			 name, a.iface, a.mtu, DP_ETHDEV_MTU, a.iface);
 	else
 		ret = 0;
-	rte_kvargs_free(kv);
+	rte_kvargs_free(a.kv);
 	return ret;
+}
+
+/*
+ * Longest frame af_packet sends. Both limits drop a longer frame without a
+ * trace: the driver one that does not fit a slot after the TPACKET_V2
+ * header (and still counts it sent), the kernel (PACKET_LOSS) one longer
+ * than the interface's MTU and Ethernet header.
+ */
+static uint32_t dp_ethdev_max_frame_af_packet(const struct rte_eth_dev_info *info)
+{
+	struct dp_afp_args a;
+	unsigned long max;
+
+	dp_afp_args_read(info, &a);
+	max = a.framesz > DP_AFP_DATA_OFFSET ? a.framesz - DP_AFP_DATA_OFFSET : 0;
+	if (a.mtu >= 0 && (unsigned long)a.mtu + RTE_ETHER_HDR_LEN < max)
+		max = (unsigned long)a.mtu + RTE_ETHER_HDR_LEN;
+	rte_kvargs_free(a.kv);
+	return max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
 }
 
 /* The memif devarg that holds a full BREQ in one buffer. */
@@ -177,12 +216,12 @@ static int dp_ethdev_check_memif(const char *name, const struct rte_eth_dev_info
  * BREQs over each.
  */
 static const struct dp_ethdev_lax_driver dp_ethdev_lax_drivers[] = {
-	/* The check warns, with the hint, only when bsize is too small. */
+	/* The check warns, with the hint, only when bsize is too small; no frame limit. */
 	{ "net_memif", "the bsize devarg is the limit: a longer frame spans several memif buffers",
-	  dp_ethdev_check_memif },
+	  dp_ethdev_check_memif, NULL },
 	{ "net_af_packet",
 	  "its frame slots (" DP_AFP_HINT ") and the kernel interface MTU (2120 or more) are the limits",
-	  dp_ethdev_check_af_packet },
+	  dp_ethdev_check_af_packet, dp_ethdev_max_frame_af_packet },
 };
 
 /* The lax-driver entry for driver, or NULL. */
@@ -192,6 +231,20 @@ static const struct dp_ethdev_lax_driver *dp_ethdev_lax(const char *driver)
 		if (driver && !strcmp(driver, dp_ethdev_lax_drivers[i].driver))
 			return &dp_ethdev_lax_drivers[i];
 	return NULL;
+}
+
+/*
+ * Longest frame a device set up with MTU mtu sends: the MTU's, or a lax
+ * driver's own limit (set_mtu false), 0 when it has none.
+ */
+static uint32_t dp_ethdev_max_frame(const struct rte_eth_dev_info *info, bool set_mtu,
+				    uint16_t mtu)
+{
+	const struct dp_ethdev_lax_driver *lax = set_mtu ? NULL : dp_ethdev_lax(info->driver_name);
+
+	if (lax == NULL)
+		return (uint32_t)mtu + RTE_ETHER_HDR_LEN;
+	return lax->max_frame ? lax->max_frame(info) : 0;
 }
 
 /* True when s is a decimal port number, stored in *id. */
@@ -522,6 +575,7 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 	snprintf(out->name, sizeof(out->name), "%s", name);
 	if (!set_mtu || rte_eth_dev_get_mtu(id, &out->mtu))
 		out->mtu = DP_ETHDEV_MTU;
+	out->max_frame = dp_ethdev_max_frame(&info, set_mtu, out->mtu);
 	DP_LOG(dp_ethdev_logtype, INFO,
 	       "port %s (%u, %s): %u rx / %u tx queues, MTU %u, socket %d, link %s %u Mb/s",
 	       name, id, info.driver_name, conf->rx_queues, conf->tx_queues, out->mtu,

@@ -31,6 +31,13 @@ struct dp_ethdev {
 	char name[64];			/* as the user named it */
 	int socket;			/* NUMA node of the device, or SOCKET_ID_ANY */
 	uint16_t mtu;			/* MTU the port carries (see dp_ethdev_setup) */
+	/*
+	 * Longest frame the port sends, Ethernet header included: MTU + 14, or
+	 * the driver's own limit (af_packet: its slots and the kernel
+	 * interface's MTU); 0 when it has none (memif chains buffers). A longer
+	 * frame is dropped, by most drivers silently. A VLAN tag counts in.
+	 */
+	uint32_t max_frame;
 	bool link_up;			/* link status after the wait */
 	uint32_t link_speed_mbps;	/* link speed, 0 if unknown */
 };

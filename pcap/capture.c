@@ -23,6 +23,8 @@ enum { CAPTURE_BUF = 1 << 20 };
 
 /* Records the buffer can hold: each is at least a record header. */
 enum { CAPTURE_BUF_RECS = CAPTURE_BUF / CAPTURE_REC_HDR };
+_Static_assert(CAPTURE_REC_HDR + CAPTURE_SNAPLEN_MAX <= CAPTURE_BUF,
+	       "the longest record fits the buffer");
 
 /* Nanosecond pcap magic, written in host order. */
 static const uint32_t capture_magic_ns = 0xa1b23c4d;
@@ -170,16 +172,26 @@ static void capture_destroy(struct capture *c)
 	free(c);
 }
 
+int capture_opts_check(const struct capture_opts *o)
+{
+	if (o->max_bytes != 0 && o->max_bytes < CAPTURE_FILE_HDR)
+		return -EINVAL;
+	if (o->snaplen > CAPTURE_SNAPLEN_MAX)
+		return -EINVAL;
+	return 0;
+}
+
 struct capture *capture_open(const char *path, const struct capture_opts *o)
 {
 	struct capture_file_hdr h = { .magic = capture_magic_ns, .major = 2, .minor = 4 };
 	struct capture *c;
-	int rc = -ENOMEM;
+	int rc = capture_opts_check(o);
 
-	if (o->max_bytes != 0 && o->max_bytes < CAPTURE_FILE_HDR) {
-		errno = EINVAL;
+	if (rc) {
+		errno = -rc;
 		return NULL;
 	}
+	rc = -ENOMEM;
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return NULL;

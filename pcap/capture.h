@@ -15,7 +15,8 @@
 enum {
 	CAPTURE_FILE_HDR = 24,		/* pcap file header */
 	CAPTURE_REC_HDR = 16,		/* pcap record header */
-	CAPTURE_SNAPLEN_DEFAULT = 262144,	/* libpcap's largest snaplen */
+	CAPTURE_SNAPLEN_MAX = 262144,	/* libpcap's largest snaplen, and ours */
+	CAPTURE_SNAPLEN_DEFAULT = CAPTURE_SNAPLEN_MAX,
 	CAPTURE_LINKTYPE_ETHERNET = 1,	/* LINKTYPE_ETHERNET */
 };
 
@@ -33,7 +34,7 @@ struct capture_opts {
 	uint64_t max_bytes;
 	/* most records; 0 means no bound */
 	uint64_t max_packets;
-	/* longer frames are cut to this; 0 means CAPTURE_SNAPLEN_DEFAULT */
+	/* longer frames are cut to this (at most CAPTURE_SNAPLEN_MAX); 0 means the default */
 	uint32_t snaplen;
 	/* LINKTYPE_ value of the header; 0 means Ethernet */
 	uint32_t linktype;
@@ -75,8 +76,14 @@ struct capture_counts {
 struct capture;
 
 /*
+ * Whether o can be opened: 0, or -EINVAL when max_bytes is below the header
+ * size or snaplen above CAPTURE_SNAPLEN_MAX (a record must fit the buffer).
+ */
+int capture_opts_check(const struct capture_opts *o);
+
+/*
  * Create (or truncate) path and write the file header. NULL with errno
- * EINVAL (max_bytes below the header size), or the error of the file system.
+ * EINVAL (capture_opts_check), or the error of the file system.
  */
 struct capture *capture_open(const char *path, const struct capture_opts *o);
 

@@ -85,9 +85,15 @@ static void port_capture_frames(void *ctx, const struct dp_port *port, enum dp_d
 struct port_capture *port_capture_open(const char *path,
 				       const struct port_capture_opts *o)
 {
-	struct port_capture *cap = calloc(1, sizeof(*cap));
-	int e;
+	struct port_capture *cap;
+	int e = -capture_opts_check(&o->file);
 
+	/* Before the gather buffer: a huge snaplen is refused, not allocated. */
+	if (e) {
+		errno = e;
+		return NULL;
+	}
+	cap = calloc(1, sizeof(*cap));
 	if (cap == NULL)
 		return NULL;
 	cap->snaplen = o->file.snaplen ? o->file.snaplen : CAPTURE_SNAPLEN_DEFAULT;

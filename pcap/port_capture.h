@@ -57,7 +57,8 @@ struct port_capture;
 
 /*
  * Create (or truncate) path and write the pcap header. NULL with errno:
- * EINVAL (a bound below the header size), or the file system's error.
+ * EINVAL (a bound below the header size, a snaplen above
+ * CAPTURE_SNAPLEN_MAX: capture_opts_check), or the file system's error.
  */
 struct port_capture *port_capture_open(const char *path,
 				       const struct port_capture_opts *o);

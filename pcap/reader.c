@@ -8,12 +8,14 @@
  * its offset. Rules and messages: doc/replay.md.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <pcap/pcap.h>
 
@@ -228,6 +230,38 @@ static int walk_pcap_open(struct trace_walk *w, const uint8_t *h, struct trace_e
 	return 0;
 }
 
+/*
+ * Open w->path if it is a regular file, filling st. It is opened without
+ * blocking and checked before anything is read, so a FIFO is refused
+ * instead of waited on for a writer (O_NONBLOCK changes nothing for the
+ * reads of a regular file).
+ */
+static int walk_open_file(struct trace_walk *w, struct stat *st, struct trace_err *err)
+{
+	int fd = open(w->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int e;
+
+	if (fd < 0)
+		return trace_err_set(err, -errno, w->path, "cannot open: %s", strerror(errno));
+	if (fstat(fd, st) != 0) {
+		e = errno;
+		close(fd);
+		return trace_err_set(err, -e, w->path, "cannot stat: %s", strerror(e));
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return trace_err_set(err, S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL, w->path,
+				     "not a regular file (a pcap or pcapng file is needed)");
+	}
+	w->f = fdopen(fd, "rb");
+	if (w->f == NULL) {
+		e = errno;
+		close(fd);
+		return trace_err_set(err, -e, w->path, "cannot open: %s", strerror(e));
+	}
+	return 0;
+}
+
 /* Recognize the format from the first bytes and check the file header. */
 static int walk_open(struct trace_walk *w, const char *path, struct trace_err *err)
 {
@@ -239,14 +273,9 @@ static int walk_open(struct trace_walk *w, const char *path, struct trace_err *e
 
 	memset(w, 0, sizeof(*w));
 	w->path = path;
-	w->f = fopen(path, "rb");
-	if (w->f == NULL)
-		return trace_err_set(err, -errno, path, "cannot open: %s", strerror(errno));
-	if (fstat(fileno(w->f), &st) != 0)
-		return trace_err_set(err, -errno, path, "cannot stat: %s", strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return trace_err_set(err, S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL, path,
-				     "not a regular file (a pcap or pcapng file is needed)");
+	rc = walk_open_file(w, &st, err);
+	if (rc)
+		return rc;
 	w->info.file_size = (uint64_t)st.st_size;
 	n = w->info.file_size < sizeof(h) ? (size_t)w->info.file_size : sizeof(h);
 	if (n < 4)

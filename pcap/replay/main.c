@@ -8,10 +8,12 @@
  * mode drain and prints the report. doc/man/segnet-replay.1 documents it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_pause.h>
 
@@ -70,6 +72,53 @@ static bool replay_parse_args(struct replay_main *r, const struct dp_args *a,
 	return rc != 0;
 }
 
+/*
+ * Whether path can be written as a report, found by opening it (access()
+ * says yes to root whatever the file): without truncating a file that is
+ * there, removing one this made, and without waiting for a FIFO's reader
+ * (ENXIO: there is none yet, which is no reason to refuse). 0 or -errno.
+ */
+static int replay_probe_output(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK | O_CLOEXEC, 0644);
+
+	if (fd >= 0) {
+		close(fd);
+		return unlink(path) ? -errno : 0;
+	}
+	if (errno == EEXIST)
+		fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0 || errno == ENXIO ? 0 : -errno;
+}
+
+/*
+ * Check that every report file named on the command line can be written,
+ * before anything is sent; 0 or the exit status.
+ */
+static int replay_check_outputs(const struct replay_opts *o)
+{
+	const struct {
+		const char *opt, *path;
+	} out[] = {
+		{ "--csv", o->csv }, { "--json", o->json }, { "--latency-csv", o->latency_csv },
+	};
+	int rc;
+
+	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+		if (out[i].path == NULL)
+			continue;
+		rc = replay_probe_output(out[i].path);
+		if (rc) {
+			fprintf(stderr, "segnet-replay: %s %s: cannot be written: %s (nothing sent)\n",
+				out[i].opt, out[i].path, strerror(-rc));
+			return REPLAY_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 /* Load the trace; 0 or the exit status. */
 static int replay_load(struct replay_main *r)
 {
@@ -86,7 +135,8 @@ static int replay_load(struct replay_main *r)
 		fprintf(stderr, "segnet-replay: %s (nothing sent)\n", terr.msg);
 		return REPLAY_EXIT_FAIL;
 	}
-	if (r->trace->n == 0) {
+	/* --check says a valid empty trace is valid; a replay has nothing to send. */
+	if (r->trace->n == 0 && !r->opts.check) {
 		fprintf(stderr, "segnet-replay: %s: no records (nothing sent)\n", r->opts.file);
 		return REPLAY_EXIT_FAIL;
 	}
@@ -189,7 +239,8 @@ static int replay_run(struct replay_main *r)
 	struct replay_loop_result res;
 	struct replay_summary sum;
 	uint64_t dropped;
-	int rc, st;
+	bool failed;
+	int rc;
 
 	printf("segnet-replay: %s: %s, %" PRIu64 " records", r->opts.file,
 	       trace_format_name(ti->format), r->file_records);
@@ -209,12 +260,10 @@ static int replay_run(struct replay_main *r)
 	if (rc)
 		fprintf(stderr, "segnet-replay: sending failed: %s\n", strerror(-rc));
 	fflush(stdout);
-	st = replay_write_report(r, "--csv", r->opts.csv, &sum, REPLAY_STATS_CSV);
-	if (!st)
-		st = replay_write_report(r, "--json", r->opts.json, &sum, REPLAY_STATS_JSON);
-	if (!st && (rc || dropped))
-		st = REPLAY_EXIT_FAIL;
-	return st;
+	/* Each report is written, whether or not another could be. */
+	failed = replay_write_report(r, "--csv", r->opts.csv, &sum, REPLAY_STATS_CSV) != 0;
+	failed |= replay_write_report(r, "--json", r->opts.json, &sum, REPLAY_STATS_JSON) != 0;
+	return failed || rc || dropped ? REPLAY_EXIT_FAIL : REPLAY_EXIT_OK;
 }
 
 /* Free everything main built. */
@@ -243,10 +292,13 @@ int main(int argc, char **argv)
 	dp_args_free(&args);
 	if (done)
 		return rc;
-	rc = replay_load(&r);
+	rc = r.opts.check ? 0 : replay_check_outputs(&r.opts);
+	if (!rc)
+		rc = replay_load(&r);
 	if (!rc && r.opts.check) {
-		printf("segnet-replay: %s: %" PRIu64 " records, valid (--check: nothing sent)\n",
-		       r.opts.file, (uint64_t)r.trace->n);
+		printf("segnet-replay: %s: %" PRIu64 " records, valid%s (--check: nothing sent)\n",
+		       r.opts.file, (uint64_t)r.trace->n,
+		       r.trace->n ? "" : ", but nothing to replay");
 		replay_free(&r);
 		return 0;
 	}

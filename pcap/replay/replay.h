@@ -34,7 +34,7 @@
 /* Exit statuses (doc/man/segnet-replay.1, EXIT STATUS). */
 enum replay_exit {
 	REPLAY_EXIT_OK = 0,	/* every record handed out was sent */
-	REPLAY_EXIT_FAIL = 1,	/* trace refused, port or mode failed, frames dropped */
+	REPLAY_EXIT_FAIL = 1,	/* trace refused, port or mode failed, frames not sent */
 	REPLAY_EXIT_USAGE = 2,	/* bad arguments */
 };
 
@@ -140,13 +140,22 @@ struct replay_mode {
 	int (*check)(const struct replay_opts *o, char *err, size_t errlen);
 	/* Build the mode's state (EAL up); 0 or -errno with a message. */
 	int (*setup)(const struct replay_env *env, void **state, char *err, size_t errlen);
-	/* Queue one record for sending; 0 or -errno (ends the replay). */
+	/*
+	 * Queue one record for sending: 0, -EAGAIN when what is queued must be
+	 * flushed first (the loop flushes, accounts it and offers rec again),
+	 * or -errno (ends the replay). A mode never flushes on its own: the
+	 * loop's departures would no longer match what was sent.
+	 */
 	int (*send)(void *state, const struct trace_rec *rec);
 	/* Send what is queued, in order; returns how many left (the rest are dropped). */
 	unsigned int (*flush)(void *state);
 	/* Print the mode's own lines of the report (port counters ...). */
 	void (*report)(void *state, FILE *f);
-	/* Records queued but never sent (dropped) so far. */
+	/*
+	 * Records not sent, or failed, so far (frames dropped or too long for
+	 * the port, messages dropped or not delivered): not 0 makes the exit
+	 * status 1.
+	 */
 	uint64_t (*dropped)(void *state);
 	/* Release the state (NULL is allowed). */
 	void (*teardown)(void *state);

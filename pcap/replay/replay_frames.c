@@ -6,6 +6,7 @@
  * goes out loop after loop without being rebuilt or returned to the pool.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,30 @@ static uint32_t replay_frames_longest(const struct trace *t)
 		if (t->recs[k].caplen > max)
 			max = t->recs[k].caplen;
 	return max;
+}
+
+/* Longest frame sent with configuration c: the port's limit, within an mbuf's. */
+static uint32_t replay_frames_max(const struct replay_frames_conf *c)
+{
+	uint32_t mbuf = UINT16_MAX - RTE_PKTMBUF_HEADROOM;
+
+	return c->max_frame && c->max_frame < mbuf ? c->max_frame : mbuf;
+}
+
+/* Leave the records longer than f->st.max_frame out of t (compacted), counting them. */
+static void replay_frames_leave_out_long(struct replay_frames *f, struct trace *t)
+{
+	uint64_t kept = 0;
+
+	for (uint64_t k = 0; k < t->n; k++) {
+		if (t->recs[k].caplen <= f->st.max_frame) {
+			t->recs[kept++] = t->recs[k];
+			continue;
+		}
+		if (f->st.too_long++ == 0)
+			f->st.first_too_long = t->recs[k];
+	}
+	t->n = kept;
 }
 
 /* True when prebuilding n frames of room data bytes stays in the limits. */
@@ -131,12 +156,12 @@ static int replay_frames_make_pool(struct replay_frames *f, uint32_t room,
 	return 0;
 }
 
-struct replay_frames *replay_frames_create(struct dp_port *port, const struct trace *t,
+struct replay_frames *replay_frames_create(struct dp_port *port, struct trace *t,
 					   const struct replay_frames_conf *c,
 					   char *err, size_t errlen)
 {
-	uint32_t room = replay_frames_longest(t);
 	struct replay_frames *f;
+	uint32_t room;
 	int rc;
 
 	if (t->info.linktype != REPLAY_FRAMES_LINKTYPE) {
@@ -145,14 +170,6 @@ struct replay_frames *replay_frames_create(struct dp_port *port, const struct tr
 		errno = EPROTONOSUPPORT;
 		return NULL;
 	}
-	if (room > UINT16_MAX - RTE_PKTMBUF_HEADROOM) {
-		snprintf(err, errlen, "a record of %u bytes does not fit in an mbuf (%u bytes at most)",
-			 room, UINT16_MAX - RTE_PKTMBUF_HEADROOM);
-		errno = EMSGSIZE;
-		return NULL;
-	}
-	if (room < RTE_ETHER_MIN_LEN)
-		room = RTE_ETHER_MIN_LEN;
 	f = calloc(1, sizeof(*f));
 	if (f == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -161,6 +178,18 @@ struct replay_frames *replay_frames_create(struct dp_port *port, const struct tr
 	f->port = port;
 	f->t = t;
 	f->c = *c;
+	f->st.max_frame = replay_frames_max(c);
+	replay_frames_leave_out_long(f, t);
+	if (t->n == 0 && f->st.too_long) {
+		snprintf(err, errlen, "every record (%" PRIu64 ") is longer than the %u bytes port %s sends: nothing to send",
+			 f->st.too_long, f->st.max_frame, port->name);
+		free(f);
+		errno = EMSGSIZE;
+		return NULL;
+	}
+	room = replay_frames_longest(t);
+	if (room < RTE_ETHER_MIN_LEN)
+		room = RTE_ETHER_MIN_LEN;
 	rc = replay_frames_make_pool(f, room, err, errlen);
 	if (rc) {
 		replay_frames_free(f);
@@ -180,15 +209,19 @@ static bool replay_frames_give_up(const struct replay_frames *f, uint64_t t0)
 	return f->c.clock.now(f->c.clock.ctx) - t0 >= REPLAY_FRAMES_STALL_NS;
 }
 
-/* A send-time copy of rec, waiting for a free mbuf (flushing) for a while. */
+/*
+ * A send-time copy of rec, or NULL. With frames queued an empty pool is
+ * the caller's to flush (the port gives mbufs back as it sends, and the
+ * flush is the caller's to account); with none, wait for the driver to
+ * free some, up to the stall time-out.
+ */
 static struct rte_mbuf *replay_frames_copy(struct replay_frames *f, const struct trace_rec *rec)
 {
 	struct rte_mbuf *m = replay_frames_build(f, rec);
 	uint64_t t0;
 
-	if (m != NULL)
+	if (m != NULL || f->nq)
 		return m;
-	replay_frames_flush(f);
 	t0 = f->c.clock.now(f->c.clock.ctx);
 	while ((m = replay_frames_build(f, rec)) == NULL && !replay_frames_give_up(f, t0))
 		rte_pause();
@@ -200,12 +233,14 @@ int replay_frames_queue(struct replay_frames *f, const struct trace_rec *rec)
 	struct rte_mbuf *m;
 
 	if (f->nq == REPLAY_BURST_MAX)
-		replay_frames_flush(f);
+		return -EAGAIN;
 	if (f->frames != NULL) {
-		m = f->frames[rec->index];
+		m = f->frames[rec - f->t->recs];
 		rte_mbuf_refcnt_update(m, 1);
 	} else {
 		m = replay_frames_copy(f, rec);
+		if (m == NULL && f->nq)
+			return -EAGAIN;
 		if (m == NULL) {
 			f->st.dropped++;
 			return -ENOBUFS;

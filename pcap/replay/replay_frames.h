@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Frames mode of segnet-replay: the raw frames of a trace out of one
- * dp_port. Each record's frame is built in an mbuf once, before the replay
- * starts, when the trace fits (REPLAY_FRAMES_PREBUILD_*): sending it is
- * then a reference count increment and a transmit call, whatever the loop.
- * Larger traces are copied into an mbuf at send time. A full transmit queue
- * is retried, not dropped; a queue that takes nothing for
- * REPLAY_FRAMES_STALL_NS loses the burst (counted).
+ * dp_port. Records longer than the port sends leave the trace before the
+ * replay (counted as too long, never offered to the port: drivers drop such
+ * frames silently and count them sent). Each record's frame is built in an
+ * mbuf once, before the replay starts, when the trace fits
+ * (REPLAY_FRAMES_PREBUILD_*): sending it is then a reference count
+ * increment and a transmit call, whatever the loop. Larger traces are
+ * copied into an mbuf at send time. A full transmit queue is retried, not
+ * dropped; a queue that takes nothing for REPLAY_FRAMES_STALL_NS loses the
+ * burst (counted).
  */
 #ifndef SEGNET_PCAP_REPLAY_FRAMES_H
 #define SEGNET_PCAP_REPLAY_FRAMES_H
@@ -46,6 +49,12 @@ struct replay_frames_stats {
 	uint64_t cut;
 	/* frames built in mbufs before the replay (0: copied at send time) */
 	uint64_t prebuilt;
+	/* records longer than max_frame, left out of the trace: never sent */
+	uint64_t too_long;
+	/* the first of them, as it was in the trace (valid when too_long) */
+	struct trace_rec first_too_long;
+	/* longest frame sent: the port's limit, or an mbuf's */
+	uint32_t max_frame;
 };
 
 /* How to build frames mode over a port. */
@@ -60,21 +69,31 @@ struct replay_frames_conf {
 	const volatile sig_atomic_t *stop;
 	/* copy at send time even when the trace could be prebuilt */
 	bool no_prebuild;
+	/* longest frame the port sends (dp_ethdev.max_frame); 0: only an mbuf's limit */
+	uint32_t max_frame;
 };
 
 /* Frames mode over one port; opaque. */
 struct replay_frames;
 
 /*
- * Frames mode sending t's frames on port (which stays the caller's). NULL
- * with errno and a message: the trace is not Ethernet (EPROTONOSUPPORT), a
- * frame is too long for an mbuf (EMSGSIZE), no memory for the pool.
+ * Frames mode sending t's frames on port (which stays the caller's).
+ * Records longer than c->max_frame (or an mbuf) leave t, which is
+ * compacted, and are counted (too_long). NULL with errno and a message:
+ * the trace is not Ethernet (EPROTONOSUPPORT), every record is too long
+ * (EMSGSIZE), no memory for the pool.
  */
-struct replay_frames *replay_frames_create(struct dp_port *port, const struct trace *t,
+struct replay_frames *replay_frames_create(struct dp_port *port, struct trace *t,
 					   const struct replay_frames_conf *c,
 					   char *err, size_t errlen);
 
-/* Queue record rec (of the trace given at creation); 0 or -ENOBUFS. */
+/*
+ * Queue record rec, an element of the trace's recs. 0; -EAGAIN when the
+ * frames queued must be flushed first (the queue is full, or no mbuf is
+ * free while some wait: the port frees them as it sends), then rec queued
+ * again; -ENOBUFS when no mbuf came free within the stall time-out
+ * (counted as dropped).
+ */
 int replay_frames_queue(struct replay_frames *f, const struct trace_rec *rec);
 
 /* Send the queued frames in order; returns how many the port took. */

@@ -63,6 +63,21 @@ static void replay_frames_mode_teardown(void *state)
 	free(fm);
 }
 
+/* Say up front which records will not be sent, too long for the port. */
+static void replay_frames_mode_warn_long(const struct replay_frames_mode *fm)
+{
+	struct replay_frames_stats st;
+
+	replay_frames_get_stats(fm->f, &st);
+	if (st.too_long == 0)
+		return;
+	fprintf(stderr, "segnet-replay: port %s sends frames of %u bytes at most: %" PRIu64
+		" longer record%s left out, not sent (the first: record %" PRIu64
+		", %u bytes, at byte offset %" PRIu64 ")\n",
+		fm->dev.name, st.max_frame, st.too_long, st.too_long == 1 ? "" : "s",
+		st.first_too_long.index, st.first_too_long.caplen, st.first_too_long.offset);
+}
+
 /* Bring up the port and build the frames. */
 static int replay_frames_mode_setup(const struct replay_env *env, void **state,
 				    char *err, size_t errlen)
@@ -96,8 +111,12 @@ static int replay_frames_mode_setup(const struct replay_env *env, void **state,
 		return -ENOMEM;
 	}
 	fc.socket = fm->dev.socket;
+	fc.max_frame = fm->dev.max_frame;
 	fm->f = replay_frames_create(fm->port, env->trace, &fc, err, errlen);
-	return fm->f ? 0 : -errno;
+	if (fm->f == NULL)
+		return -errno;
+	replay_frames_mode_warn_long(fm);
+	return 0;
 }
 
 /* Queue a record. */
@@ -112,13 +131,13 @@ static unsigned int replay_frames_mode_flush(void *state)
 	return replay_frames_flush(((struct replay_frames_mode *)state)->f);
 }
 
-/* Frames dropped so far. */
+/* Frames not sent so far: dropped, or too long for the port. */
 static uint64_t replay_frames_mode_dropped(void *state)
 {
 	struct replay_frames_stats st;
 
 	replay_frames_get_stats(((struct replay_frames_mode *)state)->f, &st);
-	return st.dropped;
+	return st.dropped + st.too_long;
 }
 
 /* The port's lines of the report. */
@@ -135,6 +154,9 @@ static void replay_frames_mode_report(void *state, FILE *f)
 	fprintf(f, "%-14s %15" PRIu64 "  (transmit calls that found the queue full)\n",
 		"tx busy", st.tx_partial);
 	fprintf(f, "%-14s %15" PRIu64 "\n", "dropped", st.dropped);
+	if (st.too_long)
+		fprintf(f, "%-14s %15" PRIu64 "  (records longer than the port's %u-byte frames, not sent)\n",
+			"too long", st.too_long, st.max_frame);
 	if (st.cut)
 		fprintf(f, "%-14s %15" PRIu64 "  (records cut by the capture's snaplen, sent as captured)\n",
 			"cut records", st.cut);

@@ -94,6 +94,11 @@ int replay_loop_run(struct timing_sched *s, const struct trace *t,
 		if (replay_stopped(c))
 			break;
 		rc = m->send(state, rec);
+		if (rc == -EAGAIN && p.n) {
+			/* The mode must send what is pending before it takes more. */
+			replay_flush(m, state, c, &p, st, res);
+			rc = m->send(state, rec);
+		}
 		if (rc) {
 			res->error = rc;
 			break;

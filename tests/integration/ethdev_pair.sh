@@ -36,12 +36,8 @@ eal="--no-huge -m 128 --no-pci --no-shconf --log-level lib.telemetry:error \
 . "$(dirname "$0")/test_lib.sh"
 
 cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	[ -n "$netns_a" ] && ip netns del "$netns_a" 2>/dev/null
-	[ -n "$netns_b" ] && ip netns del "$netns_b" 2>/dev/null
+	kill_pids
+	veth_pair_down
 	rm -rf "$tmp" "$(dpdk_runtime_dir "$tag-s")" "$(dpdk_runtime_dir "$tag-c")"
 }
 trap cleanup EXIT
@@ -122,31 +118,9 @@ vhost)
 	run_pair
 	;;
 af_packet)
-	if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1; then
-		echo "SKIP: needs root and ip(8) for network namespaces"
-		exit 77
-	fi
-	netns_a=$tag-a
-	if ! ip netns add "$netns_a" 2>/dev/null; then
-		netns_a=
-		echo "SKIP: cannot create network namespaces"
-		exit 77
-	fi
-	netns_b=$tag-b
-	ip netns add "$netns_b" || exit 1
 	va=sga$$
 	vb=sgb$$
-	ip link add "$va" type veth peer name "$vb" || exit 1
-	ip link set "$va" netns "$netns_a" || exit 1
-	ip link set "$vb" netns "$netns_b" || exit 1
-	for p in "$netns_a $va" "$netns_b $vb"; do
-		set -- $p
-		# IPv6 would send neighbour discovery frames; the peers count
-		# them as foreign anyway.
-		ip netns exec "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1" 2>/dev/null
-		# A full BREQ is 2134 bytes: the kernel drops it at MTU 1500.
-		ip -n "$1" link set "$2" mtu 2200 up || exit 1
-	done
+	veth_pair_up "$tag" "$va" "$vb"
 	server_cmd="exec ip netns exec $netns_a $peer $eal -l 0 --file-prefix $tag-s \
 		--vdev net_af_packet0,iface=$va,framesz=2304,blocksz=36864 -- \
 		--port net_af_packet0 --role server $peer_args"

@@ -2,14 +2,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # segnet-replay refuses bad command lines with exit status 2 and a message
-# naming the argument (messages mode's too); --help succeeds; a damaged or
-# missing trace fails with 1 before any port is touched, and messages mode
-# with 1 when no nicd answers or the lab is not up:
+# naming the argument (messages mode's too), a report file that cannot be
+# written among them; --help succeeds; a damaged, missing or empty trace (or
+# a FIFO) fails with 1 before any port is touched, and messages mode with 1
+# when no nicd answers or the lab is not up; --check passes a valid empty
+# trace:
 #
 #   replay_args.sh SEGNET_REPLAY SAMPLE_PCAP
 #
-# Only the last case starts the EAL (net_null, no hugepages, no telemetry),
-# for an ethdev that names nothing.
+# The cases that may start the EAL use net_null, no hugepages and no
+# telemetry: an ethdev that names nothing, a report that fails to be
+# written while the others are, a frame longer than the port sends (and,
+# before report files were checked first, those refused now).
 set -u
 
 replay=${1:?usage: replay_args.sh SEGNET_REPLAY SAMPLE_PCAP}
@@ -17,6 +21,11 @@ sample=${2:?usage: replay_args.sh SEGNET_REPLAY SAMPLE_PCAP}
 tag=segnet-it-rpargs-$$
 out=$(mktemp "${TMPDIR:-/tmp}/segnet-rpargs.XXXXXX") || exit 1
 cut=$out.cut.pcap
+fifo=$out.fifo
+empty=$out.empty.pcap
+json=$out.json
+newcsv=$out.new.csv
+jumbo=$out.jumbo.pcap
 key=$out.key
 eal="--no-huge -m 64 --no-pci --no-shconf --no-telemetry -l 0 --file-prefix $tag \
 	--log-level *:error"
@@ -27,7 +36,7 @@ passed=0
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
 # shellcheck source=tests/integration/test_lib.sh
 . "$(dirname "$0")/test_lib.sh"
-trap 'rm -rf "$out" "$cut" "$key" "$(dpdk_runtime_dir "$tag")"' EXIT
+trap 'rm -rf "$out" "$cut" "$fifo" "$empty" "$json" "$newcsv" "$jumbo" "$key" "$(dpdk_runtime_dir "$tag")"' EXIT
 printf 'secret\n' >"$key"
 
 expect_prog=$replay
@@ -78,10 +87,56 @@ expect 1 "truncated record data (caplen 117, 4 bytes left) at byte offset 4980" 
 printf 'garbage garbage garbage garbage' >"$cut"
 expect 1 "bad magic 0x67617262 at byte offset 0 (nothing sent)" -- $p "$cut"
 expect 1 "not a regular file" -- --check /tmp
+# A FIFO is refused at once, not waited on for a writer.
+mkfifo "$fifo" || exit 1
+expect 1 "not a regular file" -- --check "$fifo"
 # --check reads and validates the trace only: no port, no lab, nothing sent.
 expect 0 "260 records, valid (--check: nothing sent)" -- --check "$sample"
 expect 0 "260 records, valid" -- --mode messages --check "$sample"
+# A valid trace without records passes --check; a replay of it has nothing to send.
+head -c 24 "$sample" >"$empty"
+expect 0 "0 records, valid, but nothing to replay (--check: nothing sent)" -- --check "$empty"
+expect 1 "no records (nothing sent)" -- $p "$empty"
+# Report files are opened before the trace is loaded (and the EAL started):
+# one that cannot be written is a bad argument, and a file made for the test
+# is removed again.
+# shellcheck disable=SC2086
+expect 2 "--csv /nonexistent/r.csv: cannot be written: No such file or directory (nothing sent)" \
+	$eal --vdev net_null0 -- $p --topspeed --csv /nonexistent/r.csv --json "$json" "$sample"
+# shellcheck disable=SC2086
+expect 2 "--json /tmp: cannot be written: Is a directory" $eal --vdev net_null0 -- \
+	$p --topspeed --json /tmp "$sample"
+expect 1 "bad magic" -- $p --csv "$newcsv" "$cut"
+if [ -e "$json" ] || [ -e "$newcsv" ]; then
+	failed=$((failed + 1))
+	echo "FAIL: a report file was left behind by the check: $(ls "$json" "$newcsv" 2>&1)"
+fi
 # shellcheck disable=SC2086
 expect 2 "net_bogus" $eal --vdev net_null0 -- --port net_bogus --pps 10 "$sample"
+# A report that fails to be written does not keep the others from being written.
+# shellcheck disable=SC2086
+expect 1 "--csv /dev/full: write failed" $eal --vdev net_null0 -- $p --topspeed \
+	--csv /dev/full --json "$json" "$sample"
+if grep -q '"packets": 260,' "$json" 2>/dev/null; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	echo "FAIL: --json was not written after --csv failed"
+fi
+# A frame longer than the port sends (net_null: MTU 2120 + 14) is left out
+# and counted, not reported sent: exit 1, the first one named up front.
+python3 "$(dirname "$0")/replay_compare.py" frames "$jumbo" 9000 60 || exit 1
+# shellcheck disable=SC2086
+expect 1 "too long  *1  (records longer than the port's 2134-byte frames, not sent)" \
+	$eal --vdev net_null0 -- $p --pps 100 "$jumbo"
+for word in "the first: record 0, 9000 bytes, at byte offset 24" "frames sent  *1$" \
+	"2 records (1 to replay)"; do
+	if grep -q -e "$word" "$out"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL: the replay of a 9000-byte frame does not say '$word'"
+	fi
+done
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Helpers of replay_roundtrip.sh.
+"""Helpers of the replay tests (replay_roundtrip.sh, replay_args.sh,
+replay_af_packet.sh).
 
     replay_compare.py count FILE             records in a pcap
+    replay_compare.py lengths FILE           their captured lengths, in order
+    replay_compare.py frames OUT LEN...      OUT: a nanosecond pcap of frames
+                                             of those lengths (Ethernet, type
+                                             0x88b5, record k filled with
+                                             k + 1), one second apart
     replay_compare.py cut FILE OUT K         OUT: FILE cut 5 bytes into
                                              record K's data; prints the byte
                                              offset of record K's header
@@ -61,6 +67,21 @@ def records(path):
 def cmd_count(path):
     """Print the number of records."""
     print(sum(1 for _ in records(path)))
+
+
+def cmd_lengths(path):
+    """Print the captured lengths."""
+    print(" ".join(str(r[2]) for r in records(path)))
+
+
+def cmd_frames(out, lengths):
+    """Write a pcap of frames of the given lengths."""
+    head = bytes.fromhex("020000000002" "020000000001" "88b5")
+    with open(out, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 262144, 1))
+        for k, n in enumerate(lengths):
+            f.write(struct.pack("<IIII", 1700000000 + k, 0, n, n))
+            f.write((head + bytes([k + 1]) * n)[:n])
 
 
 def cmd_cut(path, out, k):
@@ -134,6 +155,10 @@ def main():
     args = sys.argv[1:]
     if args[:1] == ["count"] and len(args) == 2:
         cmd_count(args[1])
+    elif args[:1] == ["lengths"] and len(args) == 2:
+        cmd_lengths(args[1])
+    elif args[:1] == ["frames"] and len(args) >= 3:
+        cmd_frames(args[1], [int(n) for n in args[2:]])
     elif args[:1] == ["cut"] and len(args) == 4:
         cmd_cut(args[1], args[2], int(args[3]))
     elif args[:1] == ["same"] and len(args) == 3:

@@ -47,6 +47,48 @@ wait_exit() {
 	st=$?
 }
 
+# kill_pids: end the processes listed in $pids and wait for them.
+kill_pids() {
+	for _p in $pids; do
+		kill "$_p" 2>/dev/null
+	done
+	wait 2>/dev/null
+}
+
+# veth_pair_up TAG VA VB: a veth pair between two network namespaces, VA in
+# TAG-a ($netns_a), VB in TAG-b ($netns_b), both up at MTU 2200 (a full
+# BREQ is 2134 bytes: the kernel drops it at MTU 1500), without IPv6 (its
+# neighbour discovery frames would reach the peers). Exits 77 (skipped)
+# without root, ip(8) or namespaces, 1 when a step fails. veth_pair_down
+# removes it.
+veth_pair_up() {
+	if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1; then
+		echo "SKIP: needs root and ip(8) for network namespaces"
+		exit 77
+	fi
+	netns_a=$1-a
+	if ! ip netns add "$netns_a" 2>/dev/null; then
+		netns_a=
+		echo "SKIP: cannot create network namespaces"
+		exit 77
+	fi
+	netns_b=$1-b
+	ip netns add "$netns_b" || exit 1
+	ip link add "$2" type veth peer name "$3" || exit 1
+	ip link set "$2" netns "$netns_a" || exit 1
+	ip link set "$3" netns "$netns_b" || exit 1
+	ip netns exec "$netns_a" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1" 2>/dev/null
+	ip netns exec "$netns_b" sysctl -qw "net.ipv6.conf.$3.disable_ipv6=1" 2>/dev/null
+	ip -n "$netns_a" link set "$2" mtu 2200 up || exit 1
+	ip -n "$netns_b" link set "$3" mtu 2200 up || exit 1
+}
+
+# veth_pair_down: remove the namespaces of veth_pair_up, and the veths in them.
+veth_pair_down() {
+	[ -n "${netns_a:-}" ] && ip netns del "$netns_a" 2>/dev/null
+	[ -n "${netns_b:-}" ] && ip netns del "$netns_b" 2>/dev/null
+}
+
 # fail MESSAGE...: print it and every log in $tmp, exit 1.
 fail() {
 	echo "FAIL: $*"

@@ -241,6 +241,8 @@ Test(ethdev, mtu_fits_a_full_breq)
 	cr_assert_eq(rte_eth_dev_get_mtu(dev.port_id, &mtu), 0);
 	cr_assert_eq(mtu, SEGNET_MTU);
 	cr_assert_eq(DP_MAX_FRAME, 2134);
+	/* What it sends: the MTU and the Ethernet header, a full BREQ. */
+	cr_assert_eq(dev.max_frame, DP_MAX_FRAME);
 	cr_assert_str_eq(dev.name, "net_ring1");
 	dp_ethdev_close(&dev);
 }

@@ -225,6 +225,44 @@ Test(capture, snaplen_cuts_frames)
 	scratch_drop(p);
 }
 
+/*
+ * A snaplen above the largest is refused before the file is touched (a
+ * record of it would overrun the 1 MiB buffer); at the largest, a 2 MiB
+ * frame is cut to it and reads back.
+ */
+Test(capture, snaplen_above_the_largest_is_refused)
+{
+	struct capture_opts o = { .snaplen = 2u << 20 };
+	char *p = scratch("snapmax");
+	uint8_t *f = calloc(1, 2u << 20);
+	struct capture_counts n;
+	struct capture *c;
+	struct trace *t;
+
+	cr_assert_not_null(f);
+	errno = 0;
+	cr_assert_null(capture_open(p, &o));
+	cr_assert_eq(errno, EINVAL);
+	o.snaplen = CAPTURE_SNAPLEN_MAX + 1;
+	cr_assert_eq(capture_opts_check(&o), -EINVAL);
+	cr_assert_null(capture_open(p, &o));
+	cr_assert_eq(file_size(p), 0, "the file was written to");
+	o.snaplen = CAPTURE_SNAPLEN_MAX;
+	c = capture_open(p, &o);
+	cr_assert_not_null(c);
+	f[CAPTURE_SNAPLEN_MAX - 1] = 0xab;
+	cr_assert_eq(capture_write(c, frame_ts(0), f, 2u << 20), 0);
+	cr_assert_eq(capture_close(c, &n), 0);
+	cr_assert_eq(n.truncated, 1);
+	t = load_ok(p);
+	cr_assert_eq(t->recs[0].caplen, CAPTURE_SNAPLEN_MAX);
+	cr_assert_eq(t->recs[0].wirelen, 2u << 20);
+	cr_assert_eq(t->recs[0].data[CAPTURE_SNAPLEN_MAX - 1], 0xab);
+	trace_free(t);
+	free(f);
+	scratch_drop(p);
+}
+
 Test(capture, burst)
 {
 	struct capture_opts o = { .max_packets = 3 };

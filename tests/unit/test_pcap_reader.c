@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "test_pcap_util.h"
 
@@ -87,6 +88,23 @@ Test(reader, missing_file)
 	errno = 0;
 	cr_assert_null(trace_load(p, NULL));
 	cr_assert_eq(errno, ENOENT);
+}
+
+/* A FIFO with no writer is refused at once (it used to block in fopen). */
+Test(reader, fifo_is_refused_without_waiting, .timeout = 10)
+{
+	struct trace_err e = { 0 };
+	char *p;
+
+	cr_assert_geq(asprintf(&p, "%s/fifo-%d.pcap", SEGNET_TEST_TMPDIR, (int)getpid()), 0);
+	unlink(p);
+	cr_assert_eq(mkfifo(p, 0600), 0, "mkfifo %s: %s", p, strerror(errno));
+	cr_assert_eq(trace_validate(p, NULL, &e), -EINVAL);
+	cr_assert(strstr(e.msg, "not a regular file"), "%s", e.msg);
+	errno = 0;
+	cr_assert_null(trace_reader_open(p, &e));
+	cr_assert_eq(errno, EINVAL);
+	scratch_drop(p);
 }
 
 Test(reader, big_endian_pcap)

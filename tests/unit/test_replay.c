@@ -108,7 +108,34 @@ struct rec_port {
 	unsigned int calls;
 	/* largest burst offered */
 	unsigned int max_burst;
+	/*
+	 * Keep this many sent frames before freeing the oldest (0: free at
+	 * once): a transmit ring its driver cleans as it sends.
+	 */
+	unsigned int hold;
+	/* the frames kept, oldest at held_head */
+	struct rte_mbuf **held;
+	/* how many are kept */
+	unsigned int n_held;
+	/* where the oldest is */
+	unsigned int held_head;
 };
+
+/* Keep m as sent, or free it; with hold frames kept, the oldest goes. */
+static void rec_port_release(struct rec_port *r, struct rte_mbuf *m)
+{
+	if (r->hold == 0) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (r->n_held == r->hold) {
+		rte_pktmbuf_free(r->held[r->held_head]);
+		r->held[r->held_head] = m;
+		r->held_head = (r->held_head + 1) % r->hold;
+		return;
+	}
+	r->held[(r->held_head + r->n_held++) % r->hold] = m;
+}
 
 /* Record and free what the port takes. */
 static uint16_t rec_port_tx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
@@ -130,7 +157,7 @@ static uint16_t rec_port_tx(struct dp_port *port, struct rte_mbuf **pkts, uint16
 		f->data = malloc(f->len);
 		cr_assert_not_null(f->data);
 		memcpy(f->data, rte_pktmbuf_mtod(pkts[i], void *), f->len);
-		rte_pktmbuf_free(pkts[i]);
+		rec_port_release(r, pkts[i]);
 	}
 	return k;
 }
@@ -151,6 +178,9 @@ static void rec_port_destroy(struct dp_port *port)
 
 	for (unsigned int i = 0; i < r->n; i++)
 		free(r->f[i].data);
+	for (unsigned int i = 0; i < r->n_held; i++)
+		rte_pktmbuf_free(r->held[(r->held_head + i) % r->hold]);
+	free(r->held);
 	free(r->f);
 	free(r);
 }
@@ -210,12 +240,13 @@ struct rig {
 	volatile sig_atomic_t stop;
 };
 
-/* Set up a rig on the sample trace with room for cap frames. */
-static void rig_init(struct rig *g, unsigned int cap, bool no_prebuild)
+/*
+ * Set up a rig on the sample trace with room for cap frames, frames mode
+ * configured as fc says (no_prebuild, max_frame; the rest is the rig's).
+ */
+static void rig_init_conf(struct rig *g, unsigned int cap, struct replay_frames_conf fc)
 {
 	struct trace_err err;
-	struct replay_frames_conf fc = { .socket = SOCKET_ID_ANY, .burst = 32,
-					 .no_prebuild = no_prebuild };
 	char msg[256] = "";
 
 	tdp_eal_init();
@@ -224,12 +255,20 @@ static void rig_init(struct rig *g, unsigned int cap, bool no_prebuild)
 	g->t = trace_load(SAMPLE, &err);
 	cr_assert_not_null(g->t, "%s", err.msg);
 	g->port = rec_port_new(&g->clock, cap);
+	fc.socket = SOCKET_ID_ANY;
+	fc.burst = 32;
 	fc.clock = sim_waiter_clock(&g->clock);
 	fc.stop = &g->stop;
 	g->f = replay_frames_create(&g->port->port, g->t, &fc, msg, sizeof(msg));
 	cr_assert_not_null(g->f, "%s", msg);
 	g->st = replay_stats_new();
 	cr_assert_not_null(g->st);
+}
+
+/* Set up a rig on the sample trace with room for cap frames. */
+static void rig_init(struct rig *g, unsigned int cap, bool no_prebuild)
+{
+	rig_init_conf(g, cap, (struct replay_frames_conf){ .no_prebuild = no_prebuild });
 }
 
 /* Run the loop with timing o and burst on the rig; returns its status. */
@@ -462,6 +501,45 @@ Test(replay_loop, stalled_queue_loses_the_burst_after_the_timeout)
 	rig_free(&g);
 }
 
+/*
+ * Copied frames through a port that keeps what it sent until its ring
+ * wraps (a NIC's transmit ring, cleaned as it sends): the pool runs dry
+ * while frames wait, the loop flushes them and goes on, and its report
+ * covers every frame the port took.
+ */
+Test(replay_loop, copy_pool_running_dry_is_flushed_by_the_loop)
+{
+	struct replay_frames_stats fs;
+	struct replay_summary sum;
+	struct timing_opts o;
+	struct rig g;
+
+	rig_init(&g, 6000, true);
+	g.port->hold = REPLAY_FRAMES_COPY_POOL - 8;
+	g.port->held = calloc(g.port->hold, sizeof(*g.port->held));
+	cr_assert_not_null(g.port->held);
+	timing_opts_init(&o);
+	o.mode = TIMING_TOPSPEED;
+	o.loops = TIMING_LOOPS_FOREVER;
+	o.limit = 6000;
+	cr_assert_eq(rig_run(&g, &o, 32), 0);
+	replay_frames_get_stats(g.f, &fs);
+	replay_stats_summary(g.st, &sum);
+	cr_assert_eq(g.port->n, 6000);
+	cr_assert_eq(fs.sent, 6000);
+	cr_assert_eq(fs.dropped, 0);
+	cr_assert_eq(g.res.sent, 6000, "the loop counted %llu sent",
+		     (unsigned long long)g.res.sent);
+	cr_assert_eq(sum.packets, 6000, "the report has %llu departures",
+		     (unsigned long long)sum.packets);
+	/* More flushes than full bursts: the pool did run dry. */
+	cr_assert_gt(g.res.flushes, 6000 / 32 + 1);
+	for (unsigned int j = 0; j < g.port->n; j++)
+		cr_assert(!memcmp(g.port->f[j].data, g.t->recs[j % 260].data, g.port->f[j].len),
+			  "frame %u out of order", j);
+	rig_free(&g);
+}
+
 Test(replay_loop, stop_flag_ends_a_long_gap)
 {
 	struct timing_opts o;
@@ -523,11 +601,15 @@ Test(replay_loop, mode_error_ends_the_replay)
 	trace_free(t);
 }
 
-Test(replay_frames, refuses_non_ethernet)
+/*
+ * Frames mode refuses the sample, given link type linktype, on a port that
+ * sends max_frame bytes: errno e and a message saying want.
+ */
+static void check_refused(uint32_t linktype, uint32_t max_frame, int e, const char *want)
 {
 	struct sim_clock c = { .now = START };
 	struct replay_frames_conf fc = { .socket = SOCKET_ID_ANY, .burst = 32,
-					 .clock = sim_waiter_clock(&c) };
+					 .clock = sim_waiter_clock(&c), .max_frame = max_frame };
 	struct trace_err err;
 	struct trace *t;
 	struct rec_port *p;
@@ -537,12 +619,82 @@ Test(replay_frames, refuses_non_ethernet)
 	t = trace_load(SAMPLE, &err);
 	cr_assert_not_null(t);
 	p = rec_port_new(&c, 1);
-	t->info.linktype = 101;
+	t->info.linktype = linktype;
 	cr_assert_null(replay_frames_create(&p->port, t, &fc, msg, sizeof(msg)));
-	cr_assert_eq(errno, EPROTONOSUPPORT);
-	cr_assert(strstr(msg, "link type 101 is not Ethernet"), "%s", msg);
+	cr_assert_eq(errno, e);
+	cr_assert(strstr(msg, want), "%s", msg);
 	rec_port_destroy(&p->port);
 	trace_free(t);
+}
+
+Test(replay_frames, refuses_non_ethernet)
+{
+	check_refused(101, 0, EPROTONOSUPPORT, "link type 101 is not Ethernet");
+}
+
+/*
+ * Records longer than the port sends (max_frame 1000 here; the sample has
+ * 1514-byte frames) leave the trace before the replay, counted with the
+ * first one's place in the file; the others go out, in order.
+ */
+static void check_too_long_left_out(bool no_prebuild)
+{
+	struct replay_frames_conf fc = { .no_prebuild = no_prebuild, .max_frame = 1000 };
+	struct replay_frames_stats fs;
+	struct trace_err err;
+	struct trace *file = trace_load(SAMPLE, &err);
+	uint64_t kept = 0, first = UINT64_MAX;
+	struct timing_opts o;
+	unsigned int j = 0;
+	struct rig g;
+
+	cr_assert_not_null(file, "%s", err.msg);
+	for (uint64_t k = 0; k < file->n; k++) {
+		if (file->recs[k].caplen <= 1000)
+			kept++;
+		else if (first == UINT64_MAX)
+			first = k;
+	}
+	cr_assert(kept > 0 && kept < file->n, "the sample has short and long frames");
+	rig_init_conf(&g, 1000, fc);
+	replay_frames_get_stats(g.f, &fs);
+	cr_assert_eq(g.t->n, kept);
+	cr_assert_eq(fs.too_long, file->n - kept);
+	cr_assert_eq(fs.max_frame, 1000);
+	cr_assert_eq(fs.first_too_long.index, first);
+	cr_assert_eq(fs.first_too_long.offset, file->recs[first].offset);
+	timing_opts_init(&o);
+	o.mode = TIMING_TOPSPEED;
+	cr_assert_eq(rig_run(&g, &o, 32), 0);
+	cr_assert_eq(g.port->n, kept);
+	cr_assert_eq(g.res.sent, kept);
+	for (uint64_t k = 0; k < file->n; k++) {
+		const struct trace_rec *r = &file->recs[k];
+
+		if (r->caplen > 1000)
+			continue;
+		cr_assert_eq(g.port->f[j].len, r->caplen, "frame %u", j);
+		cr_assert(!memcmp(g.port->f[j].data, r->data, r->caplen), "frame %u", j);
+		j++;
+	}
+	trace_free(file);
+	rig_free(&g);
+}
+
+Test(replay_frames, too_long_records_left_out_prebuilt)
+{
+	check_too_long_left_out(false);
+}
+
+Test(replay_frames, too_long_records_left_out_copied)
+{
+	check_too_long_left_out(true);
+}
+
+Test(replay_frames, refuses_a_trace_with_every_record_too_long)
+{
+	check_refused(1, 40, EMSGSIZE,
+		      "every record (260) is longer than the 40 bytes port rec sends");
 }
 
 /* A fake timestamp clock for the capture tests. */
@@ -730,6 +882,11 @@ Test(port_capture, open_errors)
 
 	tdp_eal_init();
 	scratch(path, sizeof(path), "err");
+	cr_assert_null(port_capture_open(path, &o));
+	cr_assert_eq(errno, EINVAL);
+	/* A snaplen beyond the largest: refused, not a 2 MiB record into the 1 MiB buffer. */
+	o.file = (struct capture_opts){ .snaplen = 2u << 20 };
+	errno = 0;
 	cr_assert_null(port_capture_open(path, &o));
 	cr_assert_eq(errno, EINVAL);
 	cr_assert_null(port_capture_open("/nonexistent-dir/x.pcap", &ok));
