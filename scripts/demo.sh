@@ -197,7 +197,7 @@ plot() {
 }
 
 main() {
-	local rc=0
+	local rc=0 check
 
 	parse_args "$@"
 	[ -r "$pcap" ] || die "--pcap $pcap: no such readable file"
@@ -206,9 +206,12 @@ main() {
 	pcap=$(cd "$(dirname "$pcap")" && pwd)/$(basename "$pcap")
 	build=$(cd "$build" 2>/dev/null && pwd || echo "$build")
 	ensure_built
-	# A damaged trace is refused before any lab comes up.
-	"$build/pcap/replay/segnet-replay" --mode messages --check "$pcap" >/dev/null ||
+	# A damaged or empty trace is refused before any lab comes up.
+	check=$("$build/pcap/replay/segnet-replay" --mode messages --check "$pcap") ||
 		die "--pcap $pcap: not a trace segnet-replay can replay (its message above)"
+	case "$check" in
+	*"nothing to replay"*) die "--pcap $pcap: no records, nothing to replay" ;;
+	esac
 	trap teardown EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM HUP
