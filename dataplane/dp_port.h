@@ -36,7 +36,7 @@ enum dp_dir {
 
 /* Observer of every frame crossing a port (capture to pcap). */
 struct dp_tap {
-	/* Called with frames before they are sent or after they arrive. */
+	/* Called with the frames a port sent (after the send) or received. */
 	void (*frames)(void *ctx, const struct dp_port *port, enum dp_dir dir,
 		       struct rte_mbuf *const *pkts, uint16_t n);
 	void *ctx;	/* passed to frames */
@@ -80,6 +80,34 @@ static inline uint16_t dp_port_rx(struct dp_port *port, struct rte_mbuf **pkts,
 }
 
 /*
+ * Hand a burst to the backend and count what it took; returns that. A tap
+ * sees only the frames taken (the wire), so it holds a reference to every
+ * frame across the send: a taken frame may be freed by the backend at once.
+ */
+static inline uint16_t dp_port_tx_taken(struct dp_port *port, struct rte_mbuf **pkts,
+					uint16_t n)
+{
+	uint16_t sent;
+
+	/* Counted before: a taken frame is the backend's, not to be read after. */
+	for (uint16_t i = 0; i < n; i++) {
+		port->stats.tx_bytes += pkts[i]->pkt_len;
+		if (port->tap)
+			rte_pktmbuf_refcnt_update(pkts[i], 1);
+	}
+	sent = port->ops->tx(port, pkts, n);
+	if (port->tap) {
+		if (sent)
+			port->tap->frames(port->tap->ctx, port, DP_DIR_TX, pkts, sent);
+		rte_pktmbuf_free_bulk(pkts, n);	/* the tap's references */
+	}
+	port->stats.tx_frames += sent;
+	for (uint16_t i = sent; i < n; i++)
+		port->stats.tx_bytes -= pkts[i]->pkt_len;
+	return sent;
+}
+
+/*
  * Send a burst. The port takes every frame: what the backend cannot queue
  * is freed and counted in tx_full.
  */
@@ -90,16 +118,9 @@ static inline void dp_port_tx(struct dp_port *port, struct rte_mbuf **pkts,
 
 	if (n == 0)
 		return;
-	if (port->tap)
-		port->tap->frames(port->tap->ctx, port, DP_DIR_TX, pkts, n);
-	for (uint16_t i = 0; i < n; i++)
-		port->stats.tx_bytes += pkts[i]->pkt_len;
-	sent = port->ops->tx(port, pkts, n);
-	port->stats.tx_frames += sent;
+	sent = dp_port_tx_taken(port, pkts, n);
 	if (sent < n) {
 		port->stats.tx_full += n - sent;
-		for (uint16_t i = sent; i < n; i++)
-			port->stats.tx_bytes -= pkts[i]->pkt_len;
 		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
 	}
 }
@@ -107,26 +128,12 @@ static inline void dp_port_tx(struct dp_port *port, struct rte_mbuf **pkts,
 /*
  * Send a burst without dropping: returns how many frames the backend took
  * (counted like dp_port_tx); the others stay the caller's, to send again or
- * free. For senders that must not lose frames (a traffic generator). The
- * tap sees the whole burst before it is sent, so frames sent again are
- * shown again.
+ * free. For senders that must not lose frames (a traffic generator).
  */
 static inline uint16_t dp_port_tx_keep(struct dp_port *port, struct rte_mbuf **pkts,
 				       uint16_t n)
 {
-	uint16_t sent;
-
-	if (n == 0)
-		return 0;
-	if (port->tap)
-		port->tap->frames(port->tap->ctx, port, DP_DIR_TX, pkts, n);
-	for (uint16_t i = 0; i < n; i++)
-		port->stats.tx_bytes += pkts[i]->pkt_len;
-	sent = port->ops->tx(port, pkts, n);
-	port->stats.tx_frames += sent;
-	for (uint16_t i = sent; i < n; i++)
-		port->stats.tx_bytes -= pkts[i]->pkt_len;
-	return sent;
+	return n ? dp_port_tx_taken(port, pkts, n) : 0;
 }
 
 /* Send one frame. */

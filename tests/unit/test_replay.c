@@ -874,6 +874,60 @@ Test(port_capture, multi_segment_frame_gathered)
 	unlink(path);
 }
 
+/*
+ * A capture shows the wire: frames the transmit queue refused (tx_full, or
+ * left to the caller by dp_port_tx_keep) are not in it, and holding frames
+ * across the send leaks none.
+ */
+Test(port_capture, frames_the_queue_refused_are_not_captured)
+{
+	struct rte_mempool *mp;
+	struct rte_mbuf *m[8];
+	struct dp_port *a;
+	struct port_capture *cap;
+	struct trace_err err;
+	struct trace *t, *back;
+	uint64_t now = 7;
+	struct port_capture_opts o = { .clock = { .now = fake_ts, .ctx = &now } };
+	char path[512];
+	unsigned int avail;
+
+	tdp_eal_init();
+	mp = tdp_pool("pc5", 64);
+	avail = rte_mempool_avail_count(mp);
+	t = trace_load(SAMPLE, &err);
+	cr_assert_not_null(t);
+	a = tport_create("a", 16);
+	tport_of(a)->tx_limit = 2;
+	scratch(path, sizeof(path), "full");
+	cap = port_capture_open(path, &o);
+	cr_assert_not_null(cap, "%s", strerror(errno));
+	cr_assert_eq(port_capture_attach(cap, a), 0);
+	sample_frames(t, mp, 0, 5, m);
+	dp_port_tx(a, m, 5);			/* 0, 1 taken; 2-4 tx_full */
+	cr_assert_eq(a->stats.tx_frames, 2);
+	cr_assert_eq(a->stats.tx_full, 3);
+	sample_frames(t, mp, 5, 3, m);
+	cr_assert_eq(dp_port_tx_keep(a, m, 3), 2);	/* 5, 6 taken; 7 the caller's */
+	rte_pktmbuf_free(m[2]);
+	cr_assert_eq(port_capture_close(cap, NULL, NULL), 0);
+	back = trace_load(path, &err);
+	cr_assert_not_null(back, "%s", err.msg);
+	cr_assert_eq(back->n, 4, "captured %u frames, the port took 4", (unsigned int)back->n);
+	for (unsigned int i = 0; i < 4; i++) {
+		unsigned int rec = i < 2 ? i : i + 3;
+
+		cr_assert_eq(back->recs[i].caplen, t->recs[rec].caplen);
+		cr_assert(!memcmp(back->recs[i].data, t->recs[rec].data, t->recs[rec].caplen));
+	}
+	trace_free(back);
+	trace_free(t);
+	dp_port_destroy(a);
+	cr_assert_eq(rte_mempool_avail_count(mp), avail, "frames leaked: %d",
+		     (int)(avail - rte_mempool_avail_count(mp)));
+	unlink(path);
+}
+
 Test(port_capture, open_errors)
 {
 	struct port_capture_opts o = { .file = { .max_bytes = 10 } };
