@@ -327,7 +327,8 @@ static int nicd_parse_value(struct nicd_opts *o, int c, const char *arg, char *e
 	case NICD_OPT_DESCRIPTORS:
 		return dp_opt_u32("--descriptors", arg, 16, 1u << 22, &o->descriptors, err, errlen);
 	case NICD_OPT_CFG_KEEPALIVE:
-		return dp_opt_u32("--cfg-keepalive", arg, 1, 1000000, &o->cfg_keepalive, err, errlen);
+		return dp_opt_u32("--cfg-keepalive", arg, 1, PROTO_MAX_CFG_KEEPALIVE,
+				  &o->cfg_keepalive, err, errlen);
 	case NICD_OPT_IDLE_SLEEP_US:
 		return dp_opt_u32("--idle-sleep-us", arg, 0, 1000000, &o->idle_sleep_us, err, errlen);
 	case NICD_OPT_IDLE_AFTER_US:

@@ -43,6 +43,17 @@ enum {
 	PROTO_MAX_GNT_KEEPALIVE = PROTO_LOST_GNT_SLOTS / 8,
 };
 
+/*
+ * The other way: the switch marks a node down after PROTO_DOWN_SLOTS slots
+ * without a CFG (its --down-slots default), and a NIC whose requests do not
+ * change sends a keepalive CFG at least every PROTO_MAX_CFG_KEEPALIVE slots
+ * (its --cfg-keepalive), an eighth of that.
+ */
+enum {
+	PROTO_DOWN_SLOTS = 20000,
+	PROTO_MAX_CFG_KEEPALIVE = PROTO_DOWN_SLOTS / 8,
+};
+
 /* Packet types; the value is the on-wire type byte. */
 enum proto_type {
 	PROTO_T_BREQ = 1,	/* bulk request: message + payload (bulk) */

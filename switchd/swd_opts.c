@@ -300,7 +300,7 @@ static void swd_opts_defaults(struct swd_opts *o)
 	o->slot_frames = 1;
 	o->link_gbps = 10;
 	o->quick_mode = SW_QUICK_DROP;
-	o->down_slots = 20000;
+	o->down_slots = PROTO_DOWN_SLOTS;
 	o->gnt_keepalive = 8;
 	o->grant_lead = 1;
 	o->idle_sleep_us = 100;

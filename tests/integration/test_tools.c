@@ -97,6 +97,9 @@ Test(tools, nicd_bad_arguments)
 		      "--vnet", vnet, "--bulk-port", "x", "--endpoints=0", NULL);
 	t_usage_error("--cfg-keepalive 0", NICD_BIN,
 		      "--vnet", vnet, "--bulk-port", "x", "--cfg-keepalive", "0", NULL);
+	/* Longer would let switchd's default --down-slots mark an idle node down. */
+	t_usage_error("--cfg-keepalive 2501", NICD_BIN,
+		      "--vnet", vnet, "--bulk-port", "x", "--cfg-keepalive", "2501", NULL);
 	t_usage_error("--bogus", NICD_BIN, "--bogus", NULL);
 	t_usage_error("NAME:BULKDEV", NICD_BIN, "--vnet", vnet, "--node", "onlyname", NULL);
 	t_usage_error("share a device", NICD_BIN,

@@ -362,7 +362,7 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 	case O_PER_TARGET: cli->per_target = (uint16_t)parse_count("per-target-cap", arg, 1, 4096); break;
 	case O_QUICK_BUFFERS: c->quick_bufs = (uint16_t)parse_count("quick-buffers", arg, 1, 4096); break;
 	case O_DESCRIPTORS: c->descriptors = (uint32_t)parse_count("descriptors", arg, 16, 1 << 22); break;
-	case O_CFG_KEEPALIVE: c->cfg_keepalive = (uint32_t)parse_count("cfg-keepalive", arg, 1, 1000000); break;
+	case O_CFG_KEEPALIVE: c->cfg_keepalive = (uint32_t)parse_count("cfg-keepalive", arg, 1, PROTO_MAX_CFG_KEEPALIVE); break;
 	case O_PAYLOAD: c->payload = (uint16_t)parse_count("payload", arg, 0, PROTO_MAX_PAYLOAD); break;
 	case O_PRESET:
 		if (strcmp(arg, "clint"))

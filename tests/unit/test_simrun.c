@@ -349,6 +349,7 @@ Test(simrun, bad_arguments_exit_2_naming_the_argument)
 		{ { "--load", NULL }, "--load" },
 		{ { "--bursty=1", NULL }, "--bursty" },
 		{ { "--seed", "1", "--seed", "2", NULL }, "--seed given twice" },
+		{ { "--cfg-keepalive", "2501", NULL }, "--cfg-keepalive" },
 		{ { "--csv", "/proc/segnet-sim-test.csv", NULL }, "--csv" },
 	};
 	struct t_run *r = calloc(1, sizeof(*r));
