@@ -346,6 +346,9 @@ bool nicd_nodes_poll(struct nicd_nodes *ns, uint64_t now, uint64_t *next)
 {
 	bool work = false;
 
+	/* A link that went down (the switch restarted): restart its device if that brings it back. */
+	for (unsigned int k = 0; k < ns->n_dev; k++)
+		work |= dp_ethdev_watch(&ns->dev[k].eth, now);
 	for (unsigned int i = 0; i < ns->n; i++) {
 		struct nicd_node *n = &ns->node[i];
 		uint64_t t, a;
