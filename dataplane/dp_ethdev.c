@@ -50,6 +50,14 @@ enum {
 	DP_AFP_DATA_OFFSET = 32,
 	/* Smallest slot for a full BREQ, a multiple of TPACKET_ALIGNMENT. */
 	DP_AFP_MIN_FRAMESZ = (DP_MAX_FRAME + DP_AFP_RX_OFFSET + 15) / 16 * 16,
+	/* Nanoseconds in a millisecond. */
+	DP_NS_PER_MS = 1000000,
+	/* dp_ethdev_watch reads the link this often (ms). */
+	DP_ETHDEV_WATCH_MS = 10,
+	/* A link down this long gets its first restart (ms)... */
+	DP_ETHDEV_RESTART_FIRST_MS = 100,
+	/* ... and the next ones at doubling intervals up to this (ms). */
+	DP_ETHDEV_RESTART_MAX_MS = 2000,
 };
 
 /* Names of the backend counters, from the X-macro list. */
@@ -57,9 +65,15 @@ const char *const dp_ethdev_port_counter_names[] = {
 	DP_ETHDEV_PORT_COUNTERS(DP_COUNTER_NAME)
 };
 
+/* Names of the link counters, from the X-macro list. */
+const char *const dp_ethdev_link_counter_names[] = {
+	DP_ETHDEV_LINK_COUNTERS(DP_COUNTER_NAME)
+};
+
 /* A dp_port on one queue pair of an ethdev. */
 struct dp_ethdev_port {
 	struct dp_port port;			/* must be first */
+	const struct dp_ethdev *dev;		/* its device (stopped or not) */
 	uint16_t port_id;			/* DPDK port id */
 	uint16_t rxq;				/* receive queue polled */
 	uint16_t txq;				/* transmit queue used */
@@ -107,16 +121,23 @@ static int dp_ethdev_kernel_mtu(const char *ifname)
 	return ret ? -1 : ifr.ifr_mtu;
 }
 
+/* The device's devargs as key-value pairs (rte_kvargs_free them), or NULL. */
+static struct rte_kvargs *dp_ethdev_kvargs(const struct rte_eth_dev_info *info)
+{
+	const struct rte_devargs *da = info->device ? rte_dev_devargs(info->device) : NULL;
+
+	return da && da->args ? rte_kvargs_parse(da->args, NULL) : NULL;
+}
+
 /* The af_packet devargs that carry full BREQs in 2304-byte mbufs. */
 #define DP_AFP_HINT "framesz=2304,blocksz=36864"
 
 /* Read an af_packet device's devargs, with the driver's defaults; free a->kv after. */
 static void dp_afp_args_read(const struct rte_eth_dev_info *info, struct dp_afp_args *a)
 {
-	const struct rte_devargs *da = info->device ? rte_dev_devargs(info->device) : NULL;
 	const char *fs, *bs;
 
-	a->kv = da && da->args ? rte_kvargs_parse(da->args, NULL) : NULL;
+	a->kv = dp_ethdev_kvargs(info);
 	fs = a->kv ? rte_kvargs_get(a->kv, "framesz") : NULL;
 	bs = a->kv ? rte_kvargs_get(a->kv, "blocksz") : NULL;
 	a->iface = a->kv ? rte_kvargs_get(a->kv, "iface") : NULL;
@@ -194,8 +215,7 @@ static uint32_t dp_ethdev_max_frame_af_packet(const struct rte_eth_dev_info *inf
 static int dp_ethdev_check_memif(const char *name, const struct rte_eth_dev_info *info,
 				 uint32_t buf, char *err, size_t errlen)
 {
-	const struct rte_devargs *da = info->device ? rte_dev_devargs(info->device) : NULL;
-	struct rte_kvargs *kv = da && da->args ? rte_kvargs_parse(da->args, NULL) : NULL;
+	struct rte_kvargs *kv = dp_ethdev_kvargs(info);
 	const char *bs = kv ? rte_kvargs_get(kv, "bsize") : NULL;
 	unsigned long bsize = bs ? strtoul(bs, NULL, 0) : DP_MEMIF_DEFAULT_BSIZE;
 
@@ -245,6 +265,30 @@ static uint32_t dp_ethdev_max_frame(const struct rte_eth_dev_info *info, bool se
 	if (lax == NULL)
 		return (uint32_t)mtu + RTE_ETHER_HDR_LEN;
 	return lax->max_frame ? lax->max_frame(info) : 0;
+}
+
+/*
+ * What brings the device's link back once its peer went away and came
+ * again, in DPDK 22.11: a memif client connects to its server only in
+ * rte_eth_dev_start; a virtio-user client connects to its vhost-user server
+ * only when probed (a restart does not reconnect it), and a virtio-user
+ * server takes the vhost-user client's reconnection by itself, as NICs,
+ * af_packet and servers do.
+ */
+static enum dp_ethdev_link_policy dp_ethdev_link_policy(const struct rte_eth_dev_info *info)
+{
+	enum dp_ethdev_link_policy policy = DP_ETHDEV_LINK_WAIT;
+	struct rte_kvargs *kv = dp_ethdev_kvargs(info);
+	const char *role = kv ? rte_kvargs_get(kv, "role") : NULL;
+	const char *server = kv ? rte_kvargs_get(kv, "server") : NULL;
+	const char *driver = info->driver_name ? info->driver_name : "";
+
+	if (!strcmp(driver, "net_memif") && role && !strcmp(role, "client"))
+		policy = DP_ETHDEV_LINK_RESTART;
+	else if (!strcmp(driver, "net_virtio_user") && !(server && strtoul(server, NULL, 0)))
+		policy = DP_ETHDEV_LINK_LOST;
+	rte_kvargs_free(kv);
+	return policy;
 }
 
 /* True when s is a decimal port number, stored in *id. */
@@ -472,6 +516,15 @@ static int dp_ethdev_set_mtu(const char *name, uint16_t id, char *err, size_t er
 	return ret;
 }
 
+/* Read the link without waiting; true when it is up (a driver that cannot tell: up). */
+static bool dp_ethdev_read_link(uint16_t id, struct rte_eth_link *link)
+{
+	memset(link, 0, sizeof(*link));
+	if (rte_eth_link_get_nowait(id, link) == -ENOTSUP)
+		link->link_status = RTE_ETH_LINK_UP;
+	return link->link_status == RTE_ETH_LINK_UP;
+}
+
 /* Poll the link until it is up, wait_ms passed or SIGINT/SIGTERM came (dp_stop); fills out. */
 static int dp_ethdev_wait_link(const char *name, uint16_t id, uint32_t wait_ms,
 			       struct dp_ethdev *out, char *err, size_t errlen)
@@ -485,11 +538,7 @@ static int dp_ethdev_wait_link(const char *name, uint16_t id, uint32_t wait_ms,
 				 name);
 			return -EINTR;
 		}
-		memset(&link, 0, sizeof(link));
-		/* A driver that cannot tell is taken to be up. */
-		if (rte_eth_link_get_nowait(id, &link) == -ENOTSUP)
-			link.link_status = RTE_ETH_LINK_UP;
-		if (link.link_status == RTE_ETH_LINK_UP || waited >= wait_ms)
+		if (dp_ethdev_read_link(id, &link) || waited >= wait_ms)
 			break;
 		rte_delay_us_sleep(DP_ETHDEV_LINK_POLL_MS * 1000);
 		waited += DP_ETHDEV_LINK_POLL_MS;
@@ -573,6 +622,9 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 		return ret;
 	out->port_id = id;
 	snprintf(out->name, sizeof(out->name), "%s", name);
+	out->watch.policy = dp_ethdev_link_policy(&info);
+	out->watch.log.interval_ns = 10ull * NS_PER_S;
+	out->watch.log.burst = 1;
 	if (!set_mtu || rte_eth_dev_get_mtu(id, &out->mtu))
 		out->mtu = DP_ETHDEV_MTU;
 	out->max_frame = dp_ethdev_max_frame(&info, set_mtu, out->mtu);
@@ -609,17 +661,132 @@ void dp_ethdev_close(struct dp_ethdev *dev)
 
 	if (!dev || !rte_eth_dev_is_valid_port(dev->port_id))
 		return;
-	/* Some drivers (ring) keep received frames past close: take them. */
-	dp_ethdev_drain(dev->port_id);
-	ret = rte_eth_dev_stop(dev->port_id);
-	if (ret)
-		DP_LOG(dp_ethdev_logtype, WARNING, "port %s: stop failed: %s",
-		       dev->name, rte_strerror(-ret));
+	/* A device a failed restart left stopped has nothing to drain or stop. */
+	if (!dev->stopped) {
+		/* Some drivers (ring) keep received frames past close: take them. */
+		dp_ethdev_drain(dev->port_id);
+		ret = rte_eth_dev_stop(dev->port_id);
+		if (ret)
+			DP_LOG(dp_ethdev_logtype, WARNING, "port %s: stop failed: %s",
+			       dev->name, rte_strerror(-ret));
+	}
 	ret = rte_eth_dev_close(dev->port_id);
 	if (ret)
 		DP_LOG(dp_ethdev_logtype, WARNING, "port %s: close failed: %s",
 		       dev->name, rte_strerror(-ret));
 	dev->port_id = RTE_MAX_ETHPORTS;
+	dev->stopped = false;
+}
+
+int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!rte_eth_dev_is_valid_port(dev->port_id)) {
+		snprintf(err, errlen, "port %s: not set up", dev->name);
+		return -ENODEV;
+	}
+	/* Stopped by a failed restart: stopping again would only log "already stopped". */
+	if (!dev->stopped) {
+		dev->stopped = true;
+		ret = rte_eth_dev_stop(dev->port_id);
+		if (ret) {
+			snprintf(err, errlen, "port %s: cannot stop: %s", dev->name,
+				 rte_strerror(-ret));
+			return ret;
+		}
+	}
+	ret = rte_eth_dev_start(dev->port_id);
+	if (ret) {
+		snprintf(err, errlen, "port %s: cannot start: %s", dev->name, rte_strerror(-ret));
+		return ret;
+	}
+	dev->stopped = false;
+	return 0;
+}
+
+/* The link of dev went down at now (or was not up yet): start the back-off. */
+static void dp_ethdev_link_lost(struct dp_ethdev *dev, uint64_t now)
+{
+	struct dp_ethdev_watch *w = &dev->watch;
+
+	w->down_since = now;
+	w->restarts_before = w->stats.port_restarts;
+	w->next_restart = now + DP_ETHDEV_RESTART_FIRST_MS * DP_NS_PER_MS;
+	w->backoff = 2 * DP_ETHDEV_RESTART_FIRST_MS * DP_NS_PER_MS;
+	if (w->policy == DP_ETHDEV_LINK_LOST) {
+		w->next_check = UINT64_MAX;
+		DP_LOG(dp_ethdev_logtype, WARNING,
+		       "port %s: link down for good: a virtio-user client does not reconnect to a restarted vhost-user server (restart this process, or make this end the server, server=1, and the other the client, client=1)",
+		       dev->name);
+	}
+	if (!dev->link_up)
+		return;
+	w->stats.link_down++;
+	if (w->policy != DP_ETHDEV_LINK_LOST)
+		DP_LOG(dp_ethdev_logtype, WARNING, "port %s: link down%s", dev->name,
+		       w->policy == DP_ETHDEV_LINK_RESTART ?
+		       "; restarting the device until it is up again (its driver does not reconnect by itself)" :
+		       "");
+}
+
+/*
+ * The link of dev is up at now after being down since w->down_since. A
+ * link that was not up yet at set-up (a handshake under way) is news only
+ * when it took restarts.
+ */
+static void dp_ethdev_link_back(struct dp_ethdev *dev, uint64_t now)
+{
+	struct dp_ethdev_watch *w = &dev->watch;
+	uint64_t restarts = w->stats.port_restarts - w->restarts_before;
+
+	if (w->stats.link_down)
+		w->stats.link_up++;
+	if (w->stats.link_down || restarts)
+		DP_LOG(dp_ethdev_logtype, NOTICE, "port %s: link up %s%.2f s down, %llu restart(s)",
+		       dev->name, w->stats.link_down ? "again after " : "after ",
+		       (double)(now - w->down_since) / 1e9, (unsigned long long)restarts);
+	w->down_since = 0;
+}
+
+/* Restart dev, down since w->down_since, and schedule the next restart. */
+static void dp_ethdev_watch_restart(struct dp_ethdev *dev, uint64_t now)
+{
+	struct dp_ethdev_watch *w = &dev->watch;
+	char err[256];
+	int ret = dp_ethdev_restart(dev, err, sizeof(err));
+
+	w->stats.port_restarts++;
+	if (ret)
+		w->stats.restart_failed++;
+	if (ret && dp_ratelimit_ok(&w->log, now))
+		DP_LOG(dp_ethdev_logtype, INFO, "%s (restart %llu, link down for %.1f s; trying again in %.1f s)",
+		       err, (unsigned long long)w->stats.port_restarts,
+		       (double)(now - w->down_since) / 1e9, (double)w->backoff / 1e9);
+	w->next_restart = now + w->backoff;
+	w->backoff = RTE_MIN(2 * w->backoff,
+			     (uint64_t)DP_ETHDEV_RESTART_MAX_MS * DP_NS_PER_MS);
+}
+
+bool dp_ethdev_watch(struct dp_ethdev *dev, uint64_t now)
+{
+	struct dp_ethdev_watch *w = &dev->watch;
+	struct rte_eth_link link;
+	bool up;
+
+	if (now < w->next_check || !rte_eth_dev_is_valid_port(dev->port_id))
+		return false;
+	w->next_check = now + DP_ETHDEV_WATCH_MS * DP_NS_PER_MS;
+	up = !dev->stopped && dp_ethdev_read_link(dev->port_id, &link);
+	if (up && w->down_since)
+		dp_ethdev_link_back(dev, now);
+	else if (!up && !w->down_since)
+		dp_ethdev_link_lost(dev, now);
+	dev->link_up = up;
+	if (up || w->policy != DP_ETHDEV_LINK_RESTART || now < w->next_restart)
+		return false;
+	dp_ethdev_watch_restart(dev, now);
+	return true;
 }
 
 /* Container of a port. */
@@ -644,8 +811,12 @@ static void dp_ethdev_drop_multiseg(struct dp_ethdev_port *p, struct rte_mbuf *m
 static uint16_t dp_ethdev_rx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct dp_ethdev_port *p = dp_ethdev_of(port);
-	uint16_t got = rte_eth_rx_burst(p->port_id, p->rxq, pkts, n);
-	uint16_t kept = 0;
+	uint16_t got, kept = 0;
+
+	/* A stopped device's queues are DPDK's dummies, which complain. */
+	if (unlikely(p->dev->stopped))
+		return 0;
+	got = rte_eth_rx_burst(p->port_id, p->rxq, pkts, n);
 
 	for (uint16_t i = 0; i < got; i++) {
 		if (likely(pkts[i]->nb_segs == 1))
@@ -661,6 +832,8 @@ static uint16_t dp_ethdev_tx(struct dp_port *port, struct rte_mbuf **pkts, uint1
 {
 	struct dp_ethdev_port *p = dp_ethdev_of(port);
 
+	if (unlikely(p->dev->stopped))
+		return 0;
 	return rte_eth_tx_burst(p->port_id, p->txq, pkts, n);
 }
 
@@ -706,6 +879,7 @@ struct dp_port *dp_ethdev_port_create(const struct dp_ethdev *dev, uint16_t rxq,
 	else
 		snprintf(p->port.name, sizeof(p->port.name), "%.32s.r%u.t%u",
 			 dev->name, rxq, txq);
+	p->dev = dev;
 	p->port_id = dev->port_id;
 	p->rxq = rxq;
 	p->txq = txq;

@@ -13,6 +13,7 @@
 
 #include <rte_mempool.h>
 
+#include "dp_log.h"
 #include "dp_port.h"
 
 /* How to bring up an ethdev. */
@@ -23,6 +24,42 @@ struct dp_ethdev_conf {
 	uint16_t tx_desc;		/* descriptors per transmit queue (0 = 1024) */
 	uint32_t link_wait_ms;		/* wait this long for link up (0 = don't wait) */
 	bool promiscuous;		/* accept frames for any MAC */
+};
+
+#define DP_ETHDEV_LINK_COUNTERS(X) \
+	X(link_down, "times the link went down") \
+	X(link_up, "times it came back up after going down") \
+	X(port_restarts, "stops and starts to bring the link back") \
+	X(restart_failed, "restarts whose start failed (the peer not there yet)")
+
+/* Link events of a device and what dp_ethdev_watch did about them. */
+struct dp_ethdev_link_stats {
+	DP_ETHDEV_LINK_COUNTERS(DP_COUNTER_FIELD)
+};
+
+/* Names of struct dp_ethdev_link_stats fields, in order. */
+extern const char *const dp_ethdev_link_counter_names[];
+
+/* What dp_ethdev_watch does while a device's link is down, by its driver. */
+enum dp_ethdev_link_policy {
+	DP_ETHDEV_LINK_WAIT,	/* wait: it comes back by itself (NICs,
+				 * af_packet, servers, a virtio-user server) */
+	DP_ETHDEV_LINK_RESTART,	/* restart the device until it is up (a memif
+				 * client: it connects only when started) */
+	DP_ETHDEV_LINK_LOST,	/* nothing brings it back (a virtio-user client):
+				 * say so once and stop reading it */
+};
+
+/* What dp_ethdev_watch keeps between calls (times in ns, as its now). */
+struct dp_ethdev_watch {
+	uint64_t next_check;		/* when to read the link again */
+	uint64_t down_since;		/* when it was first seen down; 0 while up */
+	uint64_t next_restart;		/* when to restart the device next */
+	uint64_t backoff;		/* wait after that restart before the next one */
+	uint64_t restarts_before;	/* stats.port_restarts when it went down */
+	enum dp_ethdev_link_policy policy;	/* what to do while it is down */
+	struct dp_ratelimit log;	/* limits the restart lines */
+	struct dp_ethdev_link_stats stats;	/* link events, restarts */
 };
 
 /* An ethdev that is set up and started. */
@@ -38,8 +75,12 @@ struct dp_ethdev {
 	 * frame is dropped, by most drivers silently. A VLAN tag counts in.
 	 */
 	uint32_t max_frame;
-	bool link_up;			/* link status after the wait */
+	bool link_up;			/* link status after the wait, then as
+					 * dp_ethdev_watch last read it */
+	bool stopped;			/* left stopped by a failed restart: its
+					 * ports pass nothing until one succeeds */
 	uint32_t link_speed_mbps;	/* link speed, 0 if unknown */
+	struct dp_ethdev_watch watch;	/* dp_ethdev_watch's state */
 };
 
 /*
@@ -73,9 +114,33 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 void dp_ethdev_close(struct dp_ethdev *dev);
 
 /*
+ * Stop the device and start it again (its queues, MTU and promiscuous mode
+ * stay as set up): what brings back the link of a memif client whose
+ * server restarted, as DPDK 22.11's memif driver connects only in
+ * rte_eth_dev_start. 0, or -errno with a message naming the port; the
+ * device is then left stopped (dev->stopped) and its ports receive and
+ * send nothing until a later restart succeeds.
+ */
+int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen);
+
+/*
+ * Watch dev's link at now (ns): read it every 10 ms, count and log when it
+ * goes down and when it comes back. While it is down, what
+ * dev->watch.policy says (dp_ethdev_setup sets it from the driver): wait;
+ * restart the device after 100 ms, then at doubling intervals up to 2 s,
+ * until the link is up (memif client); or say once that nothing will
+ * bring it back and stop reading it (virtio-user client, whose link reads
+ * log an error each while it is down). True when it restarted the device.
+ * Call it from the thread that polls dev's ports.
+ */
+bool dp_ethdev_watch(struct dp_ethdev *dev, uint64_t now);
+
+/*
  * A dp_port on receive queue rxq and transmit queue txq of a started ethdev.
  * Several ports may share a device on different queues (e.g. data and
- * control traffic). NULL with errno on failure.
+ * control traffic). The port reads dev while it runs (dev->stopped): dev
+ * must stay where it is as long as the port exists. NULL with errno on
+ * failure.
  */
 struct dp_port *dp_ethdev_port_create(const struct dp_ethdev *dev, uint16_t rxq,
 				      uint16_t txq);

@@ -343,11 +343,19 @@ static uint64_t nic_join_poll(struct nic *nic, uint64_t now)
 
 		if (now - nic->gnt_time <= limit)
 			return nic->gnt_time + limit + 1;
-		DP_LOG(nic_logtype, NOTICE, "node %u: no grant for %u slots, joining again",
+		DP_LOG(nic_logtype, NOTICE, "node %u: no grant for %u slots, joining again (pending messages fail, connections start over)",
 		       nic->id, nic->cfg.lost_gnt_slots);
 		nic->stats.rejoins++;
 		nic->state = NIC_JOINING;
 		nic->hello_nonce++;	/* a new incarnation: peers must restart with it */
+		/*
+		 * ... and so must we: a switch that sees us rejoin tells our peers
+		 * to start over with us, and a restarted switch tells a node whose
+		 * peer has not joined it yet that the peer is down. A side that
+		 * kept its packet numbers would never be understood again.
+		 */
+		for (uint16_t t = 0; t < nic->cfg.max_nodes; t++)
+			nic_fail_peer(nic, t, now);
 		nic->next_hello = now;
 	}
 	if (now >= nic->next_hello) {

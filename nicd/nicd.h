@@ -96,8 +96,11 @@ void nicd_opts_usage(FILE *f, const char *prog);
 
 /* One ethdev nicd brought up. */
 struct nicd_dev {
-	struct dp_ethdev eth;		/* the started device */
+	struct dp_ethdev eth;		/* the started device (port_id
+					 * RTE_MAX_ETHPORTS until set up: what
+					 * nicd_nodes_close closes) */
 	const char *name;		/* as the command line named it */
+	uint16_t port_id;		/* the DPDK port the name resolves to */
 	uint16_t rx_queues;		/* 2 when queue 1 takes control frames */
 	struct rte_mempool *mp;		/* its receive pool (its NUMA node's) */
 };

@@ -38,7 +38,8 @@ static int nicd_dev_add(struct nicd_nodes *ns, const char *name)
 	d = &ns->dev[ns->n_dev];
 	memset(d, 0, sizeof(*d));
 	d->name = name;
-	d->eth.port_id = RTE_MAX_ETHPORTS;	/* nothing to close yet */
+	d->port_id = RTE_MAX_ETHPORTS;
+	d->eth.port_id = RTE_MAX_ETHPORTS;	/* nothing to close until set up */
 	return (int)ns->n_dev++;
 }
 
@@ -80,18 +81,18 @@ static int nicd_find_devs(struct nicd_nodes *ns, bool control_queue, char *err,
 	for (unsigned int k = 0; k < ns->n_dev; k++) {
 		struct nicd_dev *d = &ns->dev[k];
 		struct rte_eth_dev_info info;
-		int rc = dp_ethdev_find(d->name, &d->eth.port_id, err, errlen);
+		int rc = dp_ethdev_find(d->name, &d->port_id, err, errlen);
 
 		if (rc)
 			return rc;
 		for (unsigned int j = 0; j < k; j++)
-			if (ns->dev[j].eth.port_id == d->eth.port_id) {
+			if (ns->dev[j].port_id == d->port_id) {
 				snprintf(err, errlen, "%s and %s are the same device (DPDK port %u): give each channel and node its own",
-					 ns->dev[j].name, d->name, d->eth.port_id);
+					 ns->dev[j].name, d->name, d->port_id);
 				return -EINVAL;
 			}
 		d->rx_queues = control_queue && nicd_dev_shared(ns, k) ? 2 : 1;
-		rc = rte_eth_dev_info_get(d->eth.port_id, &info);
+		rc = rte_eth_dev_info_get(d->port_id, &info);
 		if (rc) {
 			snprintf(err, errlen, "port %s: cannot read device info: %s", d->name,
 				 rte_strerror(-rc));
@@ -116,7 +117,7 @@ static unsigned int nicd_pool_index(int socket)
 /* Socket of a device, SOCKET_ID_ANY when it has none. */
 static int nicd_dev_socket(const struct nicd_dev *d)
 {
-	int s = rte_eth_dev_socket_id(d->eth.port_id);
+	int s = rte_eth_dev_socket_id(d->port_id);
 
 	return s < 0 ? SOCKET_ID_ANY : s;
 }
@@ -345,6 +346,9 @@ bool nicd_nodes_poll(struct nicd_nodes *ns, uint64_t now, uint64_t *next)
 {
 	bool work = false;
 
+	/* A link that went down (the switch restarted): restart its device if that brings it back. */
+	for (unsigned int k = 0; k < ns->n_dev; k++)
+		work |= dp_ethdev_watch(&ns->dev[k].eth, now);
 	for (unsigned int i = 0; i < ns->n; i++) {
 		struct nicd_node *n = &ns->node[i];
 		uint64_t t, a;

@@ -69,6 +69,15 @@ void nicd_report_line(FILE *f, const struct nicd_nodes *ns,
 	fflush(f);
 }
 
+/* A device's non-zero link counters, "DEVICE.link_down 1" (dp_ethdev_watch). */
+static void nicd_report_link(FILE *f, const struct nicd_dev *d)
+{
+	struct dp_counter_set set = DP_COUNTER_SET(d->name, dp_ethdev_link_counter_names,
+						   &d->eth.watch.stats);
+
+	dp_counters_print(f, &set);
+}
+
 void nicd_report_summary(FILE *f, const struct nicd_nodes *ns,
 			 const struct dp_idle *idle, double seconds)
 {
@@ -85,6 +94,9 @@ void nicd_report_summary(FILE *f, const struct nicd_nodes *ns,
 		dp_ethdev_port_print(f, n->bulk);
 		if (n->quick != n->bulk)
 			dp_ethdev_port_print(f, n->quick);
+		nicd_report_link(f, &ns->dev[n->bulk_dev]);
+		if (n->quick_dev != n->bulk_dev)
+			nicd_report_link(f, &ns->dev[n->quick_dev]);
 	}
 	fprintf(f, "idle back-off: %llu sleeps, %.3f s asleep (%.0f%% of the run)\n",
 		(unsigned long long)idle->sleeps, (double)idle->slept_ns / 1e9,

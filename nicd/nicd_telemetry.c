@@ -8,7 +8,10 @@
  *                                 by reason, host-interface counters
  *                                 (host_*), stage counters per virtual
  *                                 network (vnetID_STAGE_COUNTER), port
- *                                 counters (bulk_* / quick_* / port_*)
+ *                                 counters (bulk_* / quick_* / port_*),
+ *                                 link counters (link_*, port_restarts,
+ *                                 restart_failed; quick_* for a quick
+ *                                 device of its own)
  *   /segnet/nic/endpoints[,NAME]  per open endpoint: vnet, uid, pid,
  *                                 buffers and its counters
  *
@@ -140,6 +143,24 @@ static void nicd_tel_ports(struct nicd_tel_out *o, const struct nicd_node *n)
 }
 
 /*
+ * Link counters of a node's device (dp_ethdev_watch): "link_down",
+ * "port_restarts" ...; those of a quick device of its own "quick_link_down" ...
+ */
+static void nicd_tel_links(struct nicd_tel_out *o, const struct nicd_nodes *ns,
+			   const struct nicd_node *n)
+{
+	const struct dp_ethdev_link_stats *s = &ns->dev[n->bulk_dev].eth.watch.stats;
+
+	nicd_tel_counters(o, "", dp_ethdev_link_counter_names, (const uint64_t *)s,
+			  sizeof(*s) / sizeof(uint64_t));
+	if (n->quick_dev == n->bulk_dev)
+		return;
+	s = &ns->dev[n->quick_dev].eth.watch.stats;
+	nicd_tel_counters(o, "quick_", dp_ethdev_link_counter_names, (const uint64_t *)s,
+			  sizeof(*s) / sizeof(uint64_t));
+}
+
+/*
  * Everything about one node into o; the stage counters come last, so with
  * many virtual networks those are what a full dictionary leaves out, and
  * counters_left_out says how many.
@@ -166,6 +187,7 @@ static void nicd_tel_node(struct nicd_tel_out *o, const struct nicd_nodes *ns,
 			  (const uint64_t *)host_stats(n->host),
 			  sizeof(struct host_stats) / sizeof(uint64_t));
 	nicd_tel_ports(o, n);
+	nicd_tel_links(o, ns, n);
 	nicd_tel_stages(o, ns, n->nic);
 	if (o->left_out) {
 		o->bytes += 40;

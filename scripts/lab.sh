@@ -10,6 +10,8 @@
 #   scripts/lab.sh down [--name NAME] [--dir DIR] [--timeout SEC]
 #   scripts/lab.sh stop-node NODE | start-node NODE   (a node with its own nicd)
 #   scripts/lab.sh attach NODE    (EAL arguments to take a stopped node's port)
+#   scripts/lab.sh restart-switchd (stop switchd, start it again, wait for the
+#                                  nodes to join it; on vhost their nicds too)
 #   scripts/lab.sh --help
 #
 # up options:
@@ -41,7 +43,8 @@
 #   --cores LIST       CPUs: switchd on the first, the nicds on the others in
 #                      turn (default: the CPUs this process may use; on two,
 #                      switchd on one and every nicd on the other)
-#   --join-timeout S   how long up waits for every node to join (default 20)
+#   --join-timeout S   how long up (and restart-switchd) waits for every node
+#                      to join (default 20)
 #   --build DIR        where the binaries are (default: the tree's build/,
 #                      then $PATH)
 # Every command takes:
@@ -61,7 +64,7 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prog=lab.sh
 
-synopsis="scripts/lab.sh up|down|status|env|stop-node|start-node|attach [options]"
+synopsis="scripts/lab.sh up|down|status|env|stop-node|start-node|attach|restart-switchd [options]"
 # shellcheck source=scripts/lib/cli.sh
 . "$top/scripts/lib/cli.sh"
 
@@ -150,7 +153,8 @@ parse_args() {
 
 check_args() {
 	case "$cmd" in
-	up|down|status|env) [ -z "$node_arg" ] || die_usage "$cmd takes no NODE ('$node_arg')" ;;
+	up|down|status|env|restart-switchd)
+		[ -z "$node_arg" ] || die_usage "$cmd takes no NODE ('$node_arg')" ;;
 	stop-node|start-node|attach) [ -n "$node_arg" ] || die_usage "$cmd needs a NODE (n0, n1, ...)" ;;
 	"") die_usage "no command" ;;
 	*) die_usage "unknown command '$cmd'" ;;
@@ -159,6 +163,8 @@ check_args() {
 		die_usage "--name must be 1 to 24 letters, digits, _ or -, not '$name'"
 	is_uint "$stop_timeout" && [ "$stop_timeout" -ge 1 ] && [ "$stop_timeout" -le 3600 ] ||
 		die_usage "--timeout must be a whole number of seconds from 1 to 3600, not '$stop_timeout'"
+	is_uint "$join_timeout" && [ "$join_timeout" -ge 1 ] ||
+		die_usage "--join-timeout must be a whole number of seconds, at least 1, not '$join_timeout'"
 	[ "$cmd" = up ] || return 0
 	is_uint "$nodes" && [ "$nodes" -ge 2 ] && [ "$nodes" -le 32 ] ||
 		die_usage "--nodes must be 2 to 32 (switchd takes a DPDK port per node; RTE_MAX_ETHPORTS is 32), not '$nodes'"
@@ -179,8 +185,6 @@ check_args() {
 	done
 	is_uint "$grant_lead" && [ "$grant_lead" -ge 1 ] && [ "$grant_lead" -le 64 ] ||
 		die_usage "--grant-lead must be 1 to 64, not '$grant_lead'"
-	is_uint "$join_timeout" && [ "$join_timeout" -ge 1 ] ||
-		die_usage "--join-timeout must be a whole number of seconds, at least 1, not '$join_timeout'"
 	[[ "$conf" =~ ^[A-Za-z0-9_,:=.-]+$ ]] || die_usage "--conf '$conf': not a configuration"
 	local v
 	for v in "${extra_vnets[@]}"; do
@@ -240,13 +244,15 @@ switchd_bin=
 nicd_bin=
 stat_bin=
 
-# find_bin NAME SUBDIR: the binary in the build directory, else on $PATH.
+# find_bin NAME SUBDIR: the binary in the build directory, else on $PATH;
+# an absolute path, so that a later command run from another directory
+# (down, status) still recognises the processes by their binary.
 find_bin() {
 	local b=${builddir:-$top/build}
 	if [ -x "$b/$2/$1" ]; then
-		echo "$b/$2/$1"
+		realpath "$b/$2/$1"
 	elif [ -z "$builddir" ] && command -v "$1" >/dev/null 2>&1; then
-		command -v "$1"
+		realpath "$(command -v "$1")"
 	fi
 }
 
@@ -487,6 +493,18 @@ start_proc() {
 	done
 }
 
+# Start process $1 again after it stopped: a fresh EAL runtime directory,
+# and its earlier log kept as logs/$1.runK.log.
+start_again() {
+	local log="$dir/logs/$1.log" k=1
+	rm -rf "$(dpdk_runtime_dir "$(prefix_of "$1")")"
+	if [ -f "$log" ]; then
+		while [ -e "$dir/logs/$1.run$k.log" ]; do k=$((k + 1)); done
+		mv "$log" "$dir/logs/$1.run$k.log"
+	fi
+	start_proc "$1"
+}
+
 # Load the configuration of an existing lab from its state file.
 load_config() {
 	local v
@@ -702,7 +720,8 @@ wait_switchd() {
 }
 
 # Wait until every node has joined: switchd has them all up and each nicd
-# knows its node id. $1: the nodes to wait for (default all).
+# is up with its node id. $1: the nodes to wait for (default all but those
+# stop-node stopped).
 wait_join() {
 	local want=${1:-all} deadline p pid i ok up id
 	deadline=$(( $(date +%s) + join_timeout ))
@@ -719,10 +738,13 @@ wait_join() {
 		ok=1
 		for ((i = 0; i < nodes; i++)); do
 			[ "$want" = all ] || [ "$want" = "$i" ] || continue
-			up=$(sw_node_up "$i")
 			p=$(node_proc "$i")
+			[ "$want" = "$i" ] || [ "$(st_get "proc.$p.stopped")" != 1 ] || continue
+			up=$(sw_node_up "$i")
+			# node_id, and "up" (a node that lost its switch keeps its id).
 			id=$(tel "$(prefix_of "$p")" "/segnet/nic/stats,n$i" |
-				awk -v k="nic.stats.n$i.node_id" '$1 == k { print $2 }')
+				awk -v k="nic.stats.n$i." '$1 == k "node_id" { id = $2 } $1 == k "up" { up = $2 }
+					END { if (up == 1) print id }')
 			if [ "$up" != 1 ] || [ "$id" != "$i" ]; then
 				ok=0
 				break
@@ -1084,8 +1106,7 @@ do_start_node() {
 	if pid_alive "$(st_get "proc.$p.pid")" "$nicd_bin"; then
 		die "$node_arg is running already ($p, pid $(st_get "proc.$p.pid"))"
 	fi
-	rm -rf "$(dpdk_runtime_dir "$(prefix_of "$p")")"
-	start_proc "$p"
+	start_again "$p"
 	st_set "proc.$p.stopped" 0
 	wait_join "$i" || die "$node_arg did not join again (log: $dir/logs/$p.log)"
 	say "$node_arg started ($p, pid $(st_get "proc.$p.pid"), CPU $(st_get "proc.$p.core")) and joined"
@@ -1106,6 +1127,39 @@ do_attach() {
 	printf 'eal=%q\n' "$(eal_mem node) --no-pci --no-shconf"
 	printf 'control_queue=%q\n' "$(control_queue)"
 	printf 'slot_ns=%s\n' "$(st_get slot_ns)"
+}
+
+# ---------------------------------------------------------------- switchd
+
+# Stop switchd and start it again with the same command line, as an
+# operator restarting the switch (or after it died); then wait for every
+# running node to join it again. nicd restarts the ports of memif clients
+# itself and af_packet links stay up; a virtio-user client cannot reconnect
+# to a restarted vhost-user server, so on vhost the nicds restart too.
+do_restart_switchd() {
+	local p t0 i
+	[ -f "$state" ] || die "lab '$name' is not up (no $state)"
+	exec 9<"$dir"
+	flock -w 30 9 || die "another lab.sh is working on $dir"
+	load_config
+	t0=$(date +%s.%N)
+	stop_proc sw || die "cannot stop switchd"
+	# A switchd that was killed leaves its sockets: the new one must bind them.
+	for ((i = 0; i < nodes; i++)); do
+		rm -f "$dir/links/sw$i.sock" "$dir/links/vh$i.sock"
+	done
+	start_again sw
+	wait_switchd || { show_log sw; die "switchd did not start again (log: $dir/logs/sw.log)"; }
+	if [ "$link" = vhost ]; then
+		say "vhost: a virtio-user client does not reconnect to a restarted vhost-user server: restarting the nicds"
+		for p in $(nicd_procs); do
+			[ "$(st_get "proc.$p.stopped")" = 1 ] && continue
+			stop_proc "$p" || die "cannot stop $p"
+			start_again "$p"
+		done
+	fi
+	wait_join || die "the nodes did not join the restarted switchd (logs: $dir/logs)"
+	say "switchd restarted (pid $(st_get proc.sw.pid)); every running node joined it again $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s after the stop began"
 }
 
 # ---------------------------------------------------------------- main
@@ -1134,4 +1188,5 @@ env) do_env ;;
 stop-node) do_stop_node ;;
 start-node) do_start_node ;;
 attach) do_attach ;;
+restart-switchd) do_restart_switchd ;;
 esac

@@ -146,8 +146,16 @@ lab_up() {
 	lab up --link "$link" "$@" >"$tmp/up.log" 2>&1 || { cat "$tmp/up.log"; fail "lab.sh up $*"; }
 	cat "$tmp/up.log"
 	eval "$(lab env)"
-	lab_pids=$(awk -F= '$1 ~ /^proc\..*\.pid$/ { print $2 }' "$lab_dir/lab.state" | sort -u | tr '\n' ' ')
+	lab_note_pids
 	echo "$test_name: lab up after $(elapsed) s"
+}
+
+# The lab's processes as its state file has them now (a key's last value:
+# after a restart-switchd or start-node, the new ones), in $lab_pids: those
+# checked gone at the end.
+lab_note_pids() {
+	lab_pids=$(awk -F= '$1 ~ /^proc\..*\.pid$/ { v[$1] = $2 } END { for (k in v) print v[k] }' \
+		"$lab_dir/lab.state" | sort -u | tr '\n' ' ')
 }
 
 # A counter of a daemon: tel PREFIX COMMAND NAME.

@@ -11,7 +11,8 @@
 #      exits 1 saying it needs root (when run as root, with setpriv);
 #   2. status and down of a lab that is not up: 1 and 0;
 #   3. up, then up again: "already up", exit 1, the lab unharmed;
-#      stop-node on a node that shares its nicd: exit 1;
+#      stop-node on a node that shares its nicd: exit 1; restart-switchd
+#      while n1 is stopped waits for the others only;
 #   4. every process of the lab killed with SIGKILL (a crash): status says
 #      so, and up cleans the leftovers and brings the lab up again;
 #   5. a nicd that does not answer SIGTERM (SIGSTOP) is killed after
@@ -59,6 +60,8 @@ fi
 
 # 2. A lab that is not up.
 expect_now 1 "is not up" lab status
+expect_now 1 "is not up" lab restart-switchd
+expect_now 2 "restart-switchd takes no NODE" lab restart-switchd n0
 expect_now 0 "nothing to do" lab down
 
 # 3. Up twice; stop-node on a shared node.
@@ -67,6 +70,10 @@ expect_now 1 "already up" lab up --link "$link" --nodes 2
 expect_now 0 "joined as node 1" lab status
 expect_now 1 "shares its nicd" lab stop-node n0
 expect_now 1 "no node 'n7'" lab stop-node n7
+expect_now 0 "n1 stopped" lab stop-node n1
+expect_now 0 "every running node joined it again" lab restart-switchd
+expect_now 0 "n1 started" lab start-node n1
+lab_note_pids
 
 # 4. A crash: every process killed; up brings it back.
 for p in $lab_pids; do
@@ -77,7 +84,7 @@ expect_now 1 "DEAD" lab status
 expect_now 0 "cleaning up what a previous run left" lab up --link "$link" --nodes 2 --solo 1
 expect_now 0 "joined as node 1" lab status
 eval "$(lab env)"
-lab_pids=$(awk -F= '$1 ~ /^proc\..*\.pid$/ { print $2 }' "$lab_dir/lab.state" | sort -u | tr '\n' ' ')
+lab_note_pids
 
 # 5. A nicd that ignores SIGTERM while stopped; down kills it and cleans up.
 nicpid=$(awk -F= '$1 == "proc.nicd.pid" { v = $2 } END { print v }' "$lab_dir/lab.state")

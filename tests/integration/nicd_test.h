@@ -197,6 +197,19 @@ static inline void t_argv_va(char **argv, const char *bin, va_list ap)
 	argv[n] = NULL;
 }
 
+/* Append a va_list of strings ending in NULL to a NULL-terminated argv. */
+static inline void t_argv_append_va(char **argv, va_list ap)
+{
+	const char *a;
+	int n = 0;
+
+	while (argv[n])
+		n++;
+	while ((a = va_arg(ap, const char *)) && n < T_ARGS_MAX - 1)
+		argv[n++] = (char *)a;
+	argv[n] = NULL;
+}
+
 /* True when something accepts connections at path. */
 static inline bool t_socket_up(const char *path)
 {
@@ -238,10 +251,8 @@ static inline void t_nicd_start(struct t_nicd *n, ...)
 {
 	char *argv[T_ARGS_MAX];
 	static char vnet1[256], vnet2[256];
-	const char *a;
 	uint64_t end;
 	va_list ap;
-	int k = 0;
 
 	snprintf(vnet1, sizeof(vnet1), "1:%s:conf3", n->key1);
 	snprintf(vnet2, sizeof(vnet2), "2:%s:conf1", n->key2);
@@ -250,13 +261,9 @@ static inline void t_nicd_start(struct t_nicd *n, ...)
 	       "--log-level", "lib.telemetry:error", "--",
 	       "--bulk-port", "net_null0", "--name", n->name, "--socket-dir", n->dir,
 	       "--vnet", vnet1, "--vnet", vnet2, "--descriptors", "1024", NULL);
-	while (argv[k])
-		k++;
 	va_start(ap, n);
-	while ((a = va_arg(ap, const char *)) && k < T_ARGS_MAX - 1)
-		argv[k++] = (char *)a;
+	t_argv_append_va(argv, ap);
 	va_end(ap);
-	argv[k] = NULL;
 	n->pid = t_spawn(argv, n->log);
 	t_nicd_note(n);
 	end = t_ms() + T_START_MS;

@@ -204,6 +204,54 @@ Test(tools, nicd_missing_port_and_busy_name, .timeout = 60)
 	t_nicd_fini(&n);
 }
 
+/*
+ * Run nicd on net_null0 (and a memif server nobody connects to) with the
+ * node arguments given; expect status rc, text in the output, and no device
+ * closed that was never set up (DPDK's "not ready port" with a stack dump,
+ * "already stopped").
+ */
+static void t_nicd_bad_device(const struct t_nicd *n, int rc, const char *text, ...)
+{
+	char *argv[T_ARGS_MAX], vnet[256], mif[320];
+	const char *out;
+	va_list ap;
+	int got;
+
+	snprintf(vnet, sizeof(vnet), "1:%s:conf1", n->key1);
+	snprintf(mif, sizeof(mif),
+		 "net_memif0,role=server,socket=%s/mif.sock,socket-abstract=no,bsize=4096", n->dir);
+	t_argv(argv, NICD_BIN, "--no-huge", "-m", "64", "--no-pci", "--no-shconf", "-l", "0",
+	       "--file-prefix", n->prefix, "--vdev", "net_null0,no-rx=1", "--vdev", mif,
+	       "--log-level", "lib.telemetry:error", "--", "--vnet", vnet,
+	       "--socket-dir", n->dir, NULL);
+	va_start(ap, text);
+	t_argv_append_va(argv, ap);
+	va_end(ap);
+	got = t_run(argv, t_out, 30000);
+	out = t_read_file(t_out);
+	cr_assert_eq(got, rc, "%s: exit %d, not %d\n%s", text, got, rc, out);
+	cr_assert(strstr(out, text), "expected \"%s\" in:\n%s", text, out);
+	cr_assert(!strstr(out, "not ready port") && !strstr(out, "rte_dump_stack") &&
+		  !strstr(out, "already stopped"), "%s: a device closed unopened:\n%s", text, out);
+}
+
+/* A device that fails lookup or set-up: only the devices set up are closed. */
+Test(tools, nicd_bad_device_closes_nothing_unopened, .timeout = 60)
+{
+	struct t_nicd n;
+
+	t_nicd_init(&n, "baddev");
+	t_nicd_bad_device(&n, 2, "no DPDK port called \"bogus\"",
+			  "--node", "n0:net_null0", "--node", "n1:bogus", NULL);
+	t_nicd_bad_device(&n, 2, "net_null0 and 0 are the same device",
+			  "--node", "n0:net_null0", "--node", "n1:0", NULL);
+	/* The first device's link wait fails: net_null0 after it was never set up. */
+	t_nicd_bad_device(&n, 1, "port net_memif0: link still down after 100 ms",
+			  "--node", "n0:net_memif0", "--node", "n1:net_null0",
+			  "--link-wait-ms", "100", NULL);
+	t_nicd_fini(&n);
+}
+
 Test(tools, ping_and_perf_arguments)
 {
 	t_usage_error("no key", SEGNET_PING_BIN, "--node", "1", NULL);

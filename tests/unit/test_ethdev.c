@@ -419,6 +419,115 @@ Test(ethdev, close_frees_every_frame)
 	cr_assert_eq(rte_mempool_avail_count(pool), avail);
 }
 
+/* dp_ethdev_watch at now, the time advanced by ms first. */
+static bool watch_after(struct dp_ethdev *dev, uint64_t *now, unsigned int ms)
+{
+	*now += (uint64_t)ms * 1000000;
+	return dp_ethdev_watch(dev, *now);
+}
+
+/*
+ * The link watch counts a link that goes down and comes back; by the
+ * driver's policy it waits, restarts the device (after 100 ms, then at
+ * doubling intervals up to 2 s: ring's link stays down here as a memif
+ * client's would while its server is away), or stops reading the link.
+ */
+Test(ethdev, watch_counts_link_events_and_restarts_with_back_off)
+{
+	const unsigned int restart_at_ms[] = { 100, 300, 700, 1500, 3100, 5100, 7100 };
+	const struct dp_ethdev_link_stats *st;
+	struct dp_ethdev dev;
+	uint64_t now = 1000000000, t0;
+	unsigned int k = 0;
+
+	ring_up("net_ring0", 1, &dev);
+	st = &dev.watch.stats;
+	cr_assert_eq(dev.watch.policy, DP_ETHDEV_LINK_WAIT, "a ring needs no restart");
+	cr_assert_not(watch_after(&dev, &now, 0));
+	cr_assert_eq(rte_eth_dev_set_link_down(dev.port_id), 0);
+	cr_assert_not(watch_after(&dev, &now, 10));
+	cr_assert_eq(st->link_down, 1);
+	cr_assert_not(dev.link_up);
+	cr_assert_not(watch_after(&dev, &now, 5000), "waiting: no restart");
+	cr_assert_eq(rte_eth_dev_set_link_up(dev.port_id), 0);
+	cr_assert_not(watch_after(&dev, &now, 10));
+	cr_assert_eq(st->link_up, 1);
+	cr_assert_eq(st->port_restarts, 0);
+
+	dev.watch.policy = DP_ETHDEV_LINK_RESTART;
+	cr_assert_eq(rte_eth_dev_set_link_down(dev.port_id), 0);
+	cr_assert_not(watch_after(&dev, &now, 10));
+	t0 = now;
+	for (unsigned int ms = 10; ms <= 7100; ms += 10) {
+		bool restarted = watch_after(&dev, &now, 10);
+
+		cr_assert_eq(restarted, k < 7 && ms == restart_at_ms[k],
+			     "restart at %u ms after going down: %d", ms, restarted);
+		if (restarted) {
+			k++;
+			/* The peer is still away. */
+			cr_assert_eq(rte_eth_dev_set_link_down(dev.port_id), 0);
+		}
+	}
+	cr_assert_eq(k, 7);
+	cr_assert_eq(st->port_restarts, 7);
+	cr_assert_eq(st->restart_failed, 0);
+	cr_assert_eq(now - t0, 7100ull * 1000000);
+	/* The peer is back: the next restart brings the link up. */
+	cr_assert(watch_after(&dev, &now, 2000));
+	cr_assert_not(watch_after(&dev, &now, 10));
+	cr_assert(dev.link_up);
+	cr_assert_eq(st->link_down, 2);
+	cr_assert_eq(st->link_up, 2);
+
+	dev.watch.policy = DP_ETHDEV_LINK_LOST;
+	cr_assert_eq(rte_eth_dev_set_link_down(dev.port_id), 0);
+	cr_assert_not(watch_after(&dev, &now, 10));
+	cr_assert_eq(rte_eth_dev_set_link_up(dev.port_id), 0);
+	cr_assert_not(watch_after(&dev, &now, 5000));
+	cr_assert_not(dev.link_up, "a lost link is read no more");
+	cr_assert_eq(st->link_down, 3);
+	cr_assert_eq(st->port_restarts, 8);
+	dp_ethdev_close(&dev);
+}
+
+/*
+ * A device a failed restart left stopped: its ports pass nothing (DPDK's
+ * dummy queues would complain), a restart starts it again, and closing it
+ * while stopped returns every frame.
+ */
+Test(ethdev, ports_of_a_stopped_device_pass_nothing)
+{
+	unsigned int avail = rte_mempool_avail_count(pool);
+	struct rte_mbuf *pkts[BURST];
+	struct dp_ethdev dev;
+	struct dp_port *p;
+	char err[256];
+
+	ring_up("net_ring1", 1, &dev);
+	p = dp_ethdev_port_create(&dev, 0, 0);
+	cr_assert_not_null(p);
+	pkts[0] = frame_mbuf(5, 0);
+	dp_port_tx(p, pkts, 1);
+	cr_assert_eq(rte_eth_dev_stop(dev.port_id), 0);
+	dev.stopped = true;
+	cr_assert_eq(dp_port_rx(p, pkts, BURST), 0);
+	pkts[0] = frame_mbuf(6, 0);
+	dp_port_tx(p, pkts, 1);
+	cr_assert_eq(p->stats.tx_frames, 1);
+	cr_assert_eq(p->stats.tx_full, 1, "a stopped device takes no frame");
+	cr_assert_eq(dp_ethdev_restart(&dev, err, sizeof(err)), 0, "%s", err);
+	cr_assert_not(dev.stopped);
+	cr_assert_eq(dp_port_rx(p, pkts, BURST), 1, "the frame sent before the stop");
+	frame_check(pkts[0], 5, 0);
+	rte_pktmbuf_free(pkts[0]);
+	cr_assert_eq(rte_eth_dev_stop(dev.port_id), 0);
+	dev.stopped = true;
+	dp_port_destroy(p);
+	dp_ethdev_close(&dev);
+	cr_assert_eq(rte_mempool_avail_count(pool), avail);
+}
+
 Test(ethdev, multi_segment_frames_are_dropped_and_counted)
 {
 	unsigned int avail = rte_mempool_avail_count(pool);

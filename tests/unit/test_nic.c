@@ -282,7 +282,9 @@ static void t_push_back(struct dp_port *port, uint32_t slot)
 /*
  * Bulk sends waiting in send buffers when the NIC joins a switch of the
  * other mode (scheduled, FIFO model: a restarted switch) are sent under the
- * new mode, not left in the lists of the old one.
+ * new mode, not left in the lists of the old one. Those are the sends made
+ * while it joins again: the ones from before it lost the switch fail
+ * (SN_ERR_DOWN), as its connections start over with its new incarnation.
  */
 Test(nic, bulk_waiting_across_a_change_of_switch_mode_is_sent)
 {
@@ -301,12 +303,15 @@ Test(nic, bulk_waiting_across_a_change_of_switch_mode_is_sent)
 		nic_poll(nic, now);
 		cr_assert_eq(nic_stats(nic)->joins, 1);
 		cr_assert_eq(nic_send(nic, &bulk, now), 0);
-		cr_assert_eq(nic_send(nic, &bulk, now), 0);
 		nic_poll(nic, now);
 		/* No grant for 1000 slots: the NIC says HELLO again; the other mode answers. */
 		now += (PROTO_LOST_GNT_SLOTS + 1ull) * T_SLOT_NS;
 		nic_poll(nic, now);
 		cr_assert_eq(nic_stats(nic)->rejoins, 1);
+		cr_assert_eq(nic_stats(nic)->completed_err, 1, "the send from before the rejoin");
+		cr_assert_eq(nic_send(nic, &bulk, now), 0);
+		cr_assert_eq(nic_send(nic, &bulk, now), 0);
+		nic_poll(nic, now);
 		for (int k = 0; k < 4; k++) {
 			t_push_gnt_of(port, slot, T_PEER, 4, fifo_first ? 0 : PROTO_GNT_F_FIFO);
 			nic_poll(nic, now);
@@ -447,4 +452,59 @@ Test(nic, packets_out_of_order_are_not_kept_while_the_pool_is_short)
 	dp_port_destroy(port);
 	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked: %d",
 		     (int)(avail - rte_mempool_avail_count(t_mp)));
+}
+
+/* Packet number of the last QREQ sent on port (0: none). */
+static uint32_t t_last_qreq_num(struct dp_port *port)
+{
+	uint32_t num = 0;
+
+	for (unsigned int i = 0; i < tport_sent(port); i++) {
+		struct proto_pkt p;
+
+		cr_assert_eq(tdp_decode(tport_frame(port, i), &p), PROTO_R_OK);
+		if (p.type == PROTO_T_QREQ)
+			num = p.pkt_num;
+	}
+	return num;
+}
+
+/*
+ * A NIC that loses the switch (no grant for 1000 slots) joins again as a
+ * new incarnation: the switch tells its peers to start over with it, so it
+ * starts over too. Its unacknowledged messages fail (SN_ERR_DOWN) and its
+ * next packet to a peer is number 1 again, not the number its peer forgot
+ * (which the peer would never accept).
+ */
+Test(nic, a_node_that_loses_the_switch_starts_its_connections_over)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	struct nic *nic = t_nic_new(port, "conf3");
+	struct nic_msg quick = {
+		.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_QUICK,
+	};
+	uint64_t now = 1000000;
+
+	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
+	nic_poll(nic, now);
+	for (uint32_t n = 1; n <= 2; n++) {
+		cr_assert_eq(nic_send(nic, &quick, now), 0);
+		nic_poll(nic, now);
+		cr_assert_eq(t_last_qreq_num(port), n);
+	}
+	now += 1001ull * T_SLOT_NS;
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->rejoins, 1);
+	cr_assert_eq(nic_stats(nic)->completed_err, 2, "the unacknowledged messages");
+	t_push_gnt_of(port, 2000, PROTO_NODE_NONE, 4, 0);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->joins, 2);
+	tport_clear(port);
+	cr_assert_eq(nic_send(nic, &quick, now), 0);
+	nic_poll(nic, now);
+	cr_assert_eq(t_last_qreq_num(port), 1, "numbering went on from before the rejoin");
+	nic_destroy(nic);
+	dp_port_destroy(port);
+	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked");
 }
