@@ -153,6 +153,7 @@ void replay_stats_summary(const struct replay_stats *st, struct replay_summary *
 	double gaps = st->packets ? (double)(st->packets - 1) : 0.0;
 	double bits = st->packets ? (double)(st->bytes - st->last_len) * 8.0 : 0.0;
 
+	sum->not_sent = 0;
 	sum->packets = st->packets;
 	sum->bytes = st->bytes;
 	sum->sched_span_ns = st->sched_max - st->sched_min;
@@ -224,6 +225,7 @@ static const struct report_field report_fields[] = {
 	{ "err_p50_ns", REPORT_I64, offsetof(struct replay_summary, err_p50_ns) },
 	{ "err_p99_ns", REPORT_I64, offsetof(struct replay_summary, err_p99_ns) },
 	{ "err_max_ns", REPORT_I64, offsetof(struct replay_summary, err_max_ns) },
+	{ "not_sent", REPORT_U64, offsetof(struct replay_summary, not_sent) },
 };
 
 /* Number of report fields. */

@@ -45,6 +45,12 @@ struct replay_summary {
 	int64_t err_p99_ns;
 	/* largest timing error, ns */
 	int64_t err_max_ns;
+	/*
+	 * records not sent, or sent and failed: the mode's count (frames
+	 * dropped or too long for the port, messages dropped or not
+	 * delivered); 0 from replay_stats_summary, set by the caller
+	 */
+	uint64_t not_sent;
 };
 
 /* Statistics being collected; opaque. */

@@ -255,6 +255,7 @@ static int replay_run(struct replay_main *r)
 	replay_stats_print(&sum, REPLAY_STATS_TABLE, stdout);
 	r->mode->report(r->state, stdout);
 	dropped = r->mode->dropped(r->state);
+	sum.not_sent = dropped;
 	printf("%-14s %15s\n", "stopped by", res.interrupted ? "signal" :
 	       res.error ? "error" : timing_stop_name(res.stop));
 	if (rc)

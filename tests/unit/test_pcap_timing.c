@@ -732,13 +732,15 @@ Test(stats, table_csv_json)
 	cr_assert_eq(strncmp(out, "packets,bytes,sched_span_ns,actual_span_ns,req_pps,", 51), 0);
 	for (char *c = nl + 1; *c; c++)
 		commas += *c == ',';
-	cr_assert_eq(commas, 11);
+	cr_assert_eq(commas, 12);
 	cr_assert_not_null(strstr(nl, "10000,1250000,9999000,9999099,1000000.000,1000.000,"));
+	cr_assert_not_null(strstr(nl, ",0,49,98,99,0\n"), "%s", nl);
 	free(out);
 
 	out = printed(&s, REPLAY_STATS_JSON);
 	cr_assert_not_null(strstr(out, "\"req_pps\": 1000000.000"));
 	cr_assert_not_null(strstr(out, "\"err_p99_ns\": 98"));
+	cr_assert_not_null(strstr(out, "\"not_sent\": 0}"), "%s", out);
 	free(out);
 	replay_stats_free(st);
 }
