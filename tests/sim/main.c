@@ -271,9 +271,12 @@ static void check_output(const char *opt, const char *path)
 		return;
 	if (!*path || path[strlen(path) - 1] == '/' || strchr(path, '\n'))
 		usage_error("%s: '%s' is not a file name", opt, path);
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+	existed = !stat(path, &st);
+	if (existed && S_ISDIR(st.st_mode))
 		usage_error("%s %s: is a directory", opt, path);
-	existed = !access(path, F_OK);
+	/* A FIFO or a device (/dev/stdout) is written when the runs are done. */
+	if (existed && !S_ISREG(st.st_mode))
+		return;
 	fd = open(path, O_WRONLY | (existed ? 0 : O_CREAT | O_EXCL), 0644);
 	if (fd < 0)
 		usage_error("%s %s: cannot write it: %s", opt, path, strerror(errno));
