@@ -85,6 +85,17 @@ nicpid=$!
 for i in 0 1 2; do
 	wait_for "$tmp/run/n$i.sock" 200 "$nicpid" || fail "nicd did not open its control sockets"
 done
+# And for every node to join: a server opened before its node did reports
+# node 65535 (seen on a loaded machine).
+joined=0
+for _ in $(seq 100); do
+	"$stat" --prefix "$tag-nic" --once --all >"$tmp/stat-join.log" 2>&1 &&
+		joined=$(grep -c "^nic.stats.n[0-2].node_id [0-2]$" "$tmp/stat-join.log")
+	[ "$joined" = 3 ] && break
+	kill -0 "$nicpid" 2>/dev/null || break
+	sleep 0.1
+done
+[ "$joined" = 3 ] || fail "the nodes did not join in 10 s ($joined of 3): $(grep node_id "$tmp/stat-join.log")"
 common="--key-file $tmp/vnet1.key --vnet 1"
 
 # 1. Ping: quick from node 0, bulk from node 2, to the echo server on node 1.
