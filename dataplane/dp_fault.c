@@ -29,6 +29,7 @@ struct dp_fault_port {
 	uint32_t held_polls;		/* polls since it was held */
 	bool owner_polls;		/* dp_fault_port_poll ages it, not rx */
 	uint64_t now;			/* the time of the last dp_fault_port_poll */
+	uint64_t (*clock)(void);	/* or read at each send (a daemon's), or NULL */
 	struct fault_delayed *dq;	/* delay queue (ring), when delay_ns > 0 */
 	uint32_t dq_cap;		/* its entries */
 	uint32_t dq_head;		/* oldest entry */
@@ -279,7 +280,7 @@ static void fault_out(struct dp_fault_port *f, struct rte_mbuf **pkts, uint16_t 
 		}
 		d = &f->dq[(f->dq_head + f->dq_n++) % f->dq_cap];
 		d->m = pkts[i];
-		d->due = f->now + f->p.delay_ns;
+		d->due = (f->clock ? f->clock() : f->now) + f->p.delay_ns;
 		f->stats.delayed++;
 	}
 }
@@ -466,6 +467,12 @@ void dp_fault_pool_hint(char *err, size_t errlen, uint32_t delay_frames)
 		snprintf(err + at, errlen - at,
 			 " (it holds %u frames per port for the --fault delay: give a smaller delay-frames=N, or the EAL more memory with -m)",
 			 delay_frames);
+}
+
+void dp_fault_port_set_clock(struct dp_port *port, uint64_t (*clock)(void))
+{
+	if (port->ops == &fault_ops)
+		((struct dp_fault_port *)port)->clock = clock;
 }
 
 void dp_fault_port_poll(struct dp_port *port, uint64_t now)

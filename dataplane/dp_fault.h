@@ -111,6 +111,16 @@ struct dp_port *dp_fault_port_create(struct dp_port *inner,
 const struct dp_fault_stats *dp_fault_port_stats(const struct dp_port *port);
 
 /*
+ * Delay frames from clock() read as each is sent, not from the time of the
+ * last dp_fault_port_poll: for a daemon, whose polling thread can be
+ * preempted between its poll and a send, so that the poll's time would cut
+ * the delay short by the preemption. segnet-sim keeps the poll's time: its
+ * clock does not move within a poll. Does nothing when port is not a fault
+ * port.
+ */
+void dp_fault_port_set_clock(struct dp_port *port, uint64_t (*clock)(void));
+
+/*
  * Hand a fault port the time, before the owner's component sends at now
  * (and before it first sends at all: until then the time is 0): delayed
  * frames whose time has come leave, a held-back frame ages by one poll,

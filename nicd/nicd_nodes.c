@@ -240,6 +240,7 @@ static int nicd_wrap_faults(struct nicd_node *n, const struct nicd_opts *o,
 	f = dp_fault_port_create(n->bulk, &o->fault, o->fault_seed ^ h, mp);
 	if (!f)
 		return -1;
+	dp_fault_port_set_clock(f, dp_tsc_ns);
 	n->bulk = f;
 	if (shared) {
 		n->quick = f;
@@ -248,6 +249,7 @@ static int nicd_wrap_faults(struct nicd_node *n, const struct nicd_opts *o,
 	f = dp_fault_port_create(n->quick, &o->fault, o->fault_seed ^ (h * 31 + 1), mp);
 	if (!f)
 		return -1;
+	dp_fault_port_set_clock(f, dp_tsc_ns);
 	n->quick = f;
 	return 0;
 }

@@ -34,7 +34,8 @@
 #   --busy             no idle back-off (busy polling: a core per daemon)
 #   --fault SPEC       fault injection in every nicd, on every frame a node
 #                      sends (nicd --fault: loss=P,dup=P,reorder=P,corrupt=P,
-#                      delay-us=US,seed=S; this machine has no netem)
+#                      delay-us=US,delay-frames=N,seed=S; this machine has
+#                      no netem)
 #   --switch-fault SPEC  the same in switchd, on every frame it sends
 #   --grant-lead L     switchd --grant-lead: grants L slots ahead, for round
 #                      trips longer than two slots (a --fault delay, say)
@@ -99,13 +100,15 @@ dir=
 stop_timeout=5
 keep_dir=0	# teardown keeps DIR (up reuses it)
 
-# need OPTION VALUE-COUNT: check that an option has its value.
+# need OPTION VALUE-COUNT [VALUE]: check that an option has its value (not
+# the next option: --link --nodes 3 is a missing value, not link '--nodes').
 need() {
-	[ "$2" -ge 2 ] || die_usage "$1 needs a value"
+	[ "$2" -ge 2 ] && [[ "${3:-}" != --* ]] || die_usage "$1 needs a value"
 }
 
+# A decimal count; no leading zeros, which bash's arithmetic reads as octal.
 is_uint() {
-	[[ "$1" =~ ^[0-9]+$ ]]
+	[[ "$1" =~ ^(0|[1-9][0-9]*)$ ]]
 }
 
 is_rate() {
@@ -116,26 +119,26 @@ parse_args() {
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		-h|--help) usage; exit 0 ;;
-		--nodes) need "$1" $#; nodes=$2; shift ;;
-		--link) need "$1" $#; link=$2; shift ;;
-		--solo) need "$1" $#; solo=$2; shift ;;
-		--conf) need "$1" $#; conf=$2; shift ;;
-		--vnet) need "$1" $#; extra_vnets+=("$2"); shift ;;
-		--key-file) need "$1" $#; key_file=$2; shift ;;
-		--bulk-gbps) need "$1" $#; bulk_gbps=$2; shift ;;
-		--quick-gbps) need "$1" $#; quick_gbps=$2; shift ;;
-		--down-ms) need "$1" $#; down_ms=$2; shift ;;
+		--nodes) need "$1" $# "${2:-}"; nodes=$2; shift ;;
+		--link) need "$1" $# "${2:-}"; link=$2; shift ;;
+		--solo) need "$1" $# "${2:-}"; solo=$2; shift ;;
+		--conf) need "$1" $# "${2:-}"; conf=$2; shift ;;
+		--vnet) need "$1" $# "${2:-}"; extra_vnets+=("$2"); shift ;;
+		--key-file) need "$1" $# "${2:-}"; key_file=$2; shift ;;
+		--bulk-gbps) need "$1" $# "${2:-}"; bulk_gbps=$2; shift ;;
+		--quick-gbps) need "$1" $# "${2:-}"; quick_gbps=$2; shift ;;
+		--down-ms) need "$1" $# "${2:-}"; down_ms=$2; shift ;;
 		--busy) busy=1 ;;
-		--fault) need "$1" $#; nicd_fault=$2; shift ;;
-		--switch-fault) need "$1" $#; switch_fault=$2; shift ;;
-		--grant-lead) need "$1" $#; grant_lead=$2; shift ;;
+		--fault) need "$1" $# "${2:-}"; nicd_fault=$2; shift ;;
+		--switch-fault) need "$1" $# "${2:-}"; switch_fault=$2; shift ;;
+		--grant-lead) need "$1" $# "${2:-}"; grant_lead=$2; shift ;;
 		--huge) huge=1 ;;
-		--cores) need "$1" $#; cores=$2; shift ;;
-		--join-timeout) need "$1" $#; join_timeout=$2; shift ;;
-		--build) need "$1" $#; builddir=$2; shift ;;
-		--name) need "$1" $#; name=$2; name_given=1; shift ;;
-		--dir) need "$1" $#; dir=$2; shift ;;
-		--timeout) need "$1" $#; stop_timeout=$2; shift ;;
+		--cores) need "$1" $# "${2:-}"; cores=$2; shift ;;
+		--join-timeout) need "$1" $# "${2:-}"; join_timeout=$2; shift ;;
+		--build) need "$1" $# "${2:-}"; builddir=$2; shift ;;
+		--name) need "$1" $# "${2:-}"; name=$2; name_given=1; shift ;;
+		--dir) need "$1" $# "${2:-}"; dir=$2; shift ;;
+		--timeout) need "$1" $# "${2:-}"; stop_timeout=$2; shift ;;
 		-*) die_usage "unknown option '$1'" ;;
 		*)
 			if [ -z "$cmd" ]; then
@@ -589,6 +592,7 @@ up_exit() {
 	echo "$prog: up failed; tearing down what it started" >&2
 	teardown >/dev/null || true
 	rmdir "$dir" 2>/dev/null || true
+	[ "$dir" = "$(default_dir)" ] && rmdir "$(dirname "$dir")" 2>/dev/null
 	exit "$rc"
 }
 
@@ -777,6 +781,7 @@ do_up() {
 	[ "$down_slots" -ge 16 ] ||
 		die_usage "--down-ms $down_ms is only $down_slots slots of $slot ns: nodes send a CFG every 8 slots; give at least $(( 16 * slot / 1000000 + 1 )) ms"
 	find_bins
+	[ ! -e "$dir" ] || [ -d "$dir" ] || die_usage "--dir $dir is not a directory"
 	mkdir -p "$dir" 2>/dev/null || die "cannot create $dir (not root? give --dir)"
 	exec 9<"$dir"
 	flock -n 9 || die "another lab.sh is working on $dir"
@@ -1093,6 +1098,7 @@ do_stop_node() {
 	[ -f "$state" ] || die "lab '$name' is not up (no $state)"
 	load_config
 	p=$(solo_proc_of)
+	[ "$(st_get "proc.$p.stopped")" != 1 ] || die "$node_arg is stopped already ($p)"
 	stop_proc "$p" || die "cannot stop $p"
 	st_set "proc.$p.stopped" 1
 	say "$node_arg stopped ($p); switchd marks it down after $(st_get down_ms) ms"

@@ -189,6 +189,7 @@ static int swd_wrap_fault(struct dp_port **port, const struct swd_opts *o, uint6
 
 	if (!f)
 		return -1;
+	dp_fault_port_set_clock(f, dp_tsc_ns);
 	*port = f;
 	return 0;
 }

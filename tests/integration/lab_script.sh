@@ -40,6 +40,10 @@ expect_now() {
 expect_now 0 "scripts/lab.sh up \[--nodes N\]" "$lab_sh" --help
 expect_now 2 "--nodes must be 2 to 32" lab up --nodes 1
 expect_now 2 "--nodes must be 2 to 32" lab up --nodes 33
+expect_now 2 "--nodes must be 2 to 32" lab up --nodes 08	# not octal 8, not an error of bash's
+expect_now 2 "--link needs a value" lab up --link --nodes 3
+touch "$tmp/a-file"
+expect_now 2 "is not a directory" "$lab_sh" up --link "$link" --name "$lab_name" --dir "$tmp/a-file"
 expect_now 2 "--link must be vhost, veth or memif" lab up --link ethernet
 expect_now 2 "unknown command 'sideways'" lab sideways
 expect_now 2 "--bulk-gbps must be a rate" lab up --bulk-gbps fast
@@ -71,6 +75,7 @@ expect_now 0 "joined as node 1" lab status
 expect_now 1 "shares its nicd" lab stop-node n0
 expect_now 1 "no node 'n7'" lab stop-node n7
 expect_now 0 "n1 stopped" lab stop-node n1
+expect_now 1 "n1 is stopped already" lab stop-node n1
 expect_now 0 "every running node joined it again" lab restart-switchd
 expect_now 0 "n1 started" lab start-node n1
 lab_note_pids

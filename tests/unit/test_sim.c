@@ -876,6 +876,41 @@ Test(fault, delay_holds_each_frame_until_its_time_and_keeps_the_order)
 	cr_assert_eq(t_avail(), avail, "frames leaked: %d", (int)avail - (int)t_avail());
 }
 
+/* The clock a daemon hands its fault ports (dp_fault_port_set_clock). */
+static uint64_t t_clock_ns;
+
+static uint64_t t_clock(void)
+{
+	return t_clock_ns;
+}
+
+/*
+ * With a clock, a frame is delayed from the time it is sent, not from the
+ * last poll's: a daemon preempted between its poll (at 0) and the send (at
+ * 400) still holds the frame the whole delay.
+ */
+Test(fault, with_a_clock_the_delay_counts_from_the_send)
+{
+	const struct dp_fault_params fp = { .delay_ns = 1000 };
+	unsigned int avail = t_avail();
+	struct dp_port *inner = tport_create("inner", 16);
+	struct dp_port *f = dp_fault_port_create(inner, &fp, 1, t_mp);
+
+	cr_assert_not_null(f);
+	dp_fault_port_set_clock(f, t_clock);
+	t_poll(f, 0);
+	t_clock_ns = 400;
+	dp_port_tx1(f, t_fault_frame(0));
+	cr_assert_eq(t_poll(f, 1000), 1400, "due 1000 after the send, at 1400");
+	cr_assert_eq(tport_sent(inner), 0, "sent 400 ns early");
+	cr_assert_eq(t_poll(f, 1400), UINT64_MAX);
+	cr_assert_eq(tport_sent(inner), 1);
+	tport_clear(inner);
+	dp_fault_port_set_clock(inner, t_clock);	/* not a fault port: nothing */
+	dp_port_destroy(f);
+	cr_assert_eq(t_avail(), avail, "frames leaked: %d", (int)avail - (int)t_avail());
+}
+
 Test(fault, the_delay_ring_wraps_in_order)
 {
 	const struct dp_fault_params fp = { .delay_ns = 10, .delay_frames = 500 };
