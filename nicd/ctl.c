@@ -141,27 +141,6 @@ int ctl_listen(struct host *h, const char *dir, mode_t mode, char *err, size_t e
 	return ret;
 }
 
-/* Accept waiting connections into free pending slots. */
-static void ctl_accept(struct host *h, uint64_t now)
-{
-	for (int i = 0; i < HOST_PENDING_MAX; i++) {
-		struct host_pending *p = &h->pending[i];
-		int fd;
-
-		if (p->fd >= 0)
-			continue;
-		fd = accept4(h->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
-			return;
-		if (ctl_watch(h, fd, ctl_tag(HOST_TAG_PENDING, (uint32_t)i))) {
-			close(fd);
-			continue;
-		}
-		p->fd = fd;
-		p->since = now;
-	}
-}
-
 /* Forget a pending connection (closing it unless handed on). */
 static void ctl_pending_drop(struct host *h, struct host_pending *p, bool close_it)
 {
@@ -169,6 +148,40 @@ static void ctl_pending_drop(struct host *h, struct host_pending *p, bool close_
 	if (close_it)
 		close(p->fd);
 	p->fd = -1;
+}
+
+/*
+ * Accept waiting connections into free pending slots. With every slot
+ * taken, the oldest pending connection makes room if it has had a poll to
+ * send its OPEN (ctl_poll reads OPENs before it accepts; one accepted in
+ * this poll is never evicted, the newcomer waits in the backlog), so
+ * connections that send nothing cannot lock clients out until they expire.
+ */
+static void ctl_accept(struct host *h, uint64_t now)
+{
+	for (int k = 0; k < HOST_PENDING_MAX; k++) {
+		int i, oldest = 0, fd;
+
+		for (i = 0; i < HOST_PENDING_MAX && h->pending[i].fd >= 0; i++)
+			if (h->pending[i].since < h->pending[oldest].since)
+				oldest = i;
+		if (i == HOST_PENDING_MAX && h->pending[oldest].since == now)
+			return;
+		fd = accept4(h->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			return;
+		if (i == HOST_PENDING_MAX) {
+			i = oldest;
+			ctl_pending_drop(h, &h->pending[i], true);
+			h->stats.open_evicted++;
+		}
+		if (ctl_watch(h, fd, ctl_tag(HOST_TAG_PENDING, (uint32_t)i))) {
+			close(fd);
+			continue;
+		}
+		h->pending[i].fd = fd;
+		h->pending[i].since = now;
+	}
 }
 
 /* Send a reply, with fds when n > 0; 0 or -errno. */
@@ -246,7 +259,8 @@ static void ctl_handle_open(struct host *h, struct host_pending *p, uint64_t now
 	ssize_t got;
 
 	memset(&m, 0, sizeof(m));
-	got = recv(fd, &m, sizeof(m), MSG_DONTWAIT);
+	/* MSG_TRUNC: the message's whole length, so a longer one is refused. */
+	got = recv(fd, &m, sizeof(m), MSG_DONTWAIT | MSG_TRUNC);
 	if (got < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (got <= 0) {
@@ -308,18 +322,20 @@ void ctl_poll(struct host *h, uint64_t now)
 	if (h->epoll_fd < 0)
 		return;
 	n = epoll_wait(h->epoll_fd, ev, CTL_EVENTS, 0);
+	/* OPENs that came first, then new connections (which may evict). */
 	for (int i = 0; i < n; i++) {
 		uint32_t kind = (uint32_t)(ev[i].data.u64 >> 32);
 		uint32_t index = (uint32_t)ev[i].data.u64;
 
-		if (kind == HOST_TAG_LISTEN)
-			ctl_accept(h, now);
-		else if (kind == HOST_TAG_PENDING && index < HOST_PENDING_MAX &&
-			 h->pending[index].fd >= 0)
+		if (kind == HOST_TAG_PENDING && index < HOST_PENDING_MAX &&
+		    h->pending[index].fd >= 0)
 			ctl_handle_open(h, &h->pending[index], now);
 		else if (kind == HOST_TAG_EP)
 			ctl_handle_ep(h, index);
 	}
+	for (int i = 0; i < n; i++)
+		if ((uint32_t)(ev[i].data.u64 >> 32) == HOST_TAG_LISTEN)
+			ctl_accept(h, now);
 	ctl_expire(h, now);
 }
 

@@ -490,6 +490,9 @@ struct nic_ops host_nic_ops(struct host *h)
 /* True when a send descriptor asks for something possible. */
 static bool host_send_ok(const struct ep_send_desc *s)
 {
+	/* The receiving library has no handler beyond these: it would drop it. */
+	if (s->handler >= SEGNET_MAX_HANDLERS)
+		return false;
 	if (s->chan == SEGNET_QUICK)
 		return s->len == 0;
 	return s->chan == SEGNET_BULK && s->len <= EP_BUF_SIZE;

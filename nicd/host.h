@@ -48,6 +48,7 @@ struct host_config {
 	X(open_full, "OPENs refused: endpoint table full (ENOSPC)") \
 	X(open_bad_msg, "OPENs refused: malformed, bad sizes or wrong version") \
 	X(open_failed, "OPENs that failed in nicd (shared memory, eventfd, reply)") \
+	X(open_evicted, "connections closed before their OPEN to make room for a new one") \
 	X(sends, "sends taken from send rings to the NIC") \
 	X(send_invalid, "send descriptors refused (completed with SEGNET_EINVAL)") \
 	X(send_nic_busy, "times a send ring waited: no NIC descriptor free") \

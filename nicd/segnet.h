@@ -92,7 +92,12 @@ struct segnet_open_opts {
 struct segnet_ep *segnet_open(const char *nicd, uint16_t vnet, const void *key,
 			      size_t key_len, const struct segnet_open_opts *opts);
 
-/* Close an endpoint; pending sends are abandoned (no completion). */
+/*
+ * Close an endpoint; pending sends are abandoned (no completion). Every
+ * call below refuses a NULL endpoint: -EINVAL (segnet_node and
+ * segnet_endpoint: 0xFFFF; segnet_cluster_size: 0); segnet_close(NULL)
+ * does nothing.
+ */
 void segnet_close(struct segnet_ep *ep);
 
 /* This endpoint's address. */

@@ -295,16 +295,20 @@ void segnet_close(struct segnet_ep *ep)
 
 uint16_t segnet_node(const struct segnet_ep *ep)
 {
+	if (!ep)
+		return UINT16_MAX;
 	return (uint16_t)atomic_load_explicit(&ep->v.hdr->node, memory_order_relaxed);
 }
 
 uint16_t segnet_endpoint(const struct segnet_ep *ep)
 {
-	return ep->v.hdr->ep;
+	return ep ? ep->v.hdr->ep : UINT16_MAX;
 }
 
 uint16_t segnet_cluster_size(const struct segnet_ep *ep)
 {
+	if (!ep)
+		return 0;
 	return (uint16_t)atomic_load_explicit(&ep->v.hdr->cluster_size,
 					      memory_order_relaxed);
 }
@@ -312,7 +316,7 @@ uint16_t segnet_cluster_size(const struct segnet_ep *ep)
 int segnet_set_handler(struct segnet_ep *ep, uint16_t h, segnet_handler_fn fn,
 		       void *ctx)
 {
-	if (h >= SEGNET_MAX_HANDLERS)
+	if (!ep || h >= SEGNET_MAX_HANDLERS)
 		return -EINVAL;
 	ep->handlers[h].fn = fn;
 	ep->handlers[h].ctx = ctx;
@@ -369,11 +373,15 @@ static bool segnet_gone(struct segnet_ep *ep, bool force)
 static int segnet_send(struct segnet_ep *ep, const struct ep_send_desc *d,
 		       const void *data, uint64_t cookie)
 {
-	const struct ep_shm_hdr *h = ep->v.hdr;
-	uint32_t size = atomic_load_explicit(&h->cluster_size, memory_order_relaxed);
+	const struct ep_shm_hdr *h;
+	uint32_t size;
 	struct ep_send_desc s;
 	uint32_t buf;
 
+	if (!ep)
+		return -EINVAL;
+	h = ep->v.hdr;
+	size = atomic_load_explicit(&h->cluster_size, memory_order_relaxed);
 	if (d->dst_node >= h->max_nodes || d->dst_ep >= h->max_endpoints ||
 	    d->handler >= SEGNET_MAX_HANDLERS || (size && d->dst_node >= size))
 		return -EINVAL;
@@ -481,6 +489,8 @@ int segnet_poll(struct segnet_ep *ep, struct segnet_completion *comps, int max)
 {
 	int n = 0;
 
+	if (!ep)
+		return -EINVAL;
 	if (segnet_gone(ep, false))
 		return -ESHUTDOWN;
 	if (ep->in_poll)
@@ -524,6 +534,8 @@ static bool segnet_threshold_met(struct segnet_ep *ep)
 
 int segnet_arm(struct segnet_ep *ep)
 {
+	if (!ep)
+		return -EINVAL;
 	if (segnet_gone(ep, false))
 		return -ESHUTDOWN;
 	segnet_drain_efd(ep);
@@ -557,7 +569,7 @@ int segnet_wait(struct segnet_ep *ep, int timeout_ms)
 	uint64_t deadline = timeout_ms < 0 ? UINT64_MAX :
 			    segnet_now_ns() + (uint64_t)timeout_ms * 1000000u;
 	struct pollfd p[2];
-	int ret = segnet_arm(ep);
+	int ret = segnet_arm(ep);	/* -EINVAL for NULL */
 
 	if (ret)
 		return ret > 0 ? 0 : ret;
@@ -590,7 +602,7 @@ int segnet_wait(struct segnet_ep *ep, int timeout_ms)
 
 int segnet_fd(const struct segnet_ep *ep)
 {
-	return ep->efd;
+	return ep ? ep->efd : -EINVAL;
 }
 
 const char *segnet_status_name(int status)

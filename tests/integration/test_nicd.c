@@ -407,3 +407,83 @@ Test(nicd, wake_on_event, .timeout = 60)
 	segnet_close(ep);
 	t_nicd_fini(&n);
 }
+
+/* A connection to nicd n's control socket that sends nothing yet, or -1. */
+static int t_connect(const struct t_nicd *n)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	memcpy(sa.sun_path, n->sock, strlen(n->sock) + 1);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Connections that never send their OPEN must not lock applications out:
+ * nicd keeps 16 waiting and used to let them expire only after 5 s, as long
+ * as libsegnet waits for an answer. The oldest now makes room. An OPEN
+ * longer than the message is refused (EPROTO), not cut to size.
+ */
+Test(nicd, idle_connections_do_not_lock_out_an_open, .timeout = 60)
+{
+	struct ctl_open m = {
+		.magic = CTL_MAGIC, .version = CTL_VERSION, .type = CTL_OPEN,
+		.vnet = 1, .key_len = 6, .key = "secret",
+	};
+	char big[4096] = { 0 };
+	struct ctl_reply r;
+	struct segnet_ep *ep;
+	struct t_nicd n;
+	int idle[40], fd;
+	uint64_t t0;
+
+	t_nicd_init(&n, "idle");
+	t_nicd_start(&n, NULL);
+	for (int i = 0; i < 40; i++) {
+		idle[i] = t_connect(&n);
+		cr_assert_geq(idle[i], 0, "connect %d: %s", i, strerror(errno));
+	}
+	t_sleep_ms(20);
+	t0 = t_ms();
+	ep = t_open(&n, NULL);
+	cr_assert_not_null(ep, "open behind 40 idle connections: %s", strerror(errno));
+	cr_assert_lt(t_ms() - t0, 1000, "the open took %llu ms",
+		     (unsigned long long)(t_ms() - t0));
+	segnet_close(ep);
+
+	memcpy(big, &m, sizeof(m));
+	fd = t_connect(&n);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(send(fd, big, sizeof(big), 0), (ssize_t)sizeof(big));
+	cr_assert_eq(recv(fd, &r, sizeof(r), 0), (ssize_t)sizeof(r));
+	cr_assert_eq(r.type, CTL_OPEN_ERR);
+	cr_assert_eq(r.error, EPROTO, "a 4096-byte OPEN: error %d", r.error);
+	close(fd);
+	for (int i = 0; i < 40; i++)
+		close(idle[i]);
+	cr_assert_eq(t_nicd_stop(&n, SIGTERM), 0, "%s", t_read_file(n.log));
+	cr_assert(strstr(t_read_file(n.log), "open_evicted "), "%s", t_read_file(n.log));
+	t_nicd_fini(&n);
+}
+
+/* Every call that takes an endpoint refuses NULL instead of crashing. */
+Test(nicd, a_null_endpoint_is_refused)
+{
+	uint8_t args[SEGNET_ARGS_LEN] = { 0 };
+
+	cr_assert_eq(segnet_send_quick(NULL, 0, 0, 0, args, 0), -EINVAL);
+	cr_assert_eq(segnet_send_bulk(NULL, 0, 0, 0, args, "x", 1, 0), -EINVAL);
+	cr_assert_eq(segnet_poll(NULL, NULL, 0), -EINVAL);
+	cr_assert_eq(segnet_wait(NULL, 0), -EINVAL);
+	cr_assert_eq(segnet_arm(NULL), -EINVAL);
+	cr_assert_eq(segnet_fd(NULL), -EINVAL);
+	cr_assert_eq(segnet_set_handler(NULL, 0, NULL, NULL), -EINVAL);
+	cr_assert_eq(segnet_node(NULL), 0xFFFF);
+	cr_assert_eq(segnet_endpoint(NULL), 0xFFFF);
+	cr_assert_eq(segnet_cluster_size(NULL), 0);
+	segnet_close(NULL);
+}
