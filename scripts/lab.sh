@@ -1025,6 +1025,7 @@ do_status() {
 		exit 1
 	fi
 	load_config
+	local up_n
 	say "lab '$name' in $dir: $(st_get state), $link, $nodes nodes, bulk $bulk_gbps Gbit/s, quick $quick_gbps Gbit/s, back-off $([ "$busy" = 1 ] && echo off || echo on)$(extras)"
 	echo "processes:"
 	for p in $(st_get procs); do
@@ -1042,7 +1043,13 @@ do_status() {
 			bad=1
 		fi
 	done
-	echo "nodes (switchd: $(sw_nodes_up || true) of $nodes up):"
+	up_n=$(sw_nodes_up || true)
+	if [ -n "$up_n" ]; then
+		echo "nodes (switchd: $up_n of $nodes up):"
+	else
+		echo "nodes (switchd does not answer: not running?):"
+	fi
+	[ "$dead" = 0 ] || say "$dead process(es) of the lab not running: scripts/lab.sh down, then up again (or start-node / restart-switchd)"
 	for ((i = 0; i < nodes; i++)); do
 		p=$(node_proc "$i")
 		up=$(sw_node_up "$i" || true)
@@ -1148,6 +1155,14 @@ do_restart_switchd() {
 	exec 9<"$dir"
 	flock -w 30 9 || die "another lab.sh is working on $dir"
 	load_config
+	# Only switchd is restarted: a nicd that died (not stop-node) stays dead.
+	if [ "$link" != vhost ]; then
+		for p in $(nicd_procs); do
+			[ "$(st_get "proc.$p.stopped")" = 1 ] && continue
+			pid_alive "$(st_get "proc.$p.pid")" "$nicd_bin" ||
+				die "$p is not running (pid $(st_get "proc.$p.pid")): restart-switchd restarts switchd only; scripts/lab.sh down, then up"
+		done
+	fi
 	t0=$(date +%s.%N)
 	stop_proc sw || die "cannot stop switchd"
 	# A switchd that was killed leaves its sockets: the new one must bind them.

@@ -86,6 +86,10 @@ for p in $lab_pids; do
 done
 sleep 0.3
 expect_now 1 "DEAD" lab status
+expect_now 1 "switchd does not answer" lab status
+if [ "$link" != vhost ]; then
+	expect_now 1 "is not running" lab restart-switchd
+fi
 expect_now 0 "cleaning up what a previous run left" lab up --link "$link" --nodes 2 --solo 1
 expect_now 0 "joined as node 1" lab status
 eval "$(lab env)"
