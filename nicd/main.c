@@ -50,6 +50,11 @@ static void nicd_parse_args(struct nicd *d, const struct dp_args *a)
 		nicd_opts_free(&d->opts);
 		exit(NICD_EXIT_USAGE);
 	}
+	if (d->opts.check) {
+		printf("nicd: arguments ok (--check: nothing started)\n");
+		nicd_opts_free(&d->opts);
+		exit(NICD_EXIT_OK);
+	}
 }
 
 /* Pin the polling thread if asked and print where it runs. */

@@ -49,6 +49,7 @@ struct nicd_vnet {
 
 /* nicd's own options (the arguments after "--"). */
 struct nicd_opts {
+	bool check;			/* --check: check the arguments and exit */
 	struct nicd_node_names *node;	/* --node, or the one of --bulk-port/--name */
 	unsigned int n_nodes;		/* entries in node */
 	struct nicd_vnet *vnet;		/* --vnet */

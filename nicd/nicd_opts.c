@@ -53,6 +53,7 @@ enum nicd_opt {
 	NICD_OPT_CAPTURE_MAX_MB,
 	NICD_OPT_CAPTURE_MAX_PACKETS,
 	NICD_OPT_FAULT,
+	NICD_OPT_CHECK,
 };
 
 /* The options getopt_long knows. */
@@ -83,6 +84,7 @@ static const struct option nicd_long_opts[] = {
 	{ "capture-max-mb", required_argument, NULL, NICD_OPT_CAPTURE_MAX_MB },
 	{ "capture-max-packets", required_argument, NULL, NICD_OPT_CAPTURE_MAX_PACKETS },
 	{ "fault", required_argument, NULL, NICD_OPT_FAULT },
+	{ "check", no_argument, NULL, NICD_OPT_CHECK },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -156,6 +158,8 @@ void nicd_opts_usage(FILE *f, const char *prog)
 		"                          (10^6 bytes; default 0: no bound)\n"
 		"  --capture-max-packets N stop capturing after N frames (default 0: no bound)\n"
 		DP_FAULT_USAGE
+		"  --check                 check these arguments (and key files) and exit:\n"
+		"                          0 when they are good, 2 with the message if not\n"
 		"  --help                  this text\n"
 		"\n"
 		"Configurations:\n",
@@ -369,6 +373,9 @@ static int nicd_parse_value(struct nicd_opts *o, int c, const char *arg, char *e
 		return rc;
 	case NICD_OPT_FAULT:
 		return dp_fault_option(arg, &o->fault, &o->fault_seed, err, errlen);
+	case NICD_OPT_CHECK:
+		o->check = true;
+		return 0;
 	}
 	return dp_opt_fail(err, errlen, "unknown option (see --help)");
 }

@@ -496,6 +496,21 @@ start_proc() {
 	done
 }
 
+# Check every daemon's own arguments (--check: no EAL, nothing started), so
+# that a value a daemon refuses (--conf, --fault) is a bad argument of up.
+check_daemon_args() {
+	local p args own out i
+	for p in sw $(nicd_procs); do
+		mapfile -t args < <(proc_cmd "$p")
+		own=()
+		for ((i = 0; i < ${#args[@]}; i++)); do
+			[ "${args[i]}" = "--" ] && own=("${args[@]:i+1}") && break
+		done
+		out=$("$(proc_bin "$p")" -- "${own[@]}" --check 2>&1) ||
+			die_usage "$(tail -n 1 <<<"$out")"
+	done
+}
+
 # Start process $1 again after it stopped: a fresh EAL runtime directory,
 # and its earlier log kept as logs/$1.runK.log.
 start_again() {
@@ -839,6 +854,7 @@ do_up() {
 	st_set vnets "$v"
 
 	place
+	check_daemon_args
 	if [ "$huge" = 1 ]; then setup_huge; fi
 	if [ "$link" = veth ]; then setup_veth; fi
 

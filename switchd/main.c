@@ -55,6 +55,11 @@ static void swd_parse_args(struct swd *d, const struct dp_args *a)
 		swd_opts_free(&d->opts);
 		exit(SWD_EXIT_USAGE);
 	}
+	if (d->opts.check) {
+		printf("switchd: arguments ok (--check: nothing started)\n");
+		swd_opts_free(&d->opts);
+		exit(SWD_EXIT_OK);
+	}
 }
 
 /* Open --capture and attach it to every port; exit status 2 on failure. */

@@ -39,6 +39,7 @@ struct swd_node_names {
 
 /* switchd's own options (the arguments after "--"). */
 struct swd_opts {
+	bool check;			/* --check: check the arguments and exit */
 	uint16_t nodes;			/* --nodes: cluster size */
 	struct swd_node_names *node;	/* per node id: its devices */
 	const char *arbiter;		/* --arbiter spec */

@@ -46,6 +46,7 @@ enum swd_opt {
 	SWD_OPT_CAPTURE_MAX_MB,
 	SWD_OPT_CAPTURE_MAX_PACKETS,
 	SWD_OPT_FAULT,
+	SWD_OPT_CHECK,
 };
 
 /* The options getopt_long knows. */
@@ -75,6 +76,7 @@ static const struct option swd_long_opts[] = {
 	{ "capture-max-mb", required_argument, NULL, SWD_OPT_CAPTURE_MAX_MB },
 	{ "capture-max-packets", required_argument, NULL, SWD_OPT_CAPTURE_MAX_PACKETS },
 	{ "fault", required_argument, NULL, SWD_OPT_FAULT },
+	{ "check", no_argument, NULL, SWD_OPT_CHECK },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -149,6 +151,8 @@ void swd_opts_usage(FILE *f, const char *prog)
 		"                          (10^6 bytes; default 0: no bound)\n"
 		"  --capture-max-packets N stop capturing after N frames (default 0: no bound)\n"
 		DP_FAULT_USAGE
+		"  --check                 check these arguments (and key files) and exit:\n"
+		"                          0 when they are good, 2 with the message if not\n"
 		"  --help                  this text\n"
 		"\n"
 		"Arbiters:\n",
@@ -383,6 +387,9 @@ static int swd_parse_value(struct swd_opts *o, int c, const char *arg, char *err
 		return rc;
 	case SWD_OPT_FAULT:
 		return dp_fault_option(arg, &o->fault, &o->fault_seed, err, errlen);
+	case SWD_OPT_CHECK:
+		o->check = true;
+		return 0;
 	}
 	return dp_opt_fail(err, errlen, "unknown option (see --help)");
 }

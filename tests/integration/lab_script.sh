@@ -51,8 +51,10 @@ expect_now 2 "--vnet must be ID:CONF" lab up --vnet 1:conf3
 expect_now 2 "--grant-lead must be 1 to 64" lab up --grant-lead 0
 expect_now 2 "--fault must be KEY=VALUE" lab up --fault "loss 0.1"
 expect_now 2 "--switch-fault must be KEY=VALUE" lab up --switch-fault "loss=0.1;rm"
-# A spec of the right shape that the daemon refuses: up fails with its message.
-expect_now 1 "--fault loss 2: must be between 0 and 1" lab up --link "$link" --fault loss=2
+# A value the daemon refuses: up checks it with the daemon's --check first.
+expect_now 2 "--fault loss 2: must be between 0 and 1" lab up --link "$link" --fault loss=2
+[ -e "$lab_dir" ] && fail "a failed up left $lab_dir"
+expect_now 2 "'conf9' is neither a configuration" lab up --link "$link" --conf conf9
 [ -e "$lab_dir" ] && fail "a failed up left $lab_dir"
 expect_now 1 "scripts/setup.sh" "$lab_sh" up --link "$link" --build "$tmp/no-build" \
 	--name "$lab_name" --dir "$lab_dir"

@@ -32,6 +32,8 @@ expect_prog=$switchd
 ports="--port 0=net_null0 --port 1=net_null1 --port 2=net_null2"
 expect 0 "--nodes N" --help
 expect 0 "--arbiter SPEC" -- --help
+expect 0 "arguments ok" -- --nodes 2 --port 0=a --port 1=b --check
+expect 2 "--fault loss 2" -- --nodes 2 --port 0=a --port 1=b --fault loss=2 --check
 expect 2 "--nodes 0" -- --nodes 0 --port 0=a --port 1=b
 expect 2 "--nodes 5000" -- --nodes 5000 $ports
 expect 2 "--nodes" -- --port 0=a

@@ -97,6 +97,9 @@ Test(tools, nicd_bad_arguments)
 		      "--vnet", vnet, "--bulk-port", "x", "--endpoints=0", NULL);
 	t_usage_error("--cfg-keepalive 0", NICD_BIN,
 		      "--vnet", vnet, "--bulk-port", "x", "--cfg-keepalive", "0", NULL);
+	/* --check: the arguments, key files and configurations, nothing started. */
+	t_usage_error("key file /nonexistent", NICD_BIN, "--vnet", "1:/nonexistent:conf3",
+		      "--bulk-port", "x", "--check", NULL);
 	/* Longer would let switchd's default --down-slots mark an idle node down. */
 	t_usage_error("--cfg-keepalive 2501", NICD_BIN,
 		      "--vnet", vnet, "--bulk-port", "x", "--cfg-keepalive", "2501", NULL);
