@@ -150,11 +150,14 @@ static void ctl_pending_drop(struct host *h, struct host_pending *p, bool close_
 	p->fd = -1;
 }
 
+static void ctl_handle_open(struct host *h, struct host_pending *p, uint64_t now);
+
 /*
  * Accept waiting connections into free pending slots. With every slot
  * taken, the oldest pending connection makes room if it has had a poll to
  * send its OPEN (ctl_poll reads OPENs before it accepts; one accepted in
- * this poll is never evicted, the newcomer waits in the backlog), so
+ * this poll is never evicted, the newcomer waits in the backlog; one whose
+ * OPEN came after all, past epoll's batch or since, is served instead), so
  * connections that send nothing cannot lock clients out until they expire.
  */
 static void ctl_accept(struct host *h, uint64_t now)
@@ -172,8 +175,11 @@ static void ctl_accept(struct host *h, uint64_t now)
 			return;
 		if (i == HOST_PENDING_MAX) {
 			i = oldest;
-			ctl_pending_drop(h, &h->pending[i], true);
-			h->stats.open_evicted++;
+			ctl_handle_open(h, &h->pending[i], now);
+			if (h->pending[i].fd >= 0) {
+				ctl_pending_drop(h, &h->pending[i], true);
+				h->stats.open_evicted++;
+			}
 		}
 		if (ctl_watch(h, fd, ctl_tag(HOST_TAG_PENDING, (uint32_t)i))) {
 			close(fd);

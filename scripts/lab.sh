@@ -607,7 +607,8 @@ up_exit() {
 	echo "$prog: up failed; tearing down what it started" >&2
 	teardown >/dev/null || true
 	rmdir "$dir" 2>/dev/null || true
-	[ "$dir" = "$(default_dir)" ] && rmdir "$(dirname "$dir")" 2>/dev/null
+	# (not empty while another lab is in it; errexit must not take rc's place)
+	[ "$dir" != "$(default_dir)" ] || rmdir "$(dirname "$dir")" 2>/dev/null || true
 	exit "$rc"
 }
 
@@ -1055,7 +1056,7 @@ do_status() {
 		else
 			printf '  %-12s pid %-8s %s\n' "$([ "$p" = sw ] && echo switchd || echo "$p")" \
 				"${pid:--}" "$([ "$(st_get "proc.$p.stopped")" = 1 ] && echo "stopped (stop-node)" || echo DEAD)"
-			dead=$((dead + 1))
+			[ "$(st_get "proc.$p.stopped")" = 1 ] || dead=$((dead + 1))
 			bad=1
 		fi
 	done
@@ -1065,7 +1066,7 @@ do_status() {
 	else
 		echo "nodes (switchd does not answer: not running?):"
 	fi
-	[ "$dead" = 0 ] || say "$dead process(es) of the lab not running: scripts/lab.sh down, then up again (or start-node / restart-switchd)"
+	[ "$dead" = 0 ] || say "$dead process(es) of the lab died: scripts/lab.sh down, then up again (or start-node / restart-switchd)"
 	for ((i = 0; i < nodes; i++)); do
 		p=$(node_proc "$i")
 		up=$(sw_node_up "$i" || true)
