@@ -2,11 +2,13 @@
 /* Checked parsing of command lines. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dp_opts.h"
 
@@ -180,4 +182,25 @@ int dp_opt_choice(const char *opt, const char *arg, const char *yes,
 	else
 		return dp_opt_fail(err, errlen, "%s %s: must be %s or %s", opt, arg, yes, no);
 	return 0;
+}
+
+int dp_opt_output(const char *opt, const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK | O_CLOEXEC, 0644);
+
+	if (fd >= 0) {
+		close(fd);
+		if (!unlink(path))
+			return 0;
+	} else if (errno == EEXIST) {
+		fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+	}
+	if (errno == ENXIO)
+		return 0;
+	return dp_opt_fail(err, errlen, "%s %s: cannot be written: %s", opt, path,
+			   strerror(errno));
 }

@@ -62,6 +62,15 @@ int dp_opt_double(const char *opt, const char *arg, double min, double max,
 int dp_opt_period(const char *opt, const char *arg, double max, double *out, char *err,
 		  size_t errlen);
 
+/*
+ * An output file for option opt that is written later (a report after the
+ * run): checked now by opening it, since access() says yes to root whatever
+ * the file. A file that is there is not truncated, one made for the check
+ * is removed, and a FIFO without a reader yet (ENXIO) is no reason to
+ * refuse. 0, or -EINVAL with "OPT PATH: cannot be written: why" in err.
+ */
+int dp_opt_output(const char *opt, const char *path, char *err, size_t errlen);
+
 /* One of two words; *out is true for the first. */
 int dp_opt_choice(const char *opt, const char *arg, const char *yes,
 		  const char *no, bool *out, char *err, size_t errlen);

@@ -90,13 +90,14 @@ static inline uint16_t dp_port_tx_taken(struct dp_port *port, struct rte_mbuf **
 	uint16_t sent;
 
 	/* Counted before: a taken frame is the backend's, not to be read after. */
-	for (uint16_t i = 0; i < n; i++) {
+	for (uint16_t i = 0; i < n; i++)
 		port->stats.tx_bytes += pkts[i]->pkt_len;
-		if (port->tap)
+	if (!port->tap) {
+		sent = port->ops->tx(port, pkts, n);
+	} else {
+		for (uint16_t i = 0; i < n; i++)
 			rte_pktmbuf_refcnt_update(pkts[i], 1);
-	}
-	sent = port->ops->tx(port, pkts, n);
-	if (port->tap) {
+		sent = port->ops->tx(port, pkts, n);
 		if (sent)
 			port->tap->frames(port->tap->ctx, port, DP_DIR_TX, pkts, sent);
 		rte_pktmbuf_free_bulk(pkts, n);	/* the tap's references */

@@ -8,7 +8,6 @@
  * mode drain and prints the report. doc/man/segnet-replay.1 documents it.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <rte_pause.h>
 
 #include "dataplane/dp_eal.h"
+#include "dataplane/dp_opts.h"
 #include "pcap/replay/replay.h"
 
 /* What main builds and runs. */
@@ -73,27 +73,6 @@ static bool replay_parse_args(struct replay_main *r, const struct dp_args *a,
 }
 
 /*
- * Whether path can be written as a report, found by opening it (access()
- * says yes to root whatever the file): without truncating a file that is
- * there, removing one this made, and without waiting for a FIFO's reader
- * (ENXIO: there is none yet, which is no reason to refuse). 0 or -errno.
- */
-static int replay_probe_output(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK | O_CLOEXEC, 0644);
-
-	if (fd >= 0) {
-		close(fd);
-		return unlink(path) ? -errno : 0;
-	}
-	if (errno == EEXIST)
-		fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd >= 0)
-		close(fd);
-	return fd >= 0 || errno == ENXIO ? 0 : -errno;
-}
-
-/*
  * Check that every report file named on the command line can be written,
  * before anything is sent; 0 or the exit status.
  */
@@ -104,15 +83,11 @@ static int replay_check_outputs(const struct replay_opts *o)
 	} out[] = {
 		{ "--csv", o->csv }, { "--json", o->json }, { "--latency-csv", o->latency_csv },
 	};
-	int rc;
+	char err[512];
 
 	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
-		if (out[i].path == NULL)
-			continue;
-		rc = replay_probe_output(out[i].path);
-		if (rc) {
-			fprintf(stderr, "segnet-replay: %s %s: cannot be written: %s (nothing sent)\n",
-				out[i].opt, out[i].path, strerror(-rc));
+		if (out[i].path && dp_opt_output(out[i].opt, out[i].path, err, sizeof(err))) {
+			fprintf(stderr, "segnet-replay: %s (nothing sent)\n", err);
 			return REPLAY_EXIT_USAGE;
 		}
 	}

@@ -7,7 +7,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -15,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,14 +43,13 @@ enum { EXIT_USAGE = 2 };
 /* Report a bad argument and exit with status 2. */
 static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
+	fputs("segnet-sim: ", stderr);
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	/* dp_opt_next's messages point to --help themselves. */
-	fprintf(stderr, "segnet-sim: %s%s\n", msg, strstr(msg, "--help") ? "" : " (see --help)");
+	fputs(" (see --help)\n", stderr);
 	exit(EXIT_USAGE);
 }
 
@@ -256,33 +253,18 @@ static void check_conf(const char *conf, uint16_t nodes)
 	pipeline_destroy(pl);
 }
 
-/*
- * An output file is written after every run has finished: refuse at once a
- * path that cannot be written, not after the runs. Opening it is the only
- * test that also holds for root; a file made for the test is removed again.
- */
+/* An output file is written after every run: refuse at once one that cannot be. */
 static void check_output(const char *opt, const char *path)
 {
-	struct stat st;
-	bool existed;
-	int fd;
+	char err[PATH_MAX + 128];
 
 	if (!path)
 		return;
-	if (!*path || path[strlen(path) - 1] == '/' || strchr(path, '\n'))
+	/* The plot's path goes into gnuplot's script. */
+	if (strchr(path, '\n'))
 		usage_error("%s: '%s' is not a file name", opt, path);
-	existed = !stat(path, &st);
-	if (existed && S_ISDIR(st.st_mode))
-		usage_error("%s %s: is a directory", opt, path);
-	/* A FIFO or a device (/dev/stdout) is written when the runs are done. */
-	if (existed && !S_ISREG(st.st_mode))
-		return;
-	fd = open(path, O_WRONLY | (existed ? 0 : O_CREAT | O_EXCL), 0644);
-	if (fd < 0)
-		usage_error("%s %s: cannot write it: %s", opt, path, strerror(errno));
-	close(fd);
-	if (!existed)
-		unlink(path);
+	if (dp_opt_output(opt, path, err, sizeof(err)))
+		usage_error("%s", err);
 }
 
 /* A load for option opt in [SIM_MIN_LOAD, 1], or exit 2. */
@@ -456,8 +438,11 @@ static void parse_args(struct sim_cli *cli, int argc, char **argv)
 	dp_opt_start(&p, sim_options, NULL, false);
 	while ((opt = dp_opt_next(&p, argc, argv, err, sizeof(err))) > 0)
 		parse_opt(cli, opt, optarg);
-	if (opt < 0)
-		usage_error("%s", err);
+	if (opt < 0) {
+		/* dp_opt_next's message points to --help itself. */
+		fprintf(stderr, "segnet-sim: %s\n", err);
+		exit(EXIT_USAGE);
+	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
 	if (cli->per_target)

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 
@@ -194,4 +196,34 @@ Test(opts, a_parse_starts_afresh_after_one_that_stopped_inside_a_cluster)
 	cr_assert_eq(t_parse((char *[]){ "-xq", NULL }, false, err, sizeof(err)), -EINVAL);
 	cr_assert_eq(t_parse((char *[]){ "--nodes", "2", NULL }, false, err, sizeof(err)), 0,
 		     "%s", err);
+}
+
+Test(opts, an_output_file_is_checked_by_opening_it)
+{
+	char dir[] = "/tmp/test_dp_opts-XXXXXX", path[64], err[256];
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/new.csv", dir);
+	cr_assert_eq(dp_opt_output("--csv", path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_neq(access(path, F_OK), 0, "the file made for the check is left");
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("kept", f);
+	fclose(f);
+	cr_assert_eq(dp_opt_output("--csv", path, err, sizeof(err)), 0, "%s", err);
+	f = fopen(path, "r");
+	cr_assert_eq(fgetc(f), 'k', "an existing file was truncated");
+	fclose(f);
+	unlink(path);
+	cr_assert_eq(dp_opt_output("--plot", dir, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "--plot"), "%s", err);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_assert_eq(dp_opt_output("--json", path, err, sizeof(err)), 0,
+		     "a FIFO without a reader yet: %s", err);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/no/such.csv", dir);
+	cr_assert_eq(dp_opt_output("--csv", path, err, sizeof(err)), -EINVAL);
+	rmdir(dir);
 }
