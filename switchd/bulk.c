@@ -183,7 +183,7 @@ static void sw_breq_mistimed(struct sw_fabric *sw, const struct sw_slotrec *rec,
 	}
 	if (rec->grant[i] != t)
 		return;
-	if (s > sw->cur)
+	if (s > sw->rx_slot)
 		sw->stats.breq_early++;
 	else
 		sw->stats.breq_late++;
@@ -194,8 +194,12 @@ void sw_bulk_breq(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
 	uint64_t s = sw_slot_unwrap(sw, r->p.slot);
 	uint16_t i = r->p.src_node, t = r->p.dst_node;
 	struct sw_slotrec *rec = sw_slot_rec(sw, r->p.slot);
-	/* A BREQ may use its slot from a slot early to a slot late. */
-	bool on_time = s + 1 >= sw->cur && s <= sw->cur + 1;
+	/*
+	 * A BREQ may use its slot from a slot early to a slot late. It came
+	 * after slot cur began and by rx_slot: the switch cannot tell when in
+	 * between, so either end may make it on time.
+	 */
+	bool on_time = s + 1 >= sw->cur && s <= sw->rx_slot + 1;
 
 	(void)now;
 	if (!rec || rec->grant[i] != t || rec->used[i] >= sw->cfg.slot_frames || !on_time) {

@@ -454,6 +454,14 @@ static void sw_dispatch_qreqs(struct sw_fabric *sw, uint64_t now)
 		sw_dispatch(sw, &sw->rx[(uint32_t)sw->qorder[j]], now);
 }
 
+/* The slot under way at t >= the start of slot cur (boundaries not yet run count). */
+static uint64_t sw_slot_at(const struct sw_fabric *sw, uint64_t t)
+{
+	if (t < sw->next_boundary)
+		return sw->cur;
+	return sw->cur + 1 + (t - sw->next_boundary) / sw->cfg.slot_ns;
+}
+
 uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now)
 {
 	unsigned int k;
@@ -465,6 +473,7 @@ uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now)
 		sw->next_boundary = now;
 	}
 	k = sw_receive(sw, now);
+	sw->rx_slot = sw_slot_at(sw, sw->cfg.clock ? sw->cfg.clock() : now);
 	/*
 	 * Control and bulk frames first: QREQs lose to what arrives with them.
 	 * Every kept frame that is not in qorder is one of them.

@@ -4,7 +4,8 @@
  * poll it reads every node's ports, forwards quick-channel frames with
  * first-come arbitration, enforces the bulk schedule, and at every slot
  * boundary runs the arbiter and sends each node its grant. It never calls
- * ethdev and never reads a clock: switchd and segnet-sim drive it alike.
+ * ethdev and reads no clock but one it is handed (sw_config.clock):
+ * switchd and segnet-sim drive it alike.
  */
 #ifndef SEGNET_FABRIC_H
 #define SEGNET_FABRIC_H
@@ -59,6 +60,14 @@ struct sw_config {
 	bool idle_skip;
 	/* Optional: a cycle counter for arbitration-time counters (daemon only). */
 	uint64_t (*cycles)(void);
+	/*
+	 * Optional: the clock now is read from, read again after each poll's
+	 * receive (daemon only). A poll preempted between reading now and
+	 * receiving, or a slot late, takes frames that came in meanwhile; the
+	 * time after the receive is the latest they can have come, so a BREQ
+	 * is judged early against it, not against now. NULL: now.
+	 */
+	uint64_t (*clock)(void);
 	/*
 	 * Optional: control[i] carries the control frames to node i that the
 	 * switch originates or forwards (GNT, BACK, QACK, DOWN notices), e.g.

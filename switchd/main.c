@@ -117,7 +117,7 @@ static int swd_build(struct swd *d)
 		.slot_frames = o->slot_frames, .down_slots = o->down_slots,
 		.gnt_keepalive = o->gnt_keepalive, .grant_lead = o->grant_lead, .seed = o->seed,
 		.mp = d->ports.mp, .check_crc = o->check_crc,
-		.cycles = dp_tsc_cycles, .control = d->ports.control,
+		.cycles = dp_tsc_cycles, .clock = dp_tsc_ns, .control = d->ports.control,
 		.idle_skip = o->idle_after_us != 0,
 	};
 	char err[256];

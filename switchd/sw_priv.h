@@ -72,6 +72,7 @@ struct sw_fabric {
 	uint64_t t0;			/* start of slot 0 */
 	uint64_t cur;			/* current slot */
 	uint64_t next_boundary;		/* start of slot cur + 1 */
+	uint64_t rx_slot;		/* slot of this poll's receive (>= cur) */
 	uint64_t idle_due;		/* idle_skip: next boundary with work */
 	bool skipping;			/* idle_skip: the last poll returned idle_due */
 	bool boundary_wanted;		/* idle_skip: a request or join came this poll */

@@ -14,14 +14,15 @@
 # under a fifth of the slots, with breq_late counted. With --grant-lead 5
 # (doc/protocol.md, "Grant lead": L = ceil(round trip / slot)) they must
 # carry at least 20 times as many and fill at least 0.3 of the slots (0.99
-# on an idle machine; a busy loop on the same cores took it to 0.4), with
-# fewer BREQs late than forwarded and fewer early than a fifth of those
-# forwarded. Early BREQs are under 1 % on an idle machine; with a fuzzer on
-# one of the two cores 12 % were: switchd, preempted between reading the
-# time and receiving, judges a BREQ that came in meanwhile by the older
-# time. (A delay cut short by switchd's idle sleeps once made 14 % early on
-# an idle machine; the daemons' fault ports now stamp delays with the clock
-# at the send, dp_fault_port_set_clock, so that cannot come back.)
+# on an idle machine; a busy loop on the same cores took it to 0.29 to 0.99,
+# from run to run, by how late the daemons' polls came), with fewer BREQs
+# late than forwarded and fewer early than one in fifty of those forwarded.
+# None are early, idle or with a busy loop: switchd judges a BREQ by the
+# time after its receive, not the time it read before (which, preempted in
+# between, counted up to 12 % early). (A delay cut short by switchd's idle
+# sleeps once made 14 % early on an idle machine; the daemons' fault ports
+# now stamp delays with the clock at the send, dp_fault_port_set_clock, so
+# that cannot come back.)
 # shellcheck source=tests/integration/lab_lib.sh
 . "$(dirname "$0")/lab_lib.sh"
 
@@ -60,6 +61,6 @@ echo "lead 5: $rate5 msg/s of $slots slots/s, breq_late $late5, breq_forwarded $
 awk -v r="$rate5" -v r1="$rate1" -v s="$slots" 'BEGIN { exit !(r >= 0.3 * s && r >= 20 * r1) }' ||
 	fail "lead 5 carried only $rate5 msg/s of $slots slots/s (lead 1: $rate1)"
 [ "${late5:-0}" -lt "${fwd5:-0}" ] || fail "lead 5: $late5 BREQs late of $fwd5 forwarded"
-[ "${early5:-0}" -lt $(( ${fwd5:-0} / 5 + 1 )) ] ||
+[ "${early5:-0}" -lt $(( ${fwd5:-0} / 50 + 1 )) ] ||
 	fail "lead 5: $early5 BREQs early of $fwd5 forwarded"
 pass

@@ -408,6 +408,55 @@ Test(fabric, a_grant_lead_grants_ahead_and_takes_breqs_in_their_slot)
 	t_sw_free(t);
 }
 
+/* The time the fabric's injected clock reads (a_preempted_poll_...). */
+static uint64_t t_clock_ns;
+
+static uint64_t t_clock(void)
+{
+	return t_clock_ns;
+}
+
+/*
+ * A poll that reads the time, is preempted for two slots and then receives
+ * judges the BREQs it takes by the clock after the receive: the one for
+ * the slot after the one under way is on time, not early. Without a clock
+ * the same holds for a poll that comes two slots late: the BREQs wait for
+ * it, and it runs the boundaries it missed after it has taken them.
+ */
+/* One switch of a_late_or_preempted_poll_...: with the clock or late. */
+static void t_late_poll(bool with_clock)
+{
+	struct sw_config cfg = {
+		.n_nodes = T_N, .arbiter = "lcf", .bulk_gbps = 10, .quick_gbps = 10,
+		.slot_frames = 1, .slot_ns = T_SLOT, .seed = 1, .mp = t_mp,
+		.check_crc = true, .gnt_keepalive = 1, .grant_lead = 3,
+		.clock = with_clock ? t_clock : NULL,
+	};
+	struct t_sw *t = t_join_all(t_sw_new_cfg(&cfg));
+
+	t_cfg(t, 0, 1u << 1, 0xF, 0xF);
+	sw_fabric_poll(t->sw, T_SLOT);		/* slot 1 starts: grants for slot 4 */
+	cr_assert_eq(t_gnt(t, 0).slot, 4);
+	cr_assert_eq(t_gnt(t, 0).target, 1);
+	t_clear(t);
+	t_data(t, PROTO_T_BREQ, 0, 1, 4);	/* sent in slot 3 */
+	t_data(t, PROTO_T_BREQ, 0, 1, 4);	/* a second frame on a 1-frame grant */
+	t_clock_ns = 3 * T_SLOT + 500;		/* slot 3, after the receive */
+	/* With the clock: the time read before a preemption. Else two slots late. */
+	sw_fabric_poll(t->sw, with_clock ? T_SLOT + 1000 : t_clock_ns);
+	cr_assert_eq(t_st(t)->breq_forwarded, 1, "clock %d", with_clock);
+	cr_assert_eq(t_st(t)->breq_early, 0, "clock %d", with_clock);
+	cr_assert_eq(t_st(t)->breq_not_granted, 1, "clock %d: the second frame", with_clock);
+	cr_assert_eq(t_count(t, 1, PROTO_T_BREQ), 1, "clock %d", with_clock);
+	t_sw_free(t);
+}
+
+Test(fabric, a_late_or_preempted_poll_judges_breqs_by_the_time_they_came)
+{
+	t_late_poll(false);
+	t_late_poll(true);
+}
+
 /*
  * A BREQ whose slot is older than the switch's ring of slots (lead 1: slots
  * cur - 4 .. cur + 1) is late whatever its grant was; within the ring only a
