@@ -18,6 +18,7 @@ void dp_opt_start(struct dp_opt_parser *p, const struct option *opts, const int 
 	p->opts = opts;
 	p->lists = lists;
 	p->eal = eal;
+	p->groups = NULL;
 	p->seen = 0;
 	optind = 0;	/* 1 would keep the place in a cluster (-xq) of an earlier parse */
 	opterr = 0;	/* dp_opt_next's messages name the option */
@@ -54,13 +55,41 @@ static int dp_opt_index(const struct option *opts, int c)
 	return -1;
 }
 
-/* True when c is the val of an option that may repeat. */
-static bool dp_opt_is_list(const int *lists, int c)
+/* True when c is in vals (ending in 0; NULL: none). */
+static bool dp_opt_in(const int *vals, int c)
 {
-	for (; lists && *lists; lists++)
-		if (*lists == c)
+	for (; vals && *vals; vals++)
+		if (*vals == c)
 			return true;
 	return false;
+}
+
+/* Refuse option i when another of a group it is in was given before. */
+static int dp_opt_group_check(const struct dp_opt_parser *p, int i, char *err, size_t errlen)
+{
+	for (const int *const *g = p->groups; g && *g; g++) {
+		char names[256] = "";
+		size_t len = 0;
+		int other = -1;
+
+		if (!dp_opt_in(*g, p->opts[i].val))
+			continue;
+		for (const int *v = *g; *v; v++) {
+			int j = dp_opt_index(p->opts, *v);
+
+			if (j < 0)
+				continue;
+			if (j != i && j < DP_OPT_MAX && (p->seen & (1ull << j)))
+				other = j;
+			if (len < sizeof(names))
+				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s--%s",
+							len ? ", " : "", p->opts[j].name);
+		}
+		if (other >= 0)
+			return dp_opt_fail(err, errlen, "--%s and --%s do not go together: give one of %s (see --help)",
+					   p->opts[other].name, p->opts[i].name, names);
+	}
+	return 0;
 }
 
 int dp_opt_next(struct dp_opt_parser *p, int argc, char **argv, char *err, size_t errlen)
@@ -74,7 +103,7 @@ int dp_opt_next(struct dp_opt_parser *p, int argc, char **argv, char *err, size_
 		return dp_opt_refuse(p, c, argv, at, err, errlen);
 	if (i < 0)
 		i = dp_opt_index(p->opts, c);	/* -h */
-	if (i < 0 || dp_opt_is_list(p->lists, c))
+	if (i < 0 || dp_opt_in(p->lists, c))
 		return c;
 	if (i >= DP_OPT_MAX)
 		return dp_opt_fail(err, errlen, "--%s: more than %d options to tell apart",
@@ -82,6 +111,8 @@ int dp_opt_next(struct dp_opt_parser *p, int argc, char **argv, char *err, size_
 	if (p->seen & (1ull << i))
 		return dp_opt_fail(err, errlen, "--%s given twice: give it once (see --help)",
 				   p->opts[i].name);
+	if (dp_opt_group_check(p, i, err, errlen))
+		return -EINVAL;
 	p->seen |= 1ull << i;
 	return c;
 }

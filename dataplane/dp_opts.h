@@ -24,6 +24,12 @@ struct dp_opt_parser {
 	const struct option *opts;	/* getopt_long's table, ending in a zero entry */
 	const int *lists;		/* vals of the options that may repeat, ending in 0 */
 	bool eal;			/* EAL arguments go before "--": say so of an unknown option */
+	/*
+	 * Sets of options of which one may be given (vals, each set ending in
+	 * 0; the list ends in NULL), or NULL. dp_opt_start clears it: set it
+	 * after. Their options must not be lists.
+	 */
+	const int *const *groups;
 	uint64_t seen;			/* bit i: opts[i] was given */
 };
 
@@ -34,7 +40,8 @@ void dp_opt_start(struct dp_opt_parser *p, const struct option *opts, const int 
 /*
  * The next option's val (its value in optarg), 0 when only operands are left
  * (argv[optind] on), or -EINVAL with a message in err naming the option as
- * given: unknown, without its value, or a second time when it is not a list.
+ * given: unknown, without its value, a second time when it is not a list,
+ * or after another of its group.
  */
 int dp_opt_next(struct dp_opt_parser *p, int argc, char **argv, char *err, size_t errlen);
 

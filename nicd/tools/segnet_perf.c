@@ -161,6 +161,9 @@ static const struct option perf_long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* Options of which one may be given: the key. */
+static const int *const perf_groups[] = { tool_key_group, NULL };
+
 /* Parse --chan. */
 static bool perf_parse_chan(const char *arg, enum perf_mode *m)
 {
@@ -280,7 +283,8 @@ static int perf_parse(struct perf_opts *o, int argc, char **argv)
 	o->join_wait_ms = 10000;
 	o->recv_bufs = 256;
 	o->duration = -1;	/* not given */
-	rc = tool_getopt(perf_prog, argc, argv, perf_long_opts, NULL, perf_usage, perf_option, o);
+	rc = tool_getopt(perf_prog, argc, argv, perf_long_opts, NULL, perf_groups, perf_usage,
+			 perf_option, o);
 	if (rc)
 		return rc;
 	return perf_check(o) ? 0 : 2;

@@ -136,6 +136,10 @@ static const struct option ping_long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* Options of which one may be given: the key, the channel. */
+static const int ping_chan_group[] = { 'q', 'b', 0 };
+static const int *const ping_groups[] = { tool_key_group, ping_chan_group, NULL };
+
 /* Parse one option into o; false (after a message) when it is bad. */
 static bool ping_option(void *opts, int c, const char *arg)
 {
@@ -206,7 +210,8 @@ static int ping_parse(struct ping_opts *o, int argc, char **argv)
 	o->interval_ms = 1000;
 	o->timeout_ms = 1000;
 	o->join_wait_ms = 10000;
-	rc = tool_getopt(ping_prog, argc, argv, ping_long_opts, NULL, ping_usage, ping_option, o);
+	rc = tool_getopt(ping_prog, argc, argv, ping_long_opts, NULL, ping_groups, ping_usage,
+			 ping_option, o);
 	if (rc)
 		return rc;
 	if (!o->ep.key_len) {

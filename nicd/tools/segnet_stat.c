@@ -160,7 +160,7 @@ static int stat_parse(struct stat_opts *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->prefix = "rte";
 	o->interval = 1;
-	rc = tool_getopt(stat_prog, argc, argv, stat_long_opts, stat_list_opts, stat_usage,
+	rc = tool_getopt(stat_prog, argc, argv, stat_long_opts, stat_list_opts, NULL, stat_usage,
 			 stat_option, o);
 	if (rc)
 		return rc;

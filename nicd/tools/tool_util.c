@@ -32,13 +32,15 @@ void tool_signals(void)
 }
 
 int tool_getopt(const char *prog, int argc, char **argv, const struct option *longopts,
-		const int *lists, void (*usage)(FILE *f), tool_option_fn option, void *opts)
+		const int *lists, const int *const *groups, void (*usage)(FILE *f),
+		tool_option_fn option, void *opts)
 {
 	struct dp_opt_parser p;
 	char err[256];
 	int c;
 
 	dp_opt_start(&p, longopts, lists, false);
+	p.groups = groups;
 	while ((c = dp_opt_next(&p, argc, argv, err, sizeof(err))) > 0) {
 		if (c == 'h') {
 			usage(stdout);
@@ -91,6 +93,8 @@ bool tool_parse_double(const char *prog, const char *opt, const char *arg, doubl
 	}
 	return true;
 }
+
+const int tool_key_group[] = { 'k', 'K', 0 };
 
 int tool_ep_option(const char *prog, struct tool_ep_opts *o, int c, const char *arg)
 {

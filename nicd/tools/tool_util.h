@@ -29,12 +29,14 @@ typedef bool (*tool_option_fn)(void *opts, int c, const char *arg);
 /*
  * Run getopt_long over argv with longopts (dp_opt_next), calling option for
  * every option; lists (vals ending in 0, or NULL) may repeat, any other
- * option is refused the second time; usage prints --help. Returns 0 when
- * every argument was taken, 1 after --help, 2 after a bad argument (with a
- * message naming it).
+ * option is refused the second time, and so is one of groups (sets of
+ * which one may be given, struct dp_opt_parser; or NULL) after another of
+ * its set; usage prints --help. Returns 0 when every argument was taken, 1
+ * after --help, 2 after a bad argument (with a message naming it).
  */
 int tool_getopt(const char *prog, int argc, char **argv, const struct option *longopts,
-		const int *lists, void (*usage)(FILE *f), tool_option_fn option, void *opts);
+		const int *lists, const int *const *groups, void (*usage)(FILE *f),
+		tool_option_fn option, void *opts);
 
 /* Set by SIGINT and SIGTERM once tool_signals() ran. */
 extern volatile sig_atomic_t tool_stop;
@@ -67,6 +69,9 @@ struct tool_ep_opts {
  * not, -1 after printing an error.
  */
 int tool_ep_option(const char *prog, struct tool_ep_opts *o, int c, const char *arg);
+
+/* --key-file and --key (vals 'k', 'K'): a group of tool_getopt, one of them. */
+extern const int tool_key_group[];
 
 /* Open the endpoint; NULL after printing why. */
 struct segnet_ep *tool_ep_open(const char *prog, const struct tool_ep_opts *o,

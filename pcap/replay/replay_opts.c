@@ -77,13 +77,11 @@ static const struct option replay_long_opts[] = {
 /* The options that are lists: one node each. */
 static const int replay_list_opts[] = { REPLAY_OPT_NICD, 0 };
 
-/* Option names of the timing modes, for the exclusivity message. */
-static const char *const replay_timing_opt[] = {
-	[TIMING_RECORDED] = "--multiplier",
-	[TIMING_PPS] = "--pps",
-	[TIMING_MBPS] = "--mbps",
-	[TIMING_TOPSPEED] = "--topspeed",
+/* The timing modes: one may be given. */
+static const int replay_timing_group[] = {
+	REPLAY_OPT_MULTIPLIER, REPLAY_OPT_PPS, REPLAY_OPT_MBPS, REPLAY_OPT_TOPSPEED, 0
 };
+static const int *const replay_groups[] = { replay_timing_group, NULL };
 
 void replay_opts_usage(FILE *f, const char *prog)
 {
@@ -165,18 +163,6 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"See segnet-replay(1).\n");
 }
 
-/* Choose timing mode t; refuses a second timing mode (dp_opt_next a second t). */
-static int replay_set_timing(struct replay_opts *o, bool *given, enum timing_mode t,
-			     char *err, size_t errlen)
-{
-	if (*given)
-		return dp_opt_fail(err, errlen, "%s and %s cannot be used together: give one of --multiplier, --pps, --mbps, --topspeed",
-				   replay_timing_opt[o->timing.mode], replay_timing_opt[t]);
-	*given = true;
-	o->timing.mode = t;
-	return 0;
-}
-
 /* Name of a messages-mode option, for the refusal of frames mode. */
 static const char *replay_msg_opt_name(int c)
 {
@@ -247,8 +233,8 @@ static int replay_parse_msg_value(struct replay_opts *o, int c, const char *arg,
 }
 
 /* Handle one option that takes a value (or --topspeed). */
-static int replay_parse_value(struct replay_opts *o, int c, const char *arg, bool *timing_given,
-			      char *err, size_t errlen)
+static int replay_parse_value(struct replay_opts *o, int c, const char *arg, char *err,
+			      size_t errlen)
 {
 	uint64_t v;
 	double d;
@@ -265,20 +251,19 @@ static int replay_parse_value(struct replay_opts *o, int c, const char *arg, boo
 			return dp_opt_fail(err, errlen, "--port needs an ethdev name");
 		o->port = arg;
 		return 0;
-	case REPLAY_OPT_MULTIPLIER:
-		rc = replay_set_timing(o, timing_given, TIMING_RECORDED, err, errlen);
-		return rc ? rc : dp_opt_double("--multiplier", arg, 1e-6, 1e6,
-						     &o->timing.multiplier, err, errlen);
+	case REPLAY_OPT_MULTIPLIER:	/* the timing modes: one of them (replay_groups) */
+		o->timing.mode = TIMING_RECORDED;
+		return dp_opt_double("--multiplier", arg, 1e-6, 1e6, &o->timing.multiplier,
+				     err, errlen);
 	case REPLAY_OPT_PPS:
-		rc = replay_set_timing(o, timing_given, TIMING_PPS, err, errlen);
-		return rc ? rc : dp_opt_double("--pps", arg, 1e-3, 1e9, &o->timing.pps,
-						     err, errlen);
+		o->timing.mode = TIMING_PPS;
+		return dp_opt_double("--pps", arg, 1e-3, 1e9, &o->timing.pps, err, errlen);
 	case REPLAY_OPT_MBPS:
-		rc = replay_set_timing(o, timing_given, TIMING_MBPS, err, errlen);
-		return rc ? rc : dp_opt_double("--mbps", arg, 1e-3, 1e7, &o->timing.mbps,
-						     err, errlen);
+		o->timing.mode = TIMING_MBPS;
+		return dp_opt_double("--mbps", arg, 1e-3, 1e7, &o->timing.mbps, err, errlen);
 	case REPLAY_OPT_TOPSPEED:
-		return replay_set_timing(o, timing_given, TIMING_TOPSPEED, err, errlen);
+		o->timing.mode = TIMING_TOPSPEED;
+		return 0;
 	case REPLAY_OPT_LOOP:
 		rc = dp_opt_ulong("--loop", arg, 0, UINT64_MAX - 1, &v, err, errlen);
 		o->timing.loops = v ? v : TIMING_LOOPS_FOREVER;
@@ -371,17 +356,17 @@ int replay_opts_parse(struct replay_opts *o, int argc, char **argv, char *err,
 		      size_t errlen)
 {
 	struct dp_opt_parser p;
-	bool timing_given = false;
 	int c, rc = 0;
 
 	replay_opts_defaults(o);
 	dp_opt_start(&p, replay_long_opts, replay_list_opts, true);
+	p.groups = replay_groups;
 	while (!rc && (c = dp_opt_next(&p, argc, argv, err, errlen)) > 0) {
 		if (c == 'h') {
 			replay_opts_usage(stdout, argv[0]);
 			return 1;
 		}
-		rc = replay_parse_value(o, c, optarg, &timing_given, err, errlen);
+		rc = replay_parse_value(o, c, optarg, err, errlen);
 	}
 	if (c < 0)
 		rc = c;

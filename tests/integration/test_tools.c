@@ -258,6 +258,10 @@ Test(tools, nicd_bad_device_closes_nothing_unopened, .timeout = 60)
 Test(tools, ping_and_perf_arguments)
 {
 	t_usage_error("no key", SEGNET_PING_BIN, "--node", "1", NULL);
+	t_usage_error("--quick and --bulk do not go together", SEGNET_PING_BIN,
+		      "--key", "k", "--node", "1", "--quick", "--bulk", NULL);
+	t_usage_error("--key and --key-file do not go together", SEGNET_PERF_BIN,
+		      "--key", "k", "--key-file", "/dev/null", "--client", NULL);
 	t_usage_error("--node N", SEGNET_PING_BIN, "--key", "k", NULL);
 	t_usage_error("--count x", SEGNET_PING_BIN, "--key", "k", "--node", "1", "--count=x", NULL);
 	t_usage_error("--size 4000", SEGNET_PING_BIN,

@@ -189,6 +189,30 @@ Test(opts, an_option_that_is_not_a_list_is_refused_the_second_time)
 	t_refused(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
+Test(opts, one_of_a_group_is_taken_and_a_second_one_is_refused_by_name)
+{
+	static const int group[] = { T_NAME, T_CHECK, 0 };
+	static const int *const groups[] = { group, NULL };
+	char *one[] = { "prog", "--check", "--nodes", "2" };
+	char *two[] = { "prog", "--name", "a", "--nodes", "2", "--check" };
+	struct dp_opt_parser p;
+	char err[160];
+	int c;
+
+	dp_opt_start(&p, t_opts, t_lists, false);
+	p.groups = groups;
+	while ((c = dp_opt_next(&p, 4, one, err, sizeof(err))) > 0)
+		;
+	cr_assert_eq(c, 0, "%s", err);
+	dp_opt_start(&p, t_opts, t_lists, false);
+	cr_assert_null(p.groups, "a new parse keeps the groups of the last");
+	p.groups = groups;
+	while ((c = dp_opt_next(&p, 6, two, err, sizeof(err))) > 0)
+		;
+	cr_assert_eq(c, -EINVAL);
+	cr_assert_str_eq(err, "--name and --check do not go together: give one of --name, --check (see --help)");
+}
+
 Test(opts, a_parse_starts_afresh_after_one_that_stopped_inside_a_cluster)
 {
 	char err[160];

@@ -544,6 +544,8 @@ Test(replay_plan, messages_command_line)
 	/* Named as given, refused the second time but for a list (--nicd, above). */
 	refused("-x: unknown option", "--mode", "messages", "-xq", SAMPLE, NULL);
 	refused("--pps given twice", "--port", "p", "--pps", "10", "--pps", "20", SAMPLE, NULL);
+	refused("--pps and --topspeed do not go together: give one of --multiplier, --pps, --mbps, --topspeed",
+		"--port", "p", "--pps", "10", "--topspeed", SAMPLE, NULL);
 	refused("--vnet given twice", "--mode", "messages", "--nicd", "a", "--nicd", "b",
 		"--key-file", kf, "--vnet", "1", "--vnet", "2", SAMPLE, NULL);
 	unlink(kf);
