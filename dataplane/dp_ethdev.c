@@ -201,6 +201,9 @@ static uint32_t dp_ethdev_max_frame_af_packet(const struct rte_eth_dev_info *inf
 /* The memif devarg that holds a full BREQ in one buffer. */
 #define DP_MEMIF_HINT "bsize=4096"
 
+/* memif's socket when its socket devarg is not given. */
+#define DP_MEMIF_DEFAULT_SOCKET "/run/memif.sock"
+
 /*
  * memif: a frame longer than a buffer (bsize, 2048 by default) travels in
  * chained descriptors and arrives whole, but with them switchd over memif
@@ -268,6 +271,18 @@ static uint32_t dp_ethdev_max_frame(const struct rte_eth_dev_info *info, bool se
 }
 
 /*
+ * True for a virtio-user client: a device or driver named net_virtio_user*
+ * whose devargs kv do not make it the server (server=1).
+ */
+static bool dp_ethdev_virtio_client(const char *name, const struct rte_kvargs *kv)
+{
+	const char *server = kv ? rte_kvargs_get(kv, "server") : NULL;
+
+	return !strncmp(name, "net_virtio_user", strlen("net_virtio_user")) &&
+	       !(server && strtoul(server, NULL, 0));
+}
+
+/*
  * What brings the device's link back once its peer went away and came
  * again, in DPDK 22.11: a memif client connects to its server only in
  * rte_eth_dev_start; a virtio-user client connects to its vhost-user server
@@ -280,12 +295,11 @@ static enum dp_ethdev_link_policy dp_ethdev_link_policy(const struct rte_eth_dev
 	enum dp_ethdev_link_policy policy = DP_ETHDEV_LINK_WAIT;
 	struct rte_kvargs *kv = dp_ethdev_kvargs(info);
 	const char *role = kv ? rte_kvargs_get(kv, "role") : NULL;
-	const char *server = kv ? rte_kvargs_get(kv, "server") : NULL;
 	const char *driver = info->driver_name ? info->driver_name : "";
 
 	if (!strcmp(driver, "net_memif") && role && !strcmp(role, "client"))
 		policy = DP_ETHDEV_LINK_RESTART;
-	else if (!strcmp(driver, "net_virtio_user") && !(server && strtoul(server, NULL, 0)))
+	else if (dp_ethdev_virtio_client(driver, kv))
 		policy = DP_ETHDEV_LINK_LOST;
 	rte_kvargs_free(kv);
 	return policy;
@@ -330,8 +344,44 @@ static void dp_ethdev_list_known(char *err, size_t errlen)
 			 any ? ")" : " (no ports: add one with --vdev or -a)");
 }
 
+/* The --vdev argument that names device name, or NULL. */
+static const struct rte_devargs *dp_ethdev_vdev_given(const char *name)
+{
+	const struct rte_devargs *da;
+
+	RTE_EAL_DEVARGS_FOREACH("vdev", da)
+		if (!strcmp(da->name, name))
+			return da;
+	return NULL;
+}
+
+/*
+ * A --vdev whose driver did not create the device at start-up: it said
+ * why, and most often an argument is wrong (-ENODEV). A virtio-user client
+ * connects to its vhost-user server only then and cannot wait for one
+ * (DPDK 22.11): when the server's socket is missing, say that (-ENOTCONN).
+ */
+static int dp_ethdev_vdev_failed(const struct rte_devargs *da, char *err, size_t errlen)
+{
+	struct rte_kvargs *kv = da->args ? rte_kvargs_parse(da->args, NULL) : NULL;
+	const char *path = kv ? rte_kvargs_get(kv, "path") : NULL;
+	int ret = -ENODEV;
+
+	if (dp_ethdev_virtio_client(da->name, kv) && path && access(path, F_OK)) {
+		snprintf(err, errlen, "--vdev %s,%s: no vhost-user server at %s: a virtio-user client connects to its server only when the EAL creates it, and cannot wait for one (DPDK 22.11): start the vhost-user server first, or make this end the server (server=1) and the other the client (client=1)",
+			 da->name, da->args, path);
+		ret = -ENOTCONN;
+	} else {
+		snprintf(err, errlen, "--vdev %s%s%s: its driver did not create the device (its message above says why: a bad or missing device argument?)",
+			 da->name, da->args && *da->args ? "," : "", da->args ? da->args : "");
+	}
+	rte_kvargs_free(kv);
+	return ret;
+}
+
 int dp_ethdev_find(const char *name, uint16_t *port_id, char *err, size_t errlen)
 {
+	const struct rte_devargs *da;
 	char canon[RTE_ETH_NAME_MAX_LEN];
 	struct rte_pci_addr pci;
 	bool is_pci;
@@ -361,6 +411,9 @@ int dp_ethdev_find(const char *name, uint16_t *port_id, char *err, size_t errlen
 		       canon, *port_id);
 		return 0;
 	}
+	da = is_pci ? NULL : dp_ethdev_vdev_given(name);
+	if (da)
+		return dp_ethdev_vdev_failed(da, err, errlen);
 	if (is_pci)
 		snprintf(err, errlen,
 			 "no DPDK port on PCI device %s: is it bound to vfio-pci (dpdk-devbind.py --status) and allowed (no --no-pci, in the -a list)?",
@@ -525,58 +578,104 @@ static bool dp_ethdev_read_link(uint16_t id, struct rte_eth_link *link)
 	return link->link_status == RTE_ETH_LINK_UP;
 }
 
-/* Poll the link until it is up, wait_ms passed or SIGINT/SIGTERM came (dp_stop); fills out. */
-static int dp_ethdev_wait_link(const char *name, uint16_t id, uint32_t wait_ms,
-			       struct dp_ethdev *out, char *err, size_t errlen)
+/*
+ * Read dev's link without waiting; true when it is up. A device the watch
+ * restarts (memif client) is watched as in the loop, so a wait restarts it
+ * with back-off until its peer answers. A stopped device's link is read
+ * for its speed, and is down.
+ */
+static bool dp_ethdev_link_now(struct dp_ethdev *dev, struct rte_eth_link *link)
+{
+	bool up;
+
+	if (dev->watch.policy == DP_ETHDEV_LINK_RESTART)
+		dp_ethdev_watch(dev, dp_tsc_ns());
+	up = dp_ethdev_read_link(dev->port_id, link);
+	return up && !dev->stopped;
+}
+
+/* Poll dev's link until it is up, wait_ms passed or SIGINT/SIGTERM came (dp_stop). */
+static int dp_ethdev_wait_link(struct dp_ethdev *dev, uint32_t wait_ms, char *err,
+			       size_t errlen)
 {
 	struct rte_eth_link link;
 	uint32_t waited = 0;
+	bool up;
 
 	for (;;) {
 		if (dp_stop) {
 			snprintf(err, errlen, "port %s: stopped by a signal while waiting for the link",
-				 name);
+				 dev->name);
 			return -EINTR;
 		}
-		if (dp_ethdev_read_link(id, &link) || waited >= wait_ms)
+		up = dp_ethdev_link_now(dev, &link);
+		if (up || waited >= wait_ms)
 			break;
 		rte_delay_us_sleep(DP_ETHDEV_LINK_POLL_MS * 1000);
 		waited += DP_ETHDEV_LINK_POLL_MS;
 	}
-	out->link_up = link.link_status == RTE_ETH_LINK_UP;
-	out->link_speed_mbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ?
+	dev->link_up = up;
+	dev->link_speed_mbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ?
 			       0 : link.link_speed;
-	if (wait_ms && !out->link_up) {
-		snprintf(err, errlen, "port %s: link still down after %u ms", name, wait_ms);
+	if (wait_ms && !up) {
+		snprintf(err, errlen, "port %s: link still down after %u ms%s", dev->name, wait_ms,
+			 dev->stopped ? " (not started: its peer is not there)" : "");
 		return -ETIMEDOUT;
 	}
 	return 0;
 }
 
-/* Start the device, promiscuous mode, link. */
-static int dp_ethdev_start(const char *name, uint16_t id, const struct dp_ethdev_conf *conf,
-			   struct dp_ethdev *out, char *err, size_t errlen)
+/*
+ * dev, a memif client, did not start (ret): its server is not there yet.
+ * Leave it stopped, its link down, for dp_ethdev_watch to start.
+ */
+static void dp_ethdev_start_later(struct dp_ethdev *dev, const struct rte_eth_dev_info *info,
+				  int ret)
 {
-	int ret = rte_eth_dev_start(id);
+	struct rte_kvargs *kv = dp_ethdev_kvargs(info);
+	const char *sock = kv ? rte_kvargs_get(kv, "socket") : NULL;
 
+	dev->stopped = true;
+	DP_LOG(dp_ethdev_logtype, NOTICE,
+	       "port %s: cannot start yet (%s): no memif server at %s; link down, the device is started again after %u ms, then at doubling intervals up to %u ms, until its server answers",
+	       dev->name, rte_strerror(-ret), sock ? sock : DP_MEMIF_DEFAULT_SOCKET,
+	       DP_ETHDEV_RESTART_FIRST_MS, DP_ETHDEV_RESTART_MAX_MS);
+	rte_kvargs_free(kv);
+}
+
+/*
+ * Start the device (a memif client whose server is not there yet is left
+ * stopped when conf->late_peer says so), promiscuous mode, link.
+ */
+static int dp_ethdev_start(struct dp_ethdev *dev, const struct dp_ethdev_conf *conf,
+			   const struct rte_eth_dev_info *info, char *err, size_t errlen)
+{
+	int ret = rte_eth_dev_start(dev->port_id);
+
+	if (ret && conf->late_peer && dev->watch.policy == DP_ETHDEV_LINK_RESTART) {
+		dp_ethdev_start_later(dev, info, ret);
+		ret = 0;
+	}
 	if (ret) {
-		snprintf(err, errlen, "port %s: cannot start: %s", name, rte_strerror(-ret));
+		snprintf(err, errlen, "port %s: cannot start: %s", dev->name, rte_strerror(-ret));
 		return ret;
 	}
+	/* A stopped device keeps the mode: rte_eth_dev_start restores it. */
 	if (conf->promiscuous) {
-		ret = rte_eth_promiscuous_enable(id);
+		ret = rte_eth_promiscuous_enable(dev->port_id);
 		if (ret && ret != -ENOTSUP) {
 			snprintf(err, errlen, "port %s: cannot enable promiscuous mode: %s",
-				 name, rte_strerror(-ret));
+				 dev->name, rte_strerror(-ret));
 			goto stop;
 		}
 	}
-	ret = dp_ethdev_wait_link(name, id, conf->link_wait_ms, out, err, errlen);
+	ret = dp_ethdev_wait_link(dev, conf->link_wait_ms, err, errlen);
 	if (ret)
 		goto stop;
 	return 0;
 stop:
-	rte_eth_dev_stop(id);
+	if (!dev->stopped)
+		rte_eth_dev_stop(dev->port_id);
 	return ret;
 }
 
@@ -616,22 +715,27 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 	ret = dp_ethdev_configure(name, id, conf, &ec, out->socket, mp, err, errlen);
 	if (!ret && set_mtu)
 		ret = dp_ethdev_set_mtu(name, id, err, errlen);
-	if (!ret)
-		ret = dp_ethdev_start(name, id, conf, out, err, errlen);
 	if (ret)
 		return ret;
+	/* The start and the link wait use what the watch does. */
 	out->port_id = id;
 	snprintf(out->name, sizeof(out->name), "%s", name);
 	out->watch.policy = dp_ethdev_link_policy(&info);
 	out->watch.log.interval_ns = 10ull * NS_PER_S;
 	out->watch.log.burst = 1;
+	ret = dp_ethdev_start(out, conf, &info, err, errlen);
+	if (ret) {
+		out->port_id = RTE_MAX_ETHPORTS;
+		return ret;
+	}
 	if (!set_mtu || rte_eth_dev_get_mtu(id, &out->mtu))
 		out->mtu = DP_ETHDEV_MTU;
 	out->max_frame = dp_ethdev_max_frame(&info, set_mtu, out->mtu);
 	DP_LOG(dp_ethdev_logtype, INFO,
-	       "port %s (%u, %s): %u rx / %u tx queues, MTU %u, socket %d, link %s %u Mb/s",
+	       "port %s (%u, %s): %u rx / %u tx queues, MTU %u, socket %d, link %s %u Mb/s%s",
 	       name, id, info.driver_name, conf->rx_queues, conf->tx_queues, out->mtu,
-	       out->socket, out->link_up ? "up" : "down", out->link_speed_mbps);
+	       out->socket, out->link_up ? "up" : "down", out->link_speed_mbps,
+	       out->stopped ? ", not started yet" : "");
 	return 0;
 }
 

@@ -24,6 +24,10 @@ struct dp_ethdev_conf {
 	uint16_t tx_desc;		/* descriptors per transmit queue (0 = 1024) */
 	uint32_t link_wait_ms;		/* wait this long for link up (0 = don't wait) */
 	bool promiscuous;		/* accept frames for any MAC */
+	bool late_peer;			/* a memif client whose server is not there
+					 * yet is set up but left stopped, link
+					 * down, for dp_ethdev_watch to start;
+					 * without it, an error */
 };
 
 #define DP_ETHDEV_LINK_COUNTERS(X) \
@@ -87,7 +91,10 @@ struct dp_ethdev {
  * Find an ethdev by name: a PCI address ("0000:3b:00.0" or "3b:00.0",
  * probed now if the EAL did not probe it at start-up), a vdev name already
  * created with --vdev ("net_memif0"), or a DPDK port number ("0").
- * 0 or -ENODEV with a message naming it (and the ports there are) in err.
+ * 0 or -ENODEV with a message naming it (and the ports there are) in err;
+ * for a --vdev its driver did not create, the message names the --vdev
+ * argument, and a virtio-user client whose vhost-user server's socket
+ * (path=) is missing is -ENOTCONN, with what to do.
  */
 int dp_ethdev_find(const char *name, uint16_t *port_id, char *err, size_t errlen);
 
@@ -96,11 +103,15 @@ int dp_ethdev_find(const char *name, uint16_t *port_id, char *err, size_t errlen
  * mp: queues, MTU >= the largest segnet frame (an error naming the port and
  * the MTU it supports if it cannot: -EMSGSIZE), promiscuous mode, optional
  * link wait (an error naming the port when the link stays down:
- * -ETIMEDOUT). 0 or -errno; on failure the device is left stopped. Drivers
- * known to report a frame limit they do not enforce (memif, af_packet in
- * DPDK 22.11) keep their MTU and out->mtu says the segnet MTU. out is
- * filled on failure too (port_id RTE_MAX_ETHPORTS), so dp_ethdev_close on
- * it does nothing.
+ * -ETIMEDOUT). A device dp_ethdev_watch restarts (memif client) is watched
+ * during the wait as in a loop; with conf->late_peer, one that cannot start
+ * (its server is not there yet) is no error but left stopped
+ * (out->stopped, link down) for dp_ethdev_watch to start with back-off.
+ * A name dp_ethdev_find does not find fails as there. 0 or -errno; on
+ * failure the device is left stopped. Drivers known to report a frame
+ * limit they do not enforce (memif, af_packet in DPDK 22.11) keep their
+ * MTU and out->mtu says the segnet MTU. out is filled on failure too
+ * (port_id RTE_MAX_ETHPORTS), so dp_ethdev_close on it does nothing.
  */
 int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 		    struct rte_mempool *mp, struct dp_ethdev *out,
@@ -128,10 +139,12 @@ int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen);
  * goes down and when it comes back. While it is down, what
  * dev->watch.policy says (dp_ethdev_setup sets it from the driver): wait;
  * restart the device after 100 ms, then at doubling intervals up to 2 s,
- * until the link is up (memif client); or say once that nothing will
- * bring it back and stop reading it (virtio-user client, whose link reads
- * log an error each while it is down). True when it restarted the device.
- * Call it from the thread that polls dev's ports.
+ * until the link is up (memif client, also one that set-up left stopped
+ * for a server not there yet: a link that was never up counts no
+ * link_down); or say once that nothing will bring it back and stop
+ * reading it (virtio-user client, whose link reads log an error each
+ * while it is down). True when it restarted the device. Call it from the
+ * thread that polls dev's ports.
  */
 bool dp_ethdev_watch(struct dp_ethdev *dev, uint64_t now);
 

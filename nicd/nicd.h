@@ -137,10 +137,13 @@ struct nicd_nodes {
 
 /*
  * Find, set up and start every node's devices (pools on their NUMA nodes,
- * waiting o->link_wait_ms for links), then build each node's NIC, virtual
- * networks and host interface. 0, or -ENODEV (a device name that names
- * nothing), -EINVAL (a device given twice), other -errno, with a message
- * naming what failed. Close with nicd_nodes_close either way.
+ * waiting o->link_wait_ms for links; a memif client whose server is not
+ * there yet is left for the link watch to start), then build each node's
+ * NIC, virtual networks and host interface. 0, or -ENODEV (a device name
+ * that names nothing, a --vdev its driver refused), -EINVAL (a device
+ * given twice), other -errno (-ENOTCONN: a virtio-user client without its
+ * vhost-user server), with a message naming what failed. Close with
+ * nicd_nodes_close either way.
  */
 int nicd_nodes_open(struct nicd_nodes *ns, const struct nicd_opts *o,
 		    uint64_t generation, char *err, size_t errlen);

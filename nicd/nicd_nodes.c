@@ -159,7 +159,11 @@ static int nicd_make_pools(struct nicd_nodes *ns, const struct nicd_opts *o, cha
 	return 0;
 }
 
-/* Set up and start every device. */
+/*
+ * Set up and start every device. A memif client whose switch is not there
+ * yet waits for it (late_peer): the link watch starts it, as after a
+ * switch restart.
+ */
 static int nicd_start_devs(struct nicd_nodes *ns, const struct nicd_opts *o,
 			   char *err, size_t errlen)
 {
@@ -168,6 +172,7 @@ static int nicd_start_devs(struct nicd_nodes *ns, const struct nicd_opts *o,
 		struct dp_ethdev_conf conf = {
 			.rx_queues = d->rx_queues, .tx_queues = 1,
 			.link_wait_ms = o->link_wait_ms, .promiscuous = true,
+			.late_peer = true,
 		};
 		int rc = dp_ethdev_setup(d->name, &conf, d->mp, &d->eth, err, errlen);
 
@@ -175,7 +180,9 @@ static int nicd_start_devs(struct nicd_nodes *ns, const struct nicd_opts *o,
 			return rc;
 		DP_LOG(nicd_logtype, INFO, "port %s: DPDK port %u, NUMA node %d, link %s%s",
 		       d->name, d->eth.port_id, d->eth.socket, d->eth.link_up ? "up" : "down",
-		       d->eth.link_up ? "" : " (the NIC joins once it comes up)");
+		       d->eth.link_up ? "" : d->eth.stopped ?
+		       " (waiting for the switch: the NIC joins once its link comes up)" :
+		       " (the NIC joins once it comes up)");
 	}
 	return 0;
 }

@@ -46,6 +46,12 @@
 #                      switchd on one and every nicd on the other)
 #   --join-timeout S   how long up (and restart-switchd) waits for every node
 #                      to join (default 20)
+#   --nicd-first       start the nicds before switchd: each comes up without
+#                      its switch (memif: its ports wait, restarted with
+#                      back-off until switchd answers) and its nodes join once
+#                      switchd is there. Not with --link vhost: a virtio-user
+#                      client connects to its vhost-user server only when it
+#                      starts
 #   --build DIR        where the binaries are (default: the tree's build/,
 #                      then $PATH)
 # Every command takes:
@@ -93,6 +99,7 @@ grant_lead=1
 huge=0
 cores=
 join_timeout=20
+nicd_first=0
 builddir=
 name=lab
 name_given=0	# --name was given (else a lab found by --dir keeps its own)
@@ -135,6 +142,7 @@ parse_args() {
 		--huge) huge=1 ;;
 		--cores) need "$1" $# "${2:-}"; cores=$2; shift ;;
 		--join-timeout) need "$1" $# "${2:-}"; join_timeout=$2; shift ;;
+		--nicd-first) nicd_first=1 ;;
 		--build) need "$1" $# "${2:-}"; builddir=$2; shift ;;
 		--name) need "$1" $# "${2:-}"; name=$2; name_given=1; shift ;;
 		--dir) need "$1" $# "${2:-}"; dir=$2; shift ;;
@@ -175,6 +183,8 @@ check_args() {
 	vhost|veth|memif) ;;
 	*) die_usage "--link must be vhost, veth or memif, not '$link'" ;;
 	esac
+	[ "$nicd_first" = 0 ] || [ "$link" != vhost ] ||
+		die_usage "--nicd-first needs --link memif or veth: on vhost, nicd's virtio-user client connects to switchd's vhost-user server only when it starts, and cannot wait for it (DPDK 22.11)"
 	is_uint "$solo" && [ "$solo" -le "$nodes" ] ||
 		die_usage "--solo must be 0 to --nodes ($nodes), not '$solo'"
 	is_rate "$bulk_gbps" || die_usage "--bulk-gbps must be a rate in Gbit/s (0 < G <= 100), not '$bulk_gbps'"
@@ -430,6 +440,7 @@ idle_args() {
 # What up was asked beyond the usual: ", grant lead 3, nicd fault loss=0.01".
 extras() {
 	[ "$grant_lead" = 1 ] || printf ', grant lead %s' "$grant_lead"
+	[ "$nicd_first" = 0 ] || printf ', nicds started first'
 	[ -z "$nicd_fault" ] || printf ', nicd fault %s' "$nicd_fault"
 	[ -z "$switch_fault" ] || printf ', switchd fault %s' "$switch_fault"
 }
@@ -739,6 +750,28 @@ wait_switchd() {
 	esac
 }
 
+# Start every nicd.
+start_nicds() {
+	local p
+	for p in $(nicd_procs); do
+		start_proc "$p"
+	done
+}
+
+# Wait for every nicd to come up without switchd (--nicd-first): its
+# control sockets open.
+wait_nicds() {
+	local p i
+	for p in $(nicd_procs); do
+		for i in $(proc_nodes "$p"); do
+			wait_file "$dir/nicd/n$i.sock" 100 "$p" && continue
+			echo "$prog: $p did not come up before switchd" >&2
+			show_log "$p"
+			return 1
+		done
+	done
+}
+
 # Wait until every node has joined: switchd has them all up and each nicd
 # is up with its node id. $1: the nodes to wait for (default all but those
 # stop-node stopped).
@@ -859,15 +892,18 @@ do_up() {
 	if [ "$huge" = 1 ]; then setup_huge; fi
 	if [ "$link" = veth ]; then setup_veth; fi
 
+	if [ "$nicd_first" = 1 ]; then
+		start_nicds
+		wait_nicds || exit 1
+		say "nicd up before switchd: the nodes join once switchd is there"
+	fi
 	start_proc sw
 	if ! wait_switchd; then
 		echo "$prog: switchd did not come up" >&2
 		show_log sw
 		exit 1
 	fi
-	for p in $(nicd_procs); do
-		start_proc "$p"
-	done
+	[ "$nicd_first" = 1 ] || start_nicds
 	wait_join || exit 1
 	st_set state up
 	trap - EXIT INT TERM HUP

@@ -50,25 +50,56 @@ static struct rte_mempool *pool;
 /* The EAL's runtime directory, removed at the end of a test. */
 static char runtime_dir[PATH_MAX];
 
-/* Bring up the EAL with two net_ring vdevs and a pool. */
-static void eal_up(void)
+/* memif's devargs for a client of a server that is not there (a socket in /tmp, which it checks). */
+static char memif_no_server[160];
+
+/* Devices whose peers are not there (suite peerless). */
+static const char *const peerless_vdevs[] = {
+	/* A memif client whose server's socket is missing. */
+	"--vdev", memif_no_server,
+	/* A memif device its driver refuses. */
+	"--vdev", "net_memif1,role=bogus",
+	/* A virtio-user client whose vhost-user server's socket is missing. */
+	"--vdev", "net_virtio_user0,path=/nonexistent-segnet-ut/vh0.sock,queues=1",
+};
+
+/* Bring up the EAL with two net_ring vdevs, the n_extra arguments extra and a pool. */
+static void eal_start(const char *const *extra, int n_extra)
 {
 	char prefix[64], err[256];
-	char *argv[] = {
+	char *argv[32] = {
 		"test_ethdev", "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
 		"-l", "0", "--file-prefix", prefix, "--vdev", "net_ring0",
 		"--vdev", "net_ring1", "--log-level", "lib.eal:warning",
-		"--log-level", "lib.telemetry:error", NULL,
+		"--log-level", "lib.telemetry:error",
 	};
-	int argc = (int)(sizeof(argv) / sizeof(argv[0])) - 1;
+	int argc = 18;
 	int ret;
 
+	cr_assert_lt(argc + n_extra, (int)RTE_DIM(argv));
+	for (int i = 0; i < n_extra; i++)
+		argv[argc++] = (char *)extra[i];
 	snprintf(prefix, sizeof(prefix), "segnet-ut-ethdev-%d", (int)getpid());
 	ret = dp_eal_init(argc, argv, err, sizeof(err));
 	cr_assert_eq(ret, argc - 1, "dp_eal_init: %d %s", ret, err);
 	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
 	pool = dp_pool_for_socket("ut", SOCKET_ID_ANY, POOL_FRAMES, err, sizeof(err));
 	cr_assert_not_null(pool, "%s", err);
+}
+
+/* The EAL with two net_ring vdevs and a pool. */
+static void eal_up(void)
+{
+	eal_start(NULL, 0);
+}
+
+/* The EAL of eal_up, and the peerless devices. */
+static void eal_up_peerless(void)
+{
+	snprintf(memif_no_server, sizeof(memif_no_server),
+		 "net_memif0,role=client,id=0,socket=/tmp/segnet-ut-no-server-%d.sock,socket-abstract=no,bsize=4096",
+		 (int)getpid());
+	eal_start(peerless_vdevs, (int)RTE_DIM(peerless_vdevs));
 }
 
 /* Release the EAL and remove its runtime directory (our prefix only). */
@@ -93,6 +124,7 @@ static void eal_down(void)
 
 TestSuite(ethdev, .init = eal_up, .fini = eal_down);
 TestSuite(eal, .init = eal_up, .fini = eal_down);
+TestSuite(peerless, .init = eal_up_peerless, .fini = eal_down);
 TestSuite(idle);
 TestSuite(frames);
 
@@ -526,6 +558,73 @@ Test(ethdev, ports_of_a_stopped_device_pass_nothing)
 	dp_port_destroy(p);
 	dp_ethdev_close(&dev);
 	cr_assert_eq(rte_mempool_avail_count(pool), avail);
+}
+
+/*
+ * A memif client whose server is not there: an error at set-up, unless
+ * late_peer leaves it stopped, link down, its ports passing nothing, for
+ * the watch to restart with back-off; a link wait restarts it the same way.
+ */
+Test(peerless, memif_client_without_its_server_is_left_for_the_watch)
+{
+	struct dp_ethdev_conf conf = { .rx_queues = 1, .tx_queues = 1, .promiscuous = true };
+	const struct dp_ethdev_link_stats *st;
+	struct rte_mbuf *pkts[BURST];
+	struct dp_ethdev dev;
+	struct dp_port *p;
+	uint64_t now;
+	char err[256] = "";
+
+	cr_assert_lt(dp_ethdev_setup("net_memif0", &conf, pool, &dev, err, sizeof(err)), 0);
+	cr_assert(strstr(err, "net_memif0: cannot start"), "%s", err);
+
+	conf.late_peer = true;
+	conf.link_wait_ms = 350;
+	cr_assert_eq(dp_ethdev_setup("net_memif0", &conf, pool, &dev, err, sizeof(err)),
+		     -ETIMEDOUT);
+	cr_assert(strstr(err, "net_memif0: link still down after 350 ms (not started"), "%s", err);
+	cr_assert_eq(dev.watch.stats.port_restarts, 2, "restarts at 100 and 300 ms");
+	cr_assert_eq(dev.watch.stats.restart_failed, 2);
+	dp_ethdev_close(&dev);
+
+	conf.link_wait_ms = 0;
+	cr_assert_eq(dp_ethdev_setup("net_memif0", &conf, pool, &dev, err, sizeof(err)), 0,
+		     "%s", err);
+	st = &dev.watch.stats;
+	cr_assert(dev.stopped);
+	cr_assert_not(dev.link_up);
+	cr_assert_eq(dev.watch.policy, DP_ETHDEV_LINK_RESTART);
+	p = dp_ethdev_port_create(&dev, 0, 0);
+	cr_assert_not_null(p);
+	cr_assert_eq(dp_port_rx(p, pkts, BURST), 0);
+	now = dp_tsc_ns();
+	cr_assert_not(watch_after(&dev, &now, 50));
+	cr_assert(watch_after(&dev, &now, 60), "the first restart 100 ms after set-up");
+	cr_assert(dev.stopped, "the server is still not there");
+	cr_assert_eq(st->port_restarts, 1);
+	cr_assert_eq(st->restart_failed, 1);
+	cr_assert_eq(st->link_down, 0, "a link never up does not go down");
+	cr_assert_not(watch_after(&dev, &now, 150));
+	cr_assert(watch_after(&dev, &now, 60), "the next 200 ms after");
+	cr_assert_eq(st->port_restarts, 2);
+	dp_port_destroy(p);
+	dp_ethdev_close(&dev);
+	cr_assert_eq(dev.port_id, RTE_MAX_ETHPORTS);
+}
+
+/* A --vdev its driver refused is named, with what to do for a virtio-user client. */
+Test(peerless, a_vdev_its_driver_refused_is_named)
+{
+	char err[512] = "";
+	uint16_t id;
+
+	cr_assert_eq(dp_ethdev_find("net_memif1", &id, err, sizeof(err)), -ENODEV);
+	cr_assert(strstr(err, "--vdev net_memif1,role=bogus: its driver did not create the device"),
+		  "%s", err);
+	cr_assert_eq(dp_ethdev_find("net_virtio_user0", &id, err, sizeof(err)), -ENOTCONN);
+	cr_assert(strstr(err, "--vdev net_virtio_user0,path=/nonexistent-segnet-ut/vh0.sock") &&
+		  strstr(err, "no vhost-user server at /nonexistent-segnet-ut/vh0.sock") &&
+		  strstr(err, "server=1"), "%s", err);
 }
 
 Test(ethdev, multi_segment_frames_are_dropped_and_counted)
