@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_mbuf.h>
 
@@ -29,6 +30,7 @@ enum sn_status {
 	SN_ERR_RETRIES = 2,	/* reliable: retransmission limit reached */
 	SN_ERR_DOWN = 3,	/* the target node is down */
 	SN_ERR_RESET = 4,	/* the connection was reset */
+	SN_ERR_CANCELLED = 5,	/* its sender closed before it was done (nic_cancel) */
 };
 
 /* State bits of a packet. */
@@ -136,6 +138,25 @@ static inline void sn_conn_rtt_sample(struct sn_conn *c, uint64_t rtt)
 	c->rttvar_ns = (uint32_t)((3ull * c->rttvar_ns +
 				   (r > c->srtt_ns ? r - c->srtt_ns : c->srtt_ns - r)) / 4);
 	c->srtt_ns = (uint32_t)((7ull * c->srtt_ns + r) / 8);
+}
+
+/*
+ * Make p the marker of its packet number: a QREQ without data, handler or
+ * arguments, owned by no application, that the receiver takes in order
+ * and does not deliver (PROTO_F_ABANDONED; doc/protocol.md, giving up a
+ * message). Its addresses, number and transmission state stay.
+ */
+static inline void sn_pkt_make_marker(struct sn_pkt *p)
+{
+	p->h.type = PROTO_T_QREQ;
+	p->h.flags = PROTO_F_DATA | PROTO_F_LAST | PROTO_F_ABANDONED;
+	p->h.handler = 0;
+	p->h.payload = NULL;
+	p->h.payload_len = 0;
+	memset(p->args, 0, sizeof(p->args));
+	p->h.args = p->args;
+	p->chan = SN_CHAN_QUICK;
+	p->cookie = NULL;
 }
 
 /* True when packet number n is already recorded in conn's receive state. */

@@ -329,6 +329,17 @@ void pipeline_rx(struct pipeline *pl, struct sn_pkt **pkts, uint16_t n,
 	pipeline_run_rx(pl, (int)pl->n_stages - 1, pkts, n, now);
 }
 
+void pipeline_cancel(struct pipeline *pl, uint16_t src_ep, uint64_t now)
+{
+	pipeline_touch(pl);
+	for (unsigned int i = 0; i < pl->n_stages; i++) {
+		struct stage *st = &pl->stages[i];
+
+		if (st->ops->cancel)
+			st->ops->cancel(st, src_ep, now);
+	}
+}
+
 void stage_pass_down(struct stage *st, struct sn_pkt **pkts, uint16_t n,
 		     uint64_t now)
 {

@@ -72,6 +72,13 @@ struct stage_ops {
 	/* An event about conn (and the packet it concerns, if any). */
 	void (*event)(struct stage *st, struct sn_conn *conn, enum stage_event ev,
 		      struct sn_pkt *pkt, uint64_t now);
+	/*
+	 * Endpoint src_ep is closing: complete (pipeline_complete,
+	 * SN_ERR_CANCELLED) the packets of its messages that the stage keeps
+	 * and that have no packet number yet. Numbered ones stay: the NIC
+	 * turns them into markers (nic_cancel).
+	 */
+	void (*cancel)(struct stage *st, uint16_t src_ep, uint64_t now);
 	/* Set up a new connection's state (already zeroed). */
 	void (*conn_init)(struct stage *st, struct sn_conn *conn);
 	/* Release what a connection's state holds (pipeline teardown). */
@@ -181,6 +188,9 @@ uint64_t pipeline_tick(struct pipeline *pl, uint64_t now);
 /* Tell every stage about an event (bottom to top). */
 void pipeline_event(struct pipeline *pl, struct sn_conn *conn,
 		    enum stage_event ev, struct sn_pkt *pkt, uint64_t now);
+
+/* Tell every stage that endpoint src_ep is closing (see stage_ops.cancel). */
+void pipeline_cancel(struct pipeline *pl, uint16_t src_ep, uint64_t now);
 
 /* Continue a transmit burst below stage st (a stage releasing packets). */
 void stage_pass_down(struct stage *st, struct sn_pkt **pkts, uint16_t n,

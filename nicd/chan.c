@@ -453,27 +453,80 @@ uint64_t chan_poll(struct nic *nic, uint64_t now)
 	return next;
 }
 
-/* Fail the packets for peer on list l (those no protocol holds). */
-static void chan_purge_list(struct nic *nic, struct chan_list *l, uint16_t peer,
-			    uint64_t now)
+/* Which packets a sweep of the channel's lists finishes. */
+struct chan_sweep {
+	int peer;		/* those for this node (-1: any) */
+	int vnet;		/* of this virtual network (-1: any) ... */
+	int src_ep;		/* ... sent by this endpoint (-1: any) */
+	int status;		/* enum sn_status they finish with */
+};
+
+/* True when sweep s takes p. */
+static bool chan_sweep_takes(const struct chan_sweep *s, const struct sn_pkt *p)
+{
+	if (s->peer >= 0 && p->h.dst_node != s->peer)
+		return false;
+	if (s->vnet >= 0 && p->h.vnet != s->vnet)
+		return false;
+	return s->src_ep < 0 || nic_sent_by(p, (uint16_t)s->src_ep);
+}
+
+/* Take what sweep s names off list l (what a protocol holds stays with it). */
+static void chan_sweep_list(struct nic *nic, struct chan_list *l,
+			    const struct chan_sweep *s, uint64_t now)
 {
 	struct sn_pkt *p = l->head, *next;
 
 	for (; p; p = next) {
 		next = p->cnext;
-		if (p->h.dst_node == peer)
-			chan_done(nic, p, SN_ERR_DOWN, now);
+		if (chan_sweep_takes(s, p))
+			chan_done(nic, p, s->status, now);
 	}
+}
+
+/* Sweep the lists a packet for target t may be on. */
+static void chan_sweep_target(struct nic *nic, uint16_t t, const struct chan_sweep *s,
+			      uint64_t now)
+{
+	struct nic_chan *ch = &nic->ch;
+
+	chan_sweep_list(nic, &ch->backlog[t], s, now);
+	chan_sweep_list(nic, &ch->voq[t], s, now);
+}
+
+/* Sweep the lists every target shares. */
+static void chan_sweep_shared(struct nic *nic, const struct chan_sweep *s, uint64_t now)
+{
+	struct nic_chan *ch = &nic->ch;
+	struct chan_list *lists[] = {
+		&ch->fifo_backlog, &ch->fifo, &ch->inflight, &ch->qbacklog, &ch->qtx,
+		&ch->qwait,
+	};
+
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		chan_sweep_list(nic, lists[i], s, now);
 }
 
 void chan_purge_peer(struct nic *nic, uint16_t peer, uint64_t now)
 {
-	struct nic_chan *ch = &nic->ch;
-	struct chan_list *lists[] = {
-		&ch->backlog[peer], &ch->voq[peer], &ch->fifo_backlog, &ch->fifo,
-		&ch->inflight, &ch->qbacklog, &ch->qtx, &ch->qwait,
-	};
+	struct chan_sweep s = { .peer = peer, .vnet = -1, .src_ep = -1,
+				.status = SN_ERR_DOWN };
 
-	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
-		chan_purge_list(nic, lists[i], peer, now);
+	chan_sweep_target(nic, peer, &s, now);
+	chan_sweep_shared(nic, &s, now);
+}
+
+/*
+ * Only packets no protocol numbered are left to take: a sent BREQ waiting
+ * for its BACK goes too (a negative BACK would have it resent from its
+ * payload; its BACK is then counted back_unmatched).
+ */
+void chan_cancel(struct nic *nic, uint16_t vnet, uint16_t src_ep, uint64_t now)
+{
+	struct chan_sweep s = { .peer = -1, .vnet = vnet, .src_ep = src_ep,
+				.status = SN_ERR_CANCELLED };
+
+	for (uint16_t t = 0; t < nic->cfg.max_nodes; t++)
+		chan_sweep_target(nic, t, &s, now);
+	chan_sweep_shared(nic, &s, now);
 }

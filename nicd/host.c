@@ -267,6 +267,7 @@ fail:
 void host_ep_close(struct host *h, struct host_ep *e, bool by_app)
 {
 	struct host_region *r = e->region;
+	uint32_t cancelled = 0;
 	uint16_t id = e->id;
 
 	if (!e->open)
@@ -276,9 +277,13 @@ void host_ep_close(struct host *h, struct host_ep *e, bool by_app)
 	atomic_store_explicit(&e->v.hdr->state, EP_STATE_CLOSED, memory_order_release);
 	if (by_app)
 		h->stats.closes++;
-	DP_LOG(host_logtype, INFO, "%s: endpoint %u (vnet %u, pid %d) closed%s", h->name,
-	       id, e->vnet, (int)e->cred.pid, by_app ? " by its application" : "");
-	/* The NIC may still send payloads from it: the last completion unmaps. */
+	/* Its sends in the NIC complete now (cancelled): nothing points into the mapping. */
+	if (r->inflight && h->nic)
+		cancelled = nic_cancel(h->nic, e->vnet, id, h->now);
+	DP_LOG(host_logtype, INFO, "%s: endpoint %u (vnet %u, pid %d) closed%s, %u sends cancelled",
+	       h->name, id, e->vnet, (int)e->cred.pid, by_app ? " by its application" : "",
+	       cancelled);
+	/* Without a NIC to cancel them, the last completion unmaps. */
 	r->ep = NULL;
 	if (!r->inflight)
 		host_region_drop(h, r);
@@ -452,12 +457,17 @@ static void host_on_complete(void *ctx, const struct sn_pkt *pkt, int status,
 	r = s->region;
 	s->busy = false;
 	r->inflight--;
-	if (r->ep) {
+	/* Only host_ep_close cancels: the application is gone, nothing to post. */
+	if (status == SN_ERR_CANCELLED) {
+		h->stats.sends_cancelled++;
+	} else if (r->ep) {
 		host_post_comp(h, r->ep, s->buf, host_status(status), now);
 		return;
+	} else {
+		h->stats.completions_orphaned++;
 	}
-	h->stats.completions_orphaned++;
-	if (!r->inflight)
+	/* While host_ep_close cancels, r->ep is still set: it unmaps after. */
+	if (!r->ep && !r->inflight)
 		host_region_drop(h, r);
 }
 
@@ -626,6 +636,7 @@ bool host_poll(struct host *h, uint64_t now, uint64_t *next)
 	unsigned int seen = 0;
 	bool work = false;
 
+	h->now = now;
 	for (uint16_t i = 0; i < h->n_eps && seen < h->n_open; i++) {
 		struct host_ep *e = &h->eps[i];
 

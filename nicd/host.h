@@ -53,6 +53,7 @@ struct host_config {
 	X(send_invalid, "send descriptors refused (completed with SEGNET_EINVAL)") \
 	X(send_nic_busy, "times a send ring waited: no NIC descriptor free") \
 	X(completions, "completions posted") \
+	X(sends_cancelled, "sends the NIC still held when their endpoint closed, cancelled") \
 	X(completions_orphaned, "completions of closed endpoints, dropped") \
 	X(delivered, "messages posted to receive rings") \
 	X(rx_no_endpoint, "messages for an endpoint not open on their virtual network, dropped") \
@@ -101,9 +102,10 @@ bool host_name_valid(const char *name);
 bool host_poll(struct host *h, uint64_t now, uint64_t *next);
 
 /*
- * Close every endpoint (their applications see -ESHUTDOWN) and the control
- * socket. The shared memory stays mapped until host_destroy, since the NIC
- * may still hold payloads in it: destroy the NIC in between.
+ * Close every endpoint (their applications see -ESHUTDOWN; the NIC cancels
+ * their sends, so their shared memory is unmapped) and the control socket.
+ * Without a NIC, mappings the NIC might hold payloads in stay until
+ * host_destroy: destroy the NIC in between.
  */
 void host_shutdown(struct host *h);
 

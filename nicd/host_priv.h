@@ -31,8 +31,9 @@ struct host_send {
 };
 
 /*
- * An endpoint's mapping. It outlives its endpoint while the NIC holds
- * sends whose payload points into it; the last completion frees it.
+ * An endpoint's mapping. Closing the endpoint cancels the sends the NIC
+ * holds (nic_cancel), so it goes with the endpoint; without a NIC to ask,
+ * it outlives the endpoint until the last completion frees it.
  */
 struct host_region {
 	struct host_region *next;	/* next region of the host */
@@ -113,6 +114,7 @@ struct host {
 	int listen_fd;			/* control socket, -1 once closed */
 	int epoll_fd;			/* listen, pending and endpoint sockets */
 	struct host_pending pending[HOST_PENDING_MAX];	/* waiting for OPEN */
+	uint64_t now;			/* time of the latest host_poll (the NIC's clock) */
 	uint64_t next_ctl;		/* next look at the sockets */
 	uint64_t next_heartbeat;	/* next heartbeat */
 	struct dp_ratelimit refusal_log;	/* limits the log of refused OPENs */

@@ -59,19 +59,27 @@ struct nic_vnet *nic_vnet_find(struct nic *nic, uint16_t vnet)
 	return NULL;
 }
 
+/* pkt's message is done: count it and tell the owner. */
+static void nic_report(struct nic *nic, const struct sn_pkt *pkt, int status, uint64_t now)
+{
+	if (status == SN_OK)
+		nic->stats.completed_ok++;
+	else
+		nic->stats.completed_err++;
+	if (status == SN_ERR_CANCELLED)
+		nic->stats.cancelled++;
+	nic->pending--;
+	if (nic->ops.complete)
+		nic->ops.complete(nic->ops.ctx, pkt, status, now);
+}
+
 void nic_finish(struct nic *nic, struct sn_pkt *pkt, int status, uint64_t now)
 {
 	if (pkt->cq != CQ_NONE)
 		chan_forget(nic, pkt);
 	if (pkt->h.flags & PROTO_F_ABANDONED)
 		return;		/* no application sent it; its message already failed */
-	if (status == SN_OK)
-		nic->stats.completed_ok++;
-	else
-		nic->stats.completed_err++;
-	nic->pending--;
-	if (nic->ops.complete)
-		nic->ops.complete(nic->ops.ctx, pkt, status, now);
+	nic_report(nic, pkt, status, now);
 }
 
 /* Pipeline callback: the bottom of transmit goes to the channel. */
@@ -304,6 +312,49 @@ int nic_send(struct nic *nic, const struct nic_msg *msg, uint64_t now)
 	return 0;
 }
 
+/*
+ * A numbered packet of a closing endpoint: its message completes now
+ * (cancelled) and the packet stays on genp's list as the marker of its
+ * number, without payload or owner, until acknowledged. A quick packet keeps
+ * its place in the channel (it has no payload: its arguments were copied).
+ * A bulk one leaves its send buffer, or the BACK its BREQ waits for, and
+ * goes to the quick channel at once (markers are QREQs); one whose BREQ was
+ * answered waits for its acknowledgment as before, and the timer resends it
+ * as a marker if that does not come.
+ */
+static void nic_cancel_numbered(struct nic *nic, struct sn_pkt *p, uint64_t now)
+{
+	bool requeue = p->chan == SN_CHAN_BULK && p->cq != CQ_NONE;
+
+	nic_report(nic, p, SN_ERR_CANCELLED, now);
+	if (requeue)
+		chan_forget(nic, p);
+	sn_pkt_make_marker(p);
+	if (requeue)
+		chan_sink(nic, p, now);
+}
+
+uint32_t nic_cancel(struct nic *nic, uint16_t vnet, uint16_t src_ep, uint64_t now)
+{
+	struct nic_vnet *v = nic_vnet_find(nic, vnet);
+	uint64_t before = nic->stats.cancelled;
+
+	if (!v)
+		return 0;
+	/* Not numbered yet, kept by a stage (rate, genp's window): they just go. */
+	pipeline_cancel(v->pl, src_ep, now);
+	for (uint16_t peer = 0; peer < v->pl->n_nodes; peer++) {
+		struct sn_conn *c = v->pl->conns[peer];
+
+		for (struct sn_pkt *p = c ? c->unacked : NULL; p; p = p->next)
+			if (nic_sent_by(p, src_ep))
+				nic_cancel_numbered(nic, p, now);
+	}
+	/* Without a protocol (no numbers): they leave the channel. */
+	chan_cancel(nic, vnet, src_ep, now);
+	return (uint32_t)(nic->stats.cancelled - before);
+}
+
 /* Fail everything queued for peer and restart its connections. */
 static void nic_fail_peer(struct nic *nic, uint16_t peer, uint64_t now)
 {
@@ -331,7 +382,9 @@ void nic_peer_down(struct nic *nic, uint16_t peer, uint64_t now)
 
 void nic_left_cluster(struct nic *nic, uint64_t now)
 {
-	for (uint16_t t = nic->n_nodes; nic->pending && t < nic->cfg.max_nodes; t++)
+	/* Not only messages: a marker (of one cancelled before the join) holds a descriptor too. */
+	for (uint16_t t = nic->n_nodes; nic->n_free < nic->cfg.descriptors &&
+	     t < nic->cfg.max_nodes; t++)
 		nic_fail_peer(nic, t, now);
 }
 

@@ -112,8 +112,9 @@ struct nic_msg {
 	X(down_notices, "DOWN notices from the switch") \
 	X(completed_ok, "sends completed successfully") \
 	X(completed_err, "sends completed with an error") \
+	X(cancelled, "sends cancelled: their endpoint closed (among completed_err)") \
 	X(delivered, "data packets delivered") \
-	X(rx_abandoned, "markers of messages their sender gave up, taken in order, nothing delivered") \
+	X(rx_abandoned, "markers of messages their sender gave up or cancelled, taken in order, nothing delivered") \
 	X(no_mbuf, "frames not sent: mempool empty")
 
 /* NIC counters. */
@@ -147,6 +148,17 @@ int nic_add_vnet(struct nic *nic, uint16_t vnet, const char *spec,
 
 /* Queue a message; 0, -EINVAL (bad fields), -ENOBUFS (no descriptor). */
 int nic_send(struct nic *nic, const struct nic_msg *msg, uint64_t now);
+
+/*
+ * Cancel the messages endpoint src_ep of vnet sent that the NIC still holds
+ * (the endpoint is closing): each completes before this returns, with
+ * SN_ERR_CANCELLED, and the NIC never reads its payload again. One that
+ * has no packet number yet is removed; a numbered one leaves a marker that
+ * takes its number, so the connection's numbering stays whole and the
+ * other endpoints' messages on it are delivered in order. A message whose
+ * frame has left may still arrive. Returns how many were cancelled.
+ */
+uint32_t nic_cancel(struct nic *nic, uint16_t vnet, uint16_t src_ep, uint64_t now);
 
 /* Do the work due at now; returns when it must run next. */
 uint64_t nic_poll(struct nic *nic, uint64_t now);

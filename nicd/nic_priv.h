@@ -88,6 +88,13 @@ void nic_desc_free(struct nic *nic, struct sn_pkt *pkt);
 /* The vnet entry of id vnet, or NULL. */
 struct nic_vnet *nic_vnet_find(struct nic *nic, uint16_t vnet);
 
+/* True when pkt carries a message endpoint src_ep sent (a marker carries none). */
+static inline bool nic_sent_by(const struct sn_pkt *pkt, uint16_t src_ep)
+{
+	return pkt->h.src_ep == src_ep && (pkt->h.flags & PROTO_F_DATA) &&
+	       !(pkt->h.flags & PROTO_F_ABANDONED) && !(pkt->flags & SN_PKT_ACK_ONLY);
+}
+
 /* Finish a transmitted packet that nobody else holds. */
 void nic_finish(struct nic *nic, struct sn_pkt *pkt, int status, uint64_t now);
 
@@ -134,6 +141,9 @@ void chan_back(struct nic *nic, const struct proto_pkt *p, uint64_t now);
 
 /* Channel: per-poll work (BACK deadlines, refills, quick sends). */
 uint64_t chan_poll(struct nic *nic, uint64_t now);
+
+/* Channel: cancel the packets of (vnet, src_ep) not held by a protocol. */
+void chan_cancel(struct nic *nic, uint16_t vnet, uint16_t src_ep, uint64_t now);
 
 /* Channel: fail every packet for peer not held by a protocol. */
 void chan_purge_peer(struct nic *nic, uint16_t peer, uint64_t now);

@@ -93,7 +93,9 @@ struct segnet_ep *segnet_open(const char *nicd, uint16_t vnet, const void *key,
 			      size_t key_len, const struct segnet_open_opts *opts);
 
 /*
- * Close an endpoint; pending sends are abandoned (no completion). Every
+ * Close an endpoint. Its pending sends get no completion: nicd cancels
+ * those that have not left (they never arrive; one that left may still
+ * arrive) and frees the endpoint's memory at once. Every
  * call below refuses a NULL endpoint: -EINVAL (segnet_node and
  * segnet_endpoint: 0xFFFF; segnet_cluster_size: 0); segnet_close(NULL)
  * does nothing.

@@ -75,8 +75,8 @@ enum proto_flag {
 	PROTO_F_FORCE_ACK = 1u << 4,	/* receiver must acknowledge at once */
 	PROTO_F_NACK = 1u << 5,		/* BACK: no receive buffer, retry */
 	PROTO_F_DOWN = 1u << 6,		/* BACK/QACK from the switch: target is down */
-	PROTO_F_ABANDONED = 1u << 7,	/* QREQ: the sender gave its message up; take the
-					 * number, deliver nothing */
+	PROTO_F_ABANDONED = 1u << 7,	/* QREQ: the sender gave its message up or
+					 * cancelled it; take the number, deliver nothing */
 	PROTO_F_ALL = (1u << 8) - 1,
 };
 

@@ -40,11 +40,13 @@ enum genp_counter {
 	GENP_GAVE_UP,
 	GENP_NO_MARKER,
 	GENP_STALE_ACKS,
+	GENP_CANCELLED,
 };
 
 static const char *const genp_counter_names[] = {
 	"numbered", "window_waits", "acked", "sacked", "timeout_retx",
-	"fast_retx", "gave_up", "gave_up_without_marker", "stale_acks", NULL,
+	"fast_retx", "gave_up", "gave_up_without_marker", "stale_acks",
+	"cancelled_unnumbered", NULL,
 };
 
 /* Per-connection state besides the standard fields. */
@@ -272,13 +274,11 @@ static struct sn_pkt *genp_marker(struct stage *st, const struct sn_pkt *p)
 	if (!m)
 		return NULL;
 	m->h = (struct proto_pkt) {
-		.type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_LAST | PROTO_F_ABANDONED,
 		.src_node = p->h.src_node, .dst_node = p->h.dst_node, .vnet = p->h.vnet,
 		.src_ep = p->h.src_ep, .dst_ep = p->h.dst_ep, .pkt_num = p->h.pkt_num,
-		.args = m->args,
 	};
+	sn_pkt_make_marker(m);
 	m->conn = p->conn;
-	m->chan = SN_CHAN_QUICK;
 	m->t_gen = p->t_gen;
 	m->flags = SN_PKT_HELD;
 	return m;
@@ -364,6 +364,38 @@ static void genp_reset(struct stage *st, struct sn_conn *c, uint64_t now)
 	g->wait_tail = NULL;
 }
 
+/* Complete src_ep's packets waiting for window space on c (cancelled); keep the rest in order. */
+static void genp_cancel_waiting(struct stage *st, struct sn_conn *c, uint16_t src_ep,
+				uint64_t now)
+{
+	struct genp_conn *g = stage_conn(st, c);
+	struct sn_pkt **link = &g->wait_head, *p, *kept = NULL;
+
+	while ((p = *link)) {
+		if (p->h.src_ep != src_ep) {
+			kept = p;
+			link = &p->next;
+			continue;
+		}
+		*link = p->next;
+		st->cnt[GENP_CANCELLED]++;
+		pipeline_complete(st->pl, p, SN_ERR_CANCELLED, now);
+	}
+	g->wait_tail = kept;
+}
+
+/*
+ * Endpoint src_ep is closing: its packets waiting for window space have no
+ * number yet, so they simply go. Its numbered packets are the NIC's to turn
+ * into markers (nic_cancel).
+ */
+static void genp_cancel(struct stage *st, uint16_t src_ep, uint64_t now)
+{
+	for (uint16_t peer = 0; peer < st->pl->n_nodes; peer++)
+		if (st->pl->conns[peer])
+			genp_cancel_waiting(st, st->pl->conns[peer], src_ep, now);
+}
+
 /* Timeouts and resets. */
 static void genp_event(struct stage *st, struct sn_conn *c, enum stage_event ev,
 		       struct sn_pkt *pkt, uint64_t now)
@@ -384,4 +416,5 @@ const struct stage_ops stage_genp = {
 	.tx = genp_tx,
 	.rx = genp_rx,
 	.event = genp_event,
+	.cancel = genp_cancel,
 };

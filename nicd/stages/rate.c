@@ -22,9 +22,10 @@ static const struct stage_param rate_params[] = {
 enum rate_counter {
 	RATE_PASSED,
 	RATE_DELAYED,
+	RATE_CANCELLED,
 };
 
-static const char *const rate_counter_names[] = { "passed", "delayed", NULL };
+static const char *const rate_counter_names[] = { "passed", "delayed", "cancelled", NULL };
 
 /*
  * Credit is counted in ns x pps, so a packet costs exactly RATE_PACKET and a
@@ -181,25 +182,41 @@ static uint64_t rate_tick(struct stage *st, uint64_t now)
 	return next;
 }
 
-/* A reset peer: its waiting packets fail. */
-static void rate_event(struct stage *st, struct sn_conn *c, enum stage_event ev,
-		       struct sn_pkt *pkt, uint64_t now)
+/*
+ * Complete (with status) the waiting packets of connection c (NULL: any)
+ * sent by src_ep (-1: any); the others keep their order. How many went.
+ */
+static uint32_t rate_drop(struct stage *st, const struct sn_conn *c, int src_ep,
+			  int status, uint64_t now)
 {
 	struct rate_priv *r = st->priv;
-	uint32_t kept = 0;
+	uint32_t kept = 0, len = r->q_len;
 
-	(void)pkt;
-	if (ev != STAGE_EV_RESET)
-		return;
-	for (uint32_t i = 0; i < r->q_len; i++) {
+	for (uint32_t i = 0; i < len; i++) {
 		struct sn_pkt *p = r->q[(r->q_head + i) % r->q_cap];
 
-		if (p->conn == c)
-			pipeline_complete(st->pl, p, SN_ERR_DOWN, now);
+		if ((!c || p->conn == c) && (src_ep < 0 || p->h.src_ep == src_ep))
+			pipeline_complete(st->pl, p, status, now);
 		else
 			r->q[(r->q_head + kept++) % r->q_cap] = p;
 	}
 	r->q_len = kept;
+	return len - kept;
+}
+
+/* A reset peer: its waiting packets fail. */
+static void rate_event(struct stage *st, struct sn_conn *c, enum stage_event ev,
+		       struct sn_pkt *pkt, uint64_t now)
+{
+	(void)pkt;
+	if (ev == STAGE_EV_RESET)
+		rate_drop(st, c, -1, SN_ERR_DOWN, now);
+}
+
+/* A closing endpoint: its waiting packets (not numbered yet: rate is above genp) go. */
+static void rate_cancel(struct stage *st, uint16_t src_ep, uint64_t now)
+{
+	st->cnt[RATE_CANCELLED] += rate_drop(st, NULL, src_ep, SN_ERR_CANCELLED, now);
 }
 
 /* Free the ring when the pipeline goes (its packets go with the NIC). */
@@ -220,5 +237,6 @@ const struct stage_ops stage_rate = {
 	.tx = rate_tx,
 	.tick = rate_tick,
 	.event = rate_event,
+	.cancel = rate_cancel,
 	.fini = rate_fini,
 };

@@ -12,6 +12,12 @@
  * - a completion names a message not sent, or one already completed, or
  *   has an unknown status; a delivery is for a virtual network or endpoint
  *   the NIC does not serve;
+ * - nic_cancel does not complete, within the call and with SN_ERR_CANCELLED,
+ *   exactly the messages of its (vnet, src_ep) in flight, or a message
+ *   completes SN_ERR_CANCELLED outside it;
+ * - the NIC reads a bulk payload after completing its message (each has its
+ *   own heap copy, freed at the completion: AddressSanitizer's
+ *   use-after-free);
  * - messages accepted differ from completed plus pending;
  * - a frame received is not counted by what became of it (nic_rx_outcomes);
  * - after nic_destroy a frame is missing from the pool.
@@ -23,9 +29,11 @@
  * per target); the timing (bits 0-3: slots without GNT before rejoining - 1;
  * bits 4-7: the CFG keepalive, 0: the default).
  * Own action (5): a byte with bit 7 set turns refusing receive space on or
- * off; else it sends 1 + (count & 15) messages: vnet (byte & 3), dst_ep,
- * src_ep, handler, length / 9, count; the record's `who` is the target and
- * its bulk bit the channel.
+ * off; with bit 6 set it cancels the messages of vnet (byte & 3) and the
+ * src_ep of the next byte (nic_cancel: their endpoint closed); else it
+ * sends 1 + (count & 15) messages: vnet (byte & 3), dst_ep, src_ep,
+ * handler, length / 9, count; the record's `who` is the target and its
+ * bulk bit the channel.
  * With SEGNET_FUZZ_COUNTERS set, each run prints the NIC's counters (to see
  * what a seed reaches).
  */
@@ -57,6 +65,7 @@ enum nic_opt {
 /* The first byte of an own action. */
 enum nic_own_op {
 	NIC_OWN_SPACE = 1 << 7,		/* turn refusing receive space on or off */
+	NIC_OWN_CANCEL = 1 << 6,	/* cancel an endpoint's messages on this vnet */
 	NIC_OWN_VNET = 3,		/* else send messages on this vnet */
 };
 
@@ -77,6 +86,13 @@ struct nic_run {
 	uint32_t n_msgs;		/* messages sent so far */
 	uint64_t completions;		/* complete callbacks */
 	bool in_flight[NIC_F_MSGS];	/* message i sent, not completed */
+	uint8_t vnet[NIC_F_MSGS];	/* message i's virtual network */
+	uint8_t src_ep[NIC_F_MSGS];	/* ... and sending endpoint */
+	uint8_t *payload[NIC_F_MSGS];	/* its bulk payload (heap), until it completes */
+	bool cancelling;		/* inside nic_cancel ... */
+	uint8_t cancel_vnet;		/* ... of this vnet */
+	uint8_t cancel_ep;		/* ... and endpoint */
+	uint32_t cancelled;		/* completions within it */
 };
 
 /* Start the EAL and make the pool, once. */
@@ -110,8 +126,17 @@ static void nic_f_complete(void *ctx, const struct sn_pkt *pkt, int status,
 	(void)now;
 	fuzz_check(i >= 1 && i <= r->n_msgs, "completions name a message sent");
 	fuzz_check(r->in_flight[i - 1], "a message completes once");
-	fuzz_check(status >= SN_OK && status <= SN_ERR_RESET, "completion status known");
+	fuzz_check(status >= SN_OK && status <= SN_ERR_CANCELLED, "completion status known");
+	fuzz_check((status == SN_ERR_CANCELLED) == r->cancelling,
+		   "cancelled exactly within nic_cancel");
+	if (r->cancelling) {
+		fuzz_check(r->vnet[i - 1] == r->cancel_vnet && r->src_ep[i - 1] == r->cancel_ep,
+			   "nic_cancel cancels only its endpoint's messages");
+		r->cancelled++;
+	}
 	r->in_flight[i - 1] = false;
+	free(r->payload[i - 1]);
+	r->payload[i - 1] = NULL;
 	r->completions++;
 }
 
@@ -240,21 +265,47 @@ static uint64_t nic_f_poll(void *run, uint64_t now)
 static void nic_f_send(struct nic_run *r, struct fuzz_in *in, uint8_t vnet,
 		       uint16_t to, bool bulk, uint64_t now)
 {
-	static const uint8_t payload[PROTO_MAX_PAYLOAD];
 	struct nic_msg msg = {
 		.vnet = vnet, .dst_node = to, .dst_ep = fuzz_u8(in),
 		.src_ep = fuzz_u8(in), .handler = fuzz_u8(in),
-		.chan = bulk ? SN_CHAN_BULK : SN_CHAN_QUICK, .payload = payload,
+		.chan = bulk ? SN_CHAN_BULK : SN_CHAN_QUICK,
 	};
 	unsigned int len = fuzz_u8(in) * FUZZ_PAYLOAD_UNIT, count = 1 + (fuzz_u8(in) & 15);
 
 	msg.len = (uint16_t)(bulk ? RTE_MIN(len, (unsigned int)PROTO_MAX_PAYLOAD) : 0);
 	for (unsigned int k = 0; k < count && r->n_msgs < NIC_F_MSGS; k++) {
-		msg.cookie = (void *)(uintptr_t)(r->n_msgs + 1);
-		r->in_flight[r->n_msgs++] = true;
-		if (nic_send(r->nic, &msg, now))
+		uint32_t i = r->n_msgs++;
+
+		/* Its own copy, freed at its completion: a later read is a use after free. */
+		r->payload[i] = bulk ? calloc(1, msg.len + 1u) : NULL;
+		msg.payload = r->payload[i];
+		msg.cookie = (void *)(uintptr_t)(i + 1);
+		r->in_flight[i] = true;
+		r->vnet[i] = vnet;
+		r->src_ep[i] = (uint8_t)msg.src_ep;
+		if (nic_send(r->nic, &msg, now)) {
+			free(r->payload[i]);
+			r->payload[i] = NULL;
 			r->in_flight[--r->n_msgs] = false;
+		}
 	}
+}
+
+/* Cancel endpoint src_ep's messages on vnet: exactly those in flight complete, cancelled. */
+static void nic_f_cancel(struct nic_run *r, uint8_t vnet, uint8_t src_ep, uint64_t now)
+{
+	uint32_t expected = 0, got;
+
+	for (uint32_t i = 0; i < r->n_msgs; i++)
+		expected += r->in_flight[i] && r->vnet[i] == vnet && r->src_ep[i] == src_ep;
+	r->cancelling = true;
+	r->cancel_vnet = vnet;
+	r->cancel_ep = src_ep;
+	r->cancelled = 0;
+	got = nic_cancel(r->nic, vnet, src_ep, now);
+	r->cancelling = false;
+	fuzz_check(got == expected && r->cancelled == expected,
+		   "nic_cancel completes every message of its endpoint in flight");
 }
 
 /* Own action: send messages, or turn refusing receive space on or off. */
@@ -266,6 +317,8 @@ static void nic_f_own(void *run, struct fuzz_in *in, const struct fuzz_op *op,
 
 	if (b & NIC_OWN_SPACE)
 		r->no_space = !r->no_space;
+	else if (b & NIC_OWN_CANCEL)
+		nic_f_cancel(r, b & NIC_OWN_VNET, fuzz_u8(in), now);
 	else
 		nic_f_send(r, in, b & NIC_OWN_VNET, op->who, op->bulk, now);
 }
@@ -302,6 +355,8 @@ static void nic_f_stop(void *run)
 	if (r->nic && fuzz_print_counters)
 		nic_print_counters(r->nic, "nic", stderr);
 	nic_destroy(r->nic);
+	for (uint32_t i = 0; i < r->n_msgs; i++)
+		free(r->payload[i]);
 	if (r->quick != r->bulk)
 		dp_port_destroy(r->quick);
 	dp_port_destroy(r->bulk);

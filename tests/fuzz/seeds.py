@@ -81,6 +81,11 @@ def send(to, bulk=False, vnet=1, length=0, count=1, handler=3):
     return op(A_OWN, to, bulk) + bytes([vnet, 1, 2, handler, length, count - 1])
 
 
+def cancel(src_ep=2, vnet=1):
+    """fuzz_nic: cancel the messages of endpoint src_ep (it closed)."""
+    return op(A_OWN) + bytes([0x40 | vnet, src_ep])
+
+
 def hold(units):
     """Take 64 * units frames out of the pool."""
     return op(A_POOL) + bytes([units])
@@ -197,6 +202,13 @@ def nic_seeds():
     s += hold(0x3F) + send(2, count=16) + nic_grants(2) + release()
     s += op(A_NEXT, scale=S_LONG, adv=30) + next_poll(2)
     seeds["seed-no-space-no-mbuf-rejoin"] = s
+    s = nic_header(confs=4 | 0x40 | (1 << 3))
+    s += send(2, count=16) + send(2, bulk=True, length=20, count=2) + next_poll(1)
+    s += send(3, vnet=2, count=3) + cancel() + cancel(vnet=2) + next_poll(1)
+    s += gnt(flags=GNT_F_JOINED, scale=S_FINE, adv=1) + send(2, count=16)
+    s += send(2, bulk=True, length=30, count=3) + nic_grants(1, target=2) + cancel()
+    s += frame(QACK, flags=F_ACK, src=2, dst=1, vnet=1, ack=0) + nic_grants(3, target=2)
+    seeds["seed-cancel-before-and-after-join"] = s
     return seeds
 
 

@@ -362,6 +362,152 @@ Test(nicd, stopped_nicd_found_by_heartbeat, .timeout = 60)
 	t_nicd_fini(&n);
 }
 
+/*
+ * Mappings in nicd n of the objects of endpoint ep (/proc/PID/maps lines of
+ * memfds called segnet.NAME.HASH.EP.GENERATION.SEQ).
+ */
+static int t_nicd_mapped(const struct t_nicd *n, uint16_t ep)
+{
+	char path[64], line[512], prefix[64];
+	int count = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)n->pid);
+	snprintf(prefix, sizeof(prefix), "/memfd:segnet.%s.", n->name);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		const char *at = strstr(line, prefix);
+		unsigned int id;
+
+		if (at && sscanf(at + strlen(prefix), "%*x.%u.", &id) == 1 && id == ep)
+			count++;
+	}
+	fclose(f);
+	return count;
+}
+
+/* Wait up to 2 s for nicd n to unmap endpoint ep's object; true when it did. */
+static bool t_nicd_unmaps(const struct t_nicd *n, uint16_t ep)
+{
+	uint64_t end = t_ms() + 2000;
+
+	while (t_nicd_mapped(n, ep)) {
+		if (t_ms() > end)
+			return false;
+		t_sleep_ms(10);
+	}
+	return true;
+}
+
+/* Value of counter key ("NAME.host.sends") in nicd n's summary; -1 if absent. */
+static long long t_nicd_counter(const struct t_nicd *n, const char *key)
+{
+	const char *log = t_read_file(n->log), *at = log;
+	size_t len = strlen(key);
+
+	while ((at = strstr(at, key))) {
+		if ((at == log || at[-1] == '\n') && at[len] == ' ')
+			return strtoll(at + len + 1, NULL, 10);
+		at += len;
+	}
+	return -1;
+}
+
+/* Fill endpoint ep's send buffers with bulk sends to node 1 (they wait: no switch); how many. */
+static int t_fill_sends(struct segnet_ep *ep, int max)
+{
+	static uint8_t data[SEGNET_MAX_PAYLOAD];
+	uint8_t args[SEGNET_ARGS_LEN] = { 0 };
+	int n = 0;
+
+	while (n < max && segnet_send_bulk(ep, 1, 0, 1, args, data, sizeof(data), (uint64_t)n) == 0)
+		n++;
+	return n;
+}
+
+/*
+ * Sends of each closing endpoint: with nicd --descriptors 1024 (new sends
+ * stop at a quarter free: 768), the NIC takes all of both endpoints'.
+ */
+enum { T_CANCEL_SENDS = 300 };
+
+/*
+ * An endpoint that closes, or whose application is killed, while its sends
+ * wait in a NIC that cannot deliver them (no switch: it never joins) is
+ * unmapped at once: nicd cancels those sends instead of keeping the 16 MB
+ * of a 4096-buffer endpoint until they complete, which would be never. The
+ * other endpoints keep their mappings and sends, and get no completion of
+ * the cancelled ones. Both configurations: conf3 numbers packets (markers
+ * take their numbers), conf1 does not.
+ */
+Test(nicd, a_closed_endpoint_is_unmapped_while_its_sends_wait, .timeout = 60)
+{
+	struct segnet_open_opts big = { .send_bufs = 4096, .recv_bufs = 4096 };
+	struct segnet_open_opts o = { .send_bufs = 8, .recv_bufs = 8 };
+	struct segnet_completion c[8];
+	struct segnet_ep *closing, *stays;
+	char key[96], key2[96];
+	uint16_t closing_id, killed_id;
+	int pipefd[2], st;
+	struct t_nicd n;
+	pid_t child;
+
+	t_nicd_init(&n, "cancel");
+	t_nicd_start(&n, NULL);
+	stays = t_open(&n, &o);
+	cr_assert_not_null(stays, "%s", strerror(errno));
+	cr_assert_eq(t_fill_sends(stays, 8), 8);
+	closing = t_open(&n, &big);
+	cr_assert_not_null(closing, "%s", strerror(errno));
+	closing_id = segnet_endpoint(closing);
+	cr_assert_eq(t_fill_sends(closing, T_CANCEL_SENDS), T_CANCEL_SENDS);
+	/* An application on vnet 2 (conf1) that is killed with its sends waiting. */
+	cr_assert_eq(pipe(pipefd), 0);
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		struct segnet_ep *ep;
+		uint16_t id;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		ep = segnet_open(n.sock, 2, "other", 5, &big);
+		id = ep ? segnet_endpoint(ep) : 0xFFFF;
+		if (ep && t_fill_sends(ep, T_CANCEL_SENDS) != T_CANCEL_SENDS)
+			id = 0xFFFF;
+		if (write(pipefd[1], &id, sizeof(id)) != (ssize_t)sizeof(id))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	cr_assert_eq(read(pipefd[0], &killed_id, sizeof(killed_id)), (ssize_t)sizeof(killed_id));
+	close(pipefd[0]);
+	cr_assert_neq(killed_id, 0xFFFF, "the child could not open or send");
+	t_sleep_ms(200);	/* nicd takes the sends into its NIC */
+	cr_assert_eq(t_nicd_mapped(&n, closing_id), 1);
+	cr_assert_eq(t_nicd_mapped(&n, killed_id), 1);
+
+	segnet_close(closing);
+	kill(child, SIGKILL);
+	cr_assert_eq(waitpid(child, &st, 0), child);
+	cr_assert(t_nicd_unmaps(&n, closing_id), "the closed endpoint stays mapped");
+	cr_assert(t_nicd_unmaps(&n, killed_id), "the killed application's endpoint stays mapped");
+	cr_assert_eq(t_nicd_mapped(&n, segnet_endpoint(stays)), 1, "the open one was unmapped");
+	cr_assert_eq(segnet_poll(stays, c, 8), 0, "a completion reached the endpoint that stays");
+	segnet_close(stays);
+	cr_assert_eq(t_nicd_stop(&n, SIGTERM), 0, "%s", t_read_file(n.log));
+	/* Every send nicd took was cancelled when its endpoint closed. */
+	snprintf(key, sizeof(key), "%s.host.sends", n.name);
+	snprintf(key2, sizeof(key2), "%s.host.sends_cancelled", n.name);
+	cr_assert_eq(t_nicd_counter(&n, key), 2 * T_CANCEL_SENDS + 8, "%s", t_read_file(n.log));
+	cr_assert_eq(t_nicd_counter(&n, key2), t_nicd_counter(&n, key), "%s", t_read_file(n.log));
+	snprintf(key2, sizeof(key2), "%s.cancelled", n.name);
+	cr_assert_eq(t_nicd_counter(&n, key2), t_nicd_counter(&n, key), "%s", t_read_file(n.log));
+	cr_assert(strstr(t_read_file(n.log), "no mbuf leaked"), "%s", t_read_file(n.log));
+	t_nicd_fini(&n);
+}
+
 Test(nicd, sigterm_closes_endpoints, .timeout = 60)
 {
 	struct segnet_ep *ep;

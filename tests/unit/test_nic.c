@@ -5,6 +5,8 @@
  * has a backlog, so a BACK it owes goes out before them instead of waiting
  * behind them in the link's FIFO (and missing the sender's deadline).
  */
+#include <sys/mman.h>
+
 #include "test_dp_util.h"
 
 #include "nicd/conf.h"
@@ -29,16 +31,20 @@ static void t_setup(void)
 
 TestSuite(nic, .init = t_setup);
 
-/* A NIC on port (bulk and quick) with protocol conf (a name, "" for none), not joined. */
-static struct nic *t_nic_new(struct dp_port *port, const char *conf)
+/*
+ * A NIC on port (bulk and quick) with protocol conf (a name with overrides,
+ * "" for none) reporting to ops (NULL: nobody), not joined.
+ */
+static struct nic *t_nic_with(struct dp_port *port, const char *conf,
+			      const struct nic_ops *ops)
 {
 	struct nic_config cfg = {
 		.max_nodes = 4, .bulk_bufs = 4, .bulk_per_target = 1,
 		.quick_bufs = 16, .descriptors = 256, .mp = t_mp, .check_crc = true,
 	};
-	struct nic_ops ops = { 0 };
+	struct nic_ops none = { 0 };
 	char err[128], spec[256] = "";
-	struct nic *nic = nic_create(&cfg, &ops, port, port, err, sizeof(err));
+	struct nic *nic = nic_create(&cfg, ops ? ops : &none, port, port, err, sizeof(err));
 
 	cr_assert_not_null(nic, "nic_create: %s", err);
 	cr_assert(!*conf || !conf_expand(conf, spec, sizeof(spec), err, sizeof(err)), "%s", err);
@@ -46,14 +52,20 @@ static struct nic *t_nic_new(struct dp_port *port, const char *conf)
 	return nic;
 }
 
-/* A grant of slot for node T_NODE of a cluster of n nodes, with target and flags. */
-static void t_push_gnt_of(struct dp_port *port, uint32_t slot, uint16_t target, uint16_t n,
-			  uint16_t gflags)
+/* A NIC on port (bulk and quick) with protocol conf (a name, "" for none), not joined. */
+static struct nic *t_nic_new(struct dp_port *port, const char *conf)
+{
+	return t_nic_with(port, conf, NULL);
+}
+
+/* A grant of slot for node `node` of a cluster of n nodes, with target and flags. */
+static void t_push_gnt_to(struct dp_port *port, uint16_t node, uint32_t slot, uint16_t target,
+			  uint16_t n, uint16_t gflags)
 {
 	struct proto_pkt g = {
-		.type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH, .dst_node = T_NODE,
+		.type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH, .dst_node = node,
 		.gnt = {
-			.slot = slot, .target = target, .node_id = T_NODE, .n_nodes = n,
+			.slot = slot, .target = target, .node_id = node, .n_nodes = n,
 			.slot_ns = T_SLOT_NS, .back_slots = 2, .slot_frames = 1,
 			.gflags = gflags,
 		},
@@ -62,28 +74,19 @@ static void t_push_gnt_of(struct dp_port *port, uint32_t slot, uint16_t target, 
 	tport_push(port, tdp_encode(t_mp, &g));
 }
 
+/* A grant of slot for node T_NODE of a cluster of n nodes, with target and flags. */
+static void t_push_gnt_of(struct dp_port *port, uint32_t slot, uint16_t target, uint16_t n,
+			  uint16_t gflags)
+{
+	t_push_gnt_to(port, T_NODE, slot, target, n, gflags);
+}
+
 /* A NIC on port (bulk and quick), joined as node T_NODE at time now. */
 static struct nic *t_nic(struct dp_port *port, uint64_t now)
 {
-	struct nic_config cfg = {
-		.max_nodes = 4, .bulk_bufs = 4, .bulk_per_target = 1,
-		.quick_bufs = 16, .descriptors = 256, .mp = t_mp, .check_crc = true,
-	};
-	struct nic_ops ops = { 0 };
-	struct proto_pkt g = {
-		.type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH, .dst_node = T_NODE,
-		.gnt = {
-			.slot = 1, .target = PROTO_NODE_NONE, .node_id = T_NODE,
-			.n_nodes = 4, .slot_ns = T_SLOT_NS, .back_slots = 2,
-			.slot_frames = 1,
-		},
-	};
-	char err[128];
-	struct nic *nic = nic_create(&cfg, &ops, port, port, err, sizeof(err));
+	struct nic *nic = t_nic_new(port, "");
 
-	cr_assert_not_null(nic, "nic_create: %s", err);
-	cr_assert_eq(nic_add_vnet(nic, T_VNET, "", err, sizeof(err)), 0, "%s", err);
-	tport_push(port, tdp_encode(t_mp, &g));
+	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
 	nic_poll(nic, now);
 	cr_assert_eq(nic_node_id(nic), T_NODE);
 	tport_clear(port);
@@ -214,15 +217,7 @@ static unsigned int t_drain_pool(struct rte_mbuf **held, unsigned int cap)
 /* A grant of slot for this NIC with target. */
 static void t_push_gnt(struct dp_port *port, uint32_t slot, uint16_t target)
 {
-	struct proto_pkt g = {
-		.type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH, .dst_node = T_NODE,
-		.gnt = {
-			.slot = slot, .target = target, .node_id = T_NODE, .n_nodes = 4,
-			.slot_ns = T_SLOT_NS, .back_slots = 2, .slot_frames = 1,
-		},
-	};
-
-	tport_push(port, tdp_encode(t_mp, &g));
+	t_push_gnt_of(port, slot, target, 4, 0);
 }
 
 /*
@@ -504,6 +499,293 @@ Test(nic, a_node_that_loses_the_switch_starts_its_connections_over)
 	cr_assert_eq(nic_send(nic, &quick, now), 0);
 	nic_poll(nic, now);
 	cr_assert_eq(t_last_qreq_num(port), 1, "numbering went on from before the rejoin");
+	nic_destroy(nic);
+	dp_port_destroy(port);
+	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked");
+}
+
+/* Messages one endpoint sends in the cancellation tests. */
+enum {
+	T_EP_GONE = 1,		/* the endpoint that closes */
+	T_EP_STAYS = 2,		/* the one that does not */
+	T_ROUNDS = 24,		/* quick messages each sends ... */
+	T_BULK_EVERY = 6,	/* ... and a bulk one every this many */
+	T_MSGS = 2 * (T_ROUNDS + T_ROUNDS / T_BULK_EVERY),	/* both endpoints' */
+	T_LEN = 100,		/* bytes of a bulk payload */
+};
+
+/* What the two NICs of a cancellation test saw. */
+struct t_seen {
+	int status[T_MSGS];		/* completion of message i (-1: none yet) */
+	unsigned int completions[T_MSGS];	/* how often it completed */
+	uint8_t delivered_ep[T_MSGS];	/* the receiver's deliveries, in order: endpoint */
+	uint16_t delivered_seq[T_MSGS];	/* ... and the sender's sequence number */
+	unsigned int n_delivered;	/* deliveries so far */
+	unsigned int bad_payload;	/* bulk payloads that differ from what was sent */
+	unsigned int bulk;		/* bulk messages delivered (T_LEN bytes) */
+};
+
+/* The byte k of message seq's bulk payload. */
+static uint8_t t_byte(uint16_t seq, unsigned int k)
+{
+	return (uint8_t)(seq * 7 + k);
+}
+
+/* Sender's owner: message (cookie - 1) completed. */
+static void t_seen_complete(void *ctx, const struct sn_pkt *pkt, int status, uint64_t now)
+{
+	struct t_seen *s = ctx;
+	uintptr_t i = (uintptr_t)pkt->cookie - 1;
+
+	(void)now;
+	cr_assert_lt(i, T_MSGS, "a completion for no message");
+	s->status[i] = status;
+	s->completions[i]++;
+}
+
+/* Receiver's owner: a message arrived (args: sending endpoint, sequence number). */
+static void t_seen_deliver(void *ctx, const struct sn_pkt *pkt, uint64_t now)
+{
+	struct t_seen *s = ctx;
+	uint16_t seq = (uint16_t)(pkt->h.args[1] | pkt->h.args[2] << 8);
+
+	(void)now;
+	cr_assert_lt(s->n_delivered, T_MSGS, "more deliveries than messages");
+	s->delivered_ep[s->n_delivered] = pkt->h.args[0];
+	s->delivered_seq[s->n_delivered++] = seq;
+	s->bulk += pkt->h.payload_len == T_LEN;
+	for (unsigned int k = 0; k < pkt->h.payload_len; k++)
+		if (pkt->h.payload[k] != t_byte(seq, k)) {
+			s->bad_payload++;
+			break;
+		}
+}
+
+/*
+ * Send T_MSGS messages from both endpoints to T_PEER, alternating: each
+ * round a quick one of each, and every T_BULK_EVERY rounds a bulk one of
+ * each. The payload of the closing endpoint is in gone (its "shared
+ * memory", unmapped when it closes), the other's in stays. Message i has
+ * cookie i + 1; args carry the endpoint and its own sequence number.
+ */
+static void t_send_both(struct nic *nic, uint8_t *gone, uint8_t *stays, uint64_t now)
+{
+	uint16_t seq[3] = { 0 };
+	unsigned int i = 0;
+
+	for (unsigned int r = 0; r < T_ROUNDS; r++)
+		for (unsigned int b = 0; b < (r % T_BULK_EVERY ? 2u : 4u); b++) {
+			uint8_t ep = b % 2 ? T_EP_STAYS : T_EP_GONE;
+			uint8_t *buf = (ep == T_EP_GONE ? gone : stays) + i * T_LEN;
+			uint8_t args[PROTO_ARGS_LEN] = {
+				ep, (uint8_t)seq[ep], (uint8_t)(seq[ep] >> 8),
+			};
+			struct nic_msg m = {
+				.vnet = T_VNET, .dst_node = T_PEER, .dst_ep = 0, .src_ep = ep,
+				.handler = 7, .chan = b < 2 ? SN_CHAN_QUICK : SN_CHAN_BULK,
+				.args = args, .payload = b < 2 ? NULL : buf,
+				.len = b < 2 ? 0 : T_LEN, .cookie = (void *)(uintptr_t)(i + 1),
+			};
+
+			for (unsigned int k = 0; k < T_LEN; k++)
+				buf[k] = t_byte(seq[ep], k);
+			cr_assert_eq(nic_send(nic, &m, now), 0, "send %u", i);
+			seq[ep]++;
+			i++;
+		}
+	cr_assert_eq(i, T_MSGS);
+}
+
+/* Hand the frames from sent for node `to` to port to (lost: free them); the switch's go. */
+static void t_carry(struct dp_port *from, struct dp_port *to, uint16_t to_node, bool lost)
+{
+	for (unsigned int i = 0; i < tport_sent(from); i++) {
+		struct rte_mbuf *m = tport_frame(from, i);
+		struct proto_pkt p;
+
+		cr_assert_eq(tdp_decode(m, &p), PROTO_R_OK);
+		if (!lost && p.dst_node == to_node)
+			tport_push(to, m);
+		else
+			rte_pktmbuf_free(m);
+	}
+	tport_forget(from);
+}
+
+/* Two NICs, T_NODE sending to T_PEER, and the switch between them played by the test. */
+struct t_pair {
+	struct dp_port *port[2];	/* T_NODE's, T_PEER's */
+	struct nic *nic[2];		/* on them */
+	uint64_t now;			/* the clock */
+	uint32_t slot;			/* the next slot */
+};
+
+/*
+ * One slot: T_NODE may send T_PEER a BREQ (while up), both poll, and what
+ * each sent reaches the other (lost: T_NODE's frames never do).
+ */
+static void t_pair_slot(struct t_pair *tp, bool up, bool lost)
+{
+	if (up)
+		t_push_gnt_to(tp->port[0], T_NODE, tp->slot, T_PEER, 4, 0);
+	t_push_gnt_to(tp->port[1], T_PEER, tp->slot, PROTO_NODE_NONE, 4, 0);
+	tp->slot++;
+	for (int round = 0; round < 2; round++) {
+		nic_poll(tp->nic[0], tp->now);
+		nic_poll(tp->nic[1], tp->now);
+		t_carry(tp->port[0], tp->port[1], T_PEER, lost);
+		t_carry(tp->port[1], tp->port[0], T_NODE, false);
+	}
+	tp->now += T_SLOT_NS;
+}
+
+/* The sender's packets still unacknowledged on its connection to T_PEER. */
+static uint32_t t_outstanding(struct nic *nic)
+{
+	struct pipeline *pl = nic_pipeline(nic, T_VNET);
+
+	return pl->conns[T_PEER] ? pl->conns[T_PEER]->outstanding : 0;
+}
+
+/*
+ * An endpoint closes while its sends wait in the NIC: nic_cancel completes
+ * every one of them at once (SN_ERR_CANCELLED) and the NIC never reads their
+ * payloads again (the test unmaps them, as nicd does with the endpoint's
+ * shared memory: a read would crash it). The other endpoint's messages on
+ * the same connection all arrive, once each, intact, and on the ordered
+ * configuration in the order sent: a cancelled message that already had a
+ * packet number left a marker that the receiver took in its place and
+ * delivered nothing for. Cases: a NIC that never joined (the switch is
+ * absent: everything waits in the NIC: in rate, in genp's window, numbered
+ * in the channel); one joined whose frames so far were all lost (numbered
+ * packets sent and unacknowledged, bulk ones waiting for their BACK); and an
+ * unreliable configuration paced by rate, with no numbers at all.
+ */
+Test(nic, a_closed_endpoints_sends_are_cancelled_and_the_others_arrive_in_order)
+{
+	/* joined: before the close; ordered: numbered and delivered in order (conf4). */
+	static const struct { const char *conf; bool joined; bool ordered; } cases[] = {
+		{ "conf4-sr", false, true },
+		{ "conf4-sr", true, true },
+		{ "conf4-gbn,rate:pps=200000", false, true },
+		{ "conf1,rate:pps=20000", false, false },
+	};
+
+	for (unsigned int c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		unsigned int avail = rte_mempool_avail_count(t_mp), gone_msgs = 0;
+		static struct t_seen seen;
+		struct nic_ops tx_ops = { .ctx = &seen, .complete = t_seen_complete };
+		struct nic_ops rx_ops = { .ctx = &seen, .deliver = t_seen_deliver };
+		size_t shm_len = T_MSGS * T_LEN;
+		static uint8_t stays[T_MSGS * T_LEN];
+		uint8_t *gone = mmap(NULL, shm_len, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct t_pair tp = { .now = 1000000, .slot = 1 };
+		uint16_t next_seq = 0;
+		uint32_t cancelled;
+
+		cr_assert_neq(gone, MAP_FAILED);
+		memset(&seen, 0, sizeof(seen));
+		memset(seen.status, -1, sizeof(seen.status));
+		for (int k = 0; k < 2; k++)
+			tp.port[k] = tport_create(k ? "peer" : "node", 256);
+		tp.nic[0] = t_nic_with(tp.port[0], cases[c].conf, &tx_ops);
+		tp.nic[1] = t_nic_with(tp.port[1], cases[c].conf, &rx_ops);
+		t_pair_slot(&tp, cases[c].joined, false);
+		t_send_both(tp.nic[0], gone, stays, tp.now);
+		for (int k = 0; k < 3; k++)
+			t_pair_slot(&tp, cases[c].joined, true);
+		cr_assert_eq(nic_pending(tp.nic[0]), T_MSGS,
+			     "%s: a message completed before the close", cases[c].conf);
+
+		cancelled = nic_cancel(tp.nic[0], T_VNET, T_EP_GONE, tp.now);
+		munmap(gone, shm_len);
+		for (unsigned int i = 0; i < T_MSGS; i++) {
+			bool of_gone = seen.status[i] == SN_ERR_CANCELLED;
+
+			gone_msgs += of_gone;
+			cr_assert_eq(seen.completions[i], of_gone ? 1u : 0u,
+				     "%s: message %u completed %u times at the close",
+				     cases[c].conf, i, seen.completions[i]);
+		}
+		cr_assert_eq(gone_msgs, T_MSGS / 2, "%s: cancelled %u of the closing endpoint's %u",
+			     cases[c].conf, gone_msgs, T_MSGS / 2);
+		cr_assert_eq(cancelled, T_MSGS / 2);
+		cr_assert_eq(nic_stats(tp.nic[0])->cancelled, T_MSGS / 2);
+		cr_assert_eq(nic_pending(tp.nic[0]), T_MSGS / 2);
+		cr_assert_eq(nic_cancel(tp.nic[0], T_VNET, T_EP_GONE, tp.now), 0, "twice");
+
+		for (unsigned int s = 0; s < 5000 && (nic_pending(tp.nic[0]) ||
+						      t_outstanding(tp.nic[0])); s++)
+			t_pair_slot(&tp, true, false);
+		cr_assert_eq(nic_pending(tp.nic[0]), 0, "%s: %u messages never completed",
+			     cases[c].conf, nic_pending(tp.nic[0]));
+		cr_assert_eq(t_outstanding(tp.nic[0]), 0, "%s: markers never acknowledged",
+			     cases[c].conf);
+		for (unsigned int i = 0; i < T_MSGS; i++)
+			cr_assert(seen.status[i] == SN_ERR_CANCELLED ||
+				  (seen.status[i] == SN_OK && seen.completions[i] == 1),
+				  "%s: message %u: status %d, %u completions", cases[c].conf, i,
+				  seen.status[i], seen.completions[i]);
+		cr_assert_eq(seen.n_delivered, T_MSGS / 2, "%s: %u delivered", cases[c].conf,
+			     seen.n_delivered);
+		cr_assert_eq(seen.bad_payload, 0);
+		cr_assert_eq(seen.bulk, T_ROUNDS / T_BULK_EVERY, "%s: %u bulk delivered",
+			     cases[c].conf, seen.bulk);
+		for (unsigned int d = 0; d < seen.n_delivered; d++) {
+			cr_assert_eq(seen.delivered_ep[d], T_EP_STAYS,
+				     "%s: a cancelled message arrived", cases[c].conf);
+			if (cases[c].ordered)
+				cr_assert_eq(seen.delivered_seq[d], next_seq,
+					     "%s: delivery %u is %u", cases[c].conf, d,
+					     seen.delivered_seq[d]);
+			next_seq++;
+		}
+		/* The receiver took a marker for each cancelled message that had a number. */
+		cr_assert_eq(nic_stats(tp.nic[1])->rx_abandoned, !cases[c].ordered ? 0 :
+			     T_MSGS / 2 - t_stage_count(tp.nic[0], "genp.cancelled_unnumbered ") -
+			     t_stage_count(tp.nic[0], "rate.cancelled "), "%s", cases[c].conf);
+		cr_assert_eq(nic_stats(tp.nic[0])->back_unmatched, 0);
+		for (int k = 0; k < 2; k++) {
+			nic_destroy(tp.nic[k]);
+			dp_port_destroy(tp.port[k]);
+		}
+		cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "%s: frames leaked",
+			     cases[c].conf);
+	}
+}
+
+/*
+ * A numbered send queued before the NIC joins, to a node the cluster turns
+ * out not to have, and cancelled before the join: its marker goes at the
+ * join with the connection (no message waits for that node any more, but
+ * the marker would be resent to it for ever).
+ */
+Test(nic, a_cancelled_send_beyond_the_cluster_leaves_no_marker)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp), before;
+	struct dp_port *port = tport_create("nic", 256);
+	struct nic *nic = t_nic_new(port, "conf3");
+	struct nic_msg quick = {
+		.vnet = T_VNET, .dst_node = 3, .src_ep = T_EP_GONE, .handler = 7,
+		.chan = SN_CHAN_QUICK,
+	};
+	struct pipeline *pl = nic_pipeline(nic, T_VNET);
+	uint64_t now = 1000000;
+
+	cr_assert_eq(nic_send(nic, &quick, now), 0);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_cancel(nic, T_VNET, T_EP_GONE, now), 1);
+	cr_assert_eq(pl->conns[3]->outstanding, 1, "the marker of packet 1");
+	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 3, 0);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->joins, 1);
+	cr_assert_eq(pl->conns[3]->outstanding, 0, "a marker for node 3 of 3 stayed");
+	for (int k = 0; k < 10; k++) {
+		now += 1000000;
+		nic_poll(nic, now);
+	}
+	cr_assert_eq(t_count(port, PROTO_T_QREQ, &before), 0, "a QREQ left for node 3");
 	nic_destroy(nic);
 	dp_port_destroy(port);
 	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked");
