@@ -32,8 +32,6 @@ DP_LOG_REGISTER(dp_ethdev_logtype, dataplane.ethdev);
 enum {
 	/* Descriptors per queue when the configuration says 0. */
 	DP_ETHDEV_DEFAULT_DESC = 1024,
-	/* MTU a full BREQ needs: the frame without its Ethernet header. */
-	DP_ETHDEV_MTU = DP_MAX_FRAME - RTE_ETHER_HDR_LEN,
 	/* Interval between link status polls. */
 	DP_ETHDEV_LINK_POLL_MS = 10,
 	/* Frames drained from one receive queue at close, at most. */
@@ -92,8 +90,11 @@ struct dp_ethdev_lax_driver {
 	/* Check what really limits it, if it can be checked; 0 or -errno. */
 	int (*check)(const char *name, const struct rte_eth_dev_info *info,
 		     uint32_t buf, char *err, size_t errlen);
-	/* Longest frame it sends (dp_ethdev.max_frame); NULL: no limit of its own. */
-	uint32_t (*max_frame)(const struct rte_eth_dev_info *info);
+	/* Its frame limit (dp_ethdev.limit); NULL: none of its own. */
+	void (*frame_limit)(const struct rte_eth_dev_info *info, struct dp_frame_limit *l);
+	/* Say what would take frames of MTU want, since segnet sets none; NULL: it has no limit */
+	void (*jumbo)(const struct rte_eth_dev_info *info, uint16_t want, char *note,
+		      size_t notelen);
 };
 
 /* What dp_ethdev reads of an af_packet device: its devargs, and its interface's MTU. */
@@ -180,22 +181,45 @@ static int dp_ethdev_check_af_packet(const char *name,
 }
 
 /*
- * Longest frame af_packet sends. Both limits drop a longer frame without a
- * trace: the driver one that does not fit a slot after the TPACKET_V2
- * header (and still counts it sent), the kernel (PACKET_LOSS) one longer
- * than the interface's MTU and Ethernet header.
+ * Frames af_packet sends. Both limits drop a longer frame without a trace:
+ * the driver one that does not fit a slot after the TPACKET_V2 header (and
+ * still counts it sent), the kernel (PACKET_LOSS) one longer than the
+ * interface's MTU and Ethernet header, 4 bytes more when its outer tag is
+ * 802.1Q (0x8100): one tag's worth, however many tags, and nothing for
+ * 802.1ad (0x88a8) or 0x9100 (measured on Linux 6.18, doc/replay.md).
  */
-static uint32_t dp_ethdev_max_frame_af_packet(const struct rte_eth_dev_info *info)
+static void dp_ethdev_limit_af_packet(const struct rte_eth_dev_info *info,
+				      struct dp_frame_limit *l)
 {
 	struct dp_afp_args a;
-	unsigned long max;
+	unsigned long slot;
 
 	dp_afp_args_read(info, &a);
-	max = a.framesz > DP_AFP_DATA_OFFSET ? a.framesz - DP_AFP_DATA_OFFSET : 0;
-	if (a.mtu >= 0 && (unsigned long)a.mtu + RTE_ETHER_HDR_LEN < max)
-		max = (unsigned long)a.mtu + RTE_ETHER_HDR_LEN;
+	slot = a.framesz > DP_AFP_DATA_OFFSET ? a.framesz - DP_AFP_DATA_OFFSET : 1;
+	l->cap = slot > UINT32_MAX ? UINT32_MAX : (uint32_t)slot;
+	l->untagged = a.mtu >= 0 ? (uint32_t)a.mtu + RTE_ETHER_HDR_LEN : 0;
+	l->tags = 1;
+	l->ctag_only = true;
 	rte_kvargs_free(a.kv);
-	return max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
+}
+
+/*
+ * What an af_packet port needs for frames of MTU want (one 802.1Q tag
+ * included): the kernel interface's MTU, on both ends of a veth, and slots
+ * that hold them where received frames sit (66 bytes in), in 1 KiB steps
+ * so that 4 whole slots make a block of 4 KiB pages.
+ */
+static void dp_ethdev_jumbo_af_packet(const struct rte_eth_dev_info *info, uint16_t want,
+				      char *note, size_t notelen)
+{
+	unsigned long fs = ((unsigned long)want + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN +
+			    DP_AFP_RX_OFFSET + 1023) / 1024 * 1024;
+	struct dp_afp_args a;
+
+	dp_afp_args_read(info, &a);
+	snprintf(note, notelen, "its limits are the kernel interface's MTU and its slots: ip link set dev %s mtu %u (both ends of a veth), framesz=%lu,blocksz=%lu",
+		 a.iface ? a.iface : "IFACE", want, fs, 4 * fs);
+	rte_kvargs_free(a.kv);
 }
 
 /* The memif devarg that holds a full BREQ in one buffer. */
@@ -241,10 +265,10 @@ static int dp_ethdev_check_memif(const char *name, const struct rte_eth_dev_info
 static const struct dp_ethdev_lax_driver dp_ethdev_lax_drivers[] = {
 	/* The check warns, with the hint, only when bsize is too small; no frame limit. */
 	{ "net_memif", "the bsize devarg is the limit: a longer frame spans several memif buffers",
-	  dp_ethdev_check_memif, NULL },
+	  dp_ethdev_check_memif, NULL, NULL },
 	{ "net_af_packet",
 	  "its frame slots (" DP_AFP_HINT ") and the kernel interface MTU (2120 or more) are the limits",
-	  dp_ethdev_check_af_packet, dp_ethdev_max_frame_af_packet },
+	  dp_ethdev_check_af_packet, dp_ethdev_limit_af_packet, dp_ethdev_jumbo_af_packet },
 };
 
 /* The lax-driver entry for driver, or NULL. */
@@ -257,17 +281,24 @@ static const struct dp_ethdev_lax_driver *dp_ethdev_lax(const char *driver)
 }
 
 /*
- * Longest frame a device set up with MTU mtu sends: the MTU's, or a lax
- * driver's own limit (set_mtu false), 0 when it has none.
+ * Frames a device set up with MTU mtu sends: the MTU's and the Ethernet
+ * header, 4 bytes more per VLAN tag (DPDK's drivers size their frame limit
+ * as the MTU plus an overhead that most of them make room for tags in), or
+ * a lax driver's own limit (set_mtu false), none when it has none.
  */
-static uint32_t dp_ethdev_max_frame(const struct rte_eth_dev_info *info, bool set_mtu,
-				    uint16_t mtu)
+static struct dp_frame_limit dp_ethdev_limit(const struct rte_eth_dev_info *info, bool set_mtu,
+					     uint16_t mtu)
 {
 	const struct dp_ethdev_lax_driver *lax = set_mtu ? NULL : dp_ethdev_lax(info->driver_name);
+	struct dp_frame_limit l = { 0 };
 
-	if (lax == NULL)
-		return (uint32_t)mtu + RTE_ETHER_HDR_LEN;
-	return lax->max_frame ? lax->max_frame(info) : 0;
+	if (lax == NULL) {
+		l.untagged = (uint32_t)mtu + RTE_ETHER_HDR_LEN;
+		l.tags = DP_FRAME_TAGS_ANY;
+	} else if (lax->frame_limit) {
+		lax->frame_limit(info, &l);
+	}
+	return l;
 }
 
 /*
@@ -511,6 +542,56 @@ int dp_ethdev_plan_rx(const char *name, const struct rte_eth_dev_info *info,
 	return 0;
 }
 
+/* Largest MTU the device described by info takes with buf-byte receive buffers; note says why. */
+static uint32_t dp_ethdev_mtu_bound(const struct rte_eth_dev_info *info, uint32_t buf,
+				    char *note, size_t notelen)
+{
+	uint32_t overhead, max_mtu = dp_ethdev_max_mtu(info, &overhead);
+	uint32_t fit = buf > overhead ? buf - overhead : 0;
+
+	if ((info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER) || max_mtu <= fit) {
+		snprintf(note, notelen, "the device (%s) takes MTU %u at most",
+			 info->driver_name, max_mtu);
+		return max_mtu;
+	}
+	snprintf(note, notelen, "its receive buffers hold frames of %u bytes (MTU %u) and the device (%s) cannot scatter",
+		 buf, fit, info->driver_name);
+	return fit;
+}
+
+uint16_t dp_ethdev_plan_mtu(const struct rte_eth_dev_info *info, struct rte_mempool *mp,
+			    bool set_mtu, uint16_t want, struct rte_eth_conf *ec,
+			    char *note, size_t notelen)
+{
+	uint32_t buf = rte_pktmbuf_data_room_size(mp) - RTE_PKTMBUF_HEADROOM;
+	const struct dp_ethdev_lax_driver *lax;
+	uint32_t overhead, bound, mtu = want;
+	char why[192] = "it has no frame limit of its own";
+
+	if (want && !set_mtu) {
+		lax = dp_ethdev_lax(info->driver_name);
+		if (lax && lax->jumbo)
+			lax->jumbo(info, want, why, sizeof(why));
+		snprintf(note, notelen, "segnet sets no MTU on %s (DPDK 22.11 takes none over %u for it); %s",
+			 info->driver_name, dp_ethdev_max_mtu(info, &overhead), why);
+		return DP_ETHDEV_MTU;
+	}
+	if (want <= DP_ETHDEV_MTU)
+		return DP_ETHDEV_MTU;
+	bound = dp_ethdev_mtu_bound(info, buf, why, sizeof(why));
+	if (bound < mtu) {
+		mtu = bound;
+		snprintf(note, notelen, "%s", why);
+	}
+	if (mtu <= DP_ETHDEV_MTU)
+		return DP_ETHDEV_MTU;
+	dp_ethdev_max_mtu(info, &overhead);
+	if (mtu + overhead > buf)
+		ec->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+	ec->rxmode.mtu = (uint16_t)mtu;
+	return (uint16_t)mtu;
+}
+
 /* Configure the device and set up its queues. */
 static int dp_ethdev_configure(const char *name, uint16_t id,
 			       const struct dp_ethdev_conf *conf,
@@ -555,15 +636,23 @@ static int dp_ethdev_configure(const char *name, uint16_t id,
 }
 
 /*
- * Set the segnet MTU. A driver without an MTU operation already has it from
+ * Set MTU mtu (the segnet MTU or a larger one planned); a larger one the
+ * driver refuses falls back to the segnet MTU, saying why in out->mtu_note.
+ * A driver without an MTU operation already has it from
  * rte_eth_dev_configure (rxmode.mtu, checked against its limits there).
  */
-static int dp_ethdev_set_mtu(const char *name, uint16_t id, char *err, size_t errlen)
+static int dp_ethdev_set_mtu(const char *name, uint16_t id, uint16_t mtu,
+			     struct dp_ethdev *out, char *err, size_t errlen)
 {
-	int ret = rte_eth_dev_set_mtu(id, DP_ETHDEV_MTU);
+	int ret = rte_eth_dev_set_mtu(id, mtu);
 
 	if (ret == 0 || ret == -ENOTSUP)
 		return 0;
+	if (mtu > DP_ETHDEV_MTU) {
+		snprintf(out->mtu_note, sizeof(out->mtu_note), "the driver refused MTU %u: %s",
+			 mtu, rte_strerror(-ret));
+		return dp_ethdev_set_mtu(name, id, DP_ETHDEV_MTU, out, err, errlen);
+	}
 	snprintf(err, errlen, "port %s: cannot set MTU %u for %u-byte segnet frames: %s",
 		 name, DP_ETHDEV_MTU, DP_MAX_FRAME, rte_strerror(-ret));
 	return ret;
@@ -686,7 +775,7 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 	struct rte_eth_conf ec;
 	struct rte_eth_dev_info info;
 	bool set_mtu;
-	uint16_t id;
+	uint16_t id, mtu;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -711,10 +800,12 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 	ret = dp_ethdev_plan_rx(name, &info, mp, &ec, &set_mtu, err, errlen);
 	if (ret)
 		return ret;
+	mtu = dp_ethdev_plan_mtu(&info, mp, set_mtu, conf->mtu, &ec, out->mtu_note,
+				 sizeof(out->mtu_note));
 	out->socket = rte_eth_dev_socket_id(id);
 	ret = dp_ethdev_configure(name, id, conf, &ec, out->socket, mp, err, errlen);
 	if (!ret && set_mtu)
-		ret = dp_ethdev_set_mtu(name, id, err, errlen);
+		ret = dp_ethdev_set_mtu(name, id, mtu, out, err, errlen);
 	if (ret)
 		return ret;
 	/* The start and the link wait use what the watch does. */
@@ -730,7 +821,7 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 	}
 	if (!set_mtu || rte_eth_dev_get_mtu(id, &out->mtu))
 		out->mtu = DP_ETHDEV_MTU;
-	out->max_frame = dp_ethdev_max_frame(&info, set_mtu, out->mtu);
+	out->limit = dp_ethdev_limit(&info, set_mtu, out->mtu);
 	DP_LOG(dp_ethdev_logtype, INFO,
 	       "port %s (%u, %s): %u rx / %u tx queues, MTU %u, socket %d, link %s %u Mb/s%s",
 	       name, id, info.driver_name, conf->rx_queues, conf->tx_queues, out->mtu,

@@ -13,8 +13,15 @@
 
 #include <rte_mempool.h>
 
+#include "dp_frame_limit.h"
 #include "dp_log.h"
+#include "dp_mbuf.h"
 #include "dp_port.h"
+
+enum {
+	/* The MTU dp_ethdev_setup gives a device: a full BREQ without its Ethernet header. */
+	DP_ETHDEV_MTU = DP_MAX_FRAME - DP_FRAME_ETH_HDR,
+};
 
 /* How to bring up an ethdev. */
 struct dp_ethdev_conf {
@@ -28,6 +35,11 @@ struct dp_ethdev_conf {
 					 * yet is set up but left stopped, link
 					 * down, for dp_ethdev_watch to start;
 					 * without it, an error */
+	/*
+	 * A larger MTU than DP_ETHDEV_MTU to give the device (for longer
+	 * frames), as far as it takes one; 0: DP_ETHDEV_MTU.
+	 */
+	uint16_t mtu;
 };
 
 #define DP_ETHDEV_LINK_COUNTERS(X) \
@@ -73,12 +85,15 @@ struct dp_ethdev {
 	int socket;			/* NUMA node of the device, or SOCKET_ID_ANY */
 	uint16_t mtu;			/* MTU the port carries (see dp_ethdev_setup) */
 	/*
-	 * Longest frame the port sends, Ethernet header included: MTU + 14, or
-	 * the driver's own limit (af_packet: its slots and the kernel
-	 * interface's MTU); 0 when it has none (memif chains buffers). A longer
-	 * frame is dropped, by most drivers silently. A VLAN tag counts in.
+	 * Longest frame the port sends, Ethernet header included: MTU + 14 and
+	 * 4 more per VLAN tag, or the driver's own limit (af_packet: its slots,
+	 * and the kernel interface's MTU + 14, 4 more for an 802.1Q tag); none
+	 * for memif (it chains buffers). A longer frame is dropped, by most
+	 * drivers silently.
 	 */
-	uint32_t max_frame;
+	struct dp_frame_limit limit;
+	/* why the MTU conf.mtu asked for was not given ("" when it was, or none asked) */
+	char mtu_note[320];
 	bool link_up;			/* link status after the wait, then as
 					 * dp_ethdev_watch last read it */
 	bool stopped;			/* left stopped by a failed restart: its
@@ -101,7 +116,8 @@ int dp_ethdev_find(const char *name, uint16_t *port_id, char *err, size_t errlen
 /*
  * Configure and start the ethdev called name with receive buffers from
  * mp: queues, MTU >= the largest segnet frame (an error naming the port and
- * the MTU it supports if it cannot: -EMSGSIZE), promiscuous mode, optional
+ * the MTU it supports if it cannot: -EMSGSIZE), or up to conf->mtu when the
+ * device takes it (out->mtu_note says why not), promiscuous mode, optional
  * link wait (an error naming the port when the link stays down:
  * -ETIMEDOUT). A device dp_ethdev_watch restarts (memif client) is watched
  * during the wait as in a loop; with conf->late_peer, one that cannot start

@@ -20,4 +20,17 @@ int dp_ethdev_plan_rx(const char *name, const struct rte_eth_dev_info *info,
 		      struct rte_mempool *mp, struct rte_eth_conf *ec,
 		      bool *set_mtu, char *err, size_t errlen);
 
+/*
+ * The MTU to give the device described by info, planned by
+ * dp_ethdev_plan_rx (set_mtu), when a larger one (want) is asked for: want,
+ * or as much of it as the device takes (its max_mtu; with receive buffers of
+ * mp that cannot hold its frames, what they hold unless it scatters,
+ * scatter then set in ec). Sets ec->rxmode.mtu when larger than the segnet
+ * MTU; otherwise returns that, and when want was larger says why in note
+ * (as for any want on a lax driver, whose MTU segnet does not set).
+ */
+uint16_t dp_ethdev_plan_mtu(const struct rte_eth_dev_info *info, struct rte_mempool *mp,
+			    bool set_mtu, uint16_t want, struct rte_eth_conf *ec,
+			    char *note, size_t notelen);
+
 #endif

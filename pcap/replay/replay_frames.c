@@ -58,21 +58,30 @@ static uint32_t replay_frames_longest(const struct trace *t)
 	return max;
 }
 
-/* Longest frame sent with configuration c: the port's limit, within an mbuf's. */
-static uint32_t replay_frames_max(const struct replay_frames_conf *c)
+uint32_t replay_frames_mtu_needed(const struct trace *t, const struct trace_rec **rec)
 {
-	uint32_t mbuf = UINT16_MAX - RTE_PKTMBUF_HEADROOM;
+	const struct trace_rec *best = NULL;
+	uint32_t max = 0, mtu;
 
-	return c->max_frame && c->max_frame < mbuf ? c->max_frame : mbuf;
+	for (uint64_t k = 0; t->info.linktype == REPLAY_FRAMES_LINKTYPE && k < t->n; k++) {
+		mtu = dp_frame_mtu_needed(t->recs[k].data, t->recs[k].caplen);
+		if (best == NULL || mtu > max) {
+			max = mtu;
+			best = &t->recs[k];
+		}
+	}
+	if (rec != NULL)
+		*rec = best;
+	return max;
 }
 
-/* Leave the records longer than f->st.max_frame out of t (compacted), counting them. */
+/* Leave the records longer than f->st.limit allows out of t (compacted), counting them. */
 static void replay_frames_leave_out_long(struct replay_frames *f, struct trace *t)
 {
 	uint64_t kept = 0;
 
 	for (uint64_t k = 0; k < t->n; k++) {
-		if (t->recs[k].caplen <= f->st.max_frame) {
+		if (dp_frame_fits(&f->st.limit, t->recs[k].data, t->recs[k].caplen)) {
 			t->recs[kept++] = t->recs[k];
 			continue;
 		}
@@ -161,6 +170,7 @@ struct replay_frames *replay_frames_create(struct dp_port *port, struct trace *t
 					   char *err, size_t errlen)
 {
 	struct replay_frames *f;
+	char lim[128];
 	uint32_t room;
 	int rc;
 
@@ -178,11 +188,12 @@ struct replay_frames *replay_frames_create(struct dp_port *port, struct trace *t
 	f->port = port;
 	f->t = t;
 	f->c = *c;
-	f->st.max_frame = replay_frames_max(c);
+	f->st.limit = dp_frame_limit_capped(c->limit, REPLAY_FRAMES_MBUF_MAX);
 	replay_frames_leave_out_long(f, t);
 	if (t->n == 0 && f->st.too_long) {
-		snprintf(err, errlen, "every record (%" PRIu64 ") is longer than the %u bytes port %s sends: nothing to send",
-			 f->st.too_long, f->st.max_frame, port->name);
+		snprintf(err, errlen, "every record (%" PRIu64 ") is longer than port %s sends, frames of %s: nothing to send",
+			 f->st.too_long, port->name,
+			 dp_frame_limit_describe(&f->st.limit, lim, sizeof(lim)));
 		free(f);
 		errno = EMSGSIZE;
 		return NULL;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Frames mode of segnet-replay: the raw frames of a trace out of one
- * dp_port. Records longer than the port sends leave the trace before the
- * replay (counted as too long, never offered to the port: drivers drop such
- * frames silently and count them sent). Each record's frame is built in an
+ * dp_port. Records longer than the port sends (its dp_frame_limit: VLAN
+ * tags may add to it) leave the trace before the replay (counted as too
+ * long, never offered to the port: drivers drop such frames silently and
+ * count them sent). replay_frames_mtu_needed says what MTU the trace needs,
+ * for the port to be given it first. Each record's frame is built in an
  * mbuf once, before the replay starts, when the trace fits
  * (REPLAY_FRAMES_PREBUILD_*): sending it is then a reference count
  * increment and a transmit call, whatever the loop. Larger traces are
@@ -18,6 +20,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <rte_mbuf.h>
+
+#include "dataplane/dp_frame_limit.h"
 #include "dataplane/dp_port.h"
 #include "pcap/reader.h"
 #include "pcap/replay/replay.h"
@@ -49,12 +54,12 @@ struct replay_frames_stats {
 	uint64_t cut;
 	/* frames built in mbufs before the replay (0: copied at send time) */
 	uint64_t prebuilt;
-	/* records longer than max_frame, left out of the trace: never sent */
+	/* records longer than limit, left out of the trace: never sent */
 	uint64_t too_long;
 	/* the first of them, as it was in the trace (valid when too_long) */
 	struct trace_rec first_too_long;
-	/* longest frame sent: the port's limit, or an mbuf's */
-	uint32_t max_frame;
+	/* frames sent at most: the port's limit, within an mbuf's */
+	struct dp_frame_limit limit;
 };
 
 /* How to build frames mode over a port. */
@@ -69,16 +74,26 @@ struct replay_frames_conf {
 	const volatile sig_atomic_t *stop;
 	/* copy at send time even when the trace could be prebuilt */
 	bool no_prebuild;
-	/* longest frame the port sends (dp_ethdev.max_frame); 0: only an mbuf's limit */
-	uint32_t max_frame;
+	/* frames the port sends (dp_ethdev.limit); zeroed: only an mbuf's limit */
+	struct dp_frame_limit limit;
 };
+
+/* Longest frame an mbuf of frames mode holds. */
+enum { REPLAY_FRAMES_MBUF_MAX = UINT16_MAX - RTE_PKTMBUF_HEADROOM };
+
+/*
+ * MTU the longest frame of t needs, VLAN tags not counted
+ * (dp_frame_mtu_needed); *rec (may be NULL) is that record, or NULL when
+ * t has none or is not Ethernet (then 0).
+ */
+uint32_t replay_frames_mtu_needed(const struct trace *t, const struct trace_rec **rec);
 
 /* Frames mode over one port; opaque. */
 struct replay_frames;
 
 /*
  * Frames mode sending t's frames on port (which stays the caller's).
- * Records longer than c->max_frame (or an mbuf) leave t, which is
+ * Records longer than c->limit allows (or an mbuf) leave t, which is
  * compacted, and are counted (too_long). NULL with errno and a message:
  * the trace is not Ethernet (EPROTONOSUPPORT), every record is too long
  * (EMSGSIZE), no memory for the pool.

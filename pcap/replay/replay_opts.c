@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dataplane/dp_ethdev.h"
 #include "dataplane/dp_opts.h"
 #include "pcap/replay/replay.h"
 
@@ -123,6 +124,13 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"Frames mode (EAL arguments before --):\n"
 		"  --port ETHDEV       the port to send on (a --vdev name, a PCI address or a\n"
 		"                      DPDK port number)\n"
+		"  The port gets segnet's MTU (%u), or, when the trace's longest frame needs\n"
+		"  more (its length less 14, and less 4 per VLAN tag), as much more as the\n"
+		"  device takes (said up front; no option needed: the port is segnet-replay's\n"
+		"  for the run). A frame the port still cannot send (over its MTU + 14, 4 more\n"
+		"  per VLAN tag; af_packet: its kernel interface's MTU + 14, 4 more for one\n"
+		"  802.1Q tag, within its slots) is left out and counted (too long, exit 1),\n"
+		"  with what limits the port and how to raise it.\n"
 		"\n"
 		"Messages mode (no EAL: nothing before --):\n"
 		"  --nicd NAME         a node's nicd control socket (a name in\n"
@@ -148,7 +156,7 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"Modes:\n",
 		prog, prog, REPLAY_BURST_MAX, REPLAY_BURST_DEFAULT, REPLAY_BURST_TOPSPEED,
 		WAITER_SPIN_NS_DEFAULT / 1000,
-		REPLAY_LINK_WAIT_DEFAULT, REPLAY_NODES_MAX, REPLAY_VNET_DEFAULT, REPLAY_QUICK_CAP,
+		REPLAY_LINK_WAIT_DEFAULT, DP_ETHDEV_MTU, REPLAY_NODES_MAX, REPLAY_VNET_DEFAULT, REPLAY_QUICK_CAP,
 		REPLAY_QUICK_CAP, REPLAY_DRAIN_DEFAULT);
 	for (const struct replay_mode *const *m = replay_mode_list(); *m; m++)
 		fprintf(f, "  %-18s  %s%s\n", (*m)->name, (*m)->help,

@@ -9,6 +9,11 @@
  *
  *   capture_sink [EAL args] -- --port ETHDEV --capture FILE [--count N]
  *                [--timeout-ms MS] [--linger-ms MS] [--ready-file PATH]
+ *                [--data-room BYTES]
+ *
+ * --data-room sizes the receive buffers for frames longer than segnet's
+ * (jumbo replays: a longer frame arrives in several buffers, which a
+ * dp_port drops); the MTU is raised to match when the device takes it.
  *
  * Exit 0 when exactly --count frames arrived (or, without --count, at the
  * time-out), 1 otherwise. The linger (20 ms by default) must end before the
@@ -49,6 +54,8 @@ struct sink_opts {
 	uint64_t linger_ms;
 	/* created once the port is up */
 	const char *ready_file;
+	/* receive buffer size (0: segnet's) */
+	uint32_t data_room;
 };
 
 /* Parse the arguments after "--"; 0 or -EINVAL. */
@@ -61,6 +68,7 @@ static int sink_parse(struct sink_opts *o, int argc, char **argv)
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "ready-file", required_argument, NULL, 'r' },
 		{ "linger-ms", required_argument, NULL, 'l' },
+		{ "data-room", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -88,10 +96,15 @@ static int sink_parse(struct sink_opts *o, int argc, char **argv)
 		case 'l':
 			o->linger_ms = strtoull(optarg, NULL, 10);
 			break;
+		case 'd':
+			o->data_room = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
 		default:
 			return -EINVAL;
 		}
 	}
+	if (o->data_room > UINT16_MAX - RTE_PKTMBUF_HEADROOM)
+		return -EINVAL;
 	return o->port && o->capture ? 0 : -EINVAL;
 }
 
@@ -116,6 +129,22 @@ static uint64_t sink_loop(struct dp_port *port, const struct sink_opts *o)
 		}
 	}
 	return got;
+}
+
+/* The receive pool: segnet's, or one of --data-room buffers (and an MTU for them). */
+static struct rte_mempool *sink_pool(const struct sink_opts *o, struct dp_ethdev_conf *dc,
+				     char *err, size_t errlen)
+{
+	struct rte_mempool *mp;
+
+	if (o->data_room == 0)
+		return dp_pool_for_socket("sink", SOCKET_ID_ANY, SINK_POOL, err, errlen);
+	dc->mtu = (uint16_t)(o->data_room - RTE_ETHER_HDR_LEN - RTE_ETHER_CRC_LEN);
+	mp = rte_pktmbuf_pool_create("sink-room", SINK_POOL, 0, 0,
+				     (uint16_t)(RTE_PKTMBUF_HEADROOM + o->data_room), SOCKET_ID_ANY);
+	if (mp == NULL)
+		snprintf(err, errlen, "cannot create a pool of %u-byte buffers", o->data_room);
+	return mp;
 }
 
 /* Create the ready file. */
@@ -153,7 +182,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	dp_signals_install();
-	mp = dp_pool_for_socket("sink", SOCKET_ID_ANY, SINK_POOL, err, sizeof(err));
+	mp = sink_pool(&o, &dc, err, sizeof(err));
 	if (mp == NULL || dp_ethdev_setup(o.port, &dc, mp, &dev, err, sizeof(err))) {
 		fprintf(stderr, "capture_sink: %s\n", err);
 		return 1;

@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Helpers of the replay tests (replay_roundtrip.sh, replay_args.sh,
-replay_af_packet.sh).
+replay_ports.sh).
 
     replay_compare.py count FILE             records in a pcap
     replay_compare.py lengths FILE           their captured lengths, in order
     replay_compare.py frames OUT LEN...      OUT: a nanosecond pcap of frames
                                              of those lengths (Ethernet, type
                                              0x88b5, record k filled with
-                                             k + 1), one second apart
+                                             k + 1), one second apart; a
+                                             LEN:8100[:88a8...] frame starts
+                                             with VLAN tags of those TPIDs
+                                             (hex, outer first; VLAN id 100)
+    replay_compare.py subset A B K...        B holds records K... of A, byte
+                                             for byte, in that order (K/len:
+                                             only as long as record K)
     replay_compare.py cut FILE OUT K         OUT: FILE cut 5 bytes into
                                              record K's data; prints the byte
                                              offset of record K's header
@@ -74,14 +80,19 @@ def cmd_lengths(path):
     print(" ".join(str(r[2]) for r in records(path)))
 
 
-def cmd_frames(out, lengths):
-    """Write a pcap of frames of the given lengths."""
-    head = bytes.fromhex("020000000002" "020000000001" "88b5")
+def cmd_frames(out, specs):
+    """Write a pcap of frames of the given lengths (and VLAN tags)."""
     with open(out, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 262144, 1))
-        for k, n in enumerate(lengths):
+        for k, spec in enumerate(specs):
+            n, *tpids = spec.split(":")
+            n = int(n)
+            head = bytes.fromhex("020000000002" "020000000001")
+            for tpid in tpids:
+                head += struct.pack(">HH", int(tpid, 16), 100)
+            head += bytes.fromhex("88b5")
             f.write(struct.pack("<IIII", 1700000000 + k, 0, n, n))
-            f.write((head + bytes([k + 1]) * n)[:n])
+            f.write((head + bytes([(k + 1) % 256]) * n)[:n])
 
 
 def cmd_cut(path, out, k):
@@ -108,6 +119,20 @@ def cmd_same(a, b):
             fail(f"frame {i} differs: {len(x)} bytes {x[:32].hex()}... vs"
                  f" {len(y)} bytes {y[:32].hex()}...")
     print(f"replay_compare: {len(ra)} frames identical, in order")
+
+
+def cmd_subset(a, b, picks):
+    """b holds records picks of a, in that order ("K/len": its length only)."""
+    ra = [r[4] for r in records(a)]
+    rb = [r[4] for r in records(b)]
+    want = [ra[int(k.split("/")[0])] for k in picks]
+    if len(rb) != len(want):
+        fail(f"{b} has {len(rb)} frames, want {len(want)} (records {picks} of {a})")
+    for k, x, y in zip(picks, want, rb):
+        if x != y and not (k.endswith("/len") and len(x) == len(y)):
+            fail(f"record {k} of {a} differs: {len(x)} bytes {x[:32].hex()}... vs"
+                 f" {len(y)} bytes {y[:32].hex()}...")
+    print(f"replay_compare: {len(rb)} frames identical to records {picks}")
 
 
 def segnet_types(lua, path, env, user):
@@ -158,9 +183,11 @@ def main():
     elif args[:1] == ["lengths"] and len(args) == 2:
         cmd_lengths(args[1])
     elif args[:1] == ["frames"] and len(args) >= 3:
-        cmd_frames(args[1], [int(n) for n in args[2:]])
+        cmd_frames(args[1], args[2:])
     elif args[:1] == ["cut"] and len(args) == 4:
         cmd_cut(args[1], args[2], int(args[3]))
+    elif args[:1] == ["subset"] and len(args) >= 4:
+        cmd_subset(args[1], args[2], args[3:])
     elif args[:1] == ["same"] and len(args) == 3:
         cmd_same(args[1], args[2])
     elif args[:1] == ["segnet"] and len(args) in (3, 4):

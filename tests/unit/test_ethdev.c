@@ -273,8 +273,11 @@ Test(ethdev, mtu_fits_a_full_breq)
 	cr_assert_eq(rte_eth_dev_get_mtu(dev.port_id, &mtu), 0);
 	cr_assert_eq(mtu, SEGNET_MTU);
 	cr_assert_eq(DP_MAX_FRAME, 2134);
-	/* What it sends: the MTU and the Ethernet header, a full BREQ. */
-	cr_assert_eq(dev.max_frame, DP_MAX_FRAME);
+	/* What it sends: the MTU and the Ethernet header, a full BREQ, and VLAN tags. */
+	cr_assert_eq(dev.limit.untagged, DP_MAX_FRAME);
+	cr_assert_eq(dev.limit.tags, DP_FRAME_TAGS_ANY);
+	cr_assert_eq(dev.limit.cap, 0);
+	cr_assert_str_eq(dev.mtu_note, "");
 	cr_assert_str_eq(dev.name, "net_ring1");
 	dp_ethdev_close(&dev);
 }
@@ -348,6 +351,89 @@ Test(ethdev, small_buffers_need_scatter)
 				       sizeof(err)), -EINVAL);
 	cr_assert(strstr(err, "cannot scatter"), "%s", err);
 	rte_mempool_free(small);
+}
+
+/* Plan an MTU of want on the device info describes, with the test pool; note into note. */
+static uint16_t plan_mtu(const struct rte_eth_dev_info *info, bool set_mtu, uint16_t want,
+			 struct rte_eth_conf *ec, char *note, size_t notelen)
+{
+	memset(ec, 0, sizeof(*ec));
+	note[0] = 0;
+	return dp_ethdev_plan_mtu(info, pool, set_mtu, want, ec, note, notelen);
+}
+
+Test(ethdev, a_larger_mtu_is_given_as_far_as_the_device_takes_it)
+{
+	struct rte_eth_dev_info info = fake_nic("net_ixgbe", 9710, 9728,
+						RTE_ETH_RX_OFFLOAD_SCATTER);
+	struct rte_eth_conf ec;
+	char note[320];
+
+	/* None asked, or one segnet's covers: segnet's, nothing said. */
+	cr_assert_eq(plan_mtu(&info, true, 0, &ec, note, sizeof(note)), SEGNET_MTU);
+	cr_assert_eq(plan_mtu(&info, true, 1500, &ec, note, sizeof(note)), SEGNET_MTU);
+	cr_assert_str_eq(note, "");
+	cr_assert_eq(ec.rxmode.mtu, 0);
+
+	/* A jumbo NIC: all of it, received with scatter (2304-byte buffers). */
+	cr_assert_eq(plan_mtu(&info, true, 8986, &ec, note, sizeof(note)), 8986);
+	cr_assert_eq(ec.rxmode.mtu, 8986);
+	cr_assert_neq(ec.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER, 0);
+	cr_assert_str_eq(note, "");
+
+	/* More than it takes: its most, and why not more. */
+	cr_assert_eq(plan_mtu(&info, true, 12000, &ec, note, sizeof(note)), 9710);
+	cr_assert_eq(ec.rxmode.mtu, 9710);
+	cr_assert_str_eq(note, "the device (net_ixgbe) takes MTU 9710 at most");
+
+	/* A 1500-byte NIC: segnet's (the plan_rx check refuses it anyway). */
+	info = fake_nic("net_e1000", 1500, 1518, RTE_ETH_RX_OFFLOAD_SCATTER);
+	cr_assert_eq(plan_mtu(&info, true, 8986, &ec, note, sizeof(note)), SEGNET_MTU);
+	cr_assert_eq(ec.rxmode.mtu, 0);
+	cr_assert(strstr(note, "takes MTU 1500 at most"), "%s", note);
+
+	/* No scatter: what the 2304-byte buffers hold, less its 18-byte overhead. */
+	info = fake_nic("net_null", UINT16_MAX, UINT32_MAX, 0);
+	cr_assert_eq(plan_mtu(&info, true, 8986, &ec, note, sizeof(note)), 2286);
+	cr_assert_eq(ec.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER, 0);
+	cr_assert(strstr(note, "receive buffers hold frames of 2304 bytes (MTU 2286)") &&
+		  strstr(note, "(net_null) cannot scatter"), "%s", note);
+}
+
+Test(ethdev, a_lax_driver_gets_no_larger_mtu_and_says_what_limits_it)
+{
+	struct rte_eth_dev_info info = fake_nic("net_af_packet", UINT16_MAX, 1518, 0);
+	struct rte_eth_conf ec;
+	char note[320];
+
+	cr_assert_eq(plan_mtu(&info, false, 8986, &ec, note, sizeof(note)), SEGNET_MTU);
+	cr_assert_eq(ec.rxmode.mtu, 0);
+	cr_assert(strstr(note, "segnet sets no MTU on net_af_packet (DPDK 22.11 takes none over 1500 for it)"),
+		  "%s", note);
+	cr_assert(strstr(note, "ip link set dev IFACE mtu 8986 (both ends of a veth), framesz=9216,blocksz=36864"),
+		  "%s", note);
+	/* Said for any MTU asked: the kernel interface's may be below segnet's. */
+	cr_assert_eq(plan_mtu(&info, false, 1986, &ec, note, sizeof(note)), SEGNET_MTU);
+	cr_assert_neq(note[0], 0);
+	cr_assert_eq(plan_mtu(&info, false, 0, &ec, note, sizeof(note)), SEGNET_MTU);
+	cr_assert_str_eq(note, "");
+}
+
+Test(ethdev, setup_gives_the_larger_mtu_asked_for)
+{
+	struct dp_ethdev_conf conf = { .rx_queues = 1, .tx_queues = 1, .mtu = 8986 };
+	struct dp_ethdev dev;
+	char err[256] = "";
+	uint16_t mtu = 0;
+
+	cr_assert_eq(dp_ethdev_setup("net_ring1", &conf, pool, &dev, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(dev.mtu, 8986);
+	cr_assert_eq(rte_eth_dev_get_mtu(dev.port_id, &mtu), 0);
+	cr_assert_eq(mtu, 8986);
+	cr_assert_eq(dev.limit.untagged, 9000);
+	cr_assert_str_eq(dev.mtu_note, "");
+	dp_ethdev_close(&dev);
 }
 
 Test(ethdev, bad_names_are_enodev_with_the_name)

@@ -609,7 +609,8 @@ static void check_refused(uint32_t linktype, uint32_t max_frame, int e, const ch
 {
 	struct sim_clock c = { .now = START };
 	struct replay_frames_conf fc = { .socket = SOCKET_ID_ANY, .burst = 32,
-					 .clock = sim_waiter_clock(&c), .max_frame = max_frame };
+					 .clock = sim_waiter_clock(&c),
+					 .limit = { .untagged = max_frame } };
 	struct trace_err err;
 	struct trace *t;
 	struct rec_port *p;
@@ -639,7 +640,8 @@ Test(replay_frames, refuses_non_ethernet)
  */
 static void check_too_long_left_out(bool no_prebuild)
 {
-	struct replay_frames_conf fc = { .no_prebuild = no_prebuild, .max_frame = 1000 };
+	struct replay_frames_conf fc = { .no_prebuild = no_prebuild,
+					 .limit = { .untagged = 1000 } };
 	struct replay_frames_stats fs;
 	struct trace_err err;
 	struct trace *file = trace_load(SAMPLE, &err);
@@ -660,7 +662,8 @@ static void check_too_long_left_out(bool no_prebuild)
 	replay_frames_get_stats(g.f, &fs);
 	cr_assert_eq(g.t->n, kept);
 	cr_assert_eq(fs.too_long, file->n - kept);
-	cr_assert_eq(fs.max_frame, 1000);
+	cr_assert_eq(fs.limit.untagged, 1000);
+	cr_assert_eq(fs.limit.cap, REPLAY_FRAMES_MBUF_MAX);
 	cr_assert_eq(fs.first_too_long.index, first);
 	cr_assert_eq(fs.first_too_long.offset, file->recs[first].offset);
 	timing_opts_init(&o);
@@ -694,7 +697,123 @@ Test(replay_frames, too_long_records_left_out_copied)
 Test(replay_frames, refuses_a_trace_with_every_record_too_long)
 {
 	check_refused(1, 40, EMSGSIZE,
-		      "every record (260) is longer than the 40 bytes port rec sends");
+		      "every record (260) is longer than port rec sends, frames of 40 bytes");
+}
+
+/*
+ * A trace in memory of n Ethernet frames: frame k is lens[k] bytes long and
+ * starts with the TPIDs tpids[k] (up to two, 0-ended), then EtherType
+ * 0x88b5, then k + 1 bytes; one millisecond apart.
+ */
+static struct trace *vlan_trace(unsigned int n, const uint32_t *lens, const uint16_t (*tpids)[3])
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	uint64_t total = 0, off = 0;
+
+	cr_assert_not_null(t);
+	for (unsigned int k = 0; k < n; k++)
+		total += lens[k];
+	t->recs = calloc(n, sizeof(*t->recs));
+	t->data = malloc(total);
+	cr_assert(t->recs && t->data);
+	t->n = n;
+	t->info = (struct trace_info){ .format = TRACE_FMT_PCAP_NS, .linktype = 1,
+				       .snaplen = TRACE_MAX_SNAPLEN, .records = n };
+	for (unsigned int k = 0; k < n; k++) {
+		uint8_t *d = t->data + off;
+		unsigned int at = 12;
+
+		memset(d, (int)k + 1, lens[k]);
+		memset(d, 0x02, 12);
+		for (const uint16_t *tp = tpids[k]; *tp; tp++, at += 4) {
+			d[at] = (uint8_t)(*tp >> 8);
+			d[at + 1] = (uint8_t)*tp;
+			d[at + 2] = 0;
+			d[at + 3] = (uint8_t)(10 + k);
+		}
+		d[at] = 0x88;
+		d[at + 1] = 0xb5;
+		t->recs[k] = (struct trace_rec){ .ts_ns = START + k * 1000000ull,
+						 .caplen = lens[k], .wirelen = lens[k],
+						 .data = d, .index = k, .offset = 24 + off + 16 * k };
+		off += lens[k];
+		t->info.cap_bytes += lens[k];
+	}
+	t->info.wire_bytes = t->info.cap_bytes;
+	return t;
+}
+
+Test(replay_frames, mtu_needed_is_the_longest_frame_less_header_and_tags)
+{
+	static const uint32_t lens[] = { 60, 1522, 1600, 9000, 9010, 70 };
+	static const uint16_t tp[][3] = { { 0 }, { 0x88a8, 0x8100, 0 }, { 0 }, { 0x8100, 0 },
+					  { 0x88a8, 0x8100, 0 }, { 0 } };
+	struct trace *t = vlan_trace(6, lens, tp);
+	const struct trace_rec *r;
+
+	/* 9000 - 14 - 4 = 8982; 9010 - 14 - 8 = 8988: record 4. */
+	cr_assert_eq(replay_frames_mtu_needed(t, &r), 8988);
+	cr_assert_eq(r, &t->recs[4]);
+	cr_assert_eq(replay_frames_mtu_needed(t, NULL), 8988);
+	t->n = 3;
+	cr_assert_eq(replay_frames_mtu_needed(t, &r), 1586);
+	cr_assert_eq(r->index, 2);
+	t->n = 0;
+	cr_assert_eq(replay_frames_mtu_needed(t, &r), 0);
+	cr_assert_null(r);
+	t->n = 6;
+	t->info.linktype = 101;
+	cr_assert_eq(replay_frames_mtu_needed(t, &r), 0);
+	cr_assert_null(r);
+	trace_free(t);
+}
+
+/*
+ * On a port whose limit counts tags as the kernel's af_packet does (MTU
+ * 2200: 2214 bytes, 4 more for an outer 802.1Q tag, slots of 2272), the
+ * tagged frames within it are sent whole and the others left out.
+ */
+Test(replay_frames, vlan_tags_count_toward_the_limit_as_the_port_says)
+{
+	static const uint32_t lens[] = { 2214, 2215, 2218, 2218, 2219, 2218, 2218, 60 };
+	static const uint16_t tp[][3] = { { 0 }, { 0 }, { 0x8100, 0 }, { 0x8100, 0x8100, 0 },
+					  { 0x8100, 0 }, { 0x88a8, 0 }, { 0x88a8, 0x8100, 0 },
+					  { 0x8100, 0 } };
+	static const bool sent[] = { true, false, true, true, false, false, false, true };
+	struct sim_clock c = { .now = START, .relax_ns = 1 };
+	struct replay_frames_conf fc = {
+		.socket = SOCKET_ID_ANY, .burst = 32, .clock = sim_waiter_clock(&c),
+		.limit = { .untagged = 2214, .tags = 1, .ctag_only = true, .cap = 2272 },
+	};
+	struct trace *t = vlan_trace(8, lens, tp);
+	struct replay_frames_stats fs;
+	struct replay_frames *f;
+	struct rec_port *p;
+	char msg[256] = "";
+	unsigned int j = 0;
+
+	tdp_eal_init();
+	p = rec_port_new(&c, 16);
+	f = replay_frames_create(&p->port, t, &fc, msg, sizeof(msg));
+	cr_assert_not_null(f, "%s", msg);
+	replay_frames_get_stats(f, &fs);
+	cr_assert_eq(fs.too_long, 4);
+	cr_assert_eq(fs.first_too_long.index, 1);
+	cr_assert_eq(t->n, 4);
+	for (uint64_t k = 0; k < t->n; k++)
+		cr_assert_eq(replay_frames_queue(f, &t->recs[k]), 0);
+	cr_assert_eq(replay_frames_flush(f), 4);
+	for (unsigned int k = 0; k < 8; k++) {
+		if (!sent[k])
+			continue;
+		cr_assert_eq(p->f[j].len, lens[k], "frame %u", j);
+		cr_assert_eq(p->f[j].data[lens[k] - 1], k + 1, "frame %u is record %u", j, k);
+		j++;
+	}
+	cr_assert_eq(p->n, 4);
+	rec_port_destroy(&p->port);
+	replay_frames_free(f);
+	trace_free(t);
 }
 
 /* A fake timestamp clock for the capture tests. */
