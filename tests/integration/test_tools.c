@@ -19,19 +19,23 @@ static int t_cmd(const char *out, const char *bin, ...)
 	return t_run(argv, out, 30000);
 }
 
-/* Output file of the tests. */
-static char t_out[128];
+/* Output file of the tests, and a key file and an empty file some write. */
+static char t_out[128], t_key[128], t_empty[128];
 
-/* Make a per-test output file name. */
+/* Make per-test file names. */
 static void t_out_init(void)
 {
 	snprintf(t_out, sizeof(t_out), "/tmp/segnet-it-tools.%d.out", (int)getpid());
+	snprintf(t_key, sizeof(t_key), "/tmp/segnet-it-tools.%d.key", (int)getpid());
+	snprintf(t_empty, sizeof(t_empty), "/tmp/segnet-it-tools.%d.empty", (int)getpid());
 }
 
-/* Remove it. */
+/* Remove them, after a failed test too. */
 static void t_out_fini(void)
 {
 	unlink(t_out);
+	unlink(t_key);
+	unlink(t_empty);
 	t_nicd_cleanup_all();	/* what a failed test left */
 }
 
@@ -69,10 +73,9 @@ static void t_usage_error(const char *text, const char *bin, ...)
 
 Test(tools, nicd_bad_arguments)
 {
-	char key[128], empty[128], vnet[300];
+	const char *key = t_key, *empty = t_empty;
+	char vnet[300];
 
-	snprintf(key, sizeof(key), "/tmp/segnet-it-tools.%d.key", (int)getpid());
-	snprintf(empty, sizeof(empty), "/tmp/segnet-it-tools.%d.empty", (int)getpid());
 	t_write_file(key, "k");
 	t_write_file(empty, "");
 	t_usage_error("no virtual network", NICD_BIN, "--bulk-port", "net_null0", NULL);
@@ -142,8 +145,6 @@ Test(tools, nicd_bad_arguments)
 		      NULL);
 	t_usage_error("--name given twice", NICD_BIN, "--bulk-port", "a", "--name", "x",
 		      "--name", "y", NULL);
-	unlink(key);
-	unlink(empty);
 }
 
 Test(tools, nicd_missing_port_and_busy_name, .timeout = 60)
