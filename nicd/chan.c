@@ -142,7 +142,16 @@ void chan_sink(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 	if (pkt->cq != CQ_NONE)
 		return;		/* still queued or waiting for its BACK */
 	pkt->flags |= SN_PKT_IN_CHAN;
-	if (pkt->chan == SN_CHAN_QUICK) {
+	if (pkt->h.flags & PROTO_F_ABANDONED) {
+		/*
+		 * A marker (a bulk packet given up or cancelled) goes first,
+		 * past the quick buffers' cap: it carries an older number than
+		 * the quick packets holding them, which an ordered receiver
+		 * cannot acknowledge before it. genp's window bounds them.
+		 */
+		chan_push_head(&ch->qtx, pkt, CQ_QTX);
+		ch->quick_used++;
+	} else if (pkt->chan == SN_CHAN_QUICK) {
 		chan_push_tail(&ch->qbacklog, pkt, CQ_QBACKLOG);
 	} else if (nic->fifo) {
 		chan_push_tail(&ch->fifo_backlog, pkt, CQ_FIFO_BACKLOG);

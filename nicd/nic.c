@@ -318,7 +318,8 @@ int nic_send(struct nic *nic, const struct nic_msg *msg, uint64_t now)
  * number, without payload or owner, until acknowledged. A quick packet keeps
  * its place in the channel (it has no payload: its arguments were copied).
  * A bulk one leaves its send buffer, or the BACK its BREQ waits for, and
- * goes to the quick channel at once (markers are QREQs); one whose BREQ was
+ * goes to the quick channel at once (markers are QREQs: chan_sink puts them
+ * first, past the quick buffers' cap); one whose BREQ was
  * answered waits for its acknowledgment as before, and the timer resends it
  * as a marker if that does not come.
  */

@@ -667,6 +667,14 @@ Test(nic, a_closed_endpoints_sends_are_cancelled_and_the_others_arrive_in_order)
 	static const struct { const char *conf; bool joined; bool ordered; } cases[] = {
 		{ "conf4-sr", false, true },
 		{ "conf4-sr", true, true },
+		/*
+		 * Numbered quick packets hold every quick send buffer, waiting
+		 * for acks the receiver cannot give past a cancelled bulk
+		 * packet's number until its marker comes: the marker must not
+		 * wait for a quick buffer behind them.
+		 */
+		{ "conf4-gbn", true, true },
+		{ "conf4-sr,order:buffer=4", true, true },
 		{ "conf4-gbn,rate:pps=200000", false, true },
 		{ "conf1,rate:pps=20000", false, false },
 	};
