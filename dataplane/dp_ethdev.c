@@ -198,8 +198,8 @@ static void dp_ethdev_limit_af_packet(const struct rte_eth_dev_info *info,
 	slot = a.framesz > DP_AFP_DATA_OFFSET ? a.framesz - DP_AFP_DATA_OFFSET : 1;
 	l->cap = slot > UINT32_MAX ? UINT32_MAX : (uint32_t)slot;
 	l->untagged = a.mtu >= 0 ? (uint32_t)a.mtu + RTE_ETHER_HDR_LEN : 0;
-	l->tags = 1;
-	l->ctag_only = true;
+	l->tags = dp_frame_rule_one_ctag.tags;
+	l->ctag_only = dp_frame_rule_one_ctag.ctag_only;
 	rte_kvargs_free(a.kv);
 }
 
@@ -800,8 +800,9 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 	ret = dp_ethdev_plan_rx(name, &info, mp, &ec, &set_mtu, err, errlen);
 	if (ret)
 		return ret;
-	mtu = dp_ethdev_plan_mtu(&info, mp, set_mtu, conf->mtu, &ec, out->mtu_note,
-				 sizeof(out->mtu_note));
+	mtu = dp_ethdev_plan_mtu(&info, mp, set_mtu,
+				 !set_mtu && conf->mtu_one_ctag ? conf->mtu_one_ctag : conf->mtu,
+				 &ec, out->mtu_note, sizeof(out->mtu_note));
 	out->socket = rte_eth_dev_socket_id(id);
 	ret = dp_ethdev_configure(name, id, conf, &ec, out->socket, mp, err, errlen);
 	if (!ret && set_mtu)

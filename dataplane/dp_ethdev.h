@@ -40,6 +40,12 @@ struct dp_ethdev_conf {
 	 * frames), as far as it takes one; 0: DP_ETHDEV_MTU.
 	 */
 	uint16_t mtu;
+	/*
+	 * The MTU the same frames need where one 802.1Q tag alone adds to the
+	 * limit (dp_frame_rule_one_ctag: af_packet, whose MTU segnet cannot
+	 * set; what to do is said in dp_ethdev.mtu_note); 0: mtu.
+	 */
+	uint16_t mtu_one_ctag;
 };
 
 #define DP_ETHDEV_LINK_COUNTERS(X) \

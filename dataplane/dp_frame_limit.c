@@ -54,10 +54,14 @@ struct dp_frame_limit dp_frame_limit_capped(struct dp_frame_limit l, uint32_t ca
 	return l;
 }
 
-uint32_t dp_frame_mtu_needed(const uint8_t *frame, uint32_t len)
+const struct dp_frame_limit dp_frame_rule_one_ctag = { .tags = 1, .ctag_only = true };
+
+uint32_t dp_frame_mtu_needed(const uint8_t *frame, uint32_t len,
+			     const struct dp_frame_limit *rule)
 {
 	uint32_t over = DP_FRAME_ETH_HDR + DP_FRAME_VLAN_TAG *
-			dp_frame_vlan_tags(frame, len, false, DP_FRAME_TAGS_ANY);
+			dp_frame_vlan_tags(frame, len, rule && rule->ctag_only,
+					   rule ? rule->tags : DP_FRAME_TAGS_ANY);
 
 	return len > over ? len - over : 0;
 }

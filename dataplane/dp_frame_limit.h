@@ -53,14 +53,19 @@ static inline bool dp_frame_fits(const struct dp_frame_limit *l, const uint8_t *
 	return len <= dp_frame_limit_for(l, frame, len);
 }
 
+/* The rule of af_packet's kernel: one 802.1Q tag adds 4 bytes, no other does. */
+extern const struct dp_frame_limit dp_frame_rule_one_ctag;
+
 /* l capped at cap bytes (an mbuf's room): the lower of the two caps. */
 struct dp_frame_limit dp_frame_limit_capped(struct dp_frame_limit l, uint32_t cap);
 
 /*
- * MTU a frame needs on a port that counts every VLAN tag: its length less
- * the Ethernet header and 4 bytes per tag (0 for a frame shorter than that).
+ * MTU a frame needs on a port whose VLAN tags add to its limit as rule's
+ * do (tags, ctag_only; NULL: every tag): its length less the Ethernet
+ * header and 4 bytes per tag that adds (0 for a frame shorter than that).
  */
-uint32_t dp_frame_mtu_needed(const uint8_t *frame, uint32_t len);
+uint32_t dp_frame_mtu_needed(const uint8_t *frame, uint32_t len,
+			     const struct dp_frame_limit *rule);
 
 /*
  * Say l in words into buf: "2214 bytes", "2214 bytes (4 more with an

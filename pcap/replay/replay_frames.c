@@ -58,13 +58,14 @@ static uint32_t replay_frames_longest(const struct trace *t)
 	return max;
 }
 
-uint32_t replay_frames_mtu_needed(const struct trace *t, const struct trace_rec **rec)
+uint32_t replay_frames_mtu_needed(const struct trace *t, const struct dp_frame_limit *rule,
+				  const struct trace_rec **rec)
 {
 	const struct trace_rec *best = NULL;
 	uint32_t max = 0, mtu;
 
 	for (uint64_t k = 0; t->info.linktype == REPLAY_FRAMES_LINKTYPE && k < t->n; k++) {
-		mtu = dp_frame_mtu_needed(t->recs[k].data, t->recs[k].caplen);
+		mtu = dp_frame_mtu_needed(t->recs[k].data, t->recs[k].caplen, rule);
 		if (best == NULL || mtu > max) {
 			max = mtu;
 			best = &t->recs[k];

@@ -82,11 +82,12 @@ struct replay_frames_conf {
 enum { REPLAY_FRAMES_MBUF_MAX = UINT16_MAX - RTE_PKTMBUF_HEADROOM };
 
 /*
- * MTU the longest frame of t needs, VLAN tags not counted
- * (dp_frame_mtu_needed); *rec (may be NULL) is that record, or NULL when
- * t has none or is not Ethernet (then 0).
+ * MTU the longest frame of t needs on a port whose VLAN tags count as
+ * rule's (dp_frame_mtu_needed; NULL: every tag); *rec (may be NULL) is that
+ * record, or NULL when t has none or is not Ethernet (then 0).
  */
-uint32_t replay_frames_mtu_needed(const struct trace *t, const struct trace_rec **rec);
+uint32_t replay_frames_mtu_needed(const struct trace *t, const struct dp_frame_limit *rule,
+				  const struct trace_rec **rec);
 
 /* Frames mode over one port; opaque. */
 struct replay_frames;

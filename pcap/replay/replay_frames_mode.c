@@ -44,7 +44,10 @@ struct replay_frames_mode {
 	struct dp_port *port;
 	/* the frames */
 	struct replay_frames *f;
-	/* the MTU the trace's longest frame needs (replay_frames_mtu_needed) */
+	/*
+	 * the MTU the trace's longest frame needs (replay_frames_mtu_needed),
+	 * once the port is set up as its VLAN tags count there
+	 */
 	uint32_t mtu_needed;
 	/* that frame (a copy: the trace is compacted when frames are left out) */
 	struct trace_rec longest;
@@ -161,6 +164,7 @@ static int replay_frames_mode_setup(const struct replay_env *env, void **state,
 	struct replay_frames_mode *fm = calloc(1, sizeof(*fm));
 	const struct trace_rec *longest;
 	struct rte_mempool *rx;
+	uint32_t mtu;
 	int rc;
 
 	if (fm == NULL) {
@@ -169,16 +173,20 @@ static int replay_frames_mode_setup(const struct replay_env *env, void **state,
 	}
 	fm->dev.port_id = RTE_MAX_ETHPORTS;
 	*state = fm;
-	fm->mtu_needed = replay_frames_mtu_needed(env->trace, &longest);
-	if (longest != NULL)
-		fm->longest = *longest;
+	fm->mtu_needed = replay_frames_mtu_needed(env->trace, NULL, &longest);
 	dc.mtu = fm->mtu_needed > UINT16_MAX ? UINT16_MAX : (uint16_t)fm->mtu_needed;
+	mtu = replay_frames_mtu_needed(env->trace, &dp_frame_rule_one_ctag, NULL);
+	dc.mtu_one_ctag = mtu > UINT16_MAX ? UINT16_MAX : (uint16_t)mtu;
 	rx = replay_frames_mode_rx_pool(fm, &dc, err, errlen);
 	if (rx == NULL)
 		return -errno;
 	rc = dp_ethdev_setup(o->port, &dc, rx, &fm->dev, err, errlen);
 	if (rc)
 		return rc;
+	if (fm->dev.limit.untagged)	/* as the port counts tags (one 802.1Q on af_packet) */
+		fm->mtu_needed = replay_frames_mtu_needed(env->trace, &fm->dev.limit, &longest);
+	if (longest != NULL)
+		fm->longest = *longest;
 	replay_frames_mode_say_mtu(fm);
 	fm->port = dp_ethdev_port_create(&fm->dev, 0, 0);
 	if (fm->port == NULL) {

@@ -106,12 +106,19 @@ Test(frame_limit, none_and_caps)
 
 Test(frame_limit, mtu_needed_leaves_out_header_and_tags)
 {
-	cr_assert_eq(dp_frame_mtu_needed(tagged(64, none), 9000), 8986);
-	cr_assert_eq(dp_frame_mtu_needed(tagged(64, ctag), 1518), 1500);
-	cr_assert_eq(dp_frame_mtu_needed(tagged(64, qinq), 1522), 1500);
-	cr_assert_eq(dp_frame_mtu_needed(tagged(64, stag), 1518), 1500);
-	cr_assert_eq(dp_frame_mtu_needed(tagged(10, none), 10), 0);
-	cr_assert_eq(dp_frame_mtu_needed(tagged(16, ctag), 16), 0);
+	const struct dp_frame_limit *one = &dp_frame_rule_one_ctag;
+
+	cr_assert_eq(dp_frame_mtu_needed(tagged(64, none), 9000, NULL), 8986);
+	cr_assert_eq(dp_frame_mtu_needed(tagged(64, ctag), 1518, NULL), 1500);
+	cr_assert_eq(dp_frame_mtu_needed(tagged(64, qinq), 1522, NULL), 1500);
+	cr_assert_eq(dp_frame_mtu_needed(tagged(64, stag), 1518, NULL), 1500);
+	cr_assert_eq(dp_frame_mtu_needed(tagged(10, none), 10, NULL), 0);
+	cr_assert_eq(dp_frame_mtu_needed(tagged(16, ctag), 16, NULL), 0);
+	/* af_packet's rule: one 802.1Q tag, outermost, adds; 802.1ad does not. */
+	cr_assert_eq(dp_frame_mtu_needed(tagged(64, ctag), 1518, one), 1500);
+	cr_assert_eq(dp_frame_mtu_needed(tagged(64, qinq), 1522, one), 1508);
+	cr_assert_eq(dp_frame_mtu_needed(tagged(64, stag), 1518, one), 1504);
+	cr_assert_eq(dp_frame_mtu_needed(tagged(64, none), 1514, one), 1500);
 }
 
 Test(frame_limit, says_the_limit_in_words)

@@ -752,18 +752,21 @@ Test(replay_frames, mtu_needed_is_the_longest_frame_less_header_and_tags)
 	const struct trace_rec *r;
 
 	/* 9000 - 14 - 4 = 8982; 9010 - 14 - 8 = 8988: record 4. */
-	cr_assert_eq(replay_frames_mtu_needed(t, &r), 8988);
+	cr_assert_eq(replay_frames_mtu_needed(t, NULL, &r), 8988);
 	cr_assert_eq(r, &t->recs[4]);
-	cr_assert_eq(replay_frames_mtu_needed(t, NULL), 8988);
+	cr_assert_eq(replay_frames_mtu_needed(t, NULL, NULL), 8988);
+	/* af_packet's rule: 9000 - 14 - 4 = 8982; 9010 - 14 (802.1ad outer) = 8996. */
+	cr_assert_eq(replay_frames_mtu_needed(t, &dp_frame_rule_one_ctag, &r), 8996);
+	cr_assert_eq(r, &t->recs[4]);
 	t->n = 3;
-	cr_assert_eq(replay_frames_mtu_needed(t, &r), 1586);
+	cr_assert_eq(replay_frames_mtu_needed(t, NULL, &r), 1586);
 	cr_assert_eq(r->index, 2);
 	t->n = 0;
-	cr_assert_eq(replay_frames_mtu_needed(t, &r), 0);
+	cr_assert_eq(replay_frames_mtu_needed(t, NULL, &r), 0);
 	cr_assert_null(r);
 	t->n = 6;
 	t->info.linktype = 101;
-	cr_assert_eq(replay_frames_mtu_needed(t, &r), 0);
+	cr_assert_eq(replay_frames_mtu_needed(t, NULL, &r), 0);
 	cr_assert_null(r);
 	trace_free(t);
 }
