@@ -146,7 +146,10 @@ extern volatile sig_atomic_t dp_stop;
 /*
  * Install the SIGINT/SIGTERM handlers that set dp_stop. Without SA_RESTART,
  * so a sleep or blocking call returns; a second signal of the same kind
- * gets the default action (kills a process that does not stop).
+ * gets the default action (kills a process that does not stop). SIGPIPE
+ * is ignored: a driver writing to a peer that went away (virtio-user to
+ * its vhost-user server, when nicd stops or removes the device) gets
+ * EPIPE instead of the process being killed.
  */
 void dp_signals_install(void);
 

@@ -11,8 +11,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <rte_alarm.h>
 #include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_devargs.h>
@@ -56,6 +58,8 @@ enum {
 	DP_ETHDEV_RESTART_FIRST_MS = 100,
 	/* ... and the next ones at doubling intervals up to this (ms). */
 	DP_ETHDEV_RESTART_MAX_MS = 2000,
+	/* dp_ethdev_close waits this long at most for a watch's fence (ms). */
+	DP_ETHDEV_FENCE_WAIT_MS = 1000,
 };
 
 /* Names of the backend counters, from the X-macro list. */
@@ -71,8 +75,9 @@ const char *const dp_ethdev_link_counter_names[] = {
 /* A dp_port on one queue pair of an ethdev. */
 struct dp_ethdev_port {
 	struct dp_port port;			/* must be first */
-	const struct dp_ethdev *dev;		/* its device (stopped or not) */
-	uint16_t port_id;			/* DPDK port id */
+	const struct dp_ethdev *dev;		/* its device (stopped or not; its
+						 * port_id changes when the watch
+						 * creates it again) */
 	uint16_t rxq;				/* receive queue polled */
 	uint16_t txq;				/* transmit queue used */
 	uint32_t link_speed_mbps;		/* link speed at creation, 0 if unknown */
@@ -122,12 +127,20 @@ static int dp_ethdev_kernel_mtu(const char *ifname)
 	return ret ? -1 : ifr.ifr_mtu;
 }
 
-/* The device's devargs as key-value pairs (rte_kvargs_free them), or NULL. */
-static struct rte_kvargs *dp_ethdev_kvargs(const struct rte_eth_dev_info *info)
+/* The device's devargs as given (the part after its name), or NULL. */
+static const char *dp_ethdev_vdev_args(const struct rte_eth_dev_info *info)
 {
 	const struct rte_devargs *da = info->device ? rte_dev_devargs(info->device) : NULL;
 
-	return da && da->args ? rte_kvargs_parse(da->args, NULL) : NULL;
+	return da ? da->args : NULL;
+}
+
+/* The device's devargs as key-value pairs (rte_kvargs_free them), or NULL. */
+static struct rte_kvargs *dp_ethdev_kvargs(const struct rte_eth_dev_info *info)
+{
+	const char *args = dp_ethdev_vdev_args(info);
+
+	return args ? rte_kvargs_parse(args, NULL) : NULL;
 }
 
 /* The af_packet devargs that carry full BREQs in 2304-byte mbufs. */
@@ -317,9 +330,10 @@ static bool dp_ethdev_virtio_client(const char *name, const struct rte_kvargs *k
  * What brings the device's link back once its peer went away and came
  * again, in DPDK 22.11: a memif client connects to its server only in
  * rte_eth_dev_start; a virtio-user client connects to its vhost-user server
- * only when probed (a restart does not reconnect it), and a virtio-user
- * server takes the vhost-user client's reconnection by itself, as NICs,
- * af_packet and servers do.
+ * only when probed (a restart does not reconnect it: the device must be
+ * removed and created again), and a virtio-user server takes the
+ * vhost-user client's reconnection by itself, as NICs, af_packet and
+ * servers do.
  */
 static enum dp_ethdev_link_policy dp_ethdev_link_policy(const struct rte_eth_dev_info *info)
 {
@@ -331,7 +345,7 @@ static enum dp_ethdev_link_policy dp_ethdev_link_policy(const struct rte_eth_dev
 	if (!strcmp(driver, "net_memif") && role && !strcmp(role, "client"))
 		policy = DP_ETHDEV_LINK_RESTART;
 	else if (dp_ethdev_virtio_client(driver, kv))
-		policy = DP_ETHDEV_LINK_LOST;
+		policy = DP_ETHDEV_LINK_REPLUG;
 	rte_kvargs_free(kv);
 	return policy;
 }
@@ -386,11 +400,20 @@ static const struct rte_devargs *dp_ethdev_vdev_given(const char *name)
 	return NULL;
 }
 
+/* True when nothing is at path, or a socket (that nobody may answer on). */
+static bool dp_ethdev_no_server(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? errno == ENOENT : S_ISSOCK(st.st_mode);
+}
+
 /*
  * A --vdev whose driver did not create the device at start-up: it said
  * why, and most often an argument is wrong (-ENODEV). A virtio-user client
- * connects to its vhost-user server only then and cannot wait for one
- * (DPDK 22.11): when the server's socket is missing, say that (-ENOTCONN).
+ * connects to its vhost-user server only when created (DPDK 22.11): when
+ * the server's socket is missing or refused it, say that (-ENOTCONN); with
+ * late_peer, dp_ethdev_setup leaves it for the watch to create.
  */
 static int dp_ethdev_vdev_failed(const struct rte_devargs *da, char *err, size_t errlen)
 {
@@ -398,8 +421,8 @@ static int dp_ethdev_vdev_failed(const struct rte_devargs *da, char *err, size_t
 	const char *path = kv ? rte_kvargs_get(kv, "path") : NULL;
 	int ret = -ENODEV;
 
-	if (dp_ethdev_virtio_client(da->name, kv) && path && access(path, F_OK)) {
-		snprintf(err, errlen, "--vdev %s,%s: no vhost-user server at %s: a virtio-user client connects to its server only when the EAL creates it, and cannot wait for one (DPDK 22.11): start the vhost-user server first, or make this end the server (server=1) and the other the client (client=1)",
+	if (dp_ethdev_virtio_client(da->name, kv) && path && dp_ethdev_no_server(path)) {
+		snprintf(err, errlen, "--vdev %s,%s: no vhost-user server at %s: a virtio-user client connects to its server only when it is created: start the vhost-user server first, let the program wait for it (nicd does), or make this end the server (server=1) and the other the client (client=1)",
 			 da->name, da->args, path);
 		ret = -ENOTCONN;
 	} else {
@@ -669,17 +692,23 @@ static bool dp_ethdev_read_link(uint16_t id, struct rte_eth_link *link)
 
 /*
  * Read dev's link without waiting; true when it is up. A device the watch
- * restarts (memif client) is watched as in the loop, so a wait restarts it
- * with back-off until its peer answers. A stopped device's link is read
- * for its speed, and is down.
+ * restarts or creates again (memif and virtio-user clients) is watched as
+ * in the loop, so a wait brings it up with back-off once its peer
+ * answers; the watch reads its link (and speed). A stopped device's link
+ * is down.
  */
-static bool dp_ethdev_link_now(struct dp_ethdev *dev, struct rte_eth_link *link)
+static bool dp_ethdev_link_now(struct dp_ethdev *dev)
 {
+	struct rte_eth_link link;
 	bool up;
 
-	if (dev->watch.policy == DP_ETHDEV_LINK_RESTART)
+	if (dev->watch.policy != DP_ETHDEV_LINK_WAIT) {
 		dp_ethdev_watch(dev, dp_tsc_ns());
-	up = dp_ethdev_read_link(dev->port_id, link);
+		return dev->link_up;
+	}
+	up = dp_ethdev_read_link(dev->port_id, &link);
+	dev->link_speed_mbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ?
+			       0 : link.link_speed;
 	return up && !dev->stopped;
 }
 
@@ -687,7 +716,6 @@ static bool dp_ethdev_link_now(struct dp_ethdev *dev, struct rte_eth_link *link)
 static int dp_ethdev_wait_link(struct dp_ethdev *dev, uint32_t wait_ms, char *err,
 			       size_t errlen)
 {
-	struct rte_eth_link link;
 	uint32_t waited = 0;
 	bool up;
 
@@ -697,17 +725,16 @@ static int dp_ethdev_wait_link(struct dp_ethdev *dev, uint32_t wait_ms, char *er
 				 dev->name);
 			return -EINTR;
 		}
-		up = dp_ethdev_link_now(dev, &link);
+		up = dp_ethdev_link_now(dev);
 		if (up || waited >= wait_ms)
 			break;
 		rte_delay_us_sleep(DP_ETHDEV_LINK_POLL_MS * 1000);
 		waited += DP_ETHDEV_LINK_POLL_MS;
 	}
 	dev->link_up = up;
-	dev->link_speed_mbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ?
-			       0 : link.link_speed;
 	if (wait_ms && !up) {
 		snprintf(err, errlen, "port %s: link still down after %u ms%s", dev->name, wait_ms,
+			 dev->unplugged ? " (not created: its peer is not there)" :
 			 dev->stopped ? " (not started: its peer is not there)" : "");
 		return -ETIMEDOUT;
 	}
@@ -732,6 +759,24 @@ static void dp_ethdev_start_later(struct dp_ethdev *dev, const struct rte_eth_de
 	rte_kvargs_free(kv);
 }
 
+/* Promiscuous mode on started device id if dev->conf asks; on failure it is stopped. */
+static int dp_ethdev_promiscuous(const struct dp_ethdev *dev, uint16_t id, char *err,
+				 size_t errlen)
+{
+	int ret;
+
+	/* A stopped device keeps the mode: rte_eth_dev_start restores it. */
+	if (!dev->conf.promiscuous)
+		return 0;
+	ret = rte_eth_promiscuous_enable(id);
+	if (!ret || ret == -ENOTSUP)
+		return 0;
+	snprintf(err, errlen, "port %s: cannot enable promiscuous mode: %s", dev->name,
+		 rte_strerror(-ret));
+	rte_eth_dev_stop(id);
+	return ret;
+}
+
 /*
  * Start the device (a memif client whose server is not there yet is left
  * stopped when conf->late_peer says so), promiscuous mode, link.
@@ -744,27 +789,109 @@ static int dp_ethdev_start(struct dp_ethdev *dev, const struct dp_ethdev_conf *c
 	if (ret && conf->late_peer && dev->watch.policy == DP_ETHDEV_LINK_RESTART) {
 		dp_ethdev_start_later(dev, info, ret);
 		ret = 0;
-	}
-	if (ret) {
+	} else if (ret) {
 		snprintf(err, errlen, "port %s: cannot start: %s", dev->name, rte_strerror(-ret));
 		return ret;
-	}
-	/* A stopped device keeps the mode: rte_eth_dev_start restores it. */
-	if (conf->promiscuous) {
-		ret = rte_eth_promiscuous_enable(dev->port_id);
-		if (ret && ret != -ENOTSUP) {
-			snprintf(err, errlen, "port %s: cannot enable promiscuous mode: %s",
-				 dev->name, rte_strerror(-ret));
-			goto stop;
-		}
+	} else {
+		ret = dp_ethdev_promiscuous(dev, dev->port_id, err, errlen);
+		if (ret)
+			return ret;
 	}
 	ret = dp_ethdev_wait_link(dev, conf->link_wait_ms, err, errlen);
-	if (ret)
-		goto stop;
-	return 0;
-stop:
-	if (!dev->stopped)
+	if (ret && !dev->stopped)
 		rte_eth_dev_stop(dev->port_id);
+	return ret;
+}
+
+/*
+ * Configure device id, as name, for dev->conf with receive buffers from
+ * dev->mp: queues and MTU (dev->mtu_note says why not a larger one asked
+ * for). info is read; *set_mtu false for a lax driver, whose MTU segnet
+ * leaves alone.
+ */
+static int dp_ethdev_prepare(struct dp_ethdev *dev, uint16_t id, const char *name,
+			     struct rte_eth_dev_info *info, bool *set_mtu, char *err,
+			     size_t errlen)
+{
+	struct rte_eth_conf ec;
+	uint16_t mtu;
+	int ret = rte_eth_dev_info_get(id, info);
+
+	if (ret) {
+		snprintf(err, errlen, "port %s: cannot read device information: %s",
+			 name, rte_strerror(-ret));
+		return ret;
+	}
+	ret = dp_ethdev_check_queues(name, &dev->conf, info, err, errlen);
+	if (ret)
+		return ret;
+	memset(&ec, 0, sizeof(ec));
+	ret = dp_ethdev_plan_rx(name, info, dev->mp, &ec, set_mtu, err, errlen);
+	if (ret)
+		return ret;
+	dev->mtu_note[0] = '\0';
+	mtu = dp_ethdev_plan_mtu(info, dev->mp, *set_mtu,
+				 !*set_mtu && dev->conf.mtu_one_ctag ? dev->conf.mtu_one_ctag :
+				 dev->conf.mtu, &ec, dev->mtu_note, sizeof(dev->mtu_note));
+	dev->socket = rte_eth_dev_socket_id(id);
+	ret = dp_ethdev_configure(name, id, &dev->conf, &ec, dev->socket, dev->mp, err, errlen);
+	if (!ret && *set_mtu)
+		ret = dp_ethdev_set_mtu(name, id, mtu, dev, err, errlen);
+	return ret;
+}
+
+/* The MTU and frame limit of dev, set up on the device described by info. */
+static void dp_ethdev_settle(struct dp_ethdev *dev, const struct rte_eth_dev_info *info,
+			     bool set_mtu)
+{
+	if (!set_mtu || rte_eth_dev_get_mtu(dev->port_id, &dev->mtu))
+		dev->mtu = DP_ETHDEV_MTU;
+	dev->limit = dp_ethdev_limit(info, set_mtu, dev->mtu);
+}
+
+/* Keep what creates vdev (its devargs args) again, for the watch; 0 or -ENOMEM. */
+static int dp_ethdev_keep_vdev(struct dp_ethdev *dev, const char *vdev, const char *args,
+			       char *err, size_t errlen)
+{
+	snprintf(dev->vdev, sizeof(dev->vdev), "%s", vdev);
+	dev->vdev_args = strdup(args ? args : "");
+	if (dev->vdev_args)
+		return 0;
+	snprintf(err, errlen, "port %s: out of memory", dev->name);
+	return -ENOMEM;
+}
+
+/*
+ * name is a virtio-user client the EAL could not create (its vhost-user
+ * server is not there yet, late_peer): leave it unplugged, its link down,
+ * for dp_ethdev_watch to create with back-off.
+ */
+static int dp_ethdev_setup_unplugged(const char *name, struct dp_ethdev *out, char *err,
+				     size_t errlen)
+{
+	const struct rte_devargs *da = dp_ethdev_vdev_given(name);
+	struct rte_kvargs *kv;
+	int ret;
+
+	if (!da)
+		return -ENODEV;
+	ret = dp_ethdev_keep_vdev(out, da->name, da->args, err, errlen);
+	if (ret)
+		return ret;
+	out->unplugged = out->stopped = true;
+	out->socket = SOCKET_ID_ANY;
+	out->mtu = DP_ETHDEV_MTU;
+	out->watch.policy = DP_ETHDEV_LINK_REPLUG;
+	kv = rte_kvargs_parse(out->vdev_args, NULL);
+	DP_LOG(dp_ethdev_logtype, NOTICE,
+	       "port %s: not created yet: no vhost-user server at %s (a virtio-user client connects only when created); link down, the device is created again after %u ms, then at doubling intervals up to %u ms, until its server answers",
+	       name, kv && rte_kvargs_get(kv, "path") ? rte_kvargs_get(kv, "path") : "(no path=)",
+	       DP_ETHDEV_RESTART_FIRST_MS, DP_ETHDEV_RESTART_MAX_MS);
+	rte_kvargs_free(kv);
+	err[0] = '\0';
+	ret = dp_ethdev_wait_link(out, out->conf.link_wait_ms, err, errlen);
+	if (ret)
+		dp_ethdev_close(out);
 	return ret;
 }
 
@@ -772,60 +899,48 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 		    struct rte_mempool *mp, struct dp_ethdev *out,
 		    char *err, size_t errlen)
 {
-	struct rte_eth_conf ec;
 	struct rte_eth_dev_info info;
 	bool set_mtu;
-	uint16_t id, mtu;
+	uint16_t id;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	out->port_id = RTE_MAX_ETHPORTS;
 	ret = dp_ethdev_find(name, &id, err, errlen);
-	if (ret)
+	if (ret && ret != -ENOTCONN)
 		return ret;
 	if (!mp) {
 		snprintf(err, errlen, "port %s: no mempool for its receive buffers", name);
 		return -EINVAL;
 	}
-	ret = rte_eth_dev_info_get(id, &info);
-	if (ret) {
-		snprintf(err, errlen, "port %s: cannot read device information: %s",
-			 name, rte_strerror(-ret));
-		return ret;
-	}
-	ret = dp_ethdev_check_queues(name, conf, &info, err, errlen);
+	out->conf = *conf;
+	out->mp = mp;
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	out->watch.log.interval_ns = 10ull * NS_PER_S;
+	out->watch.log.burst = 1;
 	if (ret)
-		return ret;
-	memset(&ec, 0, sizeof(ec));
-	ret = dp_ethdev_plan_rx(name, &info, mp, &ec, &set_mtu, err, errlen);
-	if (ret)
-		return ret;
-	mtu = dp_ethdev_plan_mtu(&info, mp, set_mtu,
-				 !set_mtu && conf->mtu_one_ctag ? conf->mtu_one_ctag : conf->mtu,
-				 &ec, out->mtu_note, sizeof(out->mtu_note));
-	out->socket = rte_eth_dev_socket_id(id);
-	ret = dp_ethdev_configure(name, id, conf, &ec, out->socket, mp, err, errlen);
-	if (!ret && set_mtu)
-		ret = dp_ethdev_set_mtu(name, id, mtu, out, err, errlen);
+		return conf->late_peer ? dp_ethdev_setup_unplugged(name, out, err, errlen) : ret;
+	ret = dp_ethdev_prepare(out, id, name, &info, &set_mtu, err, errlen);
 	if (ret)
 		return ret;
 	/* The start and the link wait use what the watch does. */
 	out->port_id = id;
-	snprintf(out->name, sizeof(out->name), "%s", name);
 	out->watch.policy = dp_ethdev_link_policy(&info);
-	out->watch.log.interval_ns = 10ull * NS_PER_S;
-	out->watch.log.burst = 1;
-	ret = dp_ethdev_start(out, conf, &info, err, errlen);
+	if (out->watch.policy == DP_ETHDEV_LINK_REPLUG)
+		ret = dp_ethdev_keep_vdev(out, rte_dev_name(info.device),
+					  dp_ethdev_vdev_args(&info), err, errlen);
+	if (!ret)
+		ret = dp_ethdev_start(out, conf, &info, err, errlen);
 	if (ret) {
+		free(out->vdev_args);
+		out->vdev_args = NULL;
 		out->port_id = RTE_MAX_ETHPORTS;
 		return ret;
 	}
-	if (!set_mtu || rte_eth_dev_get_mtu(id, &out->mtu))
-		out->mtu = DP_ETHDEV_MTU;
-	out->limit = dp_ethdev_limit(&info, set_mtu, out->mtu);
+	dp_ethdev_settle(out, &info, set_mtu);
 	DP_LOG(dp_ethdev_logtype, INFO,
 	       "port %s (%u, %s): %u rx / %u tx queues, MTU %u, socket %d, link %s %u Mb/s%s",
-	       name, id, info.driver_name, conf->rx_queues, conf->tx_queues, out->mtu,
+	       name, out->port_id, info.driver_name, conf->rx_queues, conf->tx_queues, out->mtu,
 	       out->socket, out->link_up ? "up" : "down", out->link_speed_mbps,
 	       out->stopped ? ", not started yet" : "");
 	return 0;
@@ -851,11 +966,60 @@ static void dp_ethdev_drain(uint16_t id)
 	}
 }
 
+/* The alarm of dev's fence ran: so did every alarm set before it. */
+static void dp_ethdev_fence_ran(void *arg)
+{
+	struct dp_ethdev *dev = arg;
+
+	__atomic_store_n(&dev->watch.fence, DP_ETHDEV_FENCE_RAN, __ATOMIC_RELEASE);
+}
+
+/*
+ * dev's link was read down: DPDK 22.11's virtio-user driver then sets an
+ * alarm (1 us) that reads the device, which must not be removed before it
+ * ran. Alarms run in the order they are due: set one due after it.
+ */
+static void dp_ethdev_fence_set(struct dp_ethdev *dev)
+{
+	int ret;
+
+	__atomic_store_n(&dev->watch.fence, DP_ETHDEV_FENCE_SET, __ATOMIC_RELEASE);
+	ret = rte_eal_alarm_set(1, dp_ethdev_fence_ran, dev);
+	if (ret) {
+		DP_LOG(dp_ethdev_logtype, WARNING,
+		       "port %s: cannot set an alarm (%s): the device is removed without waiting for its driver's",
+		       dev->name, rte_strerror(-ret));
+		__atomic_store_n(&dev->watch.fence, DP_ETHDEV_FENCE_NONE, __ATOMIC_RELEASE);
+	}
+}
+
+/* True while dev's fence is set and has not run. */
+static bool dp_ethdev_fence_pending(const struct dp_ethdev *dev)
+{
+	return __atomic_load_n(&dev->watch.fence, __ATOMIC_ACQUIRE) == DP_ETHDEV_FENCE_SET;
+}
+
+/* Wait (a while at most) for dev's fence to run, then cancel it: dev may go away. */
+static void dp_ethdev_fence_wait(struct dp_ethdev *dev)
+{
+	for (unsigned int ms = 0; dp_ethdev_fence_pending(dev) && ms < DP_ETHDEV_FENCE_WAIT_MS; ms++)
+		rte_delay_us_sleep(1000);
+	if (dp_ethdev_fence_pending(dev))
+		rte_eal_alarm_cancel(dp_ethdev_fence_ran, dev);
+	dev->watch.fence = DP_ETHDEV_FENCE_NONE;
+}
+
 void dp_ethdev_close(struct dp_ethdev *dev)
 {
 	int ret;
 
-	if (!dev || !rte_eth_dev_is_valid_port(dev->port_id))
+	if (!dev)
+		return;
+	dp_ethdev_fence_wait(dev);
+	free(dev->vdev_args);
+	dev->vdev_args = NULL;
+	dev->unplugged = false;
+	if (!rte_eth_dev_is_valid_port(dev->port_id))
 		return;
 	/* A device a failed restart left stopped has nothing to drain or stop. */
 	if (!dev->stopped) {
@@ -901,6 +1065,85 @@ int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The link of dev, a device the watch creates again, was read down: stop
+ * it (its ports pass nothing; its frames stay with it until it is
+ * removed) and set the fence its removal waits for.
+ */
+static void dp_ethdev_replug_down(struct dp_ethdev *dev)
+{
+	int ret;
+
+	dev->stopped = true;
+	dp_ethdev_drain(dev->port_id);
+	ret = rte_eth_dev_stop(dev->port_id);
+	if (ret)
+		DP_LOG(dp_ethdev_logtype, WARNING, "port %s: stop failed: %s", dev->name,
+		       rte_strerror(-ret));
+	dp_ethdev_fence_set(dev);
+}
+
+/* Remove dev's device (stopped): closing it returns its frames to their pool. */
+static void dp_ethdev_unplug(struct dp_ethdev *dev)
+{
+	int ret = rte_eal_hotplug_remove("vdev", dev->vdev);
+
+	if (ret)
+		DP_LOG(dp_ethdev_logtype, WARNING, "port %s: cannot remove device %s: %s",
+		       dev->name, dev->vdev, rte_strerror(-ret));
+	dev->port_id = RTE_MAX_ETHPORTS;
+	dev->unplugged = dev->stopped = true;
+}
+
+/*
+ * Remove dev's device (unless there is none) and create it again with the
+ * same devargs, then set it up as before on the same pool and start it:
+ * what connects a virtio-user client to its vhost-user server again, as
+ * DPDK 22.11's virtio-user driver connects only when it creates the
+ * device. 0, or -errno with a message naming the port; dev is then left
+ * unplugged and its ports pass nothing until a later attempt succeeds.
+ */
+static int dp_ethdev_replug(struct dp_ethdev *dev, char *err, size_t errlen)
+{
+	struct rte_eth_dev_info info;
+	bool set_mtu;
+	uint16_t id;
+	int ret;
+
+	if (!dev->unplugged)
+		dp_ethdev_unplug(dev);
+	ret = rte_eal_hotplug_add("vdev", dev->vdev, dev->vdev_args);
+	if (ret) {
+		snprintf(err, errlen, "port %s: cannot create the device again: %s", dev->name,
+			 rte_strerror(-ret));
+		return ret;
+	}
+	ret = rte_eth_dev_get_port_by_name(dev->vdev, &id);
+	if (ret) {
+		snprintf(err, errlen, "port %s: device %s created again has no port", dev->name,
+			 dev->vdev);
+		goto remove;
+	}
+	ret = dp_ethdev_prepare(dev, id, dev->name, &info, &set_mtu, err, errlen);
+	if (ret)
+		goto remove;
+	ret = rte_eth_dev_start(id);
+	if (ret) {
+		snprintf(err, errlen, "port %s: cannot start: %s", dev->name, rte_strerror(-ret));
+		goto remove;
+	}
+	ret = dp_ethdev_promiscuous(dev, id, err, errlen);
+	if (ret)
+		goto remove;
+	dev->port_id = id;
+	dev->unplugged = dev->stopped = false;
+	dp_ethdev_settle(dev, &info, set_mtu);
+	return 0;
+remove:
+	rte_eal_hotplug_remove("vdev", dev->vdev);
+	return ret;
+}
+
 /* The link of dev went down at now (or was not up yet): start the back-off. */
 static void dp_ethdev_link_lost(struct dp_ethdev *dev, uint64_t now)
 {
@@ -910,20 +1153,15 @@ static void dp_ethdev_link_lost(struct dp_ethdev *dev, uint64_t now)
 	w->restarts_before = w->stats.port_restarts;
 	w->next_restart = now + DP_ETHDEV_RESTART_FIRST_MS * DP_NS_PER_MS;
 	w->backoff = 2 * DP_ETHDEV_RESTART_FIRST_MS * DP_NS_PER_MS;
-	if (w->policy == DP_ETHDEV_LINK_LOST) {
-		w->next_check = UINT64_MAX;
-		DP_LOG(dp_ethdev_logtype, WARNING,
-		       "port %s: link down for good: a virtio-user client does not reconnect to a restarted vhost-user server (restart this process, or make this end the server, server=1, and the other the client, client=1)",
-		       dev->name);
-	}
 	if (!dev->link_up)
 		return;
 	w->stats.link_down++;
-	if (w->policy != DP_ETHDEV_LINK_LOST)
-		DP_LOG(dp_ethdev_logtype, WARNING, "port %s: link down%s", dev->name,
-		       w->policy == DP_ETHDEV_LINK_RESTART ?
-		       "; restarting the device until it is up again (its driver does not reconnect by itself)" :
-		       "");
+	DP_LOG(dp_ethdev_logtype, WARNING, "port %s: link down%s", dev->name,
+	       w->policy == DP_ETHDEV_LINK_RESTART ?
+	       "; restarting the device until it is up again (its driver does not reconnect by itself)" :
+	       w->policy == DP_ETHDEV_LINK_REPLUG ?
+	       "; creating the device again until it is up (a virtio-user client connects only when created)" :
+	       "");
 }
 
 /*
@@ -945,13 +1183,20 @@ static void dp_ethdev_link_back(struct dp_ethdev *dev, uint64_t now)
 	w->down_since = 0;
 }
 
-/* Restart dev, down since w->down_since, and schedule the next restart. */
-static void dp_ethdev_watch_restart(struct dp_ethdev *dev, uint64_t now)
+/*
+ * Restart dev, or create it again, down since w->down_since, and schedule
+ * the next attempt; false (nothing done) while a fence holds its removal.
+ */
+static bool dp_ethdev_watch_restart(struct dp_ethdev *dev, uint64_t now)
 {
 	struct dp_ethdev_watch *w = &dev->watch;
 	char err[256];
-	int ret = dp_ethdev_restart(dev, err, sizeof(err));
+	int ret;
 
+	if (dp_ethdev_fence_pending(dev))
+		return false;
+	ret = w->policy == DP_ETHDEV_LINK_REPLUG ? dp_ethdev_replug(dev, err, sizeof(err)) :
+						   dp_ethdev_restart(dev, err, sizeof(err));
 	w->stats.port_restarts++;
 	if (ret)
 		w->stats.restart_failed++;
@@ -962,27 +1207,44 @@ static void dp_ethdev_watch_restart(struct dp_ethdev *dev, uint64_t now)
 	w->next_restart = now + w->backoff;
 	w->backoff = RTE_MIN(2 * w->backoff,
 			     (uint64_t)DP_ETHDEV_RESTART_MAX_MS * DP_NS_PER_MS);
+	return true;
+}
+
+/* Read dev's link for the watch (not a stopped device's: down); true when up. */
+static bool dp_ethdev_watch_read(struct dp_ethdev *dev)
+{
+	struct rte_eth_link link;
+
+	if (dev->stopped)
+		return false;
+	if (!dp_ethdev_read_link(dev->port_id, &link)) {
+		if (dev->watch.policy == DP_ETHDEV_LINK_REPLUG)
+			dp_ethdev_replug_down(dev);
+		return false;
+	}
+	dev->link_speed_mbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ?
+			       0 : link.link_speed;
+	return true;
 }
 
 bool dp_ethdev_watch(struct dp_ethdev *dev, uint64_t now)
 {
 	struct dp_ethdev_watch *w = &dev->watch;
-	struct rte_eth_link link;
 	bool up;
 
-	if (now < w->next_check || !rte_eth_dev_is_valid_port(dev->port_id))
+	if (now < w->next_check ||
+	    (!dev->unplugged && !rte_eth_dev_is_valid_port(dev->port_id)))
 		return false;
 	w->next_check = now + DP_ETHDEV_WATCH_MS * DP_NS_PER_MS;
-	up = !dev->stopped && dp_ethdev_read_link(dev->port_id, &link);
+	up = dp_ethdev_watch_read(dev);
 	if (up && w->down_since)
 		dp_ethdev_link_back(dev, now);
 	else if (!up && !w->down_since)
 		dp_ethdev_link_lost(dev, now);
 	dev->link_up = up;
-	if (up || w->policy != DP_ETHDEV_LINK_RESTART || now < w->next_restart)
+	if (up || w->policy == DP_ETHDEV_LINK_WAIT || now < w->next_restart)
 		return false;
-	dp_ethdev_watch_restart(dev, now);
-	return true;
+	return dp_ethdev_watch_restart(dev, now);
 }
 
 /* Container of a port. */
@@ -1012,7 +1274,7 @@ static uint16_t dp_ethdev_rx(struct dp_port *port, struct rte_mbuf **pkts, uint1
 	/* A stopped device's queues are DPDK's dummies, which complain. */
 	if (unlikely(p->dev->stopped))
 		return 0;
-	got = rte_eth_rx_burst(p->port_id, p->rxq, pkts, n);
+	got = rte_eth_rx_burst(p->dev->port_id, p->rxq, pkts, n);
 
 	for (uint16_t i = 0; i < got; i++) {
 		if (likely(pkts[i]->nb_segs == 1))
@@ -1030,7 +1292,7 @@ static uint16_t dp_ethdev_tx(struct dp_port *port, struct rte_mbuf **pkts, uint1
 
 	if (unlikely(p->dev->stopped))
 		return 0;
-	return rte_eth_tx_burst(p->port_id, p->txq, pkts, n);
+	return rte_eth_tx_burst(p->dev->port_id, p->txq, pkts, n);
 }
 
 /* Free the port (the device stays up: dp_ethdev_close owns it). */
@@ -1057,12 +1319,11 @@ static const struct dp_port_ops dp_ethdev_ops = {
 struct dp_port *dp_ethdev_port_create(const struct dp_ethdev *dev, uint16_t rxq,
 				      uint16_t txq)
 {
-	struct rte_eth_dev_info info;
 	struct dp_ethdev_port *p;
 
-	if (!dev || !rte_eth_dev_is_valid_port(dev->port_id) ||
-	    rte_eth_dev_info_get(dev->port_id, &info) ||
-	    rxq >= info.nb_rx_queues || txq >= info.nb_tx_queues) {
+	/* An unplugged device gets the queues of its configuration when created. */
+	if (!dev || (!dev->unplugged && !rte_eth_dev_is_valid_port(dev->port_id)) ||
+	    rxq >= dev->conf.rx_queues || txq >= dev->conf.tx_queues) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -1076,7 +1337,6 @@ struct dp_port *dp_ethdev_port_create(const struct dp_ethdev *dev, uint16_t rxq,
 		snprintf(p->port.name, sizeof(p->port.name), "%.32s.r%u.t%u",
 			 dev->name, rxq, txq);
 	p->dev = dev;
-	p->port_id = dev->port_id;
 	p->rxq = rxq;
 	p->txq = txq;
 	p->link_speed_mbps = dev->link_speed_mbps;
@@ -1087,9 +1347,12 @@ struct dp_port *dp_ethdev_port_create(const struct dp_ethdev *dev, uint16_t rxq,
 
 int dp_ethdev_port_id(const struct dp_port *port)
 {
+	const struct dp_ethdev *dev;
+
 	if (!port || port->ops != &dp_ethdev_ops)
 		return -1;
-	return ((const struct dp_ethdev_port *)port)->port_id;
+	dev = ((const struct dp_ethdev_port *)port)->dev;
+	return rte_eth_dev_is_valid_port(dev->port_id) ? dev->port_id : -1;
 }
 
 const struct dp_ethdev_port_stats *dp_ethdev_port_stats(const struct dp_port *port)

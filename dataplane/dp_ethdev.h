@@ -31,9 +31,11 @@ struct dp_ethdev_conf {
 	uint16_t tx_desc;		/* descriptors per transmit queue (0 = 1024) */
 	uint32_t link_wait_ms;		/* wait this long for link up (0 = don't wait) */
 	bool promiscuous;		/* accept frames for any MAC */
-	bool late_peer;			/* a memif client whose server is not there
-					 * yet is set up but left stopped, link
-					 * down, for dp_ethdev_watch to start;
+	bool late_peer;			/* a client whose server is not there
+					 * yet (memif; virtio-user, which the EAL
+					 * could not create) is set up but left
+					 * stopped, link down, for
+					 * dp_ethdev_watch to start or create;
 					 * without it, an error */
 	/*
 	 * A larger MTU than DP_ETHDEV_MTU to give the device (for longer
@@ -51,8 +53,8 @@ struct dp_ethdev_conf {
 #define DP_ETHDEV_LINK_COUNTERS(X) \
 	X(link_down, "times the link went down") \
 	X(link_up, "times it came back up after going down") \
-	X(port_restarts, "stops and starts to bring the link back") \
-	X(restart_failed, "restarts whose start failed (the peer not there yet)")
+	X(port_restarts, "stops and starts (or re-creations) to bring the link back") \
+	X(restart_failed, "restarts whose start (or creation) failed (the peer not there yet)")
 
 /* Link events of a device and what dp_ethdev_watch did about them. */
 struct dp_ethdev_link_stats {
@@ -68,8 +70,16 @@ enum dp_ethdev_link_policy {
 				 * af_packet, servers, a virtio-user server) */
 	DP_ETHDEV_LINK_RESTART,	/* restart the device until it is up (a memif
 				 * client: it connects only when started) */
-	DP_ETHDEV_LINK_LOST,	/* nothing brings it back (a virtio-user client):
-				 * say so once and stop reading it */
+	DP_ETHDEV_LINK_REPLUG,	/* remove the device and create it again until
+				 * it is up (a virtio-user client: it connects
+				 * only when created) */
+};
+
+/* Where the alarm of dp_ethdev_watch.fence is. */
+enum dp_ethdev_fence {
+	DP_ETHDEV_FENCE_NONE,		/* none set: nothing to wait for */
+	DP_ETHDEV_FENCE_SET,		/* set, not run yet */
+	DP_ETHDEV_FENCE_RAN,		/* ran: the driver's alarm before it did too */
 };
 
 /* What dp_ethdev_watch keeps between calls (times in ns, as its now). */
@@ -80,6 +90,13 @@ struct dp_ethdev_watch {
 	uint64_t backoff;		/* wait after that restart before the next one */
 	uint64_t restarts_before;	/* stats.port_restarts when it went down */
 	enum dp_ethdev_link_policy policy;	/* what to do while it is down */
+	/*
+	 * DP_ETHDEV_LINK_REPLUG: an EAL alarm set after the link was read
+	 * down, queued behind the one the virtio-user driver sets then (it
+	 * reads the device's memory); the device is removed only once this
+	 * one ran. An enum dp_ethdev_fence, also written by the alarm thread.
+	 */
+	int fence;
 	struct dp_ratelimit log;	/* limits the restart lines */
 	struct dp_ethdev_link_stats stats;	/* link events, restarts */
 };
@@ -102,8 +119,18 @@ struct dp_ethdev {
 	char mtu_note[320];
 	bool link_up;			/* link status after the wait, then as
 					 * dp_ethdev_watch last read it */
-	bool stopped;			/* left stopped by a failed restart: its
-					 * ports pass nothing until one succeeds */
+	bool stopped;			/* left stopped by a failed restart (or
+					 * its link went down, for a device the
+					 * watch creates again): its ports pass
+					 * nothing until one succeeds */
+	bool unplugged;			/* no device (port_id RTE_MAX_ETHPORTS):
+					 * removed, or the EAL could not create
+					 * it; the watch creates it again */
+	struct dp_ethdev_conf conf;	/* as set up, to set it up again */
+	struct rte_mempool *mp;		/* its receive buffers' pool */
+	char vdev[64];			/* a device the watch creates again: its
+					 * vdev name ... */
+	char *vdev_args;		/* ... and devargs (malloc'd) */
 	uint32_t link_speed_mbps;	/* link speed, 0 if unknown */
 	struct dp_ethdev_watch watch;	/* dp_ethdev_watch's state */
 };
@@ -114,8 +141,9 @@ struct dp_ethdev {
  * created with --vdev ("net_memif0"), or a DPDK port number ("0").
  * 0 or -ENODEV with a message naming it (and the ports there are) in err;
  * for a --vdev its driver did not create, the message names the --vdev
- * argument, and a virtio-user client whose vhost-user server's socket
- * (path=) is missing is -ENOTCONN, with what to do.
+ * argument, and a virtio-user client whose vhost-user server is not there
+ * (path= missing, or a socket nobody answers on) is -ENOTCONN, with what
+ * to do.
  */
 int dp_ethdev_find(const char *name, uint16_t *port_id, char *err, size_t errlen);
 
@@ -125,10 +153,12 @@ int dp_ethdev_find(const char *name, uint16_t *port_id, char *err, size_t errlen
  * the MTU it supports if it cannot: -EMSGSIZE), or up to conf->mtu when the
  * device takes it (out->mtu_note says why not), promiscuous mode, optional
  * link wait (an error naming the port when the link stays down:
- * -ETIMEDOUT). A device dp_ethdev_watch restarts (memif client) is watched
- * during the wait as in a loop; with conf->late_peer, one that cannot start
- * (its server is not there yet) is no error but left stopped
- * (out->stopped, link down) for dp_ethdev_watch to start with back-off.
+ * -ETIMEDOUT). A device dp_ethdev_watch restarts or creates again (memif
+ * and virtio-user clients) is watched during the wait as in a loop; with
+ * conf->late_peer, one that cannot start or was not created (its server
+ * is not there yet) is no error but left stopped (out->stopped, link
+ * down; a virtio-user client also out->unplugged) for dp_ethdev_watch to
+ * start or create with back-off.
  * A name dp_ethdev_find does not find fails as there. 0 or -errno; on
  * failure the device is left stopped. Drivers known to report a frame
  * limit they do not enforce (memif, af_packet in DPDK 22.11) keep their
@@ -141,8 +171,10 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 
 /*
  * Stop and close an ethdev set up by dp_ethdev_setup (frees its mbufs, the
- * frames still in its receive queues included). Ports made on it must not
- * be polled any more; destroy them too. A second call does nothing.
+ * frames still in its receive queues included; first waits, up to a
+ * second, for a virtio-user driver's alarm after its link went down).
+ * Ports made on it must not be polled any more; destroy them too. A second
+ * call does nothing.
  */
 void dp_ethdev_close(struct dp_ethdev *dev);
 
@@ -163,19 +195,21 @@ int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen);
  * restart the device after 100 ms, then at doubling intervals up to 2 s,
  * until the link is up (memif client, also one that set-up left stopped
  * for a server not there yet: a link that was never up counts no
- * link_down); or say once that nothing will bring it back and stop
- * reading it (virtio-user client, whose link reads log an error each
- * while it is down). True when it restarted the device. Call it from the
- * thread that polls dev's ports.
+ * link_down); or, the same way, stop the device, remove it and create it
+ * again with the same devargs, configuration and pool (virtio-user
+ * client, also one the EAL could not create; dev->port_id may change,
+ * and its ports follow it). True when it restarted or re-created the
+ * device. Call it from the thread that polls dev's ports.
  */
 bool dp_ethdev_watch(struct dp_ethdev *dev, uint64_t now);
 
 /*
- * A dp_port on receive queue rxq and transmit queue txq of a started ethdev.
- * Several ports may share a device on different queues (e.g. data and
- * control traffic). The port reads dev while it runs (dev->stopped): dev
- * must stay where it is as long as the port exists. NULL with errno on
- * failure.
+ * A dp_port on receive queue rxq and transmit queue txq of an ethdev set
+ * up (started, or left for the watch: rxq and txq within its
+ * configuration). Several ports may share a device on different queues
+ * (e.g. data and control traffic). The port reads dev at each burst
+ * (dev->stopped, dev->port_id, which the watch may change): dev must stay
+ * where it is as long as the port exists. NULL with errno on failure.
  */
 struct dp_port *dp_ethdev_port_create(const struct dp_ethdev *dev, uint16_t rxq,
 				      uint16_t txq);
@@ -187,7 +221,10 @@ struct dp_port *dp_ethdev_port_create(const struct dp_ethdev *dev, uint16_t rxq,
  */
 int dp_ethdev_devices_fit(unsigned int n, char *err, size_t errlen);
 
-/* The DPDK port id under a dp_port made by dp_ethdev_port_create, or -1. */
+/*
+ * The DPDK port id under a dp_port made by dp_ethdev_port_create (now: the
+ * watch may create its device again under another), or -1 (none now).
+ */
 int dp_ethdev_port_id(const struct dp_port *port);
 
 #define DP_ETHDEV_PORT_COUNTERS(X) \

@@ -101,7 +101,9 @@ struct nicd_dev {
 					 * RTE_MAX_ETHPORTS until set up: what
 					 * nicd_nodes_close closes) */
 	const char *name;		/* as the command line named it */
-	uint16_t port_id;		/* the DPDK port the name resolves to */
+	uint16_t port_id;		/* the DPDK port the name resolved to at
+					 * start-up (RTE_MAX_ETHPORTS: none yet);
+					 * eth.port_id is the device's now */
 	uint16_t rx_queues;		/* 2 when queue 1 takes control frames */
 	struct rte_mempool *mp;		/* its receive pool (its NUMA node's) */
 };
@@ -138,12 +140,12 @@ struct nicd_nodes {
 /*
  * Find, set up and start every node's devices (pools on their NUMA nodes,
  * waiting o->link_wait_ms for links; a memif client whose server is not
- * there yet is left for the link watch to start), then build each node's
+ * there yet is left for the link watch to start, a virtio-user client
+ * without its vhost-user server for it to create), then build each node's
  * NIC, virtual networks and host interface. 0, or -ENODEV (a device name
  * that names nothing, a --vdev its driver refused), -EINVAL (a device
- * given twice), other -errno (-ENOTCONN: a virtio-user client without its
- * vhost-user server), with a message naming what failed. Close with
- * nicd_nodes_close either way.
+ * given twice), other -errno, with a message naming what failed. Close
+ * with nicd_nodes_close either way.
  */
 int nicd_nodes_open(struct nicd_nodes *ns, const struct nicd_opts *o,
 		    uint64_t generation, char *err, size_t errlen);

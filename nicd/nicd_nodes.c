@@ -73,7 +73,9 @@ static bool nicd_dev_shared(const struct nicd_nodes *ns, unsigned int k)
 /*
  * Resolve every name to a DPDK port; refuse two names for one port; settle
  * the receive queues: a one-device node's second queue takes the switch's
- * control frames (--control-queue), when the device has one.
+ * control frames (--control-queue), when the device has one. A virtio-user
+ * client the EAL could not create (no vhost-user server yet) has no port
+ * until the link watch creates it: it gets the queues asked for.
  */
 static int nicd_find_devs(struct nicd_nodes *ns, bool control_queue, char *err,
 			  size_t errlen)
@@ -83,6 +85,11 @@ static int nicd_find_devs(struct nicd_nodes *ns, bool control_queue, char *err,
 		struct rte_eth_dev_info info;
 		int rc = dp_ethdev_find(d->name, &d->port_id, err, errlen);
 
+		d->rx_queues = control_queue && nicd_dev_shared(ns, k) ? 2 : 1;
+		if (rc == -ENOTCONN) {
+			d->port_id = RTE_MAX_ETHPORTS;
+			continue;
+		}
 		if (rc)
 			return rc;
 		for (unsigned int j = 0; j < k; j++)
@@ -91,7 +98,6 @@ static int nicd_find_devs(struct nicd_nodes *ns, bool control_queue, char *err,
 					 ns->dev[j].name, d->name, d->port_id);
 				return -EINVAL;
 			}
-		d->rx_queues = control_queue && nicd_dev_shared(ns, k) ? 2 : 1;
 		rc = rte_eth_dev_info_get(d->port_id, &info);
 		if (rc) {
 			snprintf(err, errlen, "port %s: cannot read device info: %s", d->name,
@@ -162,7 +168,8 @@ static int nicd_make_pools(struct nicd_nodes *ns, const struct nicd_opts *o, cha
 /*
  * Set up and start every device. A memif client whose switch is not there
  * yet waits for it (late_peer): the link watch starts it, as after a
- * switch restart.
+ * switch restart; a virtio-user client the EAL could not create, the
+ * watch creates.
  */
 static int nicd_start_devs(struct nicd_nodes *ns, const struct nicd_opts *o,
 			   char *err, size_t errlen)
@@ -178,8 +185,9 @@ static int nicd_start_devs(struct nicd_nodes *ns, const struct nicd_opts *o,
 
 		if (rc)
 			return rc;
-		DP_LOG(nicd_logtype, INFO, "port %s: DPDK port %u, NUMA node %d, link %s%s",
-		       d->name, d->eth.port_id, d->eth.socket, d->eth.link_up ? "up" : "down",
+		DP_LOG(nicd_logtype, INFO, "port %s: DPDK port %d, NUMA node %d, link %s%s",
+		       d->name, d->eth.unplugged ? -1 : d->eth.port_id, d->eth.socket,
+		       d->eth.link_up ? "up" : "down",
 		       d->eth.link_up ? "" : d->eth.stopped ?
 		       " (waiting for the switch: the NIC joins once its link comes up)" :
 		       " (the NIC joins once it comes up)");

@@ -11,7 +11,7 @@
 #   scripts/lab.sh stop-node NODE | start-node NODE   (a node with its own nicd)
 #   scripts/lab.sh attach NODE    (EAL arguments to take a stopped node's port)
 #   scripts/lab.sh restart-switchd (stop switchd, start it again, wait for the
-#                                  nodes to join it; on vhost their nicds too)
+#                                  nodes to join it; the nicds reconnect)
 #   scripts/lab.sh --help
 #
 # up options:
@@ -48,10 +48,10 @@
 #                      to join (default 20)
 #   --nicd-first       start the nicds before switchd: each comes up without
 #                      its switch (memif: its ports wait, restarted with
-#                      back-off until switchd answers) and its nodes join once
-#                      switchd is there. Not with --link vhost: a virtio-user
-#                      client connects to its vhost-user server only when it
-#                      starts
+#                      back-off until switchd answers; vhost: its virtio-user
+#                      devices are created again with back-off until
+#                      switchd's vhost-user server answers) and its nodes
+#                      join once switchd is there
 #   --build DIR        where the binaries are (default: the tree's build/,
 #                      then $PATH)
 # Every command takes:
@@ -183,8 +183,6 @@ check_args() {
 	vhost|veth|memif) ;;
 	*) die_usage "--link must be vhost, veth or memif, not '$link'" ;;
 	esac
-	[ "$nicd_first" = 0 ] || [ "$link" != vhost ] ||
-		die_usage "--nicd-first needs --link memif or veth: on vhost, nicd's virtio-user client connects to switchd's vhost-user server only when it starts, and cannot wait for it (DPDK 22.11)"
 	is_uint "$solo" && [ "$solo" -le "$nodes" ] ||
 		die_usage "--solo must be 0 to --nodes ($nodes), not '$solo'"
 	is_rate "$bulk_gbps" || die_usage "--bulk-gbps must be a rate in Gbit/s (0 < G <= 100), not '$bulk_gbps'"
@@ -1200,8 +1198,8 @@ do_attach() {
 # Stop switchd and start it again with the same command line, as an
 # operator restarting the switch (or after it died); then wait for every
 # running node to join it again. nicd restarts the ports of memif clients
-# itself and af_packet links stay up; a virtio-user client cannot reconnect
-# to a restarted vhost-user server, so on vhost the nicds restart too.
+# and creates its virtio-user clients again itself; af_packet links stay
+# up.
 do_restart_switchd() {
 	local p t0 i
 	[ -f "$state" ] || die "lab '$name' is not up (no $state)"
@@ -1209,13 +1207,11 @@ do_restart_switchd() {
 	flock -w 30 9 || die "another lab.sh is working on $dir"
 	load_config
 	# Only switchd is restarted: a nicd that died (not stop-node) stays dead.
-	if [ "$link" != vhost ]; then
-		for p in $(nicd_procs); do
-			[ "$(st_get "proc.$p.stopped")" = 1 ] && continue
-			pid_alive "$(st_get "proc.$p.pid")" "$nicd_bin" ||
-				die "$p is not running (pid $(st_get "proc.$p.pid")): restart-switchd restarts switchd only; scripts/lab.sh down, then up"
-		done
-	fi
+	for p in $(nicd_procs); do
+		[ "$(st_get "proc.$p.stopped")" = 1 ] && continue
+		pid_alive "$(st_get "proc.$p.pid")" "$nicd_bin" ||
+			die "$p is not running (pid $(st_get "proc.$p.pid")): restart-switchd restarts switchd only; scripts/lab.sh down, then up"
+	done
 	t0=$(date +%s.%N)
 	stop_proc sw || die "cannot stop switchd"
 	# A switchd that was killed leaves its sockets: the new one must bind them.
@@ -1224,14 +1220,6 @@ do_restart_switchd() {
 	done
 	start_again sw
 	wait_switchd || { show_log sw; die "switchd did not start again (log: $dir/logs/sw.log)"; }
-	if [ "$link" = vhost ]; then
-		say "vhost: a virtio-user client does not reconnect to a restarted vhost-user server: restarting the nicds"
-		for p in $(nicd_procs); do
-			[ "$(st_get "proc.$p.stopped")" = 1 ] && continue
-			stop_proc "$p" || die "cannot stop $p"
-			start_again "$p"
-		done
-	fi
 	wait_join || die "the nodes did not join the restarted switchd (logs: $dir/logs)"
 	say "switchd restarted (pid $(st_get proc.sw.pid)); every running node joined it again $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s after the stop began"
 }
