@@ -716,7 +716,8 @@ static bool dp_ethdev_link_now(struct dp_ethdev *dev)
 static int dp_ethdev_wait_link(struct dp_ethdev *dev, uint32_t wait_ms, char *err,
 			       size_t errlen)
 {
-	uint32_t waited = 0;
+	/* Elapsed time, not passes: a pass may restart the device, and take a while. */
+	uint64_t end = dp_tsc_ns() + (uint64_t)wait_ms * 1000000u;
 	bool up;
 
 	for (;;) {
@@ -726,10 +727,9 @@ static int dp_ethdev_wait_link(struct dp_ethdev *dev, uint32_t wait_ms, char *er
 			return -EINTR;
 		}
 		up = dp_ethdev_link_now(dev);
-		if (up || waited >= wait_ms)
+		if (up || dp_tsc_ns() >= end)
 			break;
 		rte_delay_us_sleep(DP_ETHDEV_LINK_POLL_MS * 1000);
-		waited += DP_ETHDEV_LINK_POLL_MS;
 	}
 	dev->link_up = up;
 	if (wait_ms && !up) {

@@ -9,6 +9,7 @@
  * Criterion runs every test in its own process, so each one brings up its
  * own EAL, with a file prefix of its own and no shared config.
  */
+#include <inttypes.h>
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
@@ -689,8 +690,10 @@ Test(peerless, memif_client_without_its_server_is_left_for_the_watch)
 	cr_assert_eq(dp_ethdev_setup("net_memif0", &conf, pool, &dev, err, sizeof(err)),
 		     -ETIMEDOUT);
 	cr_assert(strstr(err, "net_memif0: link still down after 350 ms (not started"), "%s", err);
-	cr_assert_eq(dev.watch.stats.port_restarts, 2, "restarts at 100 and 300 ms");
-	cr_assert_eq(dev.watch.stats.restart_failed, 2);
+	/* Due at 100 and 300 ms; a loaded machine may let one pass take both. */
+	cr_assert(dev.watch.stats.port_restarts >= 1 && dev.watch.stats.port_restarts <= 2,
+		  "restarts at 100 and 300 ms: %" PRIu64, dev.watch.stats.port_restarts);
+	cr_assert_eq(dev.watch.stats.restart_failed, dev.watch.stats.port_restarts);
 	dp_ethdev_close(&dev);
 
 	conf.link_wait_ms = 0;
