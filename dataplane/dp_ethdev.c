@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <rte_alarm.h>
@@ -400,12 +401,30 @@ static const struct rte_devargs *dp_ethdev_vdev_given(const char *name)
 	return NULL;
 }
 
-/* True when nothing is at path, or a socket (that nobody may answer on). */
+/*
+ * True when no server listens at path: nothing is there, or a socket that
+ * refuses a connection (a server that went away). A server that takes one
+ * is there, and the device failed for another reason (a bad argument).
+ */
 static bool dp_ethdev_no_server(const char *path)
 {
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
+	bool none;
+	int fd;
 
-	return stat(path, &st) ? errno == ENOENT : S_ISSOCK(st.st_mode);
+	if (stat(path, &st))
+		return errno == ENOENT;
+	if (!S_ISSOCK(st.st_mode) || strlen(path) >= sizeof(sa.sun_path))
+		return false;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return true;	/* cannot tell: wait for it, as before */
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	none = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
+	       (errno == ECONNREFUSED || errno == ENOENT);
+	close(fd);
+	return none;
 }
 
 /*

@@ -256,6 +256,41 @@ Test(tools, nicd_bad_device_closes_nothing_unopened, .timeout = 60)
 	t_nicd_fini(&n);
 }
 
+/*
+ * A virtio-user client refused for a bad argument while its vhost-user
+ * server's socket takes connections: a bad argument (exit 2), not a server
+ * to wait for (nicd used to take any socket there for a server not up yet,
+ * and re-created the device for ever).
+ */
+Test(tools, nicd_bad_virtio_argument_with_its_server_there, .timeout = 60)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char *argv[T_ARGS_MAX], vnet[256], vdev[400];
+	struct t_nicd n;
+	int srv, got;
+
+	t_nicd_init(&n, "virtio");
+	cr_assert_lt(strlen(n.dir) + sizeof("/vh.sock"), sizeof(sa.sun_path));
+	memcpy(sa.sun_path, n.dir, strlen(n.dir));
+	memcpy(sa.sun_path + strlen(n.dir), "/vh.sock", sizeof("/vh.sock"));
+	srv = socket(AF_UNIX, SOCK_STREAM, 0);
+	cr_assert(srv >= 0 && !bind(srv, (struct sockaddr *)&sa, sizeof(sa)) && !listen(srv, 4),
+		  "cannot listen at %s", sa.sun_path);
+	snprintf(vdev, sizeof(vdev), "net_virtio_user0,path=%s,queues=2,bogus=1", sa.sun_path);
+	snprintf(vnet, sizeof(vnet), "1:%s:conf1", n.key1);
+	t_argv(argv, NICD_BIN, "--no-huge", "-m", "64", "--no-pci", "--no-shconf", "-l", "0",
+	       "--file-prefix", n.prefix, "--vdev", vdev, "--log-level", "lib.telemetry:error",
+	       "--", "--vnet", vnet, "--socket-dir", n.dir, "--bulk-port", "net_virtio_user0",
+	       "--link-wait-ms", "300", NULL);
+	got = t_run(argv, t_out, 30000);
+	close(srv);
+	unlink(sa.sun_path);
+	cr_assert_eq(got, 2, "exit %d\n%s", got, t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "its driver did not create the device"), "%s",
+		  t_read_file(t_out));
+	t_nicd_fini(&n);
+}
+
 Test(tools, ping_and_perf_arguments)
 {
 	t_usage_error("no key", SEGNET_PING_BIN, "--node", "1", NULL);
