@@ -452,6 +452,20 @@ static int dp_ethdev_vdev_failed(const struct rte_devargs *da, char *err, size_t
 	return ret;
 }
 
+uint16_t dp_ethdev_vdev_queues(const char *name)
+{
+	const struct rte_devargs *da = dp_ethdev_vdev_given(name);
+	struct rte_kvargs *kv = da && da->args ? rte_kvargs_parse(da->args, NULL) : NULL;
+	const char *q = kv ? rte_kvargs_get(kv, "queues") : NULL;
+	char *end = NULL;
+	unsigned long n = q ? strtoul(q, &end, 10) : 1;
+
+	if (!q || end == q || *end || n == 0 || n > UINT16_MAX)
+		n = 1;
+	rte_kvargs_free(kv);
+	return (uint16_t)n;
+}
+
 int dp_ethdev_find(const char *name, uint16_t *port_id, char *err, size_t errlen)
 {
 	const struct rte_devargs *da;
@@ -950,6 +964,11 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 					  dp_ethdev_vdev_args(&info), err, errlen);
 	if (!ret)
 		ret = dp_ethdev_start(out, conf, &info, err, errlen);
+	if (ret && out->watch.policy == DP_ETHDEV_LINK_REPLUG) {
+		/* The link wait may have created it again: that device is ours to close. */
+		dp_ethdev_close(out);
+		return ret;
+	}
 	if (ret) {
 		free(out->vdev_args);
 		out->vdev_args = NULL;

@@ -148,6 +148,13 @@ struct dp_ethdev {
 int dp_ethdev_find(const char *name, uint16_t *port_id, char *err, size_t errlen);
 
 /*
+ * Queue pairs a --vdev called name will have once created, as its devargs
+ * say (queues=, as virtio-user takes it); 1 when they do not say. For a
+ * device dp_ethdev_find could not find yet (-ENOTCONN).
+ */
+uint16_t dp_ethdev_vdev_queues(const char *name);
+
+/*
  * Configure and start the ethdev called name with receive buffers from
  * mp: queues, MTU >= the largest segnet frame (an error naming the port and
  * the MTU it supports if it cannot: -EMSGSIZE), or up to conf->mtu when the
@@ -160,7 +167,8 @@ int dp_ethdev_find(const char *name, uint16_t *port_id, char *err, size_t errlen
  * down; a virtio-user client also out->unplugged) for dp_ethdev_watch to
  * start or create with back-off.
  * A name dp_ethdev_find does not find fails as there. 0 or -errno; on
- * failure the device is left stopped. Drivers known to report a frame
+ * failure the device is left stopped (a virtio-user client, which the wait
+ * may have created again, is closed). Drivers known to report a frame
  * limit they do not enforce (memif, af_packet in DPDK 22.11) keep their
  * MTU and out->mtu says the segnet MTU. out is filled on failure too
  * (port_id RTE_MAX_ETHPORTS), so dp_ethdev_close on it does nothing.

@@ -75,7 +75,8 @@ static bool nicd_dev_shared(const struct nicd_nodes *ns, unsigned int k)
  * the receive queues: a one-device node's second queue takes the switch's
  * control frames (--control-queue), when the device has one. A virtio-user
  * client the EAL could not create (no vhost-user server yet) has no port
- * until the link watch creates it: it gets the queues asked for.
+ * until the link watch creates it: it gets the queues asked for, as far as
+ * its devargs (queues=) give them.
  */
 static int nicd_find_devs(struct nicd_nodes *ns, bool control_queue, char *err,
 			  size_t errlen)
@@ -87,6 +88,13 @@ static int nicd_find_devs(struct nicd_nodes *ns, bool control_queue, char *err,
 
 		d->rx_queues = control_queue && nicd_dev_shared(ns, k) ? 2 : 1;
 		if (rc == -ENOTCONN) {
+			/* As below, from what its devargs ask for: re-created, it could not have more. */
+			if (d->rx_queues > dp_ethdev_vdev_queues(d->name)) {
+				DP_LOG(nicd_logtype, NOTICE,
+				       "port %s: the device (not created yet) will have %u receive queue(s) (queues=): control frames must come on the data queue (switchd --control-queue off)",
+				       d->name, dp_ethdev_vdev_queues(d->name));
+				d->rx_queues = dp_ethdev_vdev_queues(d->name);
+			}
 			d->port_id = RTE_MAX_ETHPORTS;
 			continue;
 		}
