@@ -46,11 +46,7 @@ gbps=0.1
 . "$(dirname "$0")/test_lib.sh"
 
 cleanup() {
-	for p in $pids $nicpid $swpid; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	rm -rf "$tmp" "$(dpdk_runtime_dir "$tag-sw")" "$(dpdk_runtime_dir "$tag-nic")"
+	stop_and_remove "$pids $nicpid $swpid" sw nic
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP

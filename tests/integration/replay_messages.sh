@@ -46,14 +46,7 @@ eal="--no-huge -m 256 --no-pci --no-shconf --no-telemetry --log-level *:warning"
 . "$(dirname "$0")/test_lib.sh"
 
 cleanup() {
-	for p in $pids $nicpid $swpid; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	for s in sw nic sink rp; do
-		rm -rf "$(dpdk_runtime_dir "$tag-$s")"
-	done
-	rm -rf "$tmp"
+	stop_and_remove "$pids $nicpid $swpid" sw nic sink rp
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP

@@ -37,11 +37,7 @@ eal="--no-huge -m 256 --no-pci --no-shconf --log-level lib.telemetry:error"
 . "$(dirname "$0")/test_lib.sh"
 
 cleanup() {
-	for p in $pppid $swpid; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	rm -rf "$tmp" "$(dpdk_runtime_dir "$tag-sw")" "$(dpdk_runtime_dir "$tag-nic")"
+	stop_and_remove "$pppid $swpid" sw nic
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP

@@ -16,6 +16,21 @@ wait_for() {
 	[ -e "$1" ]
 }
 
+# stop_and_remove "PIDS" SUFFIX...: a test's clean-up. Kill the processes
+# PIDS (a list; may be empty), wait for them, then remove the EAL runtime
+# directories of the file prefixes $tag-SUFFIX (scripts/lib/dpdk.sh) and $tmp.
+stop_and_remove() {
+	for _p in $1; do
+		kill "$_p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	shift
+	for _s in "$@"; do
+		rm -rf "$(dpdk_runtime_dir "$tag-$_s")"
+	done
+	rm -rf "$tmp"
+}
+
 # wait_grep FILE TEXT PID: wait up to 10 s for TEXT in FILE while PID lives.
 wait_grep() {
 	_i=0
