@@ -136,12 +136,16 @@ static const char *dp_ethdev_vdev_args(const struct rte_eth_dev_info *info)
 	return da ? da->args : NULL;
 }
 
+/* Devargs args (may be NULL) as key-value pairs (rte_kvargs_free them), or NULL. */
+static struct rte_kvargs *dp_ethdev_parse_args(const char *args)
+{
+	return args ? rte_kvargs_parse(args, NULL) : NULL;
+}
+
 /* The device's devargs as key-value pairs (rte_kvargs_free them), or NULL. */
 static struct rte_kvargs *dp_ethdev_kvargs(const struct rte_eth_dev_info *info)
 {
-	const char *args = dp_ethdev_vdev_args(info);
-
-	return args ? rte_kvargs_parse(args, NULL) : NULL;
+	return dp_ethdev_parse_args(dp_ethdev_vdev_args(info));
 }
 
 /* The af_packet devargs that carry full BREQs in 2304-byte mbufs. */
@@ -436,7 +440,7 @@ static bool dp_ethdev_no_server(const char *path)
  */
 static int dp_ethdev_vdev_failed(const struct rte_devargs *da, char *err, size_t errlen)
 {
-	struct rte_kvargs *kv = da->args ? rte_kvargs_parse(da->args, NULL) : NULL;
+	struct rte_kvargs *kv = dp_ethdev_parse_args(da->args);
 	const char *path = kv ? rte_kvargs_get(kv, "path") : NULL;
 	int ret = -ENODEV;
 
@@ -455,7 +459,7 @@ static int dp_ethdev_vdev_failed(const struct rte_devargs *da, char *err, size_t
 uint16_t dp_ethdev_vdev_queues(const char *name)
 {
 	const struct rte_devargs *da = dp_ethdev_vdev_given(name);
-	struct rte_kvargs *kv = da && da->args ? rte_kvargs_parse(da->args, NULL) : NULL;
+	struct rte_kvargs *kv = da ? dp_ethdev_parse_args(da->args) : NULL;
 	const char *q = kv ? rte_kvargs_get(kv, "queues") : NULL;
 	char *end = NULL;
 	unsigned long n = q ? strtoul(q, &end, 10) : 1;
@@ -723,6 +727,12 @@ static bool dp_ethdev_read_link(uint16_t id, struct rte_eth_link *link)
 	return link->link_status == RTE_ETH_LINK_UP;
 }
 
+/* A link's speed in Mb/s, 0 when the driver does not know it. */
+static uint32_t dp_ethdev_link_mbps(const struct rte_eth_link *link)
+{
+	return link->link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ? 0 : link->link_speed;
+}
+
 /*
  * Read dev's link without waiting; true when it is up. A device the watch
  * restarts or creates again (memif and virtio-user clients) is watched as
@@ -740,8 +750,7 @@ static bool dp_ethdev_link_now(struct dp_ethdev *dev)
 		return dev->link_up;
 	}
 	up = dp_ethdev_read_link(dev->port_id, &link);
-	dev->link_speed_mbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ?
-			       0 : link.link_speed;
+	dev->link_speed_mbps = dp_ethdev_link_mbps(&link);
 	return up && !dev->stopped;
 }
 
@@ -750,7 +759,7 @@ static int dp_ethdev_wait_link(struct dp_ethdev *dev, uint32_t wait_ms, char *er
 			       size_t errlen)
 {
 	/* Elapsed time, not passes: a pass may restart the device, and take a while. */
-	uint64_t end = dp_tsc_ns() + (uint64_t)wait_ms * 1000000u;
+	uint64_t end = dp_tsc_ns() + (uint64_t)wait_ms * DP_NS_PER_MS;
 	bool up;
 
 	for (;;) {
@@ -904,6 +913,7 @@ static int dp_ethdev_setup_unplugged(const char *name, struct dp_ethdev *out, ch
 {
 	const struct rte_devargs *da = dp_ethdev_vdev_given(name);
 	struct rte_kvargs *kv;
+	const char *path;
 	int ret;
 
 	if (!da)
@@ -915,10 +925,11 @@ static int dp_ethdev_setup_unplugged(const char *name, struct dp_ethdev *out, ch
 	out->socket = SOCKET_ID_ANY;
 	out->mtu = DP_ETHDEV_MTU;
 	out->watch.policy = DP_ETHDEV_LINK_REPLUG;
-	kv = rte_kvargs_parse(out->vdev_args, NULL);
+	kv = dp_ethdev_parse_args(out->vdev_args);
+	path = kv ? rte_kvargs_get(kv, "path") : NULL;
 	DP_LOG(dp_ethdev_logtype, NOTICE,
 	       "port %s: not created yet: no vhost-user server at %s (a virtio-user client connects only when created); link down, the device is created again after %u ms, then at doubling intervals up to %u ms, until its server answers",
-	       name, kv && rte_kvargs_get(kv, "path") ? rte_kvargs_get(kv, "path") : "(no path=)",
+	       name, path ? path : "(no path=)",
 	       DP_ETHDEV_RESTART_FIRST_MS, DP_ETHDEV_RESTART_MAX_MS);
 	rte_kvargs_free(kv);
 	err[0] = '\0';
@@ -1004,6 +1015,18 @@ static void dp_ethdev_drain(uint16_t id)
 	}
 }
 
+/* Take dev's received frames (some drivers, ring, keep them past close), then stop it. */
+static void dp_ethdev_stop_drained(struct dp_ethdev *dev)
+{
+	int ret;
+
+	dp_ethdev_drain(dev->port_id);
+	ret = rte_eth_dev_stop(dev->port_id);
+	if (ret)
+		DP_LOG(dp_ethdev_logtype, WARNING, "port %s: stop failed: %s", dev->name,
+		       rte_strerror(-ret));
+}
+
 /* The alarm of dev's fence ran: so did every alarm set before it. */
 static void dp_ethdev_fence_ran(void *arg)
 {
@@ -1060,14 +1083,8 @@ void dp_ethdev_close(struct dp_ethdev *dev)
 	if (!rte_eth_dev_is_valid_port(dev->port_id))
 		return;
 	/* A device a failed restart left stopped has nothing to drain or stop. */
-	if (!dev->stopped) {
-		/* Some drivers (ring) keep received frames past close: take them. */
-		dp_ethdev_drain(dev->port_id);
-		ret = rte_eth_dev_stop(dev->port_id);
-		if (ret)
-			DP_LOG(dp_ethdev_logtype, WARNING, "port %s: stop failed: %s",
-			       dev->name, rte_strerror(-ret));
-	}
+	if (!dev->stopped)
+		dp_ethdev_stop_drained(dev);
 	ret = rte_eth_dev_close(dev->port_id);
 	if (ret)
 		DP_LOG(dp_ethdev_logtype, WARNING, "port %s: close failed: %s",
@@ -1110,14 +1127,8 @@ int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen)
  */
 static void dp_ethdev_replug_down(struct dp_ethdev *dev)
 {
-	int ret;
-
 	dev->stopped = true;
-	dp_ethdev_drain(dev->port_id);
-	ret = rte_eth_dev_stop(dev->port_id);
-	if (ret)
-		DP_LOG(dp_ethdev_logtype, WARNING, "port %s: stop failed: %s", dev->name,
-		       rte_strerror(-ret));
+	dp_ethdev_stop_drained(dev);
 	dp_ethdev_fence_set(dev);
 }
 
@@ -1260,8 +1271,7 @@ static bool dp_ethdev_watch_read(struct dp_ethdev *dev)
 			dp_ethdev_replug_down(dev);
 		return false;
 	}
-	dev->link_speed_mbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ?
-			       0 : link.link_speed;
+	dev->link_speed_mbps = dp_ethdev_link_mbps(&link);
 	return true;
 }
 

@@ -77,17 +77,20 @@ static int dp_opt_group_check(const struct dp_opt_parser *p, int i, char *err, s
 		for (const int *v = *g; *v; v++) {
 			int j = dp_opt_index(p->opts, *v);
 
-			if (j < 0)
-				continue;
-			if (j != i && j < DP_OPT_MAX && (p->seen & (1ull << j)))
+			if (j >= 0 && j != i && j < DP_OPT_MAX && (p->seen & (1ull << j)))
 				other = j;
-			if (len < sizeof(names))
+		}
+		if (other < 0)
+			continue;
+		for (const int *v = *g; *v && len < sizeof(names); v++) {
+			int j = dp_opt_index(p->opts, *v);
+
+			if (j >= 0)
 				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s--%s",
 							len ? ", " : "", p->opts[j].name);
 		}
-		if (other >= 0)
-			return dp_opt_fail(err, errlen, "--%s and --%s do not go together: give one of %s (see --help)",
-					   p->opts[other].name, p->opts[i].name, names);
+		return dp_opt_fail(err, errlen, "--%s and --%s do not go together: give one of %s (see --help)",
+				   p->opts[other].name, p->opts[i].name, names);
 	}
 	return 0;
 }

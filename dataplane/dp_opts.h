@@ -12,6 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The daemons' --check in their usage text. */
+#define DP_CHECK_USAGE \
+	"  --check                 check these arguments (and key files) and exit:\n" \
+	"                          0 when they are good, 2 with the message if not\n"
+
 /* Options a parser can tell apart: bits of dp_opt_parser.seen. */
 enum { DP_OPT_MAX = 64 };
 

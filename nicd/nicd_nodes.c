@@ -89,11 +89,13 @@ static int nicd_find_devs(struct nicd_nodes *ns, bool control_queue, char *err,
 		d->rx_queues = control_queue && nicd_dev_shared(ns, k) ? 2 : 1;
 		if (rc == -ENOTCONN) {
 			/* As below, from what its devargs ask for: re-created, it could not have more. */
-			if (d->rx_queues > dp_ethdev_vdev_queues(d->name)) {
+			uint16_t q = dp_ethdev_vdev_queues(d->name);
+
+			if (d->rx_queues > q) {
 				DP_LOG(nicd_logtype, NOTICE,
 				       "port %s: the device (not created yet) will have %u receive queue(s) (queues=): control frames must come on the data queue (switchd --control-queue off)",
-				       d->name, dp_ethdev_vdev_queues(d->name));
-				d->rx_queues = dp_ethdev_vdev_queues(d->name);
+				       d->name, q);
+				d->rx_queues = q;
 			}
 			d->port_id = RTE_MAX_ETHPORTS;
 			continue;

@@ -159,8 +159,7 @@ void nicd_opts_usage(FILE *f, const char *prog)
 		"                          (10^6 bytes; default 0: no bound)\n"
 		"  --capture-max-packets N stop capturing after N frames (default 0: no bound)\n"
 		DP_FAULT_USAGE
-		"  --check                 check these arguments (and key files) and exit:\n"
-		"                          0 when they are good, 2 with the message if not\n"
+		DP_CHECK_USAGE
 		"  --help                  this text\n"
 		"\n"
 		"Configurations:\n",

@@ -146,18 +146,22 @@ static void nicd_tel_ports(struct nicd_tel_out *o, const struct nicd_node *n)
  * Link counters of a node's device (dp_ethdev_watch): "link_down",
  * "port_restarts" ...; those of a quick device of its own "quick_link_down" ...
  */
+/* The link counters of device d, each key after prefix. */
+static void nicd_tel_link(struct nicd_tel_out *o, const char *prefix,
+			  const struct nicd_dev *d)
+{
+	struct dp_counter_set set = DP_COUNTER_SET(NULL, dp_ethdev_link_counter_names,
+						   &d->eth.watch.stats);
+
+	nicd_tel_counters(o, prefix, set.names, set.values, set.n);
+}
+
 static void nicd_tel_links(struct nicd_tel_out *o, const struct nicd_nodes *ns,
 			   const struct nicd_node *n)
 {
-	const struct dp_ethdev_link_stats *s = &ns->dev[n->bulk_dev].eth.watch.stats;
-
-	nicd_tel_counters(o, "", dp_ethdev_link_counter_names, (const uint64_t *)s,
-			  sizeof(*s) / sizeof(uint64_t));
-	if (n->quick_dev == n->bulk_dev)
-		return;
-	s = &ns->dev[n->quick_dev].eth.watch.stats;
-	nicd_tel_counters(o, "quick_", dp_ethdev_link_counter_names, (const uint64_t *)s,
-			  sizeof(*s) / sizeof(uint64_t));
+	nicd_tel_link(o, "", &ns->dev[n->bulk_dev]);
+	if (n->quick_dev != n->bulk_dev)
+		nicd_tel_link(o, "quick_", &ns->dev[n->quick_dev]);
 }
 
 /*

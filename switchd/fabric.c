@@ -473,11 +473,13 @@ uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now)
 		sw->next_boundary = now;
 	}
 	k = sw_receive(sw, now);
-	sw->rx_slot = sw_slot_at(sw, sw->cfg.clock ? sw->cfg.clock() : now);
 	/*
 	 * Control and bulk frames first: QREQs lose to what arrives with them.
-	 * Every kept frame that is not in qorder is one of them.
+	 * Every kept frame that is not in qorder is one of them. A BREQ among
+	 * them is judged by the slot after the receive (the clock read once).
 	 */
+	if (k > sw->n_qreq)
+		sw->rx_slot = sw_slot_at(sw, sw->cfg.clock ? sw->cfg.clock() : now);
 	for (unsigned int i = 0; k > sw->n_qreq && i < k; i++)
 		if (sw->rx[i].p.type != PROTO_T_QREQ)
 			sw_dispatch(sw, &sw->rx[i], now);

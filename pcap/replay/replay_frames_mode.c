@@ -162,9 +162,9 @@ static int replay_frames_mode_setup(const struct replay_env *env, void **state,
 		.burst = o->burst, .clock = *env->clock, .stop = env->stop,
 	};
 	struct replay_frames_mode *fm = calloc(1, sizeof(*fm));
-	const struct trace_rec *longest;
+	const struct trace_rec *longest, *longest_ctag;
 	struct rte_mempool *rx;
-	uint32_t mtu;
+	uint32_t mtu_ctag;
 	int rc;
 
 	if (fm == NULL) {
@@ -173,18 +173,22 @@ static int replay_frames_mode_setup(const struct replay_env *env, void **state,
 	}
 	fm->dev.port_id = RTE_MAX_ETHPORTS;
 	*state = fm;
+	/* What the frames need where every tag adds to the limit, and on af_packet. */
 	fm->mtu_needed = replay_frames_mtu_needed(env->trace, NULL, &longest);
 	dc.mtu = fm->mtu_needed > UINT16_MAX ? UINT16_MAX : (uint16_t)fm->mtu_needed;
-	mtu = replay_frames_mtu_needed(env->trace, &dp_frame_rule_one_ctag, NULL);
-	dc.mtu_one_ctag = mtu > UINT16_MAX ? UINT16_MAX : (uint16_t)mtu;
+	mtu_ctag = replay_frames_mtu_needed(env->trace, &dp_frame_rule_one_ctag, &longest_ctag);
+	dc.mtu_one_ctag = mtu_ctag > UINT16_MAX ? UINT16_MAX : (uint16_t)mtu_ctag;
 	rx = replay_frames_mode_rx_pool(fm, &dc, err, errlen);
 	if (rx == NULL)
 		return -errno;
 	rc = dp_ethdev_setup(o->port, &dc, rx, &fm->dev, err, errlen);
 	if (rc)
 		return rc;
-	if (fm->dev.limit.untagged)	/* as the port counts tags (one 802.1Q on af_packet) */
-		fm->mtu_needed = replay_frames_mtu_needed(env->trace, &fm->dev.limit, &longest);
+	/* As the port counts tags: every one, or one 802.1Q (af_packet, dp_frame_rule_one_ctag). */
+	if (fm->dev.limit.untagged && fm->dev.limit.ctag_only) {
+		fm->mtu_needed = mtu_ctag;
+		longest = longest_ctag;
+	}
 	if (longest != NULL)
 		fm->longest = *longest;
 	replay_frames_mode_say_mtu(fm);
