@@ -81,7 +81,6 @@ struct dp_ethdev_port {
 						 * creates it again) */
 	uint16_t rxq;				/* receive queue polled */
 	uint16_t txq;				/* transmit queue used */
-	uint32_t link_speed_mbps;		/* link speed at creation, 0 if unknown */
 	struct dp_ethdev_port_stats stats;	/* backend drops */
 	struct dp_ratelimit drop_log;		/* limits the drop warning */
 };
@@ -1349,10 +1348,16 @@ static void dp_ethdev_destroy(struct dp_port *port)
 	free(dp_ethdev_of(port));
 }
 
-/* The link speed rte_eth_link_get reported when the port was set up. */
+/* The link speed its device reported last (it may be created late). */
 static double dp_ethdev_tx_gbps(const struct dp_port *port)
 {
-	return ((const struct dp_ethdev_port *)port)->link_speed_mbps / 1000.0;
+	return ((const struct dp_ethdev_port *)port)->dev->link_speed_mbps / 1000.0;
+}
+
+/* A stopped device's port passes nothing (DPDK's dummy queues). */
+static bool dp_ethdev_down(const struct dp_port *port)
+{
+	return ((const struct dp_ethdev_port *)port)->dev->stopped;
 }
 
 /* The ethdev backend of the port interface. */
@@ -1362,6 +1367,7 @@ static const struct dp_port_ops dp_ethdev_ops = {
 	.tx = dp_ethdev_tx,
 	.destroy = dp_ethdev_destroy,
 	.tx_gbps = dp_ethdev_tx_gbps,
+	.down = dp_ethdev_down,
 };
 
 struct dp_port *dp_ethdev_port_create(const struct dp_ethdev *dev, uint16_t rxq,
@@ -1387,7 +1393,6 @@ struct dp_port *dp_ethdev_port_create(const struct dp_ethdev *dev, uint16_t rxq,
 	p->dev = dev;
 	p->rxq = rxq;
 	p->txq = txq;
-	p->link_speed_mbps = dev->link_speed_mbps;
 	p->drop_log.interval_ns = NS_PER_S;
 	p->drop_log.burst = 1;
 	return &p->port;

@@ -401,12 +401,19 @@ static double fault_tx_gbps(const struct dp_port *port)
 	return dp_port_tx_gbps(((const struct dp_fault_port *)port)->inner);
 }
 
+/* The inner port's state. */
+static bool fault_down(const struct dp_port *port)
+{
+	return dp_port_down(((const struct dp_fault_port *)port)->inner);
+}
+
 static const struct dp_port_ops fault_ops = {
 	.kind = "fault",
 	.rx = fault_rx,
 	.tx = fault_tx,
 	.destroy = fault_destroy,
 	.tx_gbps = fault_tx_gbps,
+	.down = fault_down,
 };
 
 struct dp_port *dp_fault_port_create(struct dp_port *inner,

@@ -26,6 +26,8 @@ struct dp_port_ops {
 	void (*destroy)(struct dp_port *port);
 	/* Rate frames leave at, Gbit/s; 0 if unknown. Optional (NULL: unknown). */
 	double (*tx_gbps)(const struct dp_port *port);
+	/* True while the port passes nothing (its device stopped). Optional (NULL: never). */
+	bool (*down)(const struct dp_port *port);
 };
 
 /* Which way a frame crossed a port, for taps. */
@@ -47,7 +49,8 @@ struct dp_tap {
 	X(rx_bytes, "bytes received") \
 	X(tx_frames, "frames sent") \
 	X(tx_bytes, "bytes sent") \
-	X(tx_full, "frames dropped because the transmit queue was full")
+	X(tx_full, "frames dropped because the transmit queue was full") \
+	X(tx_down, "frames dropped because the port was down (its device stopped)")
 
 /* Per-port counters. */
 struct dp_port_stats {
@@ -108,9 +111,21 @@ static inline uint16_t dp_port_tx_taken(struct dp_port *port, struct rte_mbuf **
 	return sent;
 }
 
+/* True while port passes nothing: its device is stopped (waiting for its link). */
+static inline bool dp_port_down(const struct dp_port *port)
+{
+	return port->ops->down && port->ops->down(port);
+}
+
+/* Frames the port dropped on sending: its queue was full, or it was down. */
+static inline uint64_t dp_port_tx_dropped(const struct dp_port *port)
+{
+	return port->stats.tx_full + port->stats.tx_down;
+}
+
 /*
  * Send a burst. The port takes every frame: what the backend cannot queue
- * is freed and counted in tx_full.
+ * is freed and counted in tx_full, or in tx_down while the port is down.
  */
 static inline void dp_port_tx(struct dp_port *port, struct rte_mbuf **pkts,
 			      uint16_t n)
@@ -121,7 +136,10 @@ static inline void dp_port_tx(struct dp_port *port, struct rte_mbuf **pkts,
 		return;
 	sent = dp_port_tx_taken(port, pkts, n);
 	if (sent < n) {
-		port->stats.tx_full += n - sent;
+		if (dp_port_down(port))
+			port->stats.tx_down += n - sent;
+		else
+			port->stats.tx_full += n - sent;
 		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
 	}
 }

@@ -7,6 +7,23 @@
 #include "dataplane/dp_mbuf.h"
 #include "nic_priv.h"
 
+/* Shortest backlog a QREQ may join on a paced quick link, in ns. */
+enum { NIC_QUICK_BACKLOG_MIN_NS = 1000 };
+
+void nic_quick_rate(struct nic *nic)
+{
+	struct proto_pkt q = { .type = PROTO_T_QREQ };
+
+	nic->quick_gbps = dp_port_tx_gbps(nic->quick);
+	if (nic->quick_gbps <= 0)
+		return;
+	nic->quick_ps_per_byte = dp_ps_per_byte(nic->quick_gbps);
+	nic->quick_backlog_ps = dp_wire_ps_at((uint32_t)proto_frame_len(&q),
+					      nic->quick_ps_per_byte);
+	if (nic->quick_backlog_ps < NIC_QUICK_BACKLOG_MIN_NS * 1000ull)
+		nic->quick_backlog_ps = NIC_QUICK_BACKLOG_MIN_NS * 1000ull;
+}
+
 /* A frame of len bytes left on the quick port at now, after what is queued. */
 static void nic_quick_sent(struct nic *nic, uint32_t len, uint64_t now)
 {

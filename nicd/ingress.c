@@ -42,6 +42,7 @@ static void nic_split_gnt(struct nic *nic, const struct proto_pkt *p, uint64_t n
 		nic->state = NIC_UP;
 		nic->gnt_slot = g->slot - 1;
 		nic->stats.joins++;
+		nic_quick_rate(nic);
 		for (unsigned int i = 0; i < nic->n_vnets; i++)
 			nic->vnets[i].pl->self = nic->id;
 		chan_joined(nic);

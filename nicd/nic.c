@@ -28,7 +28,6 @@ enum { NIC_BURST = 32 };
  * this long, so a poll loop that comes round less often than a QREQ takes
  * on the wire (a fast real link) still keeps the link busy.
  */
-enum { NIC_QUICK_BACKLOG_MIN_NS = 1000 };
 
 struct sn_pkt *nic_desc_alloc(struct nic *nic)
 {
@@ -191,16 +190,7 @@ struct nic *nic_create(const struct nic_config *cfg, const struct nic_ops *ops,
 	nic->ops = *ops;
 	nic->bulk = bulk;
 	nic->quick = quick;
-	nic->quick_gbps = dp_port_tx_gbps(quick);
-	if (nic->quick_gbps > 0) {
-		struct proto_pkt q = { .type = PROTO_T_QREQ };
-
-		nic->quick_ps_per_byte = dp_ps_per_byte(nic->quick_gbps);
-		nic->quick_backlog_ps = dp_wire_ps_at((uint32_t)proto_frame_len(&q),
-						      nic->quick_ps_per_byte);
-		if (nic->quick_backlog_ps < NIC_QUICK_BACKLOG_MIN_NS * 1000ull)
-			nic->quick_backlog_ps = NIC_QUICK_BACKLOG_MIN_NS * 1000ull;
-	}
+	nic_quick_rate(nic);
 	nic->id = PROTO_NODE_NONE;
 	nic->state = NIC_JOINING;
 	nic->hello_nonce = cfg->incarnation;
@@ -418,8 +408,11 @@ static uint64_t nic_join_poll(struct nic *nic, uint64_t now)
 			.dst_node = PROTO_NODE_SWITCH, .hello_nonce = nic->hello_nonce,
 		};
 
-		nic_send_control(nic, &p, now);
-		nic->stats.hello_sent++;
+		/* A port that passes nothing (waiting for its link): nothing to say. */
+		if (!dp_port_down(nic->quick)) {
+			nic_send_control(nic, &p, now);
+			nic->stats.hello_sent++;
+		}
 		nic->next_hello = now + nic->cfg.hello_ns;
 	}
 	return nic->next_hello;

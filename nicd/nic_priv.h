@@ -109,6 +109,13 @@ void nic_ingress(struct nic *nic, struct rte_mbuf **frames, uint16_t n,
 		 uint64_t now);
 
 /*
+ * Egress: take the quick port's rate (dp_port_tx_gbps), which paces QREQs;
+ * at creation and at every join, since a device created late (a virtio-user
+ * client whose server was not up) knows its link speed only then.
+ */
+void nic_quick_rate(struct nic *nic);
+
+/*
  * Egress: true when the quick link's transmit backlog is short enough for a
  * QREQ; else *wake is when it will be.
  */

@@ -13,7 +13,7 @@ static void swd_port_drops(struct dp_port *port, enum swd_role role, void *ctx)
 	uint64_t *drops = ctx;
 
 	(void)role;
-	*drops += wire->stats.tx_full + (es ? es->rx_multiseg : 0);
+	*drops += dp_port_tx_dropped(wire) + (es ? es->rx_multiseg : 0);
 }
 
 void swd_report_snapshot(const struct sw_fabric *sw, const struct swd_ports *p,

@@ -64,6 +64,8 @@ struct tport {
 	unsigned int tx_limit;
 	/* the rate tx_gbps reports (0: unknown) */
 	double gbps;
+	/* when true the port passes nothing, as a stopped device: tx takes no frame */
+	bool down;
 };
 
 /* The array port behind port. */
@@ -94,6 +96,8 @@ static inline uint16_t tport_tx(struct dp_port *port, struct rte_mbuf **pkts,
 	struct tport *t = tport_of(port);
 	uint16_t i;
 
+	if (t->down)
+		return 0;
 	for (i = 0; i < n && t->out_len < t->out_cap; i++) {
 		if (t->tx_limit && i >= t->tx_limit)
 			break;
@@ -125,6 +129,12 @@ static inline double tport_tx_gbps(const struct dp_port *port)
 	return ((const struct tport *)port)->gbps;
 }
 
+/* What the caller set. */
+static inline bool tport_down(const struct dp_port *port)
+{
+	return ((const struct tport *)port)->down;
+}
+
 /* The array port's operations. */
 static const struct dp_port_ops tport_ops = {
 	.kind = "test",
@@ -132,6 +142,7 @@ static const struct dp_port_ops tport_ops = {
 	.tx = tport_tx,
 	.destroy = tport_destroy,
 	.tx_gbps = tport_tx_gbps,
+	.down = tport_down,
 };
 
 /* A new array port holding up to cap frames each way, or NULL. */

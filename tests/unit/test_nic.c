@@ -93,6 +93,15 @@ static struct nic *t_nic(struct dp_port *port, uint64_t now)
 	return nic;
 }
 
+/* Destroy nic and port; every frame must be back in the pool (avail free before). */
+static void t_done(struct nic *nic, struct dp_port *port, unsigned int avail)
+{
+	nic_destroy(nic);
+	dp_port_destroy(port);
+	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked: %d",
+		     (int)(avail - rte_mempool_avail_count(t_mp)));
+}
+
 /* Send T_QREQS quick messages to T_PEER. */
 static void t_send_quick(struct nic *nic, uint64_t now)
 {
@@ -176,11 +185,18 @@ Test(nic, back_overtakes_queued_qreqs)
 		cr_assert_eq(nic_stats(nic)->qreq_sent, T_QREQS);
 		cr_assert_gt(nic_stats(nic)->qreq_deferred, 0);
 		cr_assert_eq(nic_rx_outcomes(nic_stats(nic)), nic_stats(nic)->rx_frames);
-		nic_destroy(nic);
-		dp_port_destroy(port);
-		cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked: %d",
-			     (int)(avail - rte_mempool_avail_count(t_mp)));
+		t_done(nic, port, avail);
 	}
+}
+
+/* Send T_QREQS quick messages at now and poll once: how many QREQs left. */
+static unsigned int t_quick_at_once(struct nic *nic, struct dp_port *port, uint64_t now)
+{
+	unsigned int before;
+
+	t_send_quick(nic, now);
+	nic_poll(nic, now);
+	return t_count(port, PROTO_T_QREQ, &before);
 }
 
 /* A port that does not know its rate: QREQs leave at once, as before. */
@@ -189,18 +205,66 @@ Test(nic, unknown_rate_sends_at_once)
 	unsigned int avail = rte_mempool_avail_count(t_mp);
 	struct dp_port *port = tport_create("nic", 256);
 	uint64_t now = 1000000;
-	unsigned int before;
 	struct nic *nic;
 
 	nic = t_nic(port, now);
-	t_send_quick(nic, now);
-	nic_poll(nic, now);
-	cr_assert_eq(t_count(port, PROTO_T_QREQ, &before), T_QREQS);
+	cr_assert_eq(t_quick_at_once(nic, port, now), T_QREQS);
 	cr_assert_eq(nic_stats(nic)->qreq_deferred, 0);
-	nic_destroy(nic);
-	dp_port_destroy(port);
-	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked: %d",
-		     (int)(avail - rte_mempool_avail_count(t_mp)));
+	t_done(nic, port, avail);
+}
+
+/*
+ * A port whose rate is known only once its device exists (a virtio-user
+ * client created after nicd started): the NIC takes the rate when it joins,
+ * and paces its QREQs from then on.
+ */
+Test(nic, a_rate_known_at_join_paces)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	uint64_t now = 1000000;
+	struct nic *nic = t_nic_new(port, "");
+
+	tport_of(port)->gbps = 0.1;	/* the device came: a QREQ takes microseconds */
+	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_node_id(nic), T_NODE);
+	tport_clear(port);
+	cr_assert_lt(t_quick_at_once(nic, port, now), T_QREQS,
+		     "the QREQs were not paced at the rate known at the join");
+	cr_assert_gt(nic_stats(nic)->qreq_deferred, 0);
+	t_done(nic, port, avail);
+}
+
+/*
+ * A NIC whose port is down (its device stopped, waiting for the switch)
+ * sends no HELLO and counts none; once the port is up it says HELLO, and
+ * every frame sent into a down port is counted as tx_down, not tx_full.
+ */
+Test(nic, no_hello_while_the_port_is_down)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(t_mp);
+	uint64_t now = 1000000;
+	unsigned int before;
+	struct nic *nic = t_nic_new(port, "");
+
+	tport_of(port)->down = true;
+	for (int i = 0; i < 10; i++, now += 1000000)
+		nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->hello_sent, 0);
+	cr_assert_eq(tport_sent(port), 0);
+	cr_assert_not_null(m);
+	dp_port_tx(port, &m, 1);
+	cr_assert_eq(port->stats.tx_down, 1);
+	cr_assert_eq(port->stats.tx_full, 0);
+
+	tport_of(port)->down = false;
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->hello_sent, 1);
+	cr_assert_eq(t_count(port, PROTO_T_HELLO, &before), 1, "no HELLO once the port is up");
+	t_done(nic, port, avail);
 }
 
 /* Take every free frame of the pool into held; returns how many. */
@@ -257,10 +321,7 @@ Test(nic, a_send_that_finds_the_pool_empty_leaves_later)
 	cr_assert_eq(t_count(port, PROTO_T_QREQ, &before), 1, "the QREQ never left");
 	cr_assert_eq(t_count(port, PROTO_T_BREQ, &before), 1, "the BREQ never left");
 	cr_assert_eq(nic_stats(nic)->breq_sent, 1);
-	nic_destroy(nic);
-	dp_port_destroy(port);
-	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked: %d",
-		     (int)(avail - rte_mempool_avail_count(t_mp)));
+	t_done(nic, port, avail);
 }
 
 /* T_PEER's positive BACK for the BREQ of slot. */
@@ -318,9 +379,7 @@ Test(nic, bulk_waiting_across_a_change_of_switch_mode_is_sent)
 			     "%s first: BREQs stranded in the old mode's lists",
 			     fifo_first ? "FIFO" : "scheduled");
 		cr_assert_eq(nic_stats(nic)->completed_ok, 2);
-		nic_destroy(nic);
-		dp_port_destroy(port);
-		cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked");
+		t_done(nic, port, avail);
 	}
 }
 
@@ -346,9 +405,7 @@ Test(nic, keepalives_at_the_longest_interval_keep_the_nic_joined)
 	now += (PROTO_LOST_GNT_SLOTS + 1ull) * T_SLOT_NS;
 	nic_poll(nic, now);
 	cr_assert_eq(nic_stats(nic)->rejoins, 1);
-	nic_destroy(nic);
-	dp_port_destroy(port);
-	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked");
+	t_done(nic, port, avail);
 }
 
 /*
@@ -373,9 +430,7 @@ Test(nic, a_send_to_a_node_beyond_the_cluster_fails)
 	cr_assert_eq(nic_stats(nic)->joins, 1);
 	cr_assert_eq(nic_stats(nic)->completed_err, 1, "the send to node 3 of 3 never ended");
 	cr_assert_eq(nic_send(nic, &bulk, now), -EINVAL);
-	nic_destroy(nic);
-	dp_port_destroy(port);
-	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked");
+	t_done(nic, port, avail);
 }
 
 /* How often counter (STAGE.NAME) of vnet T_VNET's pipeline counted; 0 if never. */
@@ -443,10 +498,7 @@ Test(nic, packets_out_of_order_are_not_kept_while_the_pool_is_short)
 	t_push_qreq(port, 5);		/* the pool is back: kept again */
 	nic_poll(nic, now);
 	cr_assert_eq(t_stage_count(nic, "order.buffered "), 2);
-	nic_destroy(nic);
-	dp_port_destroy(port);
-	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked: %d",
-		     (int)(avail - rte_mempool_avail_count(t_mp)));
+	t_done(nic, port, avail);
 }
 
 /* Packet number of the last QREQ sent on port (0: none). */
@@ -499,9 +551,7 @@ Test(nic, a_node_that_loses_the_switch_starts_its_connections_over)
 	cr_assert_eq(nic_send(nic, &quick, now), 0);
 	nic_poll(nic, now);
 	cr_assert_eq(t_last_qreq_num(port), 1, "numbering went on from before the rejoin");
-	nic_destroy(nic);
-	dp_port_destroy(port);
-	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked");
+	t_done(nic, port, avail);
 }
 
 /* Messages one endpoint sends in the cancellation tests. */
@@ -794,7 +844,5 @@ Test(nic, a_cancelled_send_beyond_the_cluster_leaves_no_marker)
 		nic_poll(nic, now);
 	}
 	cr_assert_eq(t_count(port, PROTO_T_QREQ, &before), 0, "a QREQ left for node 3");
-	nic_destroy(nic);
-	dp_port_destroy(port);
-	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked");
+	t_done(nic, port, avail);
 }
