@@ -133,6 +133,17 @@ void dp_args_free(struct dp_args *a)
 	a->own = NULL;
 }
 
+/*
+ * Remove the EAL's runtime directory dir when it is empty. rmdir never takes
+ * files: a directory another process (same --file-prefix) keeps its files
+ * in stays.
+ */
+static void dp_eal_runtime_dir_remove(const char *dir)
+{
+	if (dir[0])
+		(void)rmdir(dir);
+}
+
 int dp_eal_init(int argc, char **argv, char *err, size_t errlen)
 {
 	int ret = rte_eal_init(argc, argv);
@@ -142,6 +153,8 @@ int dp_eal_init(int argc, char **argv, char *err, size_t errlen)
 
 		snprintf(err, errlen, "cannot initialise the DPDK EAL: %s",
 			 rte_strerror(e));
+		/* A start that failed (a bad --vdev) made it, and left it. */
+		dp_eal_runtime_dir_remove(rte_eal_get_runtime_dir());
 		return -e;
 	}
 	dp_tsc_calibrate();
@@ -166,7 +179,7 @@ void dp_eal_cleanup(void)
 		return;
 	snprintf(sock, sizeof(sock), "%s/dpdk_telemetry.v2", dir);
 	(void)unlink(sock);
-	(void)rmdir(dir);
+	dp_eal_runtime_dir_remove(dir);
 }
 
 struct rte_mempool *dp_pool_for_socket(const char *prefix, int socket,

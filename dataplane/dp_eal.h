@@ -9,6 +9,7 @@
 #ifndef SEGNET_DP_EAL_H
 #define SEGNET_DP_EAL_H
 
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,6 +42,16 @@ void dp_args_free(struct dp_args *a);
  * suitable for tests are NOT added; the caller passes what it needs.
  */
 int dp_eal_init(int argc, char **argv, char *err, size_t errlen);
+
+/*
+ * True when dp_eal_init's error rc is the arguments' fault (an unknown
+ * option or a bad value: EINVAL; a --vdev naming no driver: ENODEV), for an
+ * exit status 2 rather than 1.
+ */
+static inline bool dp_eal_bad_args(int rc)
+{
+	return rc == -EINVAL || rc == -ENODEV;
+}
 
 /* Release the EAL at exit. */
 void dp_eal_cleanup(void);

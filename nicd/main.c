@@ -233,7 +233,7 @@ int main(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "nicd: %s (EAL arguments, before --)\n", err);
 		nicd_opts_free(&d.opts);
-		return rc == -EINVAL ? NICD_EXIT_USAGE : NICD_EXIT_FAIL;
+		return dp_eal_bad_args(rc) ? NICD_EXIT_USAGE : NICD_EXIT_FAIL;
 	}
 	/* A signal during set-up (a link wait) closes the ports, as in switchd. */
 	dp_signals_install();

@@ -254,7 +254,7 @@ int main(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "switchd: %s (EAL arguments, before --)\n", err);
 		swd_opts_free(&d.opts);
-		return rc == -EINVAL ? SWD_EXIT_USAGE : SWD_EXIT_FAIL;
+		return dp_eal_bad_args(rc) ? SWD_EXIT_USAGE : SWD_EXIT_FAIL;
 	}
 	/*
 	 * From here a SIGINT/SIGTERM sets dp_stop: a wait for the links ends

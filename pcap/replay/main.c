@@ -138,7 +138,7 @@ static int replay_start(struct replay_main *r, int eal_argc, char **argv)
 	rc = dp_eal_init(eal_argc, argv, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "segnet-replay: %s (EAL arguments, before --)\n", err);
-		return rc == -EINVAL ? REPLAY_EXIT_USAGE : REPLAY_EXIT_FAIL;
+		return dp_eal_bad_args(rc) ? REPLAY_EXIT_USAGE : REPLAY_EXIT_FAIL;
 	}
 	r->eal = true;
 	return 0;

@@ -25,7 +25,7 @@ passed=0
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
 # shellcheck source=tests/integration/test_lib.sh
 . "$(dirname "$0")/test_lib.sh"
-trap 'rm -rf "$out" "$sock" "$(dpdk_runtime_dir "$tag")"' EXIT
+trap 'rm -rf "$out" "$sock" "$(dpdk_runtime_dir "$tag")" "$(dpdk_runtime_dir "$tag-nodrv")"' EXIT
 
 expect_prog=$switchd
 
@@ -86,5 +86,16 @@ expect 1 "net_memif0: link still down after 300 ms" $eal --vdev net_null0 \
 	--vdev net_memif0,role=server,id=0,socket=$sock,socket-abstract=no,bsize=4096 \
 	-- --nodes 2 --port 0=net_null0 --port 1=net_memif0 --link-wait-ms 300
 expect 2 "--core 4096" -- --nodes 2 --port 0=a --port 1=b --core 4096
+# A --vdev that names no driver: the EAL cannot parse it, an argument error;
+# the runtime directory the failed start made is removed.
+expect 2 "net_nodriver0" --no-huge -m 64 --no-pci --no-shconf --no-telemetry -l 0 \
+	--file-prefix "$tag-nodrv" --vdev net_nodriver0 -- --nodes 2 --port 0=a --port 1=b
+if [ -e "$(dpdk_runtime_dir "$tag-nodrv")" ]; then
+	failed=$((failed + 1))
+	echo "FAIL: a failed EAL start left $(dpdk_runtime_dir "$tag-nodrv")"
+else
+	passed=$((passed + 1))
+	echo "ok: a failed EAL start left no runtime directory"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -160,6 +160,13 @@ Test(tools, nicd_missing_port_and_busy_name, .timeout = 60)
 		   "--bulk-port", "net_nothere0", "--vnet", vnet, "--socket-dir", n.dir, NULL);
 	cr_assert_eq(rc, 2, "unknown port: exit %d\n%s", rc, t_read_file(t_out));
 	cr_assert(strstr(t_read_file(t_out), "net_nothere0"), "%s", t_read_file(t_out));
+	/* A --vdev that names no driver is a bad argument too (the EAL cannot parse it). */
+	rc = t_cmd(t_out, NICD_BIN, "--no-huge", "-m", "64", "--no-pci", "--no-shconf", "-l", "0",
+		   "--file-prefix", n.prefix, "--vdev", "net_nodriver0", "--log-level",
+		   "lib.telemetry:error", "--", "--bulk-port", "net_nodriver0", "--vnet", vnet,
+		   "--socket-dir", n.dir, NULL);
+	cr_assert_eq(rc, 2, "--vdev naming no driver: exit %d\n%s", rc, t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "net_nodriver0"), "%s", t_read_file(t_out));
 	/* A capture file that cannot be created fails at start-up. */
 	rc = t_cmd(t_out, NICD_BIN, "--no-huge", "-m", "64", "--no-pci", "--no-shconf", "-l", "0",
 		   "--file-prefix", n.prefix, "--vdev", "net_null0,no-rx=1",
