@@ -29,6 +29,7 @@
 #include "dp_fault.h"
 #include "dp_log.h"
 #include "dp_mbuf.h"
+#include "dp_vhost_probe.h"
 
 DP_LOG_REGISTER(dp_ethdev_logtype, dataplane.ethdev);
 
@@ -61,6 +62,12 @@ enum {
 	DP_ETHDEV_RESTART_MAX_MS = 2000,
 	/* dp_ethdev_close waits this long at most for a watch's fence (ms). */
 	DP_ETHDEV_FENCE_WAIT_MS = 1000,
+	/*
+	 * A vhost-user server silent this long since the probe connected is
+	 * said to be (ms): DPDK 22.11's, just started, answers within its
+	 * first poll of up to a second.
+	 */
+	DP_ETHDEV_SILENT_SAY_MS = 2000,
 };
 
 /* Names of the backend counters, from the X-macro list. */
@@ -961,6 +968,7 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 	snprintf(out->name, sizeof(out->name), "%s", name);
 	out->watch.log.interval_ns = 10ull * NS_PER_S;
 	out->watch.log.burst = 1;
+	out->watch.silent_log = out->watch.log;
 	if (ret)
 		return conf->late_peer ? dp_ethdev_setup_unplugged(name, out, err, errlen) : ret;
 	ret = dp_ethdev_prepare(out, id, name, &info, &set_mtu, err, errlen);
@@ -1069,6 +1077,15 @@ static void dp_ethdev_fence_wait(struct dp_ethdev *dev)
 	dev->watch.fence = DP_ETHDEV_FENCE_NONE;
 }
 
+/* Close dev's probe, if there is one. */
+static void dp_ethdev_probe_end(struct dp_ethdev *dev)
+{
+	if (!dev->watch.probing)
+		return;
+	close(dev->watch.probe_fd);
+	dev->watch.probing = false;
+}
+
 void dp_ethdev_close(struct dp_ethdev *dev)
 {
 	int ret;
@@ -1076,6 +1093,7 @@ void dp_ethdev_close(struct dp_ethdev *dev)
 	if (!dev)
 		return;
 	dp_ethdev_fence_wait(dev);
+	dp_ethdev_probe_end(dev);
 	free(dev->vdev_args);
 	dev->vdev_args = NULL;
 	dev->unplugged = false;
@@ -1231,30 +1249,147 @@ static void dp_ethdev_link_back(struct dp_ethdev *dev, uint64_t now)
 	w->down_since = 0;
 }
 
+/* The next attempt after the current back-off, which doubles (up to its maximum). */
+static void dp_ethdev_backoff(struct dp_ethdev_watch *w, uint64_t now)
+{
+	w->next_restart = now + w->backoff;
+	w->backoff = RTE_MIN(2 * w->backoff,
+			     (uint64_t)DP_ETHDEV_RESTART_MAX_MS * DP_NS_PER_MS);
+}
+
+/* An attempt to bring dev's link back failed (err says why): count it, say it now and then. */
+static void dp_ethdev_restart_failed(struct dp_ethdev *dev, const char *err, uint64_t now)
+{
+	struct dp_ethdev_watch *w = &dev->watch;
+
+	w->stats.restart_failed++;
+	if (dp_ratelimit_ok(&w->log, now))
+		DP_LOG(dp_ethdev_logtype, INFO, "%s (restart %llu, link down for %.1f s; trying again in %.1f s)",
+		       err, (unsigned long long)w->stats.port_restarts,
+		       (double)(now - w->down_since) / 1e9,
+		       (double)(w->next_restart > now ? w->next_restart - now : 0) / 1e9);
+}
+
 /*
- * Restart dev, or create it again, down since w->down_since, and schedule
- * the next attempt; false (nothing done) while a fence holds its removal.
+ * The path= of dev's devargs in path (len bytes); true when the device is
+ * to be created only once its vhost-user server answered a probe: a
+ * socket, or nothing there yet (a vhost-kernel or vDPA device, path= a
+ * character device, is created at once).
+ */
+static bool dp_ethdev_vhost_path(const struct dp_ethdev *dev, char *path, size_t len)
+{
+	struct rte_kvargs *kv = dp_ethdev_parse_args(dev->vdev_args);
+	const char *p = kv ? rte_kvargs_get(kv, "path") : NULL;
+	struct stat st;
+	bool probe = p && (stat(p, &st) ? errno == ENOENT : S_ISSOCK(st.st_mode));
+
+	snprintf(path, len, "%s", p ? p : "");
+	rte_kvargs_free(kv);
+	return probe;
+}
+
+/*
+ * Remove dev's device and create it again, or, when its server is at a
+ * vhost-user socket, ask that server first (dev->watch.probing): the
+ * creation waits for the server's replies without a time-out, and would
+ * hold the caller as long as the server does not answer (a server that
+ * has just started serves its socket only after up to a second, a stopped
+ * one never). 0 (created, or asked), or -errno with a message in err.
+ */
+static int dp_ethdev_replug_or_probe(struct dp_ethdev *dev, uint64_t now, char *err,
+				     size_t errlen)
+{
+	char path[256];
+	int fd;
+
+	if (!dev->unplugged)
+		dp_ethdev_unplug(dev);
+	if (!dp_ethdev_vhost_path(dev, path, sizeof(path)))
+		return dp_ethdev_replug(dev, err, errlen);
+	fd = dp_vhost_probe_start(path);
+	if (fd < 0) {
+		snprintf(err, errlen, "port %s: no vhost-user server at %s (%s)", dev->name, path,
+			 strerror(-fd));
+		return fd;
+	}
+	dev->watch.probe_fd = fd;
+	dev->watch.probe_since = now;
+	dev->watch.probing = true;
+	return 0;
+}
+
+/*
+ * An attempt was due while dev's vhost-user server had taken the probe
+ * and not answered: count it, keep the probe (one connection, which the
+ * server answers when it serves its socket again), and say so once it
+ * is silent for longer than a server just started would be, then at
+ * most every 10 s.
+ */
+static void dp_ethdev_server_silent(struct dp_ethdev *dev, uint64_t now)
+{
+	struct dp_ethdev_watch *w = &dev->watch;
+	char path[256];
+
+	w->stats.server_silent++;
+	dp_ethdev_backoff(w, now);
+	if (now - w->probe_since < (uint64_t)DP_ETHDEV_SILENT_SAY_MS * DP_NS_PER_MS ||
+	    !dp_ratelimit_ok(&w->silent_log, now))
+		return;
+	dp_ethdev_vhost_path(dev, path, sizeof(path));
+	DP_LOG(dp_ethdev_logtype, NOTICE,
+	       "port %s: the vhost-user server at %s took the connection %.1f s ago and has not answered (stopped?): the device is created once it answers",
+	       dev->name, path, (double)(now - w->probe_since) / 1e9);
+}
+
+/*
+ * dev's vhost-user server was asked whether it answers: once it did,
+ * create the device; while it has not, count each attempt that falls due
+ * (server_silent); one that closed the connection is a failed attempt.
+ * True when it did something.
+ */
+static bool dp_ethdev_watch_probe(struct dp_ethdev *dev, uint64_t now)
+{
+	struct dp_ethdev_watch *w = &dev->watch;
+	int ret = dp_vhost_probe_answered(w->probe_fd, 0);
+	char err[512];
+
+	if (ret == 0) {
+		if (now >= w->next_restart)
+			dp_ethdev_server_silent(dev, now);
+		return false;
+	}
+	dp_ethdev_probe_end(dev);
+	if (ret > 0)
+		ret = dp_ethdev_replug(dev, err, sizeof(err));
+	else
+		snprintf(err, sizeof(err), "port %s: its vhost-user server closed the connection without answering (%s)",
+			 dev->name, strerror(-ret));
+	if (ret)
+		dp_ethdev_restart_failed(dev, err, now);
+	return true;
+}
+
+/*
+ * Restart dev, or create it again (or ask its vhost-user server first),
+ * down since w->down_since, and schedule the next attempt; false (nothing
+ * done) while a fence holds its removal.
  */
 static bool dp_ethdev_watch_restart(struct dp_ethdev *dev, uint64_t now)
 {
 	struct dp_ethdev_watch *w = &dev->watch;
-	char err[256];
+	char err[512];
 	int ret;
 
 	if (dp_ethdev_fence_pending(dev))
 		return false;
-	ret = w->policy == DP_ETHDEV_LINK_REPLUG ? dp_ethdev_replug(dev, err, sizeof(err)) :
-						   dp_ethdev_restart(dev, err, sizeof(err));
+	if (w->policy == DP_ETHDEV_LINK_REPLUG)
+		ret = dp_ethdev_replug_or_probe(dev, now, err, sizeof(err));
+	else
+		ret = dp_ethdev_restart(dev, err, sizeof(err));
 	w->stats.port_restarts++;
+	dp_ethdev_backoff(w, now);
 	if (ret)
-		w->stats.restart_failed++;
-	if (ret && dp_ratelimit_ok(&w->log, now))
-		DP_LOG(dp_ethdev_logtype, INFO, "%s (restart %llu, link down for %.1f s; trying again in %.1f s)",
-		       err, (unsigned long long)w->stats.port_restarts,
-		       (double)(now - w->down_since) / 1e9, (double)w->backoff / 1e9);
-	w->next_restart = now + w->backoff;
-	w->backoff = RTE_MIN(2 * w->backoff,
-			     (uint64_t)DP_ETHDEV_RESTART_MAX_MS * DP_NS_PER_MS);
+		dp_ethdev_restart_failed(dev, err, now);
 	return true;
 }
 
@@ -1289,7 +1424,11 @@ bool dp_ethdev_watch(struct dp_ethdev *dev, uint64_t now)
 	else if (!up && !w->down_since)
 		dp_ethdev_link_lost(dev, now);
 	dev->link_up = up;
-	if (up || w->policy == DP_ETHDEV_LINK_WAIT || now < w->next_restart)
+	if (up || w->policy == DP_ETHDEV_LINK_WAIT)
+		return false;
+	if (w->probing)
+		return dp_ethdev_watch_probe(dev, now);
+	if (now < w->next_restart)
 		return false;
 	return dp_ethdev_watch_restart(dev, now);
 }

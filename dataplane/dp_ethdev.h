@@ -54,7 +54,8 @@ struct dp_ethdev_conf {
 	X(link_down, "times the link went down") \
 	X(link_up, "times it came back up after going down") \
 	X(port_restarts, "stops and starts (or re-creations) to bring the link back") \
-	X(restart_failed, "restarts whose start (or creation) failed (the peer not there yet)")
+	X(restart_failed, "restarts whose start (or creation) failed (the peer not there yet)") \
+	X(server_silent, "re-creations put off: the vhost-user server took the connection and had not answered when one was due")
 
 /* Link events of a device and what dp_ethdev_watch did about them. */
 struct dp_ethdev_link_stats {
@@ -97,7 +98,17 @@ struct dp_ethdev_watch {
 	 * one ran. An enum dp_ethdev_fence, also written by the alarm thread.
 	 */
 	int fence;
+	/*
+	 * DP_ETHDEV_LINK_REPLUG with a vhost-user socket: a connection of
+	 * its own asks the server whether it answers (dp_vhost_probe), and
+	 * the device is created only once it did; probe_fd is open while
+	 * probing.
+	 */
+	bool probing;
+	int probe_fd;			/* the probe's socket, while probing */
+	uint64_t probe_since;		/* when it connected */
 	struct dp_ratelimit log;	/* limits the restart lines */
+	struct dp_ratelimit silent_log;	/* limits the lines on a server that does not answer */
 	struct dp_ethdev_link_stats stats;	/* link events, restarts */
 };
 
@@ -206,8 +217,14 @@ int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen);
  * link_down); or, the same way, stop the device, remove it and create it
  * again with the same devargs, configuration and pool (virtio-user
  * client, also one the EAL could not create; dev->port_id may change,
- * and its ports follow it). True when it restarted or re-created the
- * device. Call it from the thread that polls dev's ports.
+ * and its ports follow it). A virtio-user client whose path= is a socket
+ * is created only once its vhost-user server answered a request of the
+ * watch's own (dp_vhost_probe), looked for at each call without waiting:
+ * the driver waits for the server's answers without a time-out, so no
+ * call waits for a server just started or one that never answers (its
+ * silence is counted in server_silent). True when it restarted,
+ * re-created or asked about the device. Call it from the thread that
+ * polls dev's ports.
  */
 bool dp_ethdev_watch(struct dp_ethdev *dev, uint64_t now);
 

@@ -10,8 +10,8 @@
  *                                 network (vnetID_STAGE_COUNTER), port
  *                                 counters (bulk_* / quick_* / port_*),
  *                                 link counters (link_*, port_restarts,
- *                                 restart_failed; quick_* for a quick
- *                                 device of its own)
+ *                                 restart_failed, server_silent; quick_*
+ *                                 for a quick device of its own)
  *   /segnet/nic/endpoints[,NAME]  per open endpoint: vnet, uid, pid,
  *                                 buffers and its counters
  *

@@ -62,6 +62,9 @@ static char vhost_dir[64];
 /* virtio-user's devargs for a client whose server is started later, in vhost_dir. */
 static char virtio_late[160];
 
+/* virtio-user's devargs for a client whose server takes connections and never answers. */
+static char virtio_silent[160];
+
 /* Devices whose peers are not there (suite peerless). */
 static const char *const peerless_vdevs[] = {
 	/* A memif client whose server's socket is missing. */
@@ -72,6 +75,8 @@ static const char *const peerless_vdevs[] = {
 	"--vdev", "net_virtio_user0,path=/nonexistent-segnet-ut/vh0.sock,queues=1",
 	/* One whose server the test starts later. */
 	"--vdev", virtio_late,
+	/* One whose server the test plays: it listens and says nothing. */
+	"--vdev", virtio_silent,
 	/* Its vhost-user server (net_vhost0, hot-plugged) logs every message at INFO. */
 	"--log-level", "lib.vhost.config:warning",
 };
@@ -116,6 +121,8 @@ static void eal_up_peerless(void)
 	cr_assert_eq(mkdir(vhost_dir, 0700), 0, "mkdir %s: %s", vhost_dir, strerror(errno));
 	snprintf(virtio_late, sizeof(virtio_late), "net_virtio_user1,path=%s/vh.sock,queues=1",
 		 vhost_dir);
+	snprintf(virtio_silent, sizeof(virtio_silent),
+		 "net_virtio_user2,path=%s/silent.sock,queues=1", vhost_dir);
 	eal_start(peerless_vdevs, (int)RTE_DIM(peerless_vdevs));
 }
 
@@ -146,6 +153,8 @@ static void eal_down_peerless(void)
 
 	eal_down();
 	snprintf(path, sizeof(path), "%s/vh.sock", vhost_dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/silent.sock", vhost_dir);
 	unlink(path);
 	rmdir(vhost_dir);
 }
@@ -734,15 +743,21 @@ static void vhost_server_up(struct dp_ethdev *srv)
 		     "%s", err);
 }
 
-/* Watch dev (time advanced in 10 ms steps, up to 3 s) until its link is up; it took a creation. */
+/*
+ * Watch dev (time advanced in 10 ms steps, 1 ms of real time apart, for
+ * 3 s of real time at most) until its link is up; it took a creation.
+ * Real time: the device is created once its server answered, and DPDK
+ * 22.11's vhost-user server takes a new socket's first connection only
+ * after up to a second.
+ */
 static void watch_until_up(struct dp_ethdev *dev, uint64_t *now)
 {
 	uint64_t restarts = dev->watch.stats.port_restarts;
 
-	for (unsigned int ms = 0; !dev->link_up && ms < 3000; ms += 10) {
+	for (unsigned int ms = 0; !dev->link_up && ms < 3000; ms++) {
 		watch_after(dev, now, 10);
 		/* The fence is an EAL alarm: let real time pass for it. */
-		rte_delay_us_sleep(100);
+		rte_delay_us_sleep(1000);
 	}
 	cr_assert(dev->link_up, "link of %s still down", dev->name);
 	cr_assert_not(dev->stopped);
@@ -824,6 +839,70 @@ Test(peerless, virtio_user_client_is_created_once_its_server_is_there)
 	dp_ethdev_close(&srv);
 	cr_assert_eq(rte_eal_hotplug_remove("vdev", "net_vhost0"), 0);
 	cr_assert_eq(rte_mempool_avail_count(pool), avail, "every mbuf back after closing both");
+}
+
+/* A listening socket at vhost_dir/name that never accepts: the test plays a silent server. */
+static int silent_server(const char *name)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	cr_assert_geq(fd, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", vhost_dir, name);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0, "bind: %s", strerror(errno));
+	cr_assert_eq(listen(fd, 8), 0);
+	return fd;
+}
+
+/*
+ * A vhost-user server that takes the connection and never answers (a
+ * stopped switchd, or anything listening at the path): the watch must not
+ * create the device, whose driver would wait for the server's replies for
+ * ever (DPDK 22.11's virtio-user reads them without a time-out), so no
+ * pass of it takes long; it counts the attempts that fall due meanwhile
+ * (server_silent) on one connection, and a server that then goes away is
+ * a failed attempt. Before the probe, the first creation hung here.
+ */
+Test(peerless, a_silent_vhost_user_server_holds_no_watch, .timeout = 30)
+{
+	struct dp_ethdev_conf conf = {
+		.rx_queues = 1, .tx_queues = 1, .promiscuous = true, .late_peer = true,
+	};
+	const struct dp_ethdev_link_stats *st;
+	double longest = 0;
+	struct dp_ethdev dev;
+	char err[512] = "";
+	uint64_t now;
+	int lfd, cfd;
+
+	cr_assert_eq(dp_ethdev_setup("net_virtio_user2", &conf, pool, &dev, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert(dev.unplugged);
+	st = &dev.watch.stats;
+	lfd = silent_server("silent.sock");
+	now = dp_tsc_ns();
+	for (unsigned int ms = 0; ms < 5000; ms += 10) {
+		uint64_t t0 = dp_tsc_ns();
+
+		watch_after(&dev, &now, 10);
+		if ((double)(dp_tsc_ns() - t0) / 1e6 > longest)
+			longest = (double)(dp_tsc_ns() - t0) / 1e6;
+	}
+	cr_assert_lt(longest, 100, "a pass of the watch took %.1f ms", longest);
+	cr_assert(dev.unplugged, "not created: its server never answered");
+	cr_assert_eq(st->port_restarts, 1, "one connection, kept: %" PRIu64, st->port_restarts);
+	cr_assert_eq(st->restart_failed, 0);
+	/* Attempts due at 0.3, 0.7, 1.5 and 3.1 s; the connection was made at 0.1 s. */
+	cr_assert_eq(st->server_silent, 4, "server_silent %" PRIu64, st->server_silent);
+	cfd = accept(lfd, NULL, NULL);
+	cr_assert_geq(cfd, 0, "the probe's connection is waiting");
+	cr_assert_lt(accept(lfd, NULL, NULL), 0, "and no other");
+	close(cfd);
+	close(lfd);
+	watch_after(&dev, &now, 10);
+	cr_assert_eq(st->restart_failed, 1, "the server hung up: a failed attempt");
+	cr_assert(dev.unplugged);
+	dp_ethdev_close(&dev);
 }
 
 /* A --vdev its driver refused is named, with what to do for a virtio-user client. */
