@@ -105,6 +105,10 @@ static const struct option stat_long_opts[] = {
 /* The options that are lists: --cmd. */
 static const int stat_list_opts[] = { 'c', 0 };
 
+/* Options of which one may be given: where the telemetry socket is. */
+static const int stat_where_group[] = { 'p', 's', 0 };
+static const int *const stat_groups[] = { stat_where_group, NULL };
+
 /* Handle one option; false after printing an error. */
 static bool stat_option(void *opts, int c, const char *arg)
 {
@@ -160,8 +164,8 @@ static int stat_parse(struct stat_opts *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->prefix = "rte";
 	o->interval = 1;
-	rc = tool_getopt(stat_prog, argc, argv, stat_long_opts, stat_list_opts, NULL, stat_usage,
-			 stat_option, o);
+	rc = tool_getopt(stat_prog, argc, argv, stat_long_opts, stat_list_opts, stat_groups,
+			 stat_usage, stat_option, o);
 	if (rc)
 		return rc;
 	if (o->json && !o->once) {

@@ -333,6 +333,8 @@ Test(tools, ping_and_perf_arguments)
 		      "--json", NULL);
 	t_usage_error("--interval given twice", SEGNET_STAT_BIN, "--interval", "1",
 		      "--interval", "2", NULL);
+	t_usage_error("--prefix and --socket do not go together", SEGNET_STAT_BIN,
+		      "--prefix", "a", "--socket", "/b", NULL);
 }
 
 Test(tools, no_daemon)
