@@ -18,7 +18,7 @@
 # Options:
 #   --pcap FILE     the trace (default pcap/samples/cluster-udp.pcap, 260
 #                   UDP packets among four hosts, see pcap/samples/README.md)
-#   --nodes N       nodes of the lab, 2 to 64 (default 4)
+#   --nodes N       nodes of the lab, 2 to 32 (default 4; lab.sh's limit)
 #   --out DIR       output directory (default ./segnet-demo-out)
 #   --loop N        passes over the trace (default 1)
 #   --limit N       stop after N packets
@@ -83,8 +83,8 @@ parse_args() {
 	done
 	[ -n "$pcap" ] || die_usage "--pcap needs a file"
 	[ -n "$out" ] || die_usage "--out needs a directory"
-	is_uint "$nodes" && [ "$nodes" -ge 2 ] && [ "$nodes" -le 64 ] ||
-		die_usage "--nodes must be 2 to 64, not '$nodes'"
+	is_uint "$nodes" && [ "$nodes" -ge 2 ] && [ "$nodes" -le 32 ] ||
+		die_usage "--nodes must be 2 to 32 (lab.sh's limit), not '$nodes'"
 	is_uint "$loop" && [ "$loop" -ge 1 ] || die_usage "--loop must be 1 or more, not '$loop'"
 	[ -z "$limit" ] || { is_uint "$limit" && [ "$limit" -ge 1 ]; } ||
 		die_usage "--limit must be 1 or more, not '$limit'"

@@ -31,8 +31,9 @@ out=$tmp/out
 expect 0 "--pcap FILE" --help
 expect 0 "--no-build" -h
 expect 2 "unknown argument '--bogus'" --bogus
-expect 2 "--nodes must be 2 to 64, not '1'" --nodes 1
-expect 2 "--nodes must be 2 to 64, not 'x'" --nodes x
+expect 2 "--nodes must be 2 to 32 (lab.sh's limit), not '1'" --nodes 1
+expect 2 "--nodes must be 2 to 32 (lab.sh's limit), not 'x'" --nodes x
+expect 2 "--nodes must be 2 to 32 (lab.sh's limit), not '33'" --nodes 33
 expect 2 "--limit must be 1 or more, not '0'" --limit 0
 expect 2 "--multiplier must be a number" --multiplier fast
 expect 2 "--out needs a value" --out
