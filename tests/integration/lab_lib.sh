@@ -7,8 +7,8 @@
 #   lab_TEST.sh LAB_SH BUILD_DIR
 #
 # and brings its own lab up with scripts/lab.sh in a temporary directory,
-# on the link type $SEGNET_LAB_LINK (memif by default; vhost and veth need
-# root, and veth is skipped, exit 77, without it). $SEGNET_LAB_SEED seeds
+# on the link type $SEGNET_LAB_LINK (memif by default; vhost; veth needs
+# root and is skipped, exit 77, without it). $SEGNET_LAB_SEED seeds
 # what is random (default 1). At exit, failure included, it stops every
 # process it started by PID, takes the lab down with lab.sh and checks
 # that nothing of it is left.
