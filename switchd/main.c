@@ -142,7 +142,7 @@ static int swd_build(struct swd *d)
 	if (o->idle_after_us && o->idle_sleep_us &&
 	    sw_fabric_slot_ns(d->sw) < 4000ull * (o->idle_sleep_us + SWD_WAKE_US))
 		DP_LOG(swd_logtype, NOTICE,
-		       "a slot of %llu ns is short for back-off sleeps of %u us: slot boundaries will be missed when bulk traffic pauses; use --idle-after-us 0 (busy polling) on a dedicated core, or a lower --link-gbps in a lab",
+		       "a slot of %llu ns is short for back-off sleeps of %u us: slot boundaries will be missed when bulk traffic pauses; use --idle-after-us 0 (busy polling) on a dedicated core, or a lower --bulk-gbps (the slot's rate) in a lab",
 		       (unsigned long long)sw_fabric_slot_ns(d->sw), o->idle_sleep_us);
 	if (swd_telemetry_register())
 		DP_LOG(swd_logtype, WARNING, "telemetry endpoints not registered");

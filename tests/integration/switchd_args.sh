@@ -9,7 +9,8 @@
 # All but the last cases fail before the EAL starts; the unknown ethdev is
 # found after it (net_null, no hugepages, no telemetry). A link that stays
 # down (a memif server nobody connects to) is a failure at run time: exit 1
-# naming the port.
+# naming the port. Last, switchd runs for a second on a 10 Gbit/s slot
+# and says the slot is short for its back-off sleeps.
 set -u
 
 switchd=${1:?usage: switchd_args.sh SWITCHD}
@@ -97,5 +98,12 @@ else
 	passed=$((passed + 1))
 	echo "ok: a failed EAL start left no runtime directory"
 fi
+# A slot too short for the back-off sleeps: the notice names the option that
+# sets the slot, --bulk-gbps (a --link-gbps loses to it). Stopped by SIGINT.
+expect_prog=timeout
+# shellcheck disable=SC2086
+expect 0 "or a lower --bulk-gbps" -s INT --preserve-status 1 "$switchd" $eal \
+	--log-level "segnet.switchd.*:notice" --vdev net_null0,no-rx=1 --vdev net_null1,no-rx=1 \
+	-- --nodes 2 --port 0=net_null0 --port 1=net_null1 --bulk-gbps 10
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
