@@ -95,6 +95,25 @@ static int dp_opt_group_check(const struct dp_opt_parser *p, int i, char *err, s
 	return 0;
 }
 
+/*
+ * Refuse option i given by a shorter name (getopt_long takes any unique
+ * prefix: --key for --key-file, which another tool's --key may mean, and
+ * one that a new option would make ambiguous).
+ */
+static int dp_opt_whole_name(const struct dp_opt_parser *p, int i, char **argv, char *err,
+			     size_t errlen)
+{
+	/* The option's word: before its value when that came as the next word. */
+	bool apart = p->opts[i].has_arg == required_argument && optarg == argv[optind - 1];
+	const char *word = argv[optind - (apart ? 2 : 1)];
+	size_t len = strcspn(word, "=");
+
+	if (len == strlen(p->opts[i].name) + 2 && !strncmp(word + 2, p->opts[i].name, len - 2))
+		return 0;
+	return dp_opt_fail(err, errlen, "%.*s: give the whole name, --%s (see --help)",
+			   (int)len, word, p->opts[i].name);
+}
+
 int dp_opt_next(struct dp_opt_parser *p, int argc, char **argv, char *err, size_t errlen)
 {
 	int at = optind ? optind : 1, i = -1;
@@ -104,6 +123,8 @@ int dp_opt_next(struct dp_opt_parser *p, int argc, char **argv, char *err, size_
 		return 0;
 	if (c == '?' || c == ':')
 		return dp_opt_refuse(p, c, argv, at, err, errlen);
+	if (i >= 0 && dp_opt_whole_name(p, i, argv, err, errlen))
+		return -EINVAL;
 	if (i < 0)
 		i = dp_opt_index(p->opts, c);	/* -h */
 	if (i < 0 || dp_opt_in(p->lists, c))

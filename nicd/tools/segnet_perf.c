@@ -380,6 +380,7 @@ static int perf_server(struct segnet_ep *ep, struct perf_run *r)
 	const struct perf_opts *o = r->o;
 	uint64_t t0 = tool_now_ns();
 	uint64_t end = o->duration ? t0 + (uint64_t)(o->duration * 1e9) : UINT64_MAX;
+	char where[96];
 	int rc = 0;
 
 	segnet_set_handler(ep, PERF_H, perf_on_msg, r);
@@ -390,8 +391,8 @@ static int perf_server(struct segnet_ep *ep, struct perf_run *r)
 		nanosleep(&ts, NULL);
 	}
 	/* With --json stdout holds the results alone: say it on stderr. */
-	fprintf(o->json ? stderr : stdout, "segnet-perf: server on node %u endpoint %u (vnet %u)\n",
-		segnet_node(ep), segnet_endpoint(ep), o->ep.vnet);
+	fprintf(o->json ? stderr : stdout, "segnet-perf: server on %s\n",
+		tool_ep_where(ep, o->ep.vnet, where, sizeof(where)));
 	fflush(o->json ? stderr : stdout);
 	while (!tool_stop && tool_now_ns() < end && (!o->messages || r->received < o->messages)) {
 		uint64_t before = r->received;

@@ -287,13 +287,13 @@ static int ping_server_run(struct segnet_ep *ep, const struct ping_opts *o)
 {
 	struct ping_server s = { .q = calloc(PING_BACKLOG, sizeof(struct ping_echo)) };
 	struct segnet_completion comps[64];
+	char where[96];
 	int rc = 0;
 
 	if (!s.q)
 		return TOOL_EXIT_FAIL;
 	segnet_set_handler(ep, PING_H_REQUEST, ping_on_request, &s);
-	printf("segnet-ping: echoing on node %u endpoint %u (vnet %u)\n", segnet_node(ep),
-	       segnet_endpoint(ep), o->ep.vnet);
+	printf("segnet-ping: echoing on %s\n", tool_ep_where(ep, o->ep.vnet, where, sizeof(where)));
 	fflush(stdout);
 	while (!tool_stop && (!o->count || s.echoed < o->count)) {
 		rc = segnet_poll(ep, comps, 64);

@@ -164,6 +164,18 @@ struct segnet_ep *tool_ep_open(const char *prog, const struct tool_ep_opts *o,
 	return NULL;
 }
 
+const char *tool_ep_where(const struct segnet_ep *ep, unsigned int vnet, char *buf,
+			  size_t len)
+{
+	if (segnet_cluster_size(ep))
+		snprintf(buf, len, "node %u endpoint %u (vnet %u)", segnet_node(ep),
+			 segnet_endpoint(ep), vnet);
+	else
+		snprintf(buf, len, "endpoint %u (vnet %u) of a node that has not joined a cluster yet",
+			 segnet_endpoint(ep), vnet);
+	return buf;
+}
+
 bool tool_wait_joined(const char *prog, struct segnet_ep *ep, uint32_t ms, long node)
 {
 	uint64_t end = tool_now_ns() + (uint64_t)ms * 1000000u;

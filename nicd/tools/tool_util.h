@@ -85,6 +85,14 @@ struct segnet_ep *tool_ep_open(const char *prog, const struct tool_ep_opts *o,
  */
 bool tool_wait_joined(const char *prog, struct segnet_ep *ep, uint32_t ms, long node);
 
+/*
+ * Where a server serves, for its banner: "node N endpoint E (vnet V)", or,
+ * before its NIC joined (it has no node id yet), "endpoint E (vnet V) of a
+ * node that has not joined a cluster yet". Returns buf.
+ */
+const char *tool_ep_where(const struct segnet_ep *ep, unsigned int vnet, char *buf,
+			  size_t len);
+
 /* Latency samples in nanoseconds. */
 struct tool_samples {
 	uint64_t *v;	/* samples */

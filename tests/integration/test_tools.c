@@ -353,6 +353,23 @@ Test(tools, no_daemon)
 	cr_assert(strstr(t_read_file(t_out), "cannot reach telemetry"), "%s", t_read_file(t_out));
 }
 
+/* A server whose NIC has not joined has no node id yet: its banner says so. */
+Test(tools, a_server_on_a_node_not_joined_says_so, .timeout = 60)
+{
+	struct t_nicd n;
+	int rc;
+
+	t_nicd_init(&n, "banner");
+	t_nicd_start(&n, NULL);
+	rc = t_cmd(t_out, SEGNET_PERF_BIN, "--nicd", n.sock, "--key-file", n.key1, "--server",
+		   "--duration", "0.2", NULL);
+	cr_assert_eq(rc, 0, "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out),
+			 "server on endpoint 0 (vnet 1) of a node that has not joined a cluster yet"),
+		  "%s", t_read_file(t_out));
+	t_nicd_fini(&n);
+}
+
 /*
  * Without --per-target-cap the cap is a quarter of the send buffers (at
  * least 1), so --send-buffers alone is never refused; the default stays 16.

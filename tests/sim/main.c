@@ -419,6 +419,10 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 	}
 }
 
+/* One load or a sweep of them. */
+static const int sim_load_group[] = { O_LOAD, O_LOAD_SWEEP, 0 };
+static const int *const sim_groups[] = { sim_load_group, NULL };
+
 /* Parse the command line (after EAL's arguments were removed). */
 static void parse_args(struct sim_cli *cli, int argc, char **argv)
 {
@@ -436,6 +440,7 @@ static void parse_args(struct sim_cli *cli, int argc, char **argv)
 	cli->loads[0] = 0.5;
 	cli->n_loads = 1;
 	dp_opt_start(&p, sim_options, NULL, false);
+	p.groups = sim_groups;
 	while ((opt = dp_opt_next(&p, argc, argv, err, sizeof(err))) > 0)
 		parse_opt(cli, opt, optarg);
 	if (opt < 0) {

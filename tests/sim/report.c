@@ -93,7 +93,7 @@ void sim_print_summary(const struct sim_cli *cli)
 		d.failed += r->delivery.failed;
 		d.queued += r->delivery.queued;
 	}
-	printf("simulated %.3f s of network time: %llu frames in %.2f s of run time "
+	printf("simulated %.6f s of network time: %llu frames in %.2f s of run time "
 	       "(%.0f simulated packets per wall-clock second)\n",
 	       sim_s, (unsigned long long)frames, wall, wall > 0 ? (double)frames / wall : 0);
 	if (d.failed)

@@ -167,15 +167,37 @@ Test(opts, a_refused_option_is_named_as_given_even_inside_a_cluster)
 	cr_assert_str_eq(err, "-l: unknown option (see --help; EAL arguments go before --)");
 }
 
+/*
+ * getopt_long takes any unique prefix of a long option; dp_opt_next does
+ * not: a prefix may mean another option in another tool (segnet-replay's
+ * --key-file, segnet-ping's --key), and a new option makes it ambiguous.
+ */
+Test(opts, a_long_option_is_refused_by_a_shorter_name)
+{
+	const struct t_refusal cases[] = {
+		{ "--nod: give the whole name, --nodes (see --help)", { "--nod", "2" } },
+		{ "--nod: give the whole name, --nodes (see --help)", { "--nod=2" } },
+		{ "--po: give the whole name, --port (see --help)", { "--port", "a", "--po", "b" } },
+		{ "--che: give the whole name, --check (see --help)", { "--nodes", "2", "--che" } },
+		{ "--he: give the whole name, --help (see --help)", { "--he" } },
+	};
+	char err[160];
+
+	t_refused(cases, sizeof(cases) / sizeof(cases[0]));
+	/* A value that looks like a shorter name is a value. */
+	cr_assert_eq(t_parse((char *[]){ "--nodes", "2", "--name=n", "--port", "--che", NULL },
+			     false, err, sizeof(err)), 0, "%s", err);
+}
+
 Test(opts, an_option_that_is_not_a_list_is_refused_the_second_time)
 {
-	char *argv[] = { "prog", "--port", "a", "op", "--nodes", "2", "--port=b", "--na", "x",
+	char *argv[] = { "prog", "--port", "a", "op", "--nodes", "2", "--port=b", "--name", "x",
 			 "--port", "c" };
 	int want[] = { T_PORT, T_NODES, T_PORT, T_NAME, T_PORT };
 	const struct t_refusal cases[] = {
 		{ "--nodes given twice: give it once (see --help)", { "--nodes", "2", "--nodes", "3" } },
 		{ "--name given twice: give it once (see --help)",
-		  { "--name=a", "--port", "p", "--nam", "b" } },
+		  { "--name=a", "--port", "p", "--name", "b" } },
 		{ "--check given twice: give it once (see --help)", { "--check", "--check" } },
 	};
 	struct dp_opt_parser p;

@@ -164,14 +164,18 @@ static int t_csv_diff(const struct t_csv *a, const struct t_csv *b, const char *
 	return diffs;
 }
 
-/* Run a short simulation with seed and extra args (one run: one job); its CSV into c. */
+/*
+ * Run a short simulation with seed and extra args (one run: one job; load
+ * 0.3 unless extra has a --load-sweep); its CSV into c.
+ */
 static void t_sim_csv(const char *seed, const char *const *extra, struct t_csv *c)
 {
 	const char *args[T_MAX_ARGS] = {
-		"--nodes", "4", "--duration", "2ms", "--load", "0.3",
+		"--nodes", "4", "--duration", "2ms",
 		"--conf", "conf4-sr", "--loss", "0.01", "--reorder", "0.02", "--seed", seed,
 	};
-	int n = 14;
+	int n = 12;
+	bool sweep = false;
 	char csv[256];
 	struct t_run *r = calloc(1, sizeof(*r));
 
@@ -179,8 +183,14 @@ static void t_sim_csv(const char *seed, const char *const *extra, struct t_csv *
 	t_path(csv, sizeof(csv), "csv");
 	args[n++] = "--csv";
 	args[n++] = csv;
-	for (int i = 0; extra && extra[i]; i++)
+	for (int i = 0; extra && extra[i]; i++) {
+		sweep |= !strcmp(extra[i], "--load-sweep");
 		args[n++] = extra[i];
+	}
+	if (!sweep) {
+		args[n++] = "--load";
+		args[n++] = "0.3";
+	}
 	args[n] = NULL;
 	t_sim(args, r);
 	cr_assert_eq(r->status, 0, "segnet-sim exited %d: %s", r->status, r->err);
@@ -351,6 +361,9 @@ Test(simrun, bad_arguments_exit_2_naming_the_argument)
 		{ { "--seed", "1", "--seed", "2", NULL }, "--seed given twice" },
 		{ { "--cfg-keepalive", "2501", NULL }, "--cfg-keepalive" },
 		{ { "--csv", "/proc/segnet-sim-test.csv", NULL }, "--csv" },
+		{ { "--load", "0.3", "--load-sweep", "0.1:0.2:0.1", NULL },
+		  "--load and --load-sweep do not go together" },
+		{ { "--dur", "1ms", NULL }, "give the whole name, --duration" },
 	};
 	struct t_run *r = calloc(1, sizeof(*r));
 
