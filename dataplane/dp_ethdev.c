@@ -1172,6 +1172,7 @@ static void dp_ethdev_unplug(struct dp_ethdev *dev)
 static int dp_ethdev_replug(struct dp_ethdev *dev, char *err, size_t errlen)
 {
 	struct rte_eth_dev_info info;
+	struct rte_eth_link link;
 	bool set_mtu;
 	uint16_t id;
 	int ret;
@@ -1204,6 +1205,9 @@ static int dp_ethdev_replug(struct dp_ethdev *dev, char *err, size_t errlen)
 	dev->port_id = id;
 	dev->unplugged = dev->stopped = false;
 	dp_ethdev_settle(dev, &info, set_mtu);
+	/* Its ports pass frames now: a NIC may join, taking the rate, before the watch reads it. */
+	(void)dp_ethdev_read_link(id, &link);
+	dev->link_speed_mbps = dp_ethdev_link_mbps(&link);
 	return 0;
 remove:
 	rte_eal_hotplug_remove("vdev", dev->vdev);

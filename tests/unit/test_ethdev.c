@@ -119,7 +119,8 @@ static void eal_up_peerless(void)
 		 (int)getpid());
 	snprintf(vhost_dir, sizeof(vhost_dir), "/tmp/segnet-ut-vhost-%d", (int)getpid());
 	cr_assert_eq(mkdir(vhost_dir, 0700), 0, "mkdir %s: %s", vhost_dir, strerror(errno));
-	snprintf(virtio_late, sizeof(virtio_late), "net_virtio_user1,path=%s/vh.sock,queues=1",
+	/* speed=: virtio-user reports no link speed unless told one. */
+	snprintf(virtio_late, sizeof(virtio_late), "net_virtio_user1,path=%s/vh.sock,queues=1,speed=10000",
 		 vhost_dir);
 	snprintf(virtio_silent, sizeof(virtio_silent),
 		 "net_virtio_user2,path=%s/silent.sock,queues=1", vhost_dir);
@@ -839,6 +840,50 @@ Test(peerless, virtio_user_client_is_created_once_its_server_is_there)
 	dp_ethdev_close(&srv);
 	cr_assert_eq(rte_eal_hotplug_remove("vdev", "net_vhost0"), 0);
 	cr_assert_eq(rte_mempool_avail_count(pool), avail, "every mbuf back after closing both");
+}
+
+/*
+ * The moment the watch has created a virtio-user client again its ports
+ * pass frames (a NIC says HELLO and may join at once, taking its quick
+ * rate then: nic_quick_rate), so the rate they report must be the new
+ * device's already, not what was known before it existed (0).
+ */
+Test(peerless, a_created_device_reports_its_rate_at_once)
+{
+	struct dp_ethdev_conf conf = {
+		.rx_queues = 1, .tx_queues = 1, .promiscuous = true, .late_peer = true,
+	};
+	struct rte_eth_link link;
+	struct dp_ethdev dev, srv;
+	struct dp_port *p, *q;
+	char err[512] = "";
+	uint64_t now;
+
+	cr_assert_eq(dp_ethdev_setup("net_virtio_user1", &conf, pool, &dev, err, sizeof(err)), 0,
+		     "%s", err);
+	p = dp_ethdev_port_create(&dev, 0, 0);
+	cr_assert_not_null(p);
+	cr_assert_eq(dp_port_tx_gbps(p), 0, "no device, no rate");
+	vhost_server_up(&srv);
+	q = dp_ethdev_port_create(&srv, 0, 0);
+	cr_assert_not_null(q);
+	now = dp_tsc_ns();
+	/* Up to the pass that created it: its port passes frames from then on. */
+	for (unsigned int ms = 0; dp_port_down(p) && ms < 3000; ms++) {
+		watch_after(&dev, &now, 10);
+		rte_delay_us_sleep(1000);
+	}
+	cr_assert_not(dp_port_down(p), "not created in 3 s");
+	cr_assert_eq(rte_eth_link_get_nowait(dev.port_id, &link), 0);
+	cr_assert_neq(link.link_speed, RTE_ETH_SPEED_NUM_UNKNOWN, "the driver tells no speed");
+	cr_assert_eq(dp_port_tx_gbps(p), link.link_speed / 1000.0,
+		     "created at %u Mb/s, its port reports %.3f Gbit/s", link.link_speed,
+		     dp_port_tx_gbps(p));
+	dp_port_destroy(q);
+	dp_port_destroy(p);
+	dp_ethdev_close(&dev);
+	dp_ethdev_close(&srv);
+	cr_assert_eq(rte_eal_hotplug_remove("vdev", "net_vhost0"), 0);
 }
 
 /* A listening socket at vhost_dir/name that never accepts: the test plays a silent server. */
