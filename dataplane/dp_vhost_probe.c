@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dp_vhost_probe.h"
@@ -89,13 +90,28 @@ static int dp_vhost_reply_ok(const struct dp_vhost_hdr *hdr)
 	return ok ? 1 : -EPROTO;
 }
 
-int dp_vhost_probe_answered(int fd, int wait_ms)
+/* Milliseconds on the monotonic clock. */
+static int64_t dp_vhost_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * One look at fd, waiting up to wait_ms for something to read: as
+ * dp_vhost_probe_answered, with *part set when only part of the reply is
+ * there (poll then returns at once: the caller must not wait on it).
+ */
+static int dp_vhost_probe_look(int fd, int wait_ms, bool *part)
 {
 	struct dp_vhost_features_reply reply;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	ssize_t n;
 	int ret;
 
+	*part = false;
 	ret = poll(&pfd, 1, wait_ms);
 	if (ret < 0)
 		return errno == EINTR ? 0 : -errno;
@@ -116,5 +132,26 @@ int dp_vhost_probe_answered(int fd, int wait_ms)
 	if ((size_t)n == sizeof(reply))
 		return recv(fd, &reply, sizeof(reply), MSG_DONTWAIT) == n ? 1 : -EIO;
 	/* Part of it, and the server hung up: it will not come. */
-	return pfd.revents & (POLLHUP | POLLERR) ? -ECONNRESET : 0;
+	if (pfd.revents & (POLLHUP | POLLERR))
+		return -ECONNRESET;
+	*part = true;
+	return 0;
+}
+
+int dp_vhost_probe_answered(int fd, int wait_ms)
+{
+	int64_t end = dp_vhost_now_ms() + wait_ms;
+	bool part;
+	int ret;
+
+	for (;;) {
+		int left = (int)(end - dp_vhost_now_ms());
+
+		ret = dp_vhost_probe_look(fd, left > 0 ? left : 0, &part);
+		if (ret || left <= 0)
+			return ret;
+		/* The rest of a reply begun: look again in a millisecond. */
+		if (part)
+			(void)poll(NULL, 0, 1);
+	}
 }

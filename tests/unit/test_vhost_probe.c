@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -142,6 +143,46 @@ Test(vhost_probe, an_answer_is_taken_whole)
 	close(fd);
 	cr_assert_eq(recv(sfd, &fd, sizeof(fd), 0), 0, "the server sees: %s", strerror(errno));
 	close(sfd);
+	close(lfd);
+}
+
+/* The server's end of a probe, and what it sends after a pause. */
+struct late_part {
+	int fd;			/* the accepted connection */
+	unsigned int after_ms;	/* pause before sending */
+};
+
+/* Send the reply's 8 feature bytes after the pause. */
+static void *send_payload_later(void *arg)
+{
+	const struct late_part *l = arg;
+
+	usleep(l->after_ms * 1000);
+	(void)send(l->fd, "\0\0\0\x40\x01\0\0\0", 8, 0);
+	return NULL;
+}
+
+/* A reply that comes in two parts within wait_ms is waited for, as promised. */
+Test(vhost_probe, a_reply_in_two_parts_is_waited_for)
+{
+	int lfd = server_at_path(true);
+	int fd = dp_vhost_probe_start(path);
+	struct late_part l;
+	pthread_t th;
+	double t0;
+
+	cr_assert_geq(fd, 0);
+	l.fd = accept_request(lfd);
+	l.after_ms = 50;
+	reply(l.fd, 1, 0x5, false);
+	cr_assert_eq(pthread_create(&th, NULL, send_payload_later, &l), 0);
+	t0 = now_ms();
+	cr_assert_eq(dp_vhost_probe_answered(fd, 2000), 1,
+		     "the rest came 50 ms later, within the 2 s asked (returned after %.1f ms)",
+		     now_ms() - t0);
+	pthread_join(th, NULL);
+	close(fd);
+	close(l.fd);
 	close(lfd);
 }
 
