@@ -1205,8 +1205,13 @@ static int dp_ethdev_replug(struct dp_ethdev *dev, char *err, size_t errlen)
 	dev->port_id = id;
 	dev->unplugged = dev->stopped = false;
 	dp_ethdev_settle(dev, &info, set_mtu);
-	/* Its ports pass frames now: a NIC may join, taking the rate, before the watch reads it. */
-	(void)dp_ethdev_read_link(id, &link);
+	/*
+	 * Its ports pass frames now: a NIC may join, taking the rate, before
+	 * the watch reads the link. Read down (its server gone again), the
+	 * driver has set its alarm: the device's removal waits for it.
+	 */
+	if (!dp_ethdev_read_link(id, &link))
+		dp_ethdev_fence_set(dev);
 	dev->link_speed_mbps = dp_ethdev_link_mbps(&link);
 	return 0;
 remove:
