@@ -95,6 +95,10 @@ struct sn_conn {
 	uint8_t ack_now;		/* an ack must leave at once */
 	uint8_t on_active;		/* on the pipeline's active list */
 	struct sn_conn *active_next;	/* next on that list */
+	/* bulk channel: maintained by the NIC's channel layer */
+	uint64_t bulk_hold_until;	/* held back from send buffers until then
+					 * (its peer refused a BREQ) */
+	uint16_t bulk_hold_slots;	/* that hold's length: doubles while refused */
 	_Alignas(8) unsigned char priv[];	/* stage states */
 };
 

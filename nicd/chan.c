@@ -4,7 +4,10 @@
  * prefetched round-robin into send buffers with a per-target cap (so a
  * blocked target cannot hold buffers other targets could use), are requested
  * in every slot's CFG, leave in a granted slot, and keep their buffer until
- * the BACK: a negative or missing BACK requests the target again. Quick:
+ * the BACK: a negative or missing BACK requests the target again. A
+ * negative BACK (the receiving endpoint has no buffer) also holds the
+ * packet's connection back from the send buffers for a while, so the
+ * packets of other connections to that target take its grants. Quick:
  * packets take a quick send buffer, leave when the quick link's transmit
  * backlog is short, and keep the buffer until acknowledged when a protocol
  * holds them (the timer retransmits from it). BACKs, QACKs and CFGs never
@@ -16,6 +19,15 @@
 #include <string.h>
 
 #include "nic_priv.h"
+
+/*
+ * A connection refused again waits twice as long, up to this many slots,
+ * before its packets take send buffers again.
+ */
+enum { CHAN_HOLD_MAX_SLOTS = 16 };
+
+/* Packets of a backlog looked at for one not held back, at most. */
+enum { CHAN_HOLD_SCAN = 256 };
 
 int chan_init(struct nic *nic)
 {
@@ -31,6 +43,7 @@ int chan_init(struct nic *nic)
 	if (!ch->backlog || !ch->voq || !ch->held || !ch->cfg_counts || !ch->cfg_enable ||
 	    !ch->cfg_sent)
 		return -ENOMEM;
+	ch->hold_wake = UINT64_MAX;
 	return 0;
 }
 
@@ -161,12 +174,28 @@ void chan_sink(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 	}
 }
 
-/* Move a bulk packet from its backlog into a send buffer. */
-static void chan_take_buffer(struct nic *nic, struct chan_list *from,
+/* True while p's connection is held back from the bulk send buffers. */
+static bool chan_held_back(const struct sn_pkt *p, uint64_t now)
+{
+	return p->conn && now < p->conn->bulk_hold_until;
+}
+
+/* The first packet of a target's backlog whose connection is not held back, or NULL. */
+static struct sn_pkt *chan_first_ready(struct chan_list *l, uint64_t now)
+{
+	struct sn_pkt *p = l->head;
+
+	for (unsigned int k = 0; p && k < CHAN_HOLD_SCAN; p = p->cnext, k++)
+		if (!chan_held_back(p, now))
+			return p;
+	return NULL;
+}
+
+/* Move bulk packet p from its backlog into a send buffer. */
+static void chan_take_buffer(struct nic *nic, struct chan_list *from, struct sn_pkt *p,
 			     struct chan_list *to, uint8_t q)
 {
-	struct sn_pkt *p = chan_pop_head(from);
-
+	chan_unlink(from, p);
 	if (from != &nic->ch.fifo_backlog)
 		nic->ch.backlogged--;
 	chan_push_tail(to, p, q);
@@ -176,25 +205,33 @@ static void chan_take_buffer(struct nic *nic, struct chan_list *from,
 	nic->ch.voq_changes++;
 }
 
-/* Fill free bulk send buffers, one target at a time, round robin. */
-static void chan_prefetch_bulk(struct nic *nic)
+/*
+ * Fill free bulk send buffers, one target at a time, round robin, in each
+ * target's order but past the packets of connections held back.
+ */
+static void chan_prefetch_bulk(struct nic *nic, uint64_t now)
 {
 	struct nic_chan *ch = &nic->ch;
 	uint16_t n = nic->n_nodes;
 	bool progress = true;
+	struct sn_pkt *p;
 
 	if (nic->fifo) {
 		while (ch->fifo_backlog.len && ch->bulk_used < nic->cfg.bulk_bufs)
-			chan_take_buffer(nic, &ch->fifo_backlog, &ch->fifo, CQ_FIFO);
+			chan_take_buffer(nic, &ch->fifo_backlog, ch->fifo_backlog.head, &ch->fifo,
+					 CQ_FIFO);
 		return;
 	}
+	if (now >= ch->hold_wake)
+		ch->hold_wake = UINT64_MAX;
 	while (progress && ch->backlogged && ch->bulk_used < nic->cfg.bulk_bufs) {
 		progress = false;
 		for (uint16_t c = 0; c < n && ch->bulk_used < nic->cfg.bulk_bufs; c++) {
 			uint16_t t = (uint16_t)((ch->rr + c) % n);
 
-			if (ch->backlog[t].len && ch->held[t] < nic->cfg.bulk_per_target) {
-				chan_take_buffer(nic, &ch->backlog[t], &ch->voq[t], CQ_VOQ);
+			if (ch->backlog[t].len && ch->held[t] < nic->cfg.bulk_per_target &&
+			    (p = chan_first_ready(&ch->backlog[t], now))) {
+				chan_take_buffer(nic, &ch->backlog[t], p, &ch->voq[t], CQ_VOQ);
 				progress = true;
 			}
 		}
@@ -352,7 +389,7 @@ void chan_grant(struct nic *nic, const struct proto_gnt *g, uint64_t now)
 		if (!sent)
 			nic->stats.gnt_unused++;
 	}
-	chan_prefetch_bulk(nic);
+	chan_prefetch_bulk(nic, now);
 }
 
 /* A bulk packet must be requested again: back to the front of its queue. */
@@ -368,6 +405,37 @@ static void chan_request_again(struct nic *nic, struct sn_pkt *p)
 	ch->voq_changes++;
 }
 
+/*
+ * p's target refused it (no buffer for its endpoint): it is requested again,
+ * and its connection is held back from the send buffers for a while (1 slot,
+ * doubling while refused, up to CHAN_HOLD_MAX_SLOTS), its packets there put
+ * back at the head of the target's backlog in their order, so that other
+ * connections to the target (other virtual networks) take the grants
+ * instead of waiting behind it.
+ */
+static void chan_refused(struct nic *nic, struct sn_pkt *p, uint64_t now)
+{
+	struct nic_chan *ch = &nic->ch;
+	struct sn_conn *c = p->conn;
+	uint16_t t = p->h.dst_node;
+	struct sn_pkt *q, *prev;
+
+	chan_request_again(nic, p);
+	if (!c || nic->fifo)
+		return;
+	c->bulk_hold_slots = c->bulk_hold_slots ?
+		(uint16_t)RTE_MIN(2 * c->bulk_hold_slots, CHAN_HOLD_MAX_SLOTS) : 1;
+	c->bulk_hold_until = now + c->bulk_hold_slots * nic->slot_ns;
+	if (c->bulk_hold_until < ch->hold_wake)
+		ch->hold_wake = c->bulk_hold_until;
+	nic->stats.bulk_held_back++;
+	for (q = ch->voq[t].tail; q; q = prev) {
+		prev = q->cprev;
+		if (q->conn == c)
+			chan_move(nic, q, &ch->backlog[t], CQ_BACKLOG, true);
+	}
+}
+
 void chan_back(struct nic *nic, const struct proto_pkt *b, uint64_t now)
 {
 	struct sn_pkt *p;
@@ -381,10 +449,12 @@ void chan_back(struct nic *nic, const struct proto_pkt *b, uint64_t now)
 	}
 	if (b->flags & PROTO_F_NACK) {
 		nic->stats.back_nack++;
-		chan_request_again(nic, p);
+		chan_refused(nic, p, now);
 		return;
 	}
 	nic->stats.back_ok++;
+	if (p->conn)
+		p->conn->bulk_hold_slots = 0;
 	chan_done(nic, p, SN_OK, now);
 }
 
@@ -449,7 +519,7 @@ uint64_t chan_poll(struct nic *nic, uint64_t now)
 	if (nic->state != NIC_UP)
 		return UINT64_MAX;
 	chan_check_backs(nic, now);
-	chan_prefetch_bulk(nic);
+	chan_prefetch_bulk(nic, now);
 	chan_maybe_send_cfg(nic, now);
 	chan_prefetch_quick(nic);
 	quick = chan_send_quick(nic, now);
@@ -459,6 +529,8 @@ uint64_t chan_poll(struct nic *nic, uint64_t now)
 		next = quick;
 	if (head && chan_back_deadline(nic, head) < next)
 		next = chan_back_deadline(nic, head);
+	if (nic->ch.hold_wake < next)
+		next = nic->ch.hold_wake;
 	return next;
 }
 

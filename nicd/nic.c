@@ -362,6 +362,8 @@ static void nic_fail_peer(struct nic *nic, uint16_t peer, uint64_t now)
 		c->rx_mask = 0;
 		c->rx_unacked = 0;
 		c->ack_now = 0;
+		c->bulk_hold_until = 0;
+		c->bulk_hold_slots = 0;
 	}
 }
 

@@ -103,6 +103,7 @@ struct nic_msg {
 	X(breq_sent, "BREQs sent") \
 	X(back_ok, "positive BACKs") \
 	X(back_nack, "negative BACKs (target had no buffer): requested again") \
+	X(bulk_held_back, "connections held back from the bulk send buffers after a negative BACK") \
 	X(back_missing, "BACKs that did not come in time") \
 	X(back_unmatched, "BACKs matching no BREQ in flight") \
 	X(back_sent, "BACKs sent") \

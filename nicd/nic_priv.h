@@ -42,6 +42,7 @@ struct nic_chan {
 	uint8_t *cfg_sent;		/* request set of the last CFG sent */
 	uint64_t cfg_time;		/* when the last CFG left (0: none yet) */
 	uint64_t voq_changes;		/* send buffers changed this many times */
+	uint64_t hold_wake;		/* the earliest hold to end, UINT64_MAX: none */
 	uint64_t cfg_changes;		/* ... as of the last request-set check */
 };
 

@@ -335,6 +335,97 @@ static void t_push_back(struct dp_port *port, uint32_t slot)
 	tport_push(port, tdp_encode(t_mp, &b));
 }
 
+/* T_PEER's BACK for the BREQ of slot in vnet: negative when nack. */
+static void t_push_back_of(struct dp_port *port, uint32_t slot, uint16_t vnet, bool nack)
+{
+	struct proto_pkt b = {
+		.type = PROTO_T_BACK, .flags = nack ? PROTO_F_NACK : 0, .src_node = T_PEER,
+		.dst_node = T_NODE, .vnet = vnet, .slot = slot,
+	};
+
+	tport_push(port, tdp_encode(t_mp, &b));
+}
+
+/* The vnets and packet numbers of the BREQs sent on port, in order; how many. */
+static unsigned int t_breqs(struct dp_port *port, uint16_t *vnet, uint32_t *num,
+			    unsigned int cap)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < tport_sent(port) && n < cap; i++) {
+		struct proto_pkt p;
+
+		cr_assert_eq(tdp_decode(tport_frame(port, i), &p), PROTO_R_OK);
+		if (p.type != PROTO_T_BREQ)
+			continue;
+		vnet[n] = p.vnet;
+		num[n++] = p.pkt_num;
+	}
+	return n;
+}
+
+/*
+ * A negative BACK (the receiving endpoint has no buffer) holds its
+ * connection back from the send buffers: the next grant to that target
+ * carries another virtual network's packet instead of the refused one
+ * again. Once the hold is over the refused packet goes first, before the
+ * later ones of its connection, and every packet gets its positive BACK.
+ */
+Test(nic, a_refused_connection_lets_another_vnet_take_the_grants)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	struct nic *nic = t_nic_new(port, "conf3");
+	struct nic_msg one = {
+		.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_BULK,
+	};
+	struct nic_msg two = one;
+	char err[128], spec[256];
+	uint16_t vnet[16];
+	uint32_t num[16], slot = 1;
+	uint64_t now = 1000000;
+	unsigned int n;
+
+	cr_assert_eq(conf_expand("conf3", spec, sizeof(spec), err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(nic_add_vnet(nic, 2, spec, err, sizeof(err)), 0, "%s", err);
+	t_push_gnt_of(port, slot++, PROTO_NODE_NONE, 4, 0);
+	nic_poll(nic, now);
+	tport_clear(port);
+	two.vnet = 2;
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(nic_send(nic, &one, now), 0);
+	cr_assert_eq(nic_send(nic, &two, now), 0);
+	nic_poll(nic, now);
+	/* Slot 2: vnet 1's first packet, refused. Slot 3: vnet 2's. */
+	t_push_gnt_of(port, slot, T_PEER, 4, 0);
+	nic_poll(nic, now);
+	t_push_back_of(port, slot++, T_VNET, true);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->bulk_held_back, 1);
+	t_push_gnt_of(port, slot, T_PEER, 4, 0);
+	nic_poll(nic, now);
+	n = t_breqs(port, vnet, num, 16);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(vnet[1], 2, "the grant after the refusal went to vnet %u's packet again",
+		     vnet[1]);
+	t_push_back_of(port, slot++, 2, false);
+	/* Later slots: vnet 1 again, its refused packet first. */
+	for (int k = 0; k < 6; k++) {
+		now += T_SLOT_NS;
+		t_push_gnt_of(port, slot, T_PEER, 4, 0);
+		nic_poll(nic, now);
+		t_push_back_of(port, slot++, T_VNET, false);
+		nic_poll(nic, now);
+	}
+	n = t_breqs(port, vnet, num, 16);
+	cr_assert_eq(n, 4, "%u BREQs", n);
+	cr_assert(vnet[2] == T_VNET && num[2] == num[0], "the refused packet is not sent first");
+	cr_assert(vnet[3] == T_VNET && num[3] == num[0] + 1);
+	cr_assert_eq(nic_stats(nic)->back_ok, 3, "every packet got through the channel");
+	cr_assert_eq(nic_stats(nic)->back_nack, 1);
+	t_done(nic, port, avail);
+}
+
 /*
  * Bulk sends waiting in send buffers when the NIC joins a switch of the
  * other mode (scheduled, FIFO model: a restarted switch) are sent under the
