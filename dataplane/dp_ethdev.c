@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_alarm.h>
@@ -437,6 +438,135 @@ static bool dp_ethdev_no_server(const char *path)
 	return none;
 }
 
+/* virtio-user clients dp_ethdev_defer_silent kept from the EAL. */
+enum { DP_ETHDEV_DEFER_MAX = 32 };
+static struct {
+	const char *vdev[DP_ETHDEV_DEFER_MAX];	/* their --vdev values (in argv) */
+	char name[DP_ETHDEV_DEFER_MAX][RTE_DEV_NAME_MAX_LEN];	/* their names */
+	unsigned int n;				/* how many */
+	uint32_t wait_ms;			/* how long their servers had */
+} dp_ethdev_deferred;
+
+/* True when name is a device dp_ethdev_defer_silent kept from the EAL. */
+static bool dp_ethdev_is_deferred(const char *name)
+{
+	for (unsigned int i = 0; i < dp_ethdev_deferred.n; i++)
+		if (!strcmp(dp_ethdev_deferred.name[i], name))
+			return true;
+	return false;
+}
+
+/* One --vdev of the EAL arguments being asked about. */
+struct dp_ethdev_ask {
+	int at;			/* its index in argv */
+	int words;		/* 2: "--vdev VALUE", 1: "--vdev=VALUE" */
+	const char *value;	/* VALUE */
+	int fd;			/* the probe (dp_vhost_probe), -1 when done */
+};
+
+/* The vhost-user socket a --vdev value's virtio-user client connects to, in path; false if none. */
+static bool dp_ethdev_client_socket(const char *value, char *name, size_t namelen, char *path,
+				    size_t pathlen)
+{
+	const char *comma = strchr(value, ',');
+	struct rte_kvargs *kv;
+	const char *p;
+	struct stat st;
+	bool ok;
+
+	snprintf(name, namelen, "%.*s", (int)(comma ? comma - value : (long)strlen(value)), value);
+	kv = comma ? rte_kvargs_parse(comma + 1, NULL) : NULL;
+	p = kv ? rte_kvargs_get(kv, "path") : NULL;
+	ok = p && dp_ethdev_virtio_client(name, kv) && !stat(p, &st) && S_ISSOCK(st.st_mode);
+	if (ok)
+		snprintf(path, pathlen, "%s", p);
+	rte_kvargs_free(kv);
+	return ok;
+}
+
+/* CLOCK_MONOTONIC in ns: dp_ethdev_defer_silent runs before the EAL (and the TSC clock) starts. */
+static uint64_t dp_ethdev_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+int dp_ethdev_defer_silent(int *argc, char **argv, uint32_t wait_ms)
+{
+	struct dp_ethdev_ask ask[DP_ETHDEV_DEFER_MAX];
+	uint64_t end = dp_ethdev_mono_ns() + (uint64_t)wait_ms * DP_NS_PER_MS;
+	unsigned int n = 0, pending = 0, out = 0;
+	char name[RTE_DEV_NAME_MAX_LEN], path[256];
+	int k = 1;
+
+	for (int i = 1; i < *argc && n < DP_ETHDEV_DEFER_MAX; i++) {
+		struct dp_ethdev_ask a = { .at = i, .words = 1, .fd = -1 };
+
+		if (!strcmp(argv[i], "--vdev") && i + 1 < *argc)
+			a.words = 2, a.value = argv[i + 1];
+		else if (!strncmp(argv[i], "--vdev=", 7))
+			a.value = argv[i] + 7;
+		else
+			continue;
+		i += a.words - 1;
+		if (!dp_ethdev_client_socket(a.value, name, sizeof(name), path, sizeof(path)))
+			continue;
+		a.fd = dp_vhost_probe_start(path);
+		if (a.fd < 0)
+			continue;	/* no server: the EAL fails to create it at once */
+		ask[n++] = a;
+		pending++;
+	}
+	while (pending && dp_ethdev_mono_ns() < end) {
+		for (unsigned int j = 0; j < n; j++) {
+			if (ask[j].fd < 0 || !dp_vhost_probe_answered(ask[j].fd, 0))
+				continue;
+			close(ask[j].fd);	/* answered (or hung up): the EAL may create it */
+			ask[j].fd = -1;
+			pending--;
+		}
+		if (pending)
+			usleep(5000);
+	}
+	dp_ethdev_deferred.wait_ms = wait_ms;
+	for (unsigned int j = 0; j < n; j++) {
+		if (ask[j].fd < 0)
+			continue;
+		close(ask[j].fd);
+		dp_ethdev_client_socket(ask[j].value, name, sizeof(name), path, sizeof(path));
+		snprintf(dp_ethdev_deferred.name[dp_ethdev_deferred.n], RTE_DEV_NAME_MAX_LEN, "%s",
+			 name);
+		dp_ethdev_deferred.vdev[dp_ethdev_deferred.n++] = ask[j].value;
+		for (int w = 0; w < ask[j].words; w++)
+			argv[ask[j].at + w] = NULL;
+		out++;
+	}
+	/* Close the gaps, keeping the order. */
+	for (int i = 1; i < *argc; i++)
+		if (argv[i])
+			argv[k++] = argv[i];
+	for (int i = k; i < *argc; i++)
+		argv[i] = NULL;
+	*argc = k;
+	return (int)out;
+}
+
+int dp_ethdev_defer_register(char *err, size_t errlen)
+{
+	for (unsigned int i = 0; i < dp_ethdev_deferred.n; i++) {
+		int ret = rte_devargs_add(RTE_DEVTYPE_VIRTUAL, dp_ethdev_deferred.vdev[i]);
+
+		if (ret < 0) {
+			snprintf(err, errlen, "--vdev %s: cannot keep it for later: %s",
+				 dp_ethdev_deferred.vdev[i], rte_strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
 /*
  * A --vdev whose driver did not create the device at start-up: it said
  * why, and most often an argument is wrong (-ENODEV). A virtio-user client
@@ -450,7 +580,11 @@ static int dp_ethdev_vdev_failed(const struct rte_devargs *da, char *err, size_t
 	const char *path = kv ? rte_kvargs_get(kv, "path") : NULL;
 	int ret = -ENODEV;
 
-	if (dp_ethdev_virtio_client(da->name, kv) && path && dp_ethdev_no_server(path)) {
+	if (dp_ethdev_is_deferred(da->name)) {
+		snprintf(err, errlen, "--vdev %s,%s: its vhost-user server at %s took the connection and did not answer in %u ms: not created at start-up (the creation would wait for it without a time-out)",
+			 da->name, da->args, path ? path : "(no path=)", dp_ethdev_deferred.wait_ms);
+		ret = -ENOTCONN;
+	} else if (dp_ethdev_virtio_client(da->name, kv) && path && dp_ethdev_no_server(path)) {
 		snprintf(err, errlen, "--vdev %s,%s: no vhost-user server at %s: a virtio-user client connects to its server only when it is created: start the vhost-user server first, let the program wait for it (nicd does), or make this end the server (server=1) and the other the client (client=1)",
 			 da->name, da->args, path);
 		ret = -ENOTCONN;
@@ -934,8 +1068,8 @@ static int dp_ethdev_setup_unplugged(const char *name, struct dp_ethdev *out, ch
 	kv = dp_ethdev_parse_args(out->vdev_args);
 	path = kv ? rte_kvargs_get(kv, "path") : NULL;
 	DP_LOG(dp_ethdev_logtype, NOTICE,
-	       "port %s: not created yet: no vhost-user server at %s (a virtio-user client connects only when created); link down, the device is created again after %u ms, then at doubling intervals up to %u ms, until its server answers",
-	       name, path ? path : "(no path=)",
+	       "port %s: not created yet: %s vhost-user server at %s (a virtio-user client connects only when created); link down, the device is created again after %u ms, then at doubling intervals up to %u ms, until its server answers",
+	       name, dp_ethdev_is_deferred(name) ? "no answer from the" : "no", path ? path : "(no path=)",
 	       DP_ETHDEV_RESTART_FIRST_MS, DP_ETHDEV_RESTART_MAX_MS);
 	rte_kvargs_free(kv);
 	err[0] = '\0';

@@ -159,6 +159,22 @@ struct dp_ethdev {
 int dp_ethdev_find(const char *name, uint16_t *port_id, char *err, size_t errlen);
 
 /*
+ * Before the EAL starts (argv: its arguments, *argc of them): ask the
+ * vhost-user server of every virtio-user client --vdev (path= a socket,
+ * not server=1) whether it answers (dp_vhost_probe), for up to wait_ms in
+ * all, and take out of argv the --vdev of each server that took the
+ * connection and did not answer: the EAL would create that device by
+ * waiting for the server's replies without a time-out, before any signal
+ * handler or loop runs. dp_ethdev_defer_register gives them to the EAL
+ * afterwards, uncreated, so that dp_ethdev_setup leaves them to the link
+ * watch (late_peer). Returns how many were taken out.
+ */
+int dp_ethdev_defer_silent(int *argc, char **argv, uint32_t wait_ms);
+
+/* After the EAL started: the devargs dp_ethdev_defer_silent took out. 0 or -errno with a message. */
+int dp_ethdev_defer_register(char *err, size_t errlen);
+
+/*
  * Queue pairs a --vdev called name will have once created, as its devargs
  * say (queues=, as virtio-user takes it); 1 when they do not say. For a
  * device dp_ethdev_find could not find yet (-ENOTCONN).

@@ -229,11 +229,21 @@ int main(int argc, char **argv)
 	}
 	nicd_parse_args(&d, &args);
 	dp_args_free(&args);
+	/* A vhost-user server that takes connections and never answers would hold the EAL's start. */
+	if (dp_ethdev_defer_silent(&args.eal_argc, argv, NICD_SERVER_ANSWER_MS) > 0)
+		fprintf(stderr, "nicd: a vhost-user server took the connection and did not answer in %u ms: its device is created once it answers\n",
+			NICD_SERVER_ANSWER_MS);
 	rc = dp_eal_init(args.eal_argc, argv, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "nicd: %s (EAL arguments, before --)\n", err);
 		nicd_opts_free(&d.opts);
 		return dp_eal_bad_args(rc) ? NICD_EXIT_USAGE : NICD_EXIT_FAIL;
+	}
+	if (dp_ethdev_defer_register(err, sizeof(err))) {
+		fprintf(stderr, "nicd: %s\n", err);
+		nicd_opts_free(&d.opts);
+		dp_eal_cleanup();
+		return NICD_EXIT_FAIL;
 	}
 	/* A signal during set-up (a link wait) closes the ports, as in switchd. */
 	dp_signals_install();

@@ -32,6 +32,14 @@ enum nicd_exit {
 	NICD_EXIT_USAGE = 2,	/* bad arguments, unknown ethdev */
 };
 
+/*
+ * How long, at start-up, a virtio-user client's vhost-user server has to
+ * answer before its device is left to the link watch (ms): DPDK 22.11's
+ * server, just started, takes a new connection within its first poll of up
+ * to a second.
+ */
+enum { NICD_SERVER_ANSWER_MS = 1500 };
+
 /* One node as the command line names it. */
 struct nicd_node_names {
 	const char *name;	/* control socket NAME */

@@ -12,7 +12,9 @@
 # has not answered, counts it (server_silent) and exits promptly on
 # SIGINT. Before nicd asked the server first, the creation of node 0's
 # device waited for the silent server's reply for ever, holding every
-# node of that nicd: node 1 never joined.
+# node of that nicd: node 1 never joined. Then a second nicd starts while
+# the silent server is there: it must not hang in the EAL's start-up (it
+# did, for good), and node 1 joins again.
 #
 # Every process runs with idle back-off and is stopped by its PID.
 # Everything it starts or creates goes at exit.
@@ -87,4 +89,23 @@ nicpid=
 [ "$st" = 0 ] || fail "nicd exited $st after SIGINT (124: it did not exit in 5 s)"
 grep -Eq "net_virtio_user0\.server_silent +[1-9]" "$tmp/nicd.log" ||
 	fail "nicd's summary counts no server_silent for net_virtio_user0"
-echo "PASS: node 1 joined while node 0's vhost-user server was silent; nicd counted $(grep -Eo "net_virtio_user0\.server_silent +[0-9]+" "$tmp/nicd.log") on one connection and exited on SIGINT"
+first=$(grep -Eo "net_virtio_user0\.server_silent +[0-9]+" "$tmp/nicd.log")
+
+# A nicd started while the silent server is already there: the EAL would
+# create node 0's device at start-up and wait for the reply for ever. nicd
+# asks first, leaves that device to its link watch, and runs.
+# shellcheck disable=SC2086
+"$nicd" $eal -l 1 --file-prefix "$tag-nic" \
+	--vdev "net_virtio_user0,path=$tmp/silent.sock" --vdev "net_virtio_user1,path=$tmp/vh1.sock" \
+	-- --node n0:net_virtio_user0 --node n1:net_virtio_user1 \
+	--vnet "1:$tmp/vnet1.key:conf3" --socket-dir "$tmp/run" >"$tmp/nicd2.log" 2>&1 &
+nicpid=$!
+wait_grep "$tmp/nicd2.log" "joined as node 1 of 2" "$nicpid" ||
+	fail "a nicd started while node 0's server was silent did not run: node 1 did not join in 10 s"
+grep -q "net_virtio_user0: not created yet: no answer from the vhost-user server at $tmp/silent.sock" \
+	"$tmp/nicd2.log" || fail "nicd did not say that node 0's device waits for its server's answer"
+kill -INT "$nicpid"
+wait_exit "$nicpid" 50
+nicpid=
+[ "$st" = 0 ] || fail "the second nicd exited $st after SIGINT (124: it did not exit in 5 s)"
+echo "PASS: node 1 joined while node 0's vhost-user server was silent; nicd counted $first on one connection and exited on SIGINT; a nicd started while that server was silent ran as well"

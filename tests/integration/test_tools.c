@@ -5,6 +5,9 @@
  * status 1 when there is no nicd to talk to; segnet-stat reading a running nicd's counters; segnet-ping
  * giving up when the NIC never joins.
  */
+#include <poll.h>
+#include <pthread.h>
+
 #include "nicd_test.h"
 
 /* Run a command (NULL-terminated arguments after the binary); its status. */
@@ -263,17 +266,48 @@ Test(tools, nicd_bad_device_closes_nothing_unopened, .timeout = 60)
 	t_nicd_fini(&n);
 }
 
+/* A vhost-user reply to VHOST_USER_GET_FEATURES: the header and the feature bits. */
+struct t_vhost_reply {
+	uint32_t request;	/* 1: GET_FEATURES */
+	uint32_t flags;		/* version 1, reply bit 0x4 */
+	uint32_t size;		/* 8 */
+	uint64_t features;	/* none */
+} __attribute__((packed));
+
+/*
+ * A vhost-user server's first answer: take the connection on the listening
+ * socket *arg (within 10 s), answer its GET_FEATURES and return it (as an
+ * intptr_t; -1 when none came), so that nicd, which asks first, knows that
+ * a server answers there.
+ */
+static void *t_vhost_answer_once(void *arg)
+{
+	const struct t_vhost_reply rep = { .request = 1, .flags = 0x5, .size = 8 };
+	struct pollfd pfd = { .fd = *(int *)arg, .events = POLLIN };
+	uint32_t req[3];
+	int c;
+
+	if (poll(&pfd, 1, 10000) != 1 || (c = accept(pfd.fd, NULL, NULL)) < 0)
+		return (void *)(intptr_t)-1;
+	if (read(c, req, sizeof(req)) == (ssize_t)sizeof(req))
+		(void)!write(c, &rep, sizeof(rep));
+	return (void *)(intptr_t)c;
+}
+
 /*
  * A virtio-user client refused for a bad argument while its vhost-user
- * server's socket takes connections: a bad argument (exit 2), not a server
- * to wait for (nicd used to take any socket there for a server not up yet,
- * and re-created the device for ever).
+ * server answers: a bad argument (exit 2), not a server to wait for (nicd
+ * used to take any socket there for a server not up yet, and re-created
+ * the device for ever). The server answers nicd's first question (a
+ * silent one is waited for: nicd_vhost_silent).
  */
 Test(tools, nicd_bad_virtio_argument_with_its_server_there, .timeout = 60)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char *argv[T_ARGS_MAX], vnet[256], vdev[400];
 	struct t_nicd n;
+	pthread_t answer;
+	void *conn;
 	int srv, got;
 
 	t_nicd_init(&n, "virtio");
@@ -283,6 +317,7 @@ Test(tools, nicd_bad_virtio_argument_with_its_server_there, .timeout = 60)
 	srv = socket(AF_UNIX, SOCK_STREAM, 0);
 	cr_assert(srv >= 0 && !bind(srv, (struct sockaddr *)&sa, sizeof(sa)) && !listen(srv, 4),
 		  "cannot listen at %s", sa.sun_path);
+	cr_assert_eq(pthread_create(&answer, NULL, t_vhost_answer_once, &srv), 0);
 	snprintf(vdev, sizeof(vdev), "net_virtio_user0,path=%s,queues=2,bogus=1", sa.sun_path);
 	snprintf(vnet, sizeof(vnet), "1:%s:conf1", n.key1);
 	t_argv(argv, NICD_BIN, "--no-huge", "-m", "64", "--no-pci", "--no-shconf", "-l", "0",
@@ -290,8 +325,12 @@ Test(tools, nicd_bad_virtio_argument_with_its_server_there, .timeout = 60)
 	       "--", "--vnet", vnet, "--socket-dir", n.dir, "--bulk-port", "net_virtio_user0",
 	       "--link-wait-ms", "300", NULL);
 	got = t_run(argv, t_out, 30000);
+	pthread_join(answer, &conn);
+	if ((intptr_t)conn >= 0)
+		close((int)(intptr_t)conn);
 	close(srv);
 	unlink(sa.sun_path);
+	cr_assert_neq((intptr_t)conn, -1, "nicd did not ask the server first");
 	cr_assert_eq(got, 2, "exit %d\n%s", got, t_read_file(t_out));
 	cr_assert(strstr(t_read_file(t_out), "its driver did not create the device"), "%s",
 		  t_read_file(t_out));
