@@ -191,6 +191,25 @@ static struct sn_pkt *chan_first_ready(struct chan_list *l, uint64_t now)
 	return NULL;
 }
 
+/*
+ * The earliest end of a hold still on, among the connections of the
+ * packets prefetch looks at: a connection refused again while held is held
+ * past the hold the NIC woke for.
+ */
+static uint64_t chan_next_hold_end(const struct nic *nic, uint64_t now)
+{
+	uint64_t wake = UINT64_MAX;
+
+	for (uint16_t t = 0; t < nic->n_nodes; t++) {
+		const struct sn_pkt *p = nic->ch.backlog[t].head;
+
+		for (unsigned int k = 0; p && k < CHAN_HOLD_SCAN; p = p->cnext, k++)
+			if (chan_held_back(p, now) && p->conn->bulk_hold_until < wake)
+				wake = p->conn->bulk_hold_until;
+	}
+	return wake;
+}
+
 /* Move bulk packet p from its backlog into a send buffer. */
 static void chan_take_buffer(struct nic *nic, struct chan_list *from, struct sn_pkt *p,
 			     struct chan_list *to, uint8_t q)
@@ -223,7 +242,7 @@ static void chan_prefetch_bulk(struct nic *nic, uint64_t now)
 		return;
 	}
 	if (now >= ch->hold_wake)
-		ch->hold_wake = UINT64_MAX;
+		ch->hold_wake = chan_next_hold_end(nic, now);
 	while (progress && ch->backlogged && ch->bulk_used < nic->cfg.bulk_bufs) {
 		progress = false;
 		for (uint16_t c = 0; c < n && ch->bulk_used < nic->cfg.bulk_bufs; c++) {

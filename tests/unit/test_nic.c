@@ -427,6 +427,73 @@ Test(nic, a_refused_connection_lets_another_vnet_take_the_grants)
 }
 
 /*
+ * A connection refused again while held back (a later BREQ's negative
+ * BACK) is held longer than the earliest hold the NIC woke for: the NIC
+ * still wakes when that longer hold ends, not at its next keepalive.
+ */
+Test(nic, a_hold_made_longer_still_wakes_the_nic_when_it_ends)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	struct nic_config cfg = {
+		.max_nodes = 4, .bulk_bufs = 4, .bulk_per_target = 2,
+		.quick_bufs = 16, .descriptors = 256, .mp = t_mp, .check_crc = true,
+	};
+	struct nic_ops none = { 0 };
+	struct nic_msg one = {
+		.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_BULK,
+	};
+	char err[128], spec[256];
+	struct nic *nic = nic_create(&cfg, &none, port, port, err, sizeof(err));
+
+	cr_assert_not_null(nic, "nic_create: %s", err);
+	cr_assert_eq(conf_expand("conf3", spec, sizeof(spec), err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(nic_add_vnet(nic, T_VNET, spec, err, sizeof(err)), 0, "%s", err);
+	uint16_t vnet[16];
+	uint32_t num[16], slot = 1;
+	uint64_t now = 1000000, end, wake;
+	unsigned int n;
+
+	t_push_gnt_of(port, slot++, PROTO_NODE_NONE, 4, 0);
+	nic_poll(nic, now);
+	tport_clear(port);
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(nic_send(nic, &one, now), 0);
+	nic_poll(nic, now);
+	/* Slots 2 and 3 carry both packets before the first BACK comes. */
+	for (int i = 0; i < 2; i++) {
+		t_push_gnt_of(port, slot++, T_PEER, 4, 0);
+		nic_poll(nic, now);
+	}
+	t_push_back_of(port, 2, T_VNET, true);
+	nic_poll(nic, now);
+	now += T_SLOT_NS / 2;
+	t_push_back_of(port, 3, T_VNET, true);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->bulk_held_back, 2);
+	end = now + 2 * T_SLOT_NS;	/* the second refusal: 2 slots */
+	/* The first hold ends: the NIC looks, the connection is still held. */
+	now += T_SLOT_NS / 2;
+	wake = nic_poll(nic, now);
+	cr_assert_leq(wake, end, "the NIC sleeps %.1f slots past the hold's end",
+		      (double)(wake - end) / T_SLOT_NS);
+	now = end;
+	nic_poll(nic, now);
+	tport_clear(port);
+	for (int i = 0; i < 2; i++) {
+		t_push_gnt_of(port, slot, T_PEER, 4, 0);
+		nic_poll(nic, now);
+		t_push_back_of(port, slot++, T_VNET, false);
+		now += T_SLOT_NS;
+		nic_poll(nic, now);
+	}
+	n = t_breqs(port, vnet, num, 16);
+	cr_assert_eq(n, 2, "%u BREQs", n);
+	cr_assert_eq(nic_stats(nic)->back_ok, 2);
+	t_done(nic, port, avail);
+}
+
+/*
  * Bulk sends waiting in send buffers when the NIC joins a switch of the
  * other mode (scheduled, FIFO model: a restarted switch) are sent under the
  * new mode, not left in the lists of the old one. Those are the sends made
