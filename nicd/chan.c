@@ -424,11 +424,67 @@ static void chan_request_again(struct nic *nic, struct sn_pkt *p)
 	ch->voq_changes++;
 }
 
+/* True when 24-bit packet number a comes after b. */
+static bool chan_num_after(uint32_t a, uint32_t b)
+{
+	uint32_t d = (a - b) & 0xffffffu;
+
+	return d && d < 0x800000u;
+}
+
+/* Put p before at on l (at NULL: last). */
+static void chan_insert_before(struct chan_list *l, struct sn_pkt *at, struct sn_pkt *p,
+			       uint8_t q)
+{
+	if (!at) {
+		chan_push_tail(l, p, q);
+		return;
+	}
+	if (!at->cprev) {
+		chan_push_head(l, p, q);
+		return;
+	}
+	p->cprev = at->cprev;
+	p->cnext = at;
+	at->cprev->cnext = p;
+	at->cprev = p;
+	l->len++;
+	chan_mark(p, q);
+}
+
+/*
+ * Move p from its send buffer back to its target's backlog, among the
+ * packets of its connection there in number order (a packet refused before
+ * it may be there already): before the first of them that does not come
+ * before it, first when the backlog has none.
+ */
+static void chan_back_to_backlog(struct nic *nic, struct sn_pkt *p)
+{
+	struct chan_list *l = &nic->ch.backlog[p->h.dst_node];
+	struct sn_pkt *r, *last = NULL;
+
+	chan_remove(nic, p);
+	for (r = l->head; r; r = r->cnext) {
+		if (r->conn != p->conn)
+			continue;
+		if (!chan_num_after(p->h.pkt_num, r->h.pkt_num))
+			break;	/* r comes after p (or is unnumbered, as p) */
+		last = r;
+	}
+	if (!r && !last)
+		r = l->head;
+	else if (!r)
+		r = last->cnext;
+	chan_insert_before(l, r, p, CQ_BACKLOG);
+	p->flags |= SN_PKT_IN_CHAN;
+	nic->ch.backlogged++;
+}
+
 /*
  * p's target refused it (no buffer for its endpoint): it is requested again,
  * and its connection is held back from the send buffers for a while (1 slot,
  * doubling while refused, up to CHAN_HOLD_MAX_SLOTS), its packets there put
- * back at the head of the target's backlog in their order, so that other
+ * back in the target's backlog in their order, so that other
  * connections to the target (other virtual networks) take the grants
  * instead of waiting behind it.
  */
@@ -451,7 +507,7 @@ static void chan_refused(struct nic *nic, struct sn_pkt *p, uint64_t now)
 	for (q = ch->voq[t].tail; q; q = prev) {
 		prev = q->cprev;
 		if (q->conn == c)
-			chan_move(nic, q, &ch->backlog[t], CQ_BACKLOG, true);
+			chan_back_to_backlog(nic, q);
 	}
 }
 

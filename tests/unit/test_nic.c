@@ -429,7 +429,8 @@ Test(nic, a_refused_connection_lets_another_vnet_take_the_grants)
 /*
  * A connection refused again while held back (a later BREQ's negative
  * BACK) is held longer than the earliest hold the NIC woke for: the NIC
- * still wakes when that longer hold ends, not at its next keepalive.
+ * still wakes when that longer hold ends, not at its next keepalive, and
+ * the two refused packets leave in their connection's order.
  */
 Test(nic, a_hold_made_longer_still_wakes_the_nic_when_it_ends)
 {
@@ -489,6 +490,7 @@ Test(nic, a_hold_made_longer_still_wakes_the_nic_when_it_ends)
 	}
 	n = t_breqs(port, vnet, num, 16);
 	cr_assert_eq(n, 2, "%u BREQs", n);
+	cr_assert_lt(num[0], num[1], "packet %u went before packet %u", num[0], num[1]);
 	cr_assert_eq(nic_stats(nic)->back_ok, 2);
 	t_done(nic, port, avail);
 }
