@@ -462,6 +462,7 @@ struct dp_ethdev_ask {
 	int words;		/* 2: "--vdev VALUE", 1: "--vdev=VALUE" */
 	const char *value;	/* VALUE */
 	int fd;			/* the probe (dp_vhost_probe), -1 when done */
+	bool full;		/* its server's backlog is full: it takes no connection */
 };
 
 /* The vhost-user socket a --vdev value's virtio-user client connects to, in path; false if none. */
@@ -514,10 +515,15 @@ int dp_ethdev_defer_silent(int *argc, char **argv, uint32_t wait_ms)
 		if (!dp_ethdev_client_socket(a.value, name, sizeof(name), path, sizeof(path)))
 			continue;
 		a.fd = dp_vhost_probe_start(path);
-		if (a.fd < 0)
+		/* The EAL's blocking connect would wait for a full backlog for ever. */
+		a.full = a.fd == -EAGAIN;
+		if (a.fd < 0 && !a.full)
 			continue;	/* no server: the EAL fails to create it at once */
+		if (a.full)
+			a.fd = -1;
+		else
+			pending++;
 		ask[n++] = a;
-		pending++;
 	}
 	while (pending && dp_ethdev_mono_ns() < end) {
 		for (unsigned int j = 0; j < n; j++) {
@@ -532,9 +538,10 @@ int dp_ethdev_defer_silent(int *argc, char **argv, uint32_t wait_ms)
 	}
 	dp_ethdev_deferred.wait_ms = wait_ms;
 	for (unsigned int j = 0; j < n; j++) {
-		if (ask[j].fd < 0)
+		if (ask[j].fd < 0 && !ask[j].full)
 			continue;
-		close(ask[j].fd);
+		if (ask[j].fd >= 0)
+			close(ask[j].fd);
 		dp_ethdev_client_socket(ask[j].value, name, sizeof(name), path, sizeof(path));
 		snprintf(dp_ethdev_deferred.name[dp_ethdev_deferred.n], RTE_DEV_NAME_MAX_LEN, "%s",
 			 name);
@@ -581,7 +588,7 @@ static int dp_ethdev_vdev_failed(const struct rte_devargs *da, char *err, size_t
 	int ret = -ENODEV;
 
 	if (dp_ethdev_is_deferred(da->name)) {
-		snprintf(err, errlen, "--vdev %s,%s: its vhost-user server at %s took the connection and did not answer in %u ms: not created at start-up (the creation would wait for it without a time-out)",
+		snprintf(err, errlen, "--vdev %s,%s: its vhost-user server at %s took no connection (backlog full) or did not answer in %u ms: not created at start-up (the creation would wait for it without a time-out)",
 			 da->name, da->args, path ? path : "(no path=)", dp_ethdev_deferred.wait_ms);
 		ret = -ENOTCONN;
 	} else if (dp_ethdev_virtio_client(da->name, kv) && path && dp_ethdev_no_server(path)) {

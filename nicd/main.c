@@ -231,7 +231,7 @@ int main(int argc, char **argv)
 	dp_args_free(&args);
 	/* A vhost-user server that takes connections and never answers would hold the EAL's start. */
 	if (dp_ethdev_defer_silent(&args.eal_argc, argv, NICD_SERVER_ANSWER_MS) > 0)
-		fprintf(stderr, "nicd: a vhost-user server took the connection and did not answer in %u ms: its device is created once it answers\n",
+		fprintf(stderr, "nicd: a vhost-user server took no connection (backlog full) or did not answer in %u ms: its device is created once it answers\n",
 			NICD_SERVER_ANSWER_MS);
 	rc = dp_eal_init(args.eal_argc, argv, err, sizeof(err));
 	if (rc < 0) {

@@ -1293,3 +1293,54 @@ Test(idle, idle_ns_zero_is_busy_polling)
 	cr_assert_eq(dp_idle_poll(&idle, false, 100, UINT64_MAX), 100);
 	cr_assert_eq(idle.sleeps, 0);
 }
+
+TestSuite(defer);
+
+/* A Unix socket listening at path (backlog 0) that never takes a connection; its fd. */
+static int t_listen_never_accept(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	cr_assert_geq(fd, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0, "bind: %s", strerror(errno));
+	cr_assert_eq(listen(fd, 0), 0);
+	return fd;
+}
+
+/*
+ * A server whose backlog is full (it takes no connection: a stopped
+ * switchd another client filled) refuses nicd's question at once with
+ * EAGAIN, but the EAL's blocking connect would wait for it for ever: its
+ * --vdev is kept from the EAL like a silent server's.
+ */
+Test(defer, a_server_with_a_full_backlog_is_kept_from_the_eal)
+{
+	char dir[] = "/tmp/segnet-defer.XXXXXX", path[64], vdev[128];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int lfd, cfd, argc;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/vh.sock", dir);
+	lfd = t_listen_never_accept(path);
+	/* One waiting connection fills a backlog of 0. */
+	cfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	cr_assert_eq(connect(cfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	snprintf(vdev, sizeof(vdev), "net_virtio_user0,path=%s", path);
+	{
+		char *argv[] = { "nicd", "--no-pci", "--vdev", vdev, "-l", "0", NULL };
+
+		argc = 6;
+		cr_assert_eq(dp_ethdev_defer_silent(&argc, argv, 50), 1,
+			     "a server whose backlog is full was left to the EAL");
+		cr_assert_eq(argc, 4);
+		cr_assert_str_eq(argv[2], "-l");
+		cr_assert_null(argv[4]);
+	}
+	close(cfd);
+	close(lfd);
+	unlink(path);
+	rmdir(dir);
+}
