@@ -30,12 +30,6 @@ nicd=${2:?}
 ping=${3:?}
 perf=${4:?}
 stat=${5:?}
-tag=segnet-it-e2e-$$
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/segnet-e2e.XXXXXX") || exit 1
-pids=
-swpid=
-nicpid=
-eal="--no-huge -m 256 --no-pci --no-shconf --log-level lib.telemetry:error"
 # A bulk slot of 0.17 ms (0.1 Gbit/s) is long next to the 100 us back-off
 # sleeps; the quick channel runs at 10 Gbit/s.
 gbps=0.1
@@ -44,12 +38,8 @@ gbps=0.1
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
 # shellcheck source=tests/integration/test_lib.sh
 . "$(dirname "$0")/test_lib.sh"
+daemons_test e2e
 
-cleanup() {
-	stop_and_remove "$pids $nicpid $swpid" sw nic
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
 
 printf 'e2e-key\n' >"$tmp/vnet1.key"
 printf 'other key' >"$tmp/vnet2.key"

@@ -19,23 +19,13 @@ set -u
 switchd=${1:?usage: nicd_vhost_late.sh SWITCHD NICD SEGNET_PING}
 nicd=${2:?}
 ping=${3:?}
-tag=segnet-it-vlate-$$
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/segnet-vlate.XXXXXX") || exit 1
-pids=
-swpid=
-nicpid=
-eal="--no-huge -m 256 --no-pci --no-shconf --log-level lib.telemetry:error"
 
 # shellcheck source=scripts/lib/dpdk.sh
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
 # shellcheck source=tests/integration/test_lib.sh
 . "$(dirname "$0")/test_lib.sh"
+daemons_test vlate
 
-cleanup() {
-	stop_and_remove "$pids $nicpid $swpid" sw nic
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
 
 printf 'late-key\n' >"$tmp/vnet1.key"
 svdevs=

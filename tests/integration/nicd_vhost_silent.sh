@@ -26,23 +26,13 @@ if ! command -v python3 >/dev/null 2>&1; then
 	echo "SKIP: needs python3 to play the silent vhost-user server"
 	exit 77
 fi
-tag=segnet-it-vsilent-$$
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/segnet-vsilent.XXXXXX") || exit 1
-pids=
-swpid=
-nicpid=
-eal="--no-huge -m 256 --no-pci --no-shconf --log-level lib.telemetry:error"
 
 # shellcheck source=scripts/lib/dpdk.sh
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
 # shellcheck source=tests/integration/test_lib.sh
 . "$(dirname "$0")/test_lib.sh"
+daemons_test vsilent
 
-cleanup() {
-	stop_and_remove "$pids $nicpid $swpid" sw nic
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
 
 printf 'silent-key\n' >"$tmp/vnet1.key"
 # shellcheck disable=SC2086

@@ -33,23 +33,14 @@ lua=${6:?}
 here=$(cd "$(dirname "$0")" && pwd)
 compare="python3 $here/replay_compare.py"
 check="python3 $here/replay_messages_check.py"
-tag=segnet-it-rm-$$
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/segnet-rm.XXXXXX") || exit 1
-pids=
-swpid=
-nicpid=
-eal="--no-huge -m 256 --no-pci --no-shconf --no-telemetry --log-level *:warning"
 
 # shellcheck source=scripts/lib/dpdk.sh
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
 # shellcheck source=tests/integration/test_lib.sh
 . "$(dirname "$0")/test_lib.sh"
+daemons_test rm sink rp
+eal="--no-huge -m 256 --no-pci --no-shconf --no-telemetry --log-level *:warning"
 
-cleanup() {
-	stop_and_remove "$pids $nicpid $swpid" sw nic sink rp
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
 
 # 1. switchd and one nicd serving four nodes, with --capture.
 printf 'replay-key\n' >"$tmp/vnet1.key"

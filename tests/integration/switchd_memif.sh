@@ -20,27 +20,17 @@ set -u
 
 switchd=${1:?usage: switchd_memif.sh SWITCHD NIC_PEERS}
 peers=${2:?usage: switchd_memif.sh SWITCHD NIC_PEERS}
-tag=segnet-it-switchd-$$
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/segnet-switchd.XXXXXX") || exit 1
-swpid=
-pppid=
 # A slot of 0.86 ms (bulk channel at 0.02 Gbit/s) is long next to the
 # 100 us back-off sleeps; a node is down after 60 slots (52 ms). The quick
 # channel runs at 1 Gbit/s, so QREQs sent together rarely collide.
 gbps=0.02
 down=60
-eal="--no-huge -m 256 --no-pci --no-shconf --log-level lib.telemetry:error"
 
 # shellcheck source=scripts/lib/dpdk.sh
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
 # shellcheck source=tests/integration/test_lib.sh
 . "$(dirname "$0")/test_lib.sh"
-
-cleanup() {
-	stop_and_remove "$pppid $swpid" sw nic
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+daemons_test switchd
 
 # Read switchd's endpoints and check them (python3 parses the JSON).
 check_telemetry() {
@@ -101,16 +91,16 @@ done
 	--link-gbps $gbps --down-slots $down \
 	--forged-file "$tmp/forged" --release-file "$tmp/release" \
 	>"$tmp/peers.log" 2>&1 &
-pppid=$!
+pids=$!
 tel=0
-if wait_for "$tmp/forged" 400 "$pppid"; then
+if wait_for "$tmp/forged" 400 "$pids"; then
 	sleep 0.2
 	check_telemetry || tel=1
 fi
 touch "$tmp/release"
-wait "$pppid"
+wait "$pids"
 prc=$?
-pppid=
+pids=
 cat "$tmp/peers.log"
 [ "$prc" = 0 ] || fail "nic_peers exited with $prc"
 [ "$tel" = 0 ] || { cat "$tmp"/tel-*.json; fail "telemetry"; }

@@ -31,6 +31,25 @@ stop_and_remove() {
 	rm -rf "$tmp"
 }
 
+# daemons_test NAME [SUFFIX...]: the set-up of a test that runs switchd,
+# nicd and tools in the background: $tag (segnet-it-NAME-PID, their file
+# prefixes $tag-sw, $tag-nic, $tag-SUFFIX), $tmp, the PIDs $pids, $swpid and
+# $nicpid (empty), the EAL arguments $eal, and at exit (or INT, TERM, HUP)
+# stop_and_remove of those PIDs and prefixes. Source scripts/lib/dpdk.sh first.
+daemons_test() {
+	tag=segnet-it-$1-$$
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/segnet-$1.XXXXXX") || exit 1
+	shift
+	pids=
+	swpid=
+	nicpid=
+	eal="--no-huge -m 256 --no-pci --no-shconf --log-level lib.telemetry:error"
+	_prefixes="sw nic $*"
+	# shellcheck disable=SC2086
+	trap 'stop_and_remove "$pids $nicpid $swpid" $_prefixes' EXIT
+	trap 'exit 1' INT TERM HUP
+}
+
 # wait_grep FILE TEXT PID: wait up to 10 s for TEXT in FILE while PID lives.
 wait_grep() {
 	_i=0

@@ -346,9 +346,12 @@ static void t_push_back_of(struct dp_port *port, uint32_t slot, uint16_t vnet, b
 	tport_push(port, tdp_encode(t_mp, &b));
 }
 
-/* The vnets and packet numbers of the BREQs sent on port, in order; how many. */
-static unsigned int t_breqs(struct dp_port *port, uint16_t *vnet, uint32_t *num,
-			    unsigned int cap)
+/*
+ * The vnets and packet numbers of the frames of type sent on port, in order
+ * (at most cap; vnet may be NULL); how many.
+ */
+static unsigned int t_sent_of(struct dp_port *port, uint8_t type, uint16_t *vnet, uint32_t *num,
+			      unsigned int cap)
 {
 	unsigned int n = 0;
 
@@ -356,9 +359,10 @@ static unsigned int t_breqs(struct dp_port *port, uint16_t *vnet, uint32_t *num,
 		struct proto_pkt p;
 
 		cr_assert_eq(tdp_decode(tport_frame(port, i), &p), PROTO_R_OK);
-		if (p.type != PROTO_T_BREQ)
+		if (p.type != type)
 			continue;
-		vnet[n] = p.vnet;
+		if (vnet)
+			vnet[n] = p.vnet;
 		num[n++] = p.pkt_num;
 	}
 	return n;
@@ -404,7 +408,7 @@ Test(nic, a_refused_connection_lets_another_vnet_take_the_grants)
 	cr_assert_eq(nic_stats(nic)->bulk_held_back, 1);
 	t_push_gnt_of(port, slot, T_PEER, 4, 0);
 	nic_poll(nic, now);
-	n = t_breqs(port, vnet, num, 16);
+	n = t_sent_of(port, PROTO_T_BREQ, vnet, num, 16);
 	cr_assert_eq(n, 2);
 	cr_assert_eq(vnet[1], 2, "the grant after the refusal went to vnet %u's packet again",
 		     vnet[1]);
@@ -417,7 +421,7 @@ Test(nic, a_refused_connection_lets_another_vnet_take_the_grants)
 		t_push_back_of(port, slot++, T_VNET, false);
 		nic_poll(nic, now);
 	}
-	n = t_breqs(port, vnet, num, 16);
+	n = t_sent_of(port, PROTO_T_BREQ, vnet, num, 16);
 	cr_assert_eq(n, 4, "%u BREQs", n);
 	cr_assert(vnet[2] == T_VNET && num[2] == num[0], "the refused packet is not sent first");
 	cr_assert(vnet[3] == T_VNET && num[3] == num[0] + 1);
@@ -488,7 +492,7 @@ Test(nic, a_hold_made_longer_still_wakes_the_nic_when_it_ends)
 		now += T_SLOT_NS;
 		nic_poll(nic, now);
 	}
-	n = t_breqs(port, vnet, num, 16);
+	n = t_sent_of(port, PROTO_T_BREQ, vnet, num, 16);
 	cr_assert_eq(n, 2, "%u BREQs", n);
 	cr_assert_lt(num[0], num[1], "packet %u went before packet %u", num[0], num[1]);
 	cr_assert_eq(nic_stats(nic)->back_ok, 2);
@@ -664,16 +668,10 @@ Test(nic, packets_out_of_order_are_not_kept_while_the_pool_is_short)
 /* Packet number of the last QREQ sent on port (0: none). */
 static uint32_t t_last_qreq_num(struct dp_port *port)
 {
-	uint32_t num = 0;
+	uint32_t num[256];
+	unsigned int n = t_sent_of(port, PROTO_T_QREQ, NULL, num, 256);
 
-	for (unsigned int i = 0; i < tport_sent(port); i++) {
-		struct proto_pkt p;
-
-		cr_assert_eq(tdp_decode(tport_frame(port, i), &p), PROTO_R_OK);
-		if (p.type == PROTO_T_QREQ)
-			num = p.pkt_num;
-	}
-	return num;
+	return n ? num[n - 1] : 0;
 }
 
 /*
