@@ -461,11 +461,15 @@ struct dp_ethdev_ask {
 	int at;			/* its index in argv */
 	int words;		/* 2: "--vdev VALUE", 1: "--vdev=VALUE" */
 	const char *value;	/* VALUE */
-	int fd;			/* the probe (dp_vhost_probe), -1 when done */
-	bool full;		/* its server's backlog is full: it takes no connection */
+	char name[RTE_DEV_NAME_MAX_LEN];	/* its device name */
+	int fd;			/* the probe while its answer is awaited, else -1 */
+	bool defer;		/* kept from the EAL (no answer yet, or backlog full) */
 };
 
-/* The vhost-user socket a --vdev value's virtio-user client connects to, in path; false if none. */
+/*
+ * The vhost-user socket a --vdev value's virtio-user client connects to, in
+ * path, and the device's name in name; false if it is not such a client.
+ */
 static bool dp_ethdev_client_socket(const char *value, char *name, size_t namelen, char *path,
 				    size_t pathlen)
 {
@@ -499,31 +503,31 @@ int dp_ethdev_defer_silent(int *argc, char **argv, uint32_t wait_ms)
 	struct dp_ethdev_ask ask[DP_ETHDEV_DEFER_MAX];
 	uint64_t end = dp_ethdev_mono_ns() + (uint64_t)wait_ms * DP_NS_PER_MS;
 	unsigned int n = 0, pending = 0, out = 0;
-	char name[RTE_DEV_NAME_MAX_LEN], path[256];
+	char path[256];
 	int k = 1;
 
 	for (int i = 1; i < *argc && n < DP_ETHDEV_DEFER_MAX; i++) {
-		struct dp_ethdev_ask a = { .at = i, .words = 1, .fd = -1 };
+		struct dp_ethdev_ask *a = &ask[n];
 
+		a->at = i;
+		a->words = 1;
 		if (!strcmp(argv[i], "--vdev") && i + 1 < *argc)
-			a.words = 2, a.value = argv[i + 1];
+			a->words = 2, a->value = argv[i + 1];
 		else if (!strncmp(argv[i], "--vdev=", 7))
-			a.value = argv[i] + 7;
+			a->value = argv[i] + 7;
 		else
 			continue;
-		i += a.words - 1;
-		if (!dp_ethdev_client_socket(a.value, name, sizeof(name), path, sizeof(path)))
+		i += a->words - 1;
+		if (!dp_ethdev_client_socket(a->value, a->name, sizeof(a->name), path, sizeof(path)))
 			continue;
-		a.fd = dp_vhost_probe_start(path);
-		/* The EAL's blocking connect would wait for a full backlog for ever. */
-		a.full = a.fd == -EAGAIN;
-		if (a.fd < 0 && !a.full)
-			continue;	/* no server: the EAL fails to create it at once */
-		if (a.full)
-			a.fd = -1;
-		else
-			pending++;
-		ask[n++] = a;
+		a->fd = dp_vhost_probe_start(path);
+		/* No server: the EAL fails to create it at once. A full backlog: its
+		 * blocking connect would wait for ever. */
+		a->defer = a->fd >= 0 || a->fd == -EAGAIN;
+		if (!a->defer)
+			continue;
+		pending += a->fd >= 0;
+		n++;
 	}
 	while (pending && dp_ethdev_mono_ns() < end) {
 		for (unsigned int j = 0; j < n; j++) {
@@ -531,6 +535,7 @@ int dp_ethdev_defer_silent(int *argc, char **argv, uint32_t wait_ms)
 				continue;
 			close(ask[j].fd);	/* answered (or hung up): the EAL may create it */
 			ask[j].fd = -1;
+			ask[j].defer = false;
 			pending--;
 		}
 		if (pending)
@@ -538,13 +543,12 @@ int dp_ethdev_defer_silent(int *argc, char **argv, uint32_t wait_ms)
 	}
 	dp_ethdev_deferred.wait_ms = wait_ms;
 	for (unsigned int j = 0; j < n; j++) {
-		if (ask[j].fd < 0 && !ask[j].full)
-			continue;
 		if (ask[j].fd >= 0)
 			close(ask[j].fd);
-		dp_ethdev_client_socket(ask[j].value, name, sizeof(name), path, sizeof(path));
+		if (!ask[j].defer)
+			continue;
 		snprintf(dp_ethdev_deferred.name[dp_ethdev_deferred.n], RTE_DEV_NAME_MAX_LEN, "%s",
-			 name);
+			 ask[j].name);
 		dp_ethdev_deferred.vdev[dp_ethdev_deferred.n++] = ask[j].value;
 		for (int w = 0; w < ask[j].words; w++)
 			argv[ask[j].at + w] = NULL;
