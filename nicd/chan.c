@@ -495,15 +495,17 @@ static void chan_refused(struct nic *nic, struct sn_pkt *p, uint64_t now)
 	uint16_t t = p->h.dst_node;
 	struct sn_pkt *q, *prev;
 
-	chan_request_again(nic, p);
-	if (!c || nic->fifo)
+	if (!c || nic->fifo) {
+		chan_request_again(nic, p);
 		return;
+	}
 	c->bulk_hold_slots = c->bulk_hold_slots ?
 		(uint16_t)RTE_MIN(2 * c->bulk_hold_slots, CHAN_HOLD_MAX_SLOTS) : 1;
 	c->bulk_hold_until = now + c->bulk_hold_slots * nic->slot_ns;
 	if (c->bulk_hold_until < ch->hold_wake)
 		ch->hold_wake = c->bulk_hold_until;
 	nic->stats.bulk_held_back++;
+	chan_back_to_backlog(nic, p);
 	for (q = ch->voq[t].tail; q; q = prev) {
 		prev = q->cprev;
 		if (q->conn == c)
