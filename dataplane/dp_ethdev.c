@@ -441,8 +441,7 @@ static bool dp_ethdev_no_server(const char *path)
 /* virtio-user clients dp_ethdev_defer_silent kept from the EAL. */
 enum { DP_ETHDEV_DEFER_MAX = 32 };
 static struct {
-	const char *vdev[DP_ETHDEV_DEFER_MAX];	/* their --vdev values (in argv) */
-	char name[DP_ETHDEV_DEFER_MAX][RTE_DEV_NAME_MAX_LEN];	/* their names */
+	const char *vdev[DP_ETHDEV_DEFER_MAX];	/* their --vdev values (in argv): NAME,ARGS */
 	unsigned int n;				/* how many */
 	uint32_t wait_ms;			/* how long their servers had */
 } dp_ethdev_deferred;
@@ -450,9 +449,14 @@ static struct {
 /* True when name is a device dp_ethdev_defer_silent kept from the EAL. */
 static bool dp_ethdev_is_deferred(const char *name)
 {
-	for (unsigned int i = 0; i < dp_ethdev_deferred.n; i++)
-		if (!strcmp(dp_ethdev_deferred.name[i], name))
+	size_t len = strlen(name);
+
+	for (unsigned int i = 0; i < dp_ethdev_deferred.n; i++) {
+		const char *v = dp_ethdev_deferred.vdev[i];
+
+		if (!strncmp(v, name, len) && (v[len] == ',' || !v[len]))
 			return true;
+	}
 	return false;
 }
 
@@ -461,7 +465,6 @@ struct dp_ethdev_ask {
 	int at;			/* its index in argv */
 	int words;		/* 2: "--vdev VALUE", 1: "--vdev=VALUE" */
 	const char *value;	/* VALUE */
-	char name[RTE_DEV_NAME_MAX_LEN];	/* its device name */
 	int fd;			/* the probe while its answer is awaited, else -1 */
 	bool defer;		/* kept from the EAL (no answer yet, or backlog full) */
 };
@@ -503,7 +506,7 @@ int dp_ethdev_defer_silent(int *argc, char **argv, uint32_t wait_ms)
 	struct dp_ethdev_ask ask[DP_ETHDEV_DEFER_MAX];
 	uint64_t end = dp_ethdev_mono_ns() + (uint64_t)wait_ms * DP_NS_PER_MS;
 	unsigned int n = 0, pending = 0, out = 0;
-	char path[256];
+	char name[RTE_DEV_NAME_MAX_LEN], path[256];
 	int k = 1;
 
 	for (int i = 1; i < *argc && n < DP_ETHDEV_DEFER_MAX; i++) {
@@ -518,7 +521,7 @@ int dp_ethdev_defer_silent(int *argc, char **argv, uint32_t wait_ms)
 		else
 			continue;
 		i += a->words - 1;
-		if (!dp_ethdev_client_socket(a->value, a->name, sizeof(a->name), path, sizeof(path)))
+		if (!dp_ethdev_client_socket(a->value, name, sizeof(name), path, sizeof(path)))
 			continue;
 		a->fd = dp_vhost_probe_start(path);
 		/* No server: the EAL fails to create it at once. A full backlog: its
@@ -547,8 +550,6 @@ int dp_ethdev_defer_silent(int *argc, char **argv, uint32_t wait_ms)
 			close(ask[j].fd);
 		if (!ask[j].defer)
 			continue;
-		snprintf(dp_ethdev_deferred.name[dp_ethdev_deferred.n], RTE_DEV_NAME_MAX_LEN, "%s",
-			 ask[j].name);
 		dp_ethdev_deferred.vdev[dp_ethdev_deferred.n++] = ask[j].value;
 		for (int w = 0; w < ask[j].words; w++)
 			argv[ask[j].at + w] = NULL;
