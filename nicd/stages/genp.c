@@ -38,14 +38,13 @@ enum genp_counter {
 	GENP_TIMEOUT_RETX,
 	GENP_FAST_RETX,
 	GENP_GAVE_UP,
-	GENP_NO_MARKER,
 	GENP_STALE_ACKS,
 	GENP_CANCELLED,
 };
 
 static const char *const genp_counter_names[] = {
 	"numbered", "window_waits", "acked", "sacked", "timeout_retx",
-	"fast_retx", "gave_up", "gave_up_without_marker", "stale_acks",
+	"fast_retx", "gave_up", "stale_acks",
 	"cancelled_unnumbered", NULL,
 };
 
@@ -262,67 +261,30 @@ static uint16_t genp_rx(struct stage *st, struct sn_pkt **pkts, uint16_t n,
 }
 
 /*
- * A marker for p: a QREQ without data that takes p's number, so that the
- * receiver does not wait for ever at a hole, behind which the packets
- * after p (acknowledged by mask, completed) would never be delivered. NULL
- * when no descriptor is free.
+ * Give p up: its message fails (SEGNET_ERETRIES) and p itself becomes the
+ * marker of its number (a QREQ without data that keeps its place on the
+ * unacknowledged list), resent like data until acknowledged, so that the
+ * receiver does not wait for ever at a hole, behind which the packets after
+ * p (acknowledged by mask, completed) would never be delivered. No
+ * descriptor is needed, so none can be missing. The timer gives up only a
+ * packet the channel is not sending, so completing it takes it at most off
+ * the quick buffer it waits in for its acknowledgment.
  */
-static struct sn_pkt *genp_marker(struct stage *st, const struct sn_pkt *p)
+static void genp_give_up(struct stage *st, struct sn_pkt *p, uint64_t now)
 {
-	struct sn_pkt *m = st->pl->env.alloc(st->pl->env.ctx);
-
-	if (!m)
-		return NULL;
-	m->h = (struct proto_pkt) {
-		.src_node = p->h.src_node, .dst_node = p->h.dst_node, .vnet = p->h.vnet,
-		.src_ep = p->h.src_ep, .dst_ep = p->h.dst_ep, .pkt_num = p->h.pkt_num,
-	};
-	sn_pkt_make_marker(m);
-	m->conn = p->conn;
-	m->t_gen = p->t_gen;
-	m->flags = SN_PKT_HELD;
-	return m;
-}
-
-/*
- * Give p up: its message fails (SEGNET_ERETRIES) and a marker takes its
- * place on the unacknowledged list, resent like data until acknowledged.
- */
-static void genp_give_up(struct stage *st, struct sn_conn *c, struct sn_pkt *p,
-			 uint64_t now)
-{
-	struct sn_pkt *m = genp_marker(st, p), *prev = NULL;
-
 	st->cnt[GENP_GAVE_UP]++;
-	for (struct sn_pkt *q = c->unacked; q != p; q = q->next)
-		prev = q;
-	if (m) {
-		m->next = p->next;
-		if (prev)
-			prev->next = m;
-		else
-			c->unacked = m;
-		if (c->unacked_tail == p)
-			c->unacked_tail = m;
-		p->next = NULL;
-		p->flags &= (uint16_t)~SN_PKT_HELD;
-	} else {
-		st->cnt[GENP_NO_MARKER]++;	/* the hole stays: no descriptor */
-		genp_unlink(c, prev, p);
-	}
-	pipeline_complete(st->pl, p, SN_ERR_RETRIES, now);
-	if (m)
-		genp_resend(st, m, now);
+	st->pl->env.complete(st->pl->env.ctx, p, SN_ERR_RETRIES, now);
+	sn_pkt_make_marker(p);
+	genp_resend(st, p, now);
 }
 
 /* Resend p, or give it up once it used up its transmissions (a marker never is). */
-static void genp_retry(struct stage *st, struct sn_conn *c, struct sn_pkt *p,
-		       uint64_t now)
+static void genp_retry(struct stage *st, struct sn_pkt *p, uint64_t now)
 {
 	int64_t max_retx = st->param[2];
 
 	if (max_retx && p->tx_count >= max_retx && !(p->h.flags & PROTO_F_ABANDONED)) {
-		genp_give_up(st, c, p, now);
+		genp_give_up(st, p, now);
 		return;
 	}
 	st->cnt[GENP_TIMEOUT_RETX]++;
@@ -336,12 +298,12 @@ static void genp_timeout(struct stage *st, struct sn_conn *c, struct sn_pkt *p,
 	struct sn_pkt *nx;
 
 	if (st->param[1] == GENP_SR) {
-		genp_retry(st, c, p, now);
+		genp_retry(st, p, now);
 	} else {
 		for (; p; p = nx) {
 			nx = p->next;
 			if (genp_waiting_ack(p))
-				genp_retry(st, c, p, now);
+				genp_retry(st, p, now);
 		}
 	}
 	genp_release(st, c, now);
