@@ -99,6 +99,8 @@ struct sn_conn {
 	uint64_t bulk_hold_until;	/* held back from send buffers until then
 					 * (its peer refused a BREQ) */
 	uint16_t bulk_hold_slots;	/* that hold's length: doubles while refused */
+	/* quick channel: maintained by the NIC's channel layer */
+	uint16_t quick_held;		/* quick send buffers its packets hold */
 	_Alignas(8) unsigned char priv[];	/* stage states */
 };
 

@@ -94,6 +94,22 @@ static bool chan_q_holds_buffer(uint8_t q)
 	       q == CQ_QTX || q == CQ_QWAIT;
 }
 
+/* Quick packet p takes a quick send buffer. */
+static void chan_quick_take(struct nic *nic, struct sn_pkt *p)
+{
+	nic->ch.quick_used++;
+	if (p->conn)
+		p->conn->quick_held++;
+}
+
+/* Quick packet p gives its quick send buffer back. */
+static void chan_quick_give(struct nic *nic, const struct sn_pkt *p)
+{
+	nic->ch.quick_used--;
+	if (p->conn)
+		p->conn->quick_held--;
+}
+
 /* Give back the send buffer of a packet leaving list q. */
 static void chan_free_buffer(struct nic *nic, const struct sn_pkt *p, uint8_t q)
 {
@@ -103,7 +119,7 @@ static void chan_free_buffer(struct nic *nic, const struct sn_pkt *p, uint8_t q)
 		nic->ch.held[p->h.dst_node]--;
 		nic->ch.bulk_used--;
 	} else {
-		nic->ch.quick_used--;
+		chan_quick_give(nic, p);
 	}
 }
 
@@ -163,7 +179,7 @@ void chan_sink(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 		 * cannot acknowledge before it. genp's window bounds them.
 		 */
 		chan_push_head(&ch->qtx, pkt, CQ_QTX);
-		ch->quick_used++;
+		chan_quick_take(nic, pkt);
 	} else if (pkt->chan == SN_CHAN_QUICK) {
 		chan_push_tail(&ch->qbacklog, pkt, CQ_QBACKLOG);
 	} else if (nic->fifo) {
@@ -258,16 +274,38 @@ static void chan_prefetch_bulk(struct nic *nic, uint64_t now)
 	}
 }
 
-/* Fill free quick send buffers in order. */
+/*
+ * True when quick packet p may take a free buffer: its connection holds
+ * less than its share, or more than a share stays free for the others. So
+ * a peer that does not acknowledge keeps at most all but a share of the
+ * buffers waiting, and one busy connection alone still uses that many.
+ */
+static bool chan_quick_may_take(const struct nic *nic, const struct sn_pkt *p)
+{
+	uint16_t share = nic->cfg.quick_share ? nic->cfg.quick_share : nic->cfg.quick_bufs;
+
+	return !p->conn || p->conn->quick_held < share ||
+	       nic->cfg.quick_bufs - nic->ch.quick_used > share;
+}
+
+/*
+ * Fill free quick send buffers in order, past the packets of connections
+ * that may take no more (chan_quick_may_take). A connection holds at most
+ * genp's window in the channel, so the scan's bound passes several.
+ */
 static void chan_prefetch_quick(struct nic *nic)
 {
 	struct nic_chan *ch = &nic->ch;
+	struct sn_pkt *p = ch->qbacklog.head, *next;
 
-	while (ch->qbacklog.len && ch->quick_used < nic->cfg.quick_bufs) {
-		struct sn_pkt *p = chan_pop_head(&ch->qbacklog);
-
+	for (unsigned int k = 0; p && k < CHAN_HOLD_SCAN && ch->quick_used < nic->cfg.quick_bufs;
+	     p = next, k++) {
+		next = p->cnext;
+		if (!chan_quick_may_take(nic, p))
+			continue;
+		chan_unlink(&ch->qbacklog, p);
 		chan_push_tail(&ch->qtx, p, CQ_QTX);
-		ch->quick_used++;
+		chan_quick_take(nic, p);
 	}
 }
 
@@ -563,9 +601,19 @@ static uint64_t chan_send_quick(struct nic *nic, uint64_t now)
 {
 	struct nic_chan *ch = &nic->ch;
 	uint64_t wake = UINT64_MAX;
+	unsigned int sent = 0;
 	struct sn_pkt *p;
 
-	while (ch->qtx.head) {
+	for (;;) {
+		/*
+		 * A packet no protocol holds gives its buffer back as it
+		 * leaves: the buffers fill again (a connection's share counts
+		 * only what they hold), up to the buffers' number per poll.
+		 */
+		if (!ch->qtx.head && sent && sent < nic->cfg.quick_bufs)
+			chan_prefetch_quick(nic);
+		if (!ch->qtx.head)
+			break;
 		if (!nic_quick_ready(nic, now, &wake)) {
 			nic->stats.qreq_deferred++;
 			return wake;
@@ -576,10 +624,11 @@ static uint64_t chan_send_quick(struct nic *nic, uint64_t now)
 			chan_push_head(&ch->qtx, p, CQ_QTX);
 			return now + NIC_NO_MBUF_RETRY_NS;
 		}
+		sent++;
 		if (p->flags & SN_PKT_HELD) {
 			chan_push_tail(&ch->qwait, p, CQ_QWAIT);
 		} else {
-			ch->quick_used--;
+			chan_quick_give(nic, p);
 			p->flags &= (uint16_t)~SN_PKT_IN_CHAN;
 			nic_finish(nic, p, SN_OK, now);
 			nic_desc_free(nic, p);

@@ -157,6 +157,11 @@ static int nic_check_config(const struct nic_config *c, char *err, size_t errlen
 			 c->bulk_per_target, c->bulk_bufs);
 		return -EINVAL;
 	}
+	if (c->quick_share > c->quick_bufs) {
+		snprintf(err, errlen, "quick share %u is above the %u quick buffers",
+			 c->quick_share, c->quick_bufs);
+		return -EINVAL;
+	}
 	if (c->descriptors < 16 || !c->mp) {
 		snprintf(err, errlen, "need at least 16 descriptors and a mempool");
 		return -EINVAL;

@@ -25,6 +25,12 @@
 /* --per-target-cap's default: 1/NICD_CAP_SHARE of --send-buffers (16 of 64). */
 enum { NICD_CAP_SHARE = 4 };
 
+/*
+ * --quick-share's default: 1/NICD_QUICK_SHARE of --quick-buffers (4 of 20),
+ * so one busy connection alone has the 16 it had before there was a share.
+ */
+enum { NICD_QUICK_SHARE = 5 };
+
 /* Long-only options without a short letter. */
 enum nicd_opt {
 	NICD_OPT_BULK_PORT = 256,
@@ -37,6 +43,7 @@ enum nicd_opt {
 	NICD_OPT_SEND_BUFFERS,
 	NICD_OPT_PER_TARGET_CAP,
 	NICD_OPT_QUICK_BUFFERS,
+	NICD_OPT_QUICK_SHARE,
 	NICD_OPT_DESCRIPTORS,
 	NICD_OPT_CFG_KEEPALIVE,
 	NICD_OPT_IDLE_SLEEP_US,
@@ -68,6 +75,7 @@ static const struct option nicd_long_opts[] = {
 	{ "send-buffers", required_argument, NULL, NICD_OPT_SEND_BUFFERS },
 	{ "per-target-cap", required_argument, NULL, NICD_OPT_PER_TARGET_CAP },
 	{ "quick-buffers", required_argument, NULL, NICD_OPT_QUICK_BUFFERS },
+	{ "quick-share", required_argument, NULL, NICD_OPT_QUICK_SHARE },
 	{ "descriptors", required_argument, NULL, NICD_OPT_DESCRIPTORS },
 	{ "cfg-keepalive", required_argument, NULL, NICD_OPT_CFG_KEEPALIVE },
 	{ "idle-sleep-us", required_argument, NULL, NICD_OPT_IDLE_SLEEP_US },
@@ -130,7 +138,11 @@ void nicd_opts_usage(FILE *f, const char *prog)
 		"  --send-buffers N        bulk send buffers of a NIC (default 64)\n"
 		"  --per-target-cap N      of which one target may hold (default a quarter\n"
 		"                          of them, at least 1: 16 of 64)\n"
-		"  --quick-buffers N       quick send buffers of a NIC (default 16)\n"
+		"  --quick-buffers N       quick send buffers of a NIC (default 20)\n"
+		"  --quick-share N         a connection (peer and virtual network) holding\n"
+		"                          N quick buffers takes another only while more\n"
+		"                          than N stay free for the others (default a\n"
+		"                          fifth of them, at least 1: 4 of 20)\n"
 		"  --descriptors N         packet descriptors per NIC (default 16384)\n"
 		"  --cfg-keepalive N       slots between CFGs while a NIC's requests do not\n"
 		"                          change (default 8; 1 = a CFG every slot)\n"
@@ -296,7 +308,7 @@ static void nicd_opts_defaults(struct nicd_opts *o)
 	o->endpoints = 64;
 	o->max_nodes = 64;
 	o->send_buffers = 64;
-	o->quick_buffers = 16;
+	o->quick_buffers = 20;
 	o->descriptors = 16384;
 	o->cfg_keepalive = 8;
 	o->idle_sleep_us = 100;
@@ -328,6 +340,8 @@ static int nicd_parse_value(struct nicd_opts *o, int c, const char *arg, char *e
 		return dp_opt_u16("--per-target-cap", arg, 1, 65535, &o->per_target_cap, err, errlen);
 	case NICD_OPT_QUICK_BUFFERS:
 		return dp_opt_u16("--quick-buffers", arg, 1, 65535, &o->quick_buffers, err, errlen);
+	case NICD_OPT_QUICK_SHARE:
+		return dp_opt_u16("--quick-share", arg, 1, 65535, &o->quick_share, err, errlen);
 	case NICD_OPT_DESCRIPTORS:
 		return dp_opt_u32("--descriptors", arg, 16, 1u << 22, &o->descriptors, err, errlen);
 	case NICD_OPT_CFG_KEEPALIVE:
@@ -458,6 +472,11 @@ static int nicd_check(struct nicd_opts *o, const struct nicd_single *s, char *er
 	if (o->per_target_cap > o->send_buffers)
 		return dp_opt_fail(err, errlen, "--per-target-cap %u: must not exceed --send-buffers %u",
 				 o->per_target_cap, o->send_buffers);
+	if (!o->quick_share)
+		o->quick_share = nic_per_target_share(o->quick_buffers, NICD_QUICK_SHARE);
+	if (o->quick_share > o->quick_buffers)
+		return dp_opt_fail(err, errlen, "--quick-share %u: must not exceed --quick-buffers %u",
+				 o->quick_share, o->quick_buffers);
 	return nicd_check_unique(o, err, errlen);
 }
 

@@ -40,7 +40,8 @@ static struct nic *t_nic_with(struct dp_port *port, const char *conf,
 {
 	struct nic_config cfg = {
 		.max_nodes = 4, .bulk_bufs = 4, .bulk_per_target = 1,
-		.quick_bufs = 16, .descriptors = 256, .mp = t_mp, .check_crc = true,
+		.quick_bufs = 16, .quick_share = 4, .descriptors = 256, .mp = t_mp,
+		.check_crc = true,
 	};
 	struct nic_ops none = { 0 };
 	char err[128], spec[256] = "";
@@ -1002,5 +1003,114 @@ Test(nic, a_cancelled_send_beyond_the_cluster_leaves_no_marker)
 		nic_poll(nic, now);
 	}
 	cr_assert_eq(t_count(port, PROTO_T_QREQ, &before), 0, "a QREQ left for node 3");
+	t_done(nic, port, avail);
+}
+
+/* Which of port's sent frames are data QREQs of node dst in vnet (their numbers in seen); forget them. */
+static unsigned int t_take_qreqs(struct dp_port *port, uint16_t dst, uint16_t vnet,
+				 uint32_t seen[32])
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < tport_sent(port); i++) {
+		struct proto_pkt p;
+
+		cr_assert_eq(tdp_decode(tport_frame(port, i), &p), PROTO_R_OK);
+		if (p.type != PROTO_T_QREQ || p.dst_node != dst || p.vnet != vnet ||
+		    (p.flags & PROTO_F_ABANDONED))
+			continue;
+		n++;
+		if (seen && p.pkt_num < 32)
+			seen[p.pkt_num] = 1;
+	}
+	tport_clear(port);
+	return n;
+}
+
+/*
+ * 16 quick messages to a peer that never acknowledges (it has no such
+ * virtual network: rx_unknown_vnet there) take 12 of the 16 quick send
+ * buffers, leaving a share (quick_share 4) to the others, and keep them
+ * once given up (max_retx: their markers are resent until acknowledged). A
+ * quick message to node 3 leaves at once. Before the share the 16 held
+ * every buffer, and after giving up their markers did, for ever: no quick
+ * message to anyone left again.
+ */
+Test(nic, a_silent_peer_leaves_quick_buffers_to_the_others)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp), to3 = 0;
+	struct dp_port *port = tport_create("nic", 256);
+	struct nic *nic = t_nic_with(port, "conf3,genp:max_retx=3,"
+				     "timer:timeout_ns=10000:adaptive=off", NULL);
+	struct nic_msg msg = {
+		.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_QUICK,
+	};
+	uint32_t seen[32] = { 0 }, distinct = 0;
+	uint64_t now = 1000000;
+	uint32_t slot = 1;
+
+	t_push_gnt_of(port, slot, PROTO_NODE_NONE, 4, 0);
+	nic_poll(nic, now);
+	cr_assert(nic_is_up(nic));
+	for (int i = 0; i < 16; i++)
+		cr_assert_eq(nic_send(nic, &msg, now), 0);
+	nic_poll(nic, now);
+	msg.dst_node = 3;
+	cr_assert_eq(nic_send(nic, &msg, now), 0);
+	nic_poll(nic, now);
+	cr_assert_eq(t_take_qreqs(port, 3, T_VNET, NULL), 1, "the message to node 3 waited");
+	for (int k = 0; k < 5000; k++) {	/* 50 ms, a GNT every 50 slots */
+		now += T_SLOT_NS;
+		if (k % 50 == 0) {
+			slot += 50;
+			t_push_gnt_of(port, slot, PROTO_NODE_NONE, 4, 0);
+		}
+		nic_poll(nic, now);
+		to3 += t_take_qreqs(port, 3, T_VNET, NULL);
+		t_take_qreqs(port, T_PEER, T_VNET, seen);
+	}
+	for (int i = 0; i < 32; i++)
+		distinct += seen[i];
+	cr_log_info("completed_err %llu, pending %u, QREQs to node 3 after the first: %u",
+		    (unsigned long long)nic_stats(nic)->completed_err, nic_pending(nic), to3);
+	cr_assert_eq(distinct, 0, "%u data QREQs to the silent peer after the first poll", distinct);
+	/* The 12 the silent peer's took, and node 3's: nobody acknowledges. */
+	cr_assert_eq(nic_stats(nic)->completed_err, 13);
+	cr_assert_eq(nic_pending(nic), 4, "the other 4 wait behind the silent peer's markers");
+	cr_assert_gt(to3, 0);
+	t_done(nic, port, avail);
+}
+
+/*
+ * doc/endpoints.md: a receiver that stops polling does not stall other
+ * virtual networks. Quick messages to an endpoint that refuses them (no
+ * receive buffer, so no ack) take all but a share of the quick send
+ * buffers, so a quick message in vnet 2 to the same, willing, node leaves
+ * at once. Before, the 16 held all 16 buffers until they were given up
+ * (max_retx, about a second by default).
+ */
+Test(nic, a_stuck_receiver_does_not_stall_quick_sends_of_other_vnets)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	struct nic *nic = t_nic_with(port, "conf4-sr", NULL);
+	struct nic_msg msg = {
+		.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_QUICK,
+	};
+	char err[128];
+	uint64_t now = 1000000;
+
+	cr_assert_eq(nic_add_vnet(nic, 2, "build_acks,order,dup_find,timer,genp", err,
+				  sizeof(err)), 0, "%s", err);
+	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
+	nic_poll(nic, now);
+	for (int i = 0; i < 16; i++)
+		cr_assert_eq(nic_send(nic, &msg, now), 0);
+	nic_poll(nic, now);
+	cr_assert_eq(t_take_qreqs(port, T_PEER, T_VNET, NULL), 12, "all but a share");
+	msg.vnet = 2;
+	cr_assert_eq(nic_send(nic, &msg, now), 0);
+	nic_poll(nic, now);
+	cr_assert_eq(t_take_qreqs(port, T_PEER, 2, NULL), 1, "the vnet-2 quick message waited");
 	t_done(nic, port, avail);
 }
