@@ -49,6 +49,9 @@ struct t_side {
 	int released_hdr_only;		/* packets released with their data dropped */
 	int n_abandoned;		/* markers of given-up messages taken */
 	bool tight;			/* what rx_tight answers */
+	uint16_t deliv_h[T_MAX];	/* handler (message id) of each delivery */
+	uint16_t done_h[T_MAX];		/* handler (message id) of each completion */
+	bool alloc_fails;		/* env.alloc answers NULL (no descriptor) */
 };
 
 /* Two nodes and the wire between them. */
@@ -157,6 +160,7 @@ static void t_deliver(void *ctx, struct sn_pkt *pkt, uint64_t now)
 		return;
 	}
 	cr_assert_lt(s->n_deliv, T_MAX);
+	s->deliv_h[s->n_deliv] = pkt->h.handler;
 	s->deliv[s->n_deliv++] = pkt->h.pkt_num;
 	t_pkt_free(s->net, pkt);
 }
@@ -170,6 +174,7 @@ static void t_complete(void *ctx, struct sn_pkt *pkt, int status, uint64_t now)
 	if (pkt->h.flags & PROTO_F_ABANDONED)
 		return;		/* as the NIC: nobody waits for a marker */
 	cr_assert_lt(s->n_done, T_MAX);
+	s->done_h[s->n_done] = pkt->h.handler;
 	s->done[s->n_done] = pkt->h.pkt_num;
 	s->done_status[s->n_done++] = status;
 }
@@ -179,6 +184,8 @@ static struct sn_pkt *t_alloc(void *ctx)
 {
 	struct t_side *s = ctx;
 
+	if (s->alloc_fails)
+		return NULL;
 	return t_pkt_new(s->net);
 }
 
@@ -1435,5 +1442,241 @@ Test(stages, a_reset_connection_delivers_from_packet_1_again)
 	cr_assert_eq(net->side[1].deliv[3], 1);
 	cr_assert_eq(net->side[1].deliv[4], 2);
 	t_wire_lose_all(net);
+	t_net_free(net);
+}
+
+/* ---- review rev-stages: resets, stale frames, markers -------------------- */
+
+/* Send n messages from node a, message ids first, first + 1, ... (in h.handler). */
+static void t_send_ids(struct t_net *net, int a, int n, uint16_t first)
+{
+	struct sn_pkt *pkts[64];
+
+	cr_assert_leq(n, 64);
+	for (int i = 0; i < n; i++) {
+		struct sn_pkt *p = t_pkt_new(net);
+
+		p->h.flags = PROTO_F_DATA | PROTO_F_LAST;
+		p->h.dst_node = (uint16_t)(1 - a);
+		p->h.vnet = T_VNET;
+		p->h.handler = (uint16_t)(first + i);
+		p->chan = SN_CHAN_QUICK;
+		p->conn = t_conn(net, a);
+		pkts[i] = p;
+	}
+	pipeline_tx(net->side[a].pl, pkts, (uint16_t)n, net->now);
+}
+
+/* What nic_fail_peer does to node a's connection (a DOWN notice, or a rejoin). */
+static void t_reset_conn(struct t_net *net, int a)
+{
+	struct sn_conn *c = t_conn(net, a);
+
+	pipeline_event(net->side[a].pl, c, STAGE_EV_RESET, NULL, net->now);
+	c->tx_next = 1;
+	c->rx_base = 0;
+	c->rx_mask = 0;
+	c->rx_unacked = 0;
+	c->ack_now = 0;
+}
+
+/* rounds of: hand over the wire (drop decides), then tick both nodes step ns later. */
+static void t_run(struct t_net *net, int rounds, uint64_t step, t_drop_fn drop, void *arg)
+{
+	for (int k = 0; k < rounds; k++) {
+		t_wire_run(net, drop, arg);
+		net->n_wire = net->next_wire = 0;	/* all handed over: room again */
+		net->side[0].n_sink = net->side[1].n_sink = 0;
+		net->now += step;
+		pipeline_tick(net->side[0].pl, net->now);
+		pipeline_tick(net->side[1].pl, net->now);
+	}
+	t_wire_run(net, drop, arg);
+}
+
+/* Status of node s's completion of message id (-1: never completed). */
+static int t_status_of(const struct t_side *s, uint16_t id)
+{
+	for (int i = 0; i < s->n_done; i++)
+		if (s->done_h[i] == id)
+			return s->done_status[i];
+	return -1;
+}
+
+/* How often node s delivered message id. */
+static int t_delivered_id(const struct t_side *s, uint16_t id)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->n_deliv; i++)
+		n += s->deliv_h[i] == id;
+	return n;
+}
+
+/*
+ * Every message sender s completed OK was delivered by receiver r exactly
+ * once, and no message s was told failed with SN_ERR_DOWN was delivered
+ * after from_deliv deliveries.
+ */
+static void t_assert_ok_means_delivered(const struct t_side *s, const struct t_side *r)
+{
+	for (int i = 0; i < s->n_done; i++)
+		if (s->done_status[i] == SN_OK)
+			cr_assert_eq(t_delivered_id(r, s->done_h[i]), 1,
+				     "message %u completed OK but was delivered %d times",
+				     s->done_h[i], t_delivered_id(r, s->done_h[i]));
+}
+
+/*
+ * A frame of the old incarnation that is still in the network (a switch
+ * queue, a NIC's transmit ring, a --fault delay) when both ends reset their
+ * connection (the receiver restarted; nic_fail_peer on the DOWN notice at
+ * the sender and on the rejoin at the receiver) carries a packet number the
+ * new incarnation will use again. Nothing in a frame tells the two apart:
+ * the new connection takes the old packet 6 (its message failed with
+ * SN_ERR_DOWN at the sender) as its own packet 6, delivers it, and then drops
+ * the real packet 6 as a duplicate, and acknowledges it: message 205
+ * completes OK and is never delivered; message 105 failed and is delivered.
+ */
+Test(review, a_frame_from_before_a_reset_is_taken_for_a_new_packet)
+{
+	struct t_net *net = t_net_same(t_conf4_sr);
+	struct t_side *rx = &net->side[1];
+	struct t_frame old;
+	int before;
+
+	t_send_ids(net, 0, 5, 100);
+	t_run(net, 10, 5000, NULL, NULL);
+	cr_assert_eq(rx->n_deliv, 5);
+	t_send_ids(net, 0, 1, 105);		/* packet 6, still on its way ... */
+	cr_assert_eq(t_wire_pending(net), 1);
+	old = *t_wire_peek(net, 0);
+	t_wire_lose_all(net);
+	t_reset_conn(net, 0);			/* ... when node 1 restarts */
+	t_reset_conn(net, 1);
+	cr_assert_eq(t_status_of(&net->side[0], 105), SN_ERR_DOWN);
+	before = rx->n_deliv;
+	t_rx_frame(net, &old);			/* it arrives late */
+	t_send_ids(net, 0, 6, 200);		/* new incarnation: packets 1 .. 6 */
+	t_run(net, 20, 5000, NULL, NULL);
+	for (int i = 0; i < 6; i++)
+		cr_assert_eq(t_status_of(&net->side[0], (uint16_t)(200 + i)), SN_OK);
+	cr_assert_eq(t_delivered_id(rx, 105), 0,
+		     "message 105 failed with SN_ERR_DOWN at its sender but was delivered "
+		     "(deliveries after the reset: %d)", rx->n_deliv - before);
+	t_assert_ok_means_delivered(&net->side[0], rx);
+	t_net_free(net);
+}
+
+/* Keeps the last frame node 1 sends (an ack) in *arg and loses it. */
+static bool t_keep_from_1(void *arg, const struct t_frame *f)
+{
+	if (f->from != 1)
+		return false;
+	*(struct t_frame *)arg = *f;
+	return true;
+}
+
+/*
+ * The same for an acknowledgment: node 1's ack of the old packets 1 .. 5
+ * arrives after both ends reset. Node 0's new packets 1 .. 6 were all lost,
+ * but the old ack base 5 is within what node 0 sent since: genp takes it
+ * (it is not "stale", it acks numbers that were sent) and completes the new
+ * messages 200 .. 204 OK. Node 1 never gets them; it keeps packet 6 (205) in
+ * its reorder buffer for ever, and acknowledges it by mask, so 205 completes
+ * OK too: six messages "delivered", none delivered.
+ */
+Test(review, an_ack_from_before_a_reset_acknowledges_new_packets)
+{
+	struct t_net *net = t_net_same(t_conf4_sr);
+	struct t_frame ack = { 0 };
+	bool lose = true;
+
+	t_send_ids(net, 0, 5, 100);
+	t_run(net, 3, 5000, t_keep_from_1, &ack);	/* node 1's acks are slow */
+	cr_assert_eq(net->side[1].n_deliv, 5);
+	cr_assert_eq(ack.h.type, PROTO_T_QACK);
+	cr_assert_eq(ack.h.ack_base, 5);
+	t_reset_conn(net, 0);			/* node 1 restarted */
+	t_reset_conn(net, 1);
+	t_send_ids(net, 0, 6, 200);		/* new packets 1 .. 6: all lost */
+	t_wire_lose_all(net);
+	t_rx_frame(net, &ack);			/* the old ack arrives */
+	t_run(net, 40, 5000, t_drop_while, &lose);
+	lose = false;
+	t_run(net, 40, 5000, NULL, NULL);
+	cr_assert_eq(t_cnt(net->side[0].pl, "genp", "stale_acks"), 0);
+	t_assert_ok_means_delivered(&net->side[0], &net->side[1]);
+	t_net_free(net);
+}
+
+/*
+ * Only a DOWN notice from the switch makes the other end of a connection
+ * start over when a node restarts, and switchd sends it once
+ * (sw_node_join: one BACK with the DOWN flag to each node, no retry, no
+ * ack). If it is lost, the two ends never understand each other again:
+ * node 0 numbers from 1, node 1 still expects 11 and takes 1 .. 5 for
+ * duplicates (acked with base 10, which node 0 ignores as stale); every new
+ * message fails and its marker is resent for ever, and once 32 markers
+ * fill the window nothing to node 1 even leaves.
+ */
+Test(review, a_lost_down_notice_leaves_the_connection_dead)
+{
+	const char *spec = "build_acks:threshold=1,order:mode=sr,dup_find,"
+			   "timer:timeout_ns=10000:adaptive=off,genp:retx=sr:max_retx=5";
+	struct t_net *net = t_net_same(spec);
+
+	t_send_ids(net, 0, 10, 100);
+	t_run(net, 10, 20000, NULL, NULL);
+	cr_assert_eq(net->side[1].n_deliv, 10);
+	t_reset_conn(net, 0);		/* node 0 restarted; node 1's DOWN notice was lost */
+	t_send_ids(net, 0, 5, 200);
+	t_run(net, 500, 20000, NULL, NULL);	/* 10 ms */
+	cr_log_info("node 1 duplicates_dropped %llu, node 0 stale_acks %llu, gave_up %llu, outstanding %u",
+		    (unsigned long long)t_cnt(net->side[1].pl, "dup_find", "duplicates_dropped"),
+		    (unsigned long long)t_cnt(net->side[0].pl, "genp", "stale_acks"),
+		    (unsigned long long)t_cnt(net->side[0].pl, "genp", "gave_up"),
+		    t_conn(net, 0)->outstanding);
+	cr_assert_eq(net->side[1].n_deliv, 15, "none of the 5 messages sent after the restart "
+		     "was delivered (%d deliveries): the connection never recovers",
+		     net->side[1].n_deliv);
+	t_net_free(net);
+}
+
+/*
+ * A message given up when no descriptor is free for its marker
+ * (gave_up_without_marker) leaves the hole the marker exists to prevent:
+ * the sr receiver acknowledges the packets after it by mask, so they
+ * complete OK, and order holds them for ever. The packet itself could
+ * become the marker in place (as nic_cancel_numbered does) and need no
+ * descriptor.
+ */
+Test(review, a_message_given_up_without_a_descriptor_leaves_a_hole)
+{
+	const char *spec = "build_acks:threshold=1,order:mode=sr,dup_find,"
+			   "timer:timeout_ns=10000:adaptive=off,genp:retx=sr:max_retx=3";
+	struct t_net *net = t_net_same(spec);
+	bool lose = true;
+	int ok = 0;
+
+	t_send_ids(net, 0, 1, 1);		/* packet 1: lost 3 times ... */
+	net->side[0].alloc_fails = true;	/* ... while node 0 is out of descriptors */
+	t_run(net, 10, 20000, t_drop_while, &lose);
+	net->side[0].alloc_fails = false;
+	cr_assert_eq(t_cnt(net->side[0].pl, "genp", "gave_up_without_marker"), 1);
+	lose = false;
+	for (int r = 0; r < 5; r++) {
+		t_send_ids(net, 0, 8, (uint16_t)(2 + 8 * r));	/* packets 2 .. 41 */
+		t_run(net, 5, 20000, NULL, NULL);
+	}
+	t_run(net, 200, 20000, NULL, NULL);
+	for (int i = 0; i < net->side[0].n_done; i++)
+		ok += net->side[0].done_status[i] == SN_OK;
+	cr_log_info("completed OK %d, delivered %d, order holds %llu", ok,
+		    net->side[1].n_deliv,
+		    (unsigned long long)t_cnt(net->side[1].pl, "order", "buffered"));
+	t_assert_ok_means_delivered(&net->side[0], &net->side[1]);
+	cr_assert_eq(net->side[1].n_deliv, 40, "%d of the 40 later messages delivered",
+		     net->side[1].n_deliv);
 	t_net_free(net);
 }
