@@ -8,6 +8,7 @@
 #ifndef SEGNET_PKT_H
 #define SEGNET_PKT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,6 +77,9 @@ struct sn_conn {
 	uint16_t peer;			/* peer node id */
 	uint16_t vnet;			/* virtual network */
 	struct pipeline *pl;		/* owner */
+	/* incarnation: every frame carries it (pipeline_rx_epoch, doc/protocol.md) */
+	uint16_t epoch;			/* current epoch; a reset here moves it on */
+	bool epoch_known;		/* set by a reset or the first frame of the peer */
 	/* transmit side: maintained by genp */
 	uint32_t tx_next;		/* next packet number to assign */
 	struct sn_pkt *unacked;		/* numbered, unacknowledged, oldest first */

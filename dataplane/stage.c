@@ -388,6 +388,70 @@ void pipeline_event(struct pipeline *pl, struct sn_conn *conn,
 	}
 }
 
+/* Start conn over: the outside's and the stages' packets fail, numbers restart. */
+static void pipeline_conn_restart(struct pipeline *pl, struct sn_conn *c, uint64_t now)
+{
+	if (pl->env.restart)
+		pl->env.restart(pl->env.ctx, c, now);
+	pipeline_event(pl, c, STAGE_EV_RESET, NULL, now);
+	c->tx_next = 1;
+	c->rx_base = 0;
+	c->rx_mask = 0;
+	c->rx_unacked = 0;
+	c->ack_now = 0;
+}
+
+void pipeline_conn_reset(struct pipeline *pl, struct sn_conn *c, uint64_t now)
+{
+	pipeline_conn_restart(pl, c, now);
+	c->epoch++;
+	c->epoch_known = true;
+}
+
+struct sn_pkt *pipeline_ack_only(struct pipeline *pl, struct sn_conn *c)
+{
+	struct sn_pkt *a = pl->env.alloc(pl->env.ctx);
+
+	if (!a)
+		return NULL;
+	a->flags = SN_PKT_ACK_ONLY;
+	a->h.dst_node = c->peer;
+	a->h.vnet = c->vnet;
+	a->chan = SN_CHAN_QUICK;
+	a->conn = c;
+	return a;
+}
+
+/* True when epoch e is after conn's; a tie (half the range apart) goes to the lower node. */
+static bool pipeline_epoch_newer(const struct pipeline *pl, const struct sn_conn *c,
+				 uint16_t e)
+{
+	int16_t d = (int16_t)(e - c->epoch);
+
+	return d > 0 || (d == INT16_MIN && c->peer < pl->self);
+}
+
+enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *c,
+				      uint16_t epoch, uint64_t now)
+{
+	struct sn_pkt *a;
+
+	if (!c->epoch_known || epoch == c->epoch) {
+		c->epoch = epoch;
+		c->epoch_known = true;
+		return PIPELINE_EPOCH_CURRENT;
+	}
+	if (pipeline_epoch_newer(pl, c, epoch)) {
+		pipeline_conn_restart(pl, c, now);
+		c->epoch = epoch;
+		return PIPELINE_EPOCH_NEWER;
+	}
+	a = pipeline_ack_only(pl, c);
+	if (a)
+		pipeline_run_tx(pl, 0, &a, 1, now);
+	return PIPELINE_EPOCH_STALE;
+}
+
 struct stage *stage_below(struct stage *st, const char *name)
 {
 	for (unsigned int i = st->index + 1; i < st->pl->n_stages; i++)

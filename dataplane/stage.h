@@ -117,6 +117,18 @@ struct pipeline_env {
 	 * in order needs); NULL: never.
 	 */
 	bool (*rx_tight)(void *ctx);
+	/*
+	 * conn restarts (a reset here, or its peer's newer epoch): finish
+	 * what the outside holds of it as a DOWN notice would; NULL: nothing.
+	 */
+	void (*restart)(void *ctx, struct sn_conn *conn, uint64_t now);
+};
+
+/* What the epoch of a frame received on a connection says (pipeline_rx_epoch). */
+enum pipeline_epoch {
+	PIPELINE_EPOCH_CURRENT,	/* the connection's own (or its first): take the frame */
+	PIPELINE_EPOCH_NEWER,	/* the peer restarted it: restarted here too, take the frame */
+	PIPELINE_EPOCH_STALE,	/* from before a reset: drop the frame whole */
 };
 
 /* A pipeline: the stages of one virtual network and its connections. */
@@ -188,6 +200,25 @@ uint64_t pipeline_tick(struct pipeline *pl, uint64_t now);
 /* Tell every stage about an event (bottom to top). */
 void pipeline_event(struct pipeline *pl, struct sn_conn *conn,
 		    enum stage_event ev, struct sn_pkt *pkt, uint64_t now);
+
+/*
+ * Reset conn here (its peer is down or restarted): its packets fail with
+ * SN_ERR_DOWN, numbering starts over and it takes the next epoch.
+ */
+void pipeline_conn_reset(struct pipeline *pl, struct sn_conn *conn, uint64_t now);
+
+/*
+ * Check the epoch of a frame from conn's peer before anything in it is used
+ * (doc/protocol.md, connection epochs). A first epoch is adopted; a newer
+ * one restarts conn and is adopted (not moved on); a stale frame is for the
+ * caller to drop, and conn answers it with an ack-only frame at once so a
+ * peer that missed the reset learns the current epoch.
+ */
+enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *conn,
+				      uint16_t epoch, uint64_t now);
+
+/* A standalone acknowledgment to conn's peer, not yet sent; NULL: no descriptor. */
+struct sn_pkt *pipeline_ack_only(struct pipeline *pl, struct sn_conn *conn);
 
 /* Tell every stage that endpoint src_ep is closing (see stage_ops.cancel). */
 void pipeline_cancel(struct pipeline *pl, uint16_t src_ep, uint64_t now);

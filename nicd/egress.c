@@ -76,6 +76,12 @@ static bool nic_emit(struct nic *nic, struct dp_port *port, struct proto_pkt *p,
 	return true;
 }
 
+/* The epoch a frame of conn carries, stamped as it leaves (0 without a connection). */
+static uint16_t nic_epoch(const struct sn_conn *conn)
+{
+	return conn ? conn->epoch : 0;
+}
+
 /* Piggyback conn's receive state on p; the connection is then acknowledged. */
 static void nic_add_ack(struct sn_conn *conn, struct proto_pkt *p)
 {
@@ -98,6 +104,7 @@ bool nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 		p = (struct proto_pkt) {
 			.type = PROTO_T_QACK, .src_node = nic->id,
 			.dst_node = pkt->h.dst_node, .vnet = pkt->h.vnet,
+			.epoch = nic_epoch(pkt->conn),
 		};
 		nic_add_ack(pkt->conn, &p);
 		if (!nic_emit(nic, nic->quick, &p, now))
@@ -107,6 +114,7 @@ bool nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 	}
 	p.type = bulk ? PROTO_T_BREQ : PROTO_T_QREQ;
 	p.slot = bulk ? pkt->slot : 0;
+	p.epoch = nic_epoch(pkt->conn);
 	p.flags = (uint16_t)(p.flags & (PROTO_F_DATA | PROTO_F_LAST | PROTO_F_ABANDONED));
 	if (pkt->tx_count)
 		p.flags |= PROTO_F_RETX | PROTO_F_FORCE_ACK;
@@ -130,6 +138,7 @@ void nic_send_back(struct nic *nic, struct sn_conn *conn, uint16_t peer,
 	struct proto_pkt p = {
 		.type = PROTO_T_BACK, .flags = nack ? PROTO_F_NACK : 0,
 		.src_node = nic->id, .dst_node = peer, .vnet = vnet, .slot = slot,
+		.epoch = nic_epoch(conn),
 	};
 
 	if (!nack)

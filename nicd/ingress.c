@@ -4,7 +4,9 @@
  * per NIC, before a frame's virtual network is known. bad_filter validates
  * every frame and drops what fails, counted by reason; split takes a valid
  * frame apart into what the channel layer needs (grants, BACK results, DOWN
- * notices) and a packet for its virtual network's pipeline (data and acks).
+ * notices) and a packet for its virtual network's pipeline (data and acks),
+ * after the frame's epoch says it is not from before a reset of its
+ * connection (pipeline_rx_epoch).
  */
 #include <string.h>
 
@@ -60,19 +62,44 @@ static void nic_split_gnt(struct nic *nic, const struct proto_pkt *p, uint64_t n
 	chan_grant(nic, g, now);
 }
 
-/* Hand the acknowledgment a BACK or QACK carries to its pipeline. */
+/*
+ * The epoch check of a frame of conn, before anything in it is used: false
+ * when it is from before a reset and must be dropped whole.
+ */
+static bool nic_rx_epoch(struct nic *nic, struct nic_vnet *v, struct sn_conn *conn,
+			 const struct proto_pkt *p, uint64_t now)
+{
+	switch (pipeline_rx_epoch(v->pl, conn, p->epoch, now)) {
+	case PIPELINE_EPOCH_STALE:
+		nic->stats.rx_stale_epoch++;
+		return false;
+	case PIPELINE_EPOCH_NEWER:
+		nic->stats.epoch_restarts++;
+		return true;
+	default:
+		return true;
+	}
+}
+
+/* A BACK or QACK: its epoch, a BACK's result to the channel, the ack to its pipeline. */
 static void nic_split_ack(struct nic *nic, const struct proto_pkt *p, uint64_t now)
 {
-	struct nic_vnet *v;
+	struct nic_vnet *v = nic_vnet_find(nic, p->vnet);
+	struct sn_conn *conn = v ? pipeline_conn(v->pl, p->src_node) : NULL;
 	struct sn_pkt *a;
 
+	if (conn && !nic_rx_epoch(nic, v, conn, p, now))
+		return;
+	if (p->type == PROTO_T_BACK)
+		chan_back(nic, p, now);
 	if (!(p->flags & PROTO_F_ACK))
 		return;
-	v = nic_vnet_find(nic, p->vnet);
 	if (!v) {
 		nic->stats.rx_unknown_vnet++;
 		return;
 	}
+	if (!conn)
+		return;
 	a = nic_desc_alloc(nic);
 	if (!a) {
 		nic->stats.rx_no_desc++;
@@ -81,20 +108,16 @@ static void nic_split_ack(struct nic *nic, const struct proto_pkt *p, uint64_t n
 	a->h = *p;
 	a->h.args = NULL;
 	a->chan = SN_CHAN_QUICK;
-	a->conn = pipeline_conn(v->pl, p->src_node);
-	if (!a->conn) {
-		nic_desc_free(nic, a);
-		return;
-	}
+	a->conn = conn;
 	pipeline_rx(v->pl, &a, 1, now);
 }
 
-/* Refuse a data frame: a BREQ gets a negative BACK, a QREQ is retried. */
-static void nic_refuse(struct nic *nic, struct rte_mbuf *m,
+/* Refuse a data frame of conn: a BREQ gets a negative BACK, a QREQ is retried. */
+static void nic_refuse(struct nic *nic, struct sn_conn *conn, struct rte_mbuf *m,
 		       const struct proto_pkt *p, uint64_t now)
 {
 	if (p->type == PROTO_T_BREQ)
-		nic_send_back(nic, NULL, p->src_node, p->vnet, p->slot, true, now);
+		nic_send_back(nic, conn, p->src_node, p->vnet, p->slot, true, now);
 	rte_pktmbuf_free(m);
 }
 
@@ -112,18 +135,22 @@ static void nic_split_data(struct nic *nic, struct rte_mbuf *m,
 		rte_pktmbuf_free(m);
 		return;
 	}
+	conn = pipeline_conn(v->pl, p->src_node);
+	if (conn && !nic_rx_epoch(nic, v, conn, p, now)) {
+		rte_pktmbuf_free(m);	/* a stale BREQ gets no BACK: nothing waits for it now */
+		return;
+	}
 	/* A marker of a message given up is never delivered: it needs no buffer. */
 	if (nic->ops.rx_space && !(p->flags & PROTO_F_ABANDONED) &&
 	    !nic->ops.rx_space(nic->ops.ctx, p->vnet, p->dst_ep)) {
 		nic->stats.rx_no_space++;
-		nic_refuse(nic, m, p, now);
+		nic_refuse(nic, conn, m, p, now);
 		return;
 	}
-	conn = pipeline_conn(v->pl, p->src_node);
 	d = conn ? nic_desc_alloc(nic) : NULL;
 	if (!d) {
 		nic->stats.rx_no_desc++;
-		nic_refuse(nic, m, p, now);
+		nic_refuse(nic, conn, m, p, now);
 		return;
 	}
 	d->h = *p;
@@ -164,8 +191,6 @@ static void nic_split(struct nic *nic, struct rte_mbuf *m, const struct proto_pk
 			goto done;
 		}
 		nic->stats.rx_acks++;
-		if (p->type == PROTO_T_BACK)
-			chan_back(nic, p, now);
 		nic_split_ack(nic, p, now);
 		goto done;
 	default:

@@ -110,6 +110,14 @@ static void nic_env_complete(void *ctx, struct sn_pkt *pkt, int status,
 	nic_finish(ctx, pkt, status, now);
 }
 
+/* Pipeline callback: a connection restarts; what the channel holds of it fails. */
+static void nic_env_restart(void *ctx, struct sn_conn *conn, uint64_t now)
+{
+	chan_purge_conn(ctx, conn, now);
+	conn->bulk_hold_until = 0;
+	conn->bulk_hold_slots = 0;
+}
+
 /* Pipeline callback: a descriptor for an acknowledgment. */
 static struct sn_pkt *nic_env_alloc(void *ctx)
 {
@@ -238,6 +246,7 @@ int nic_add_vnet(struct nic *nic, uint16_t vnet, const char *spec,
 		.ctx = nic, .sink = nic_env_sink, .deliver = nic_env_deliver,
 		.complete = nic_env_complete, .alloc = nic_env_alloc,
 		.release = nic_env_release, .rx_tight = nic_env_rx_tight,
+		.restart = nic_env_restart,
 	};
 	struct pipeline *pl;
 
@@ -351,24 +360,15 @@ uint32_t nic_cancel(struct nic *nic, uint16_t vnet, uint16_t src_ep, uint64_t no
 	return (uint32_t)(nic->stats.cancelled - before);
 }
 
-/* Fail everything queued for peer and restart its connections. */
+/* Fail everything queued for peer and reset its connections (each to a new epoch). */
 static void nic_fail_peer(struct nic *nic, uint16_t peer, uint64_t now)
 {
-	chan_purge_peer(nic, peer, now);
 	for (unsigned int i = 0; i < nic->n_vnets; i++) {
 		struct pipeline *pl = nic->vnets[i].pl;
 		struct sn_conn *c = peer < pl->n_nodes ? pl->conns[peer] : NULL;
 
-		if (!c)
-			continue;
-		pipeline_event(pl, c, STAGE_EV_RESET, NULL, now);
-		c->tx_next = 1;
-		c->rx_base = 0;
-		c->rx_mask = 0;
-		c->rx_unacked = 0;
-		c->ack_now = 0;
-		c->bulk_hold_until = 0;
-		c->bulk_hold_slots = 0;
+		if (c)
+			pipeline_conn_reset(pl, c, now);
 	}
 }
 

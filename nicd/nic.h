@@ -88,6 +88,7 @@ struct nic_msg {
 	X(rx_unexpected, "frames of a type a NIC does not take (CFG, HELLO)") \
 	X(rx_no_desc, "frames dropped: no packet descriptor") \
 	X(rx_no_space, "data frames refused: no receive buffer (bulk: NACK sent)") \
+	X(rx_stale_epoch, "frames of a connection dropped whole: from before a reset (an older epoch); an ack-only frame answers") \
 	X(rx_before_join, "frames received before the NIC had an id") \
 	X(rx_data, "data frames for this node (BREQ + QREQ), taken or refused") \
 	X(rx_acks, "BACKs and QACKs for this node (DOWN notices apart)") \
@@ -114,6 +115,7 @@ struct nic_msg {
 	X(qack_sent, "QACKs sent") \
 	X(qreq_deferred, "polls that kept a QREQ back: the quick link had a backlog") \
 	X(down_notices, "DOWN notices from the switch") \
+	X(epoch_restarts, "connections restarted by a frame of a newer epoch: the peer restarted them") \
 	X(completed_ok, "sends completed successfully") \
 	X(completed_err, "sends completed with an error") \
 	X(cancelled, "sends cancelled: their endpoint closed (among completed_err)") \

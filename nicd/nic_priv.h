@@ -128,7 +128,7 @@ bool nic_quick_ready(const struct nic *nic, uint64_t now, uint64_t *wake);
  */
 bool nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now);
 
-/* Egress: send a BACK for a BREQ of peer in slot, with acks of conn. */
+/* Egress: send a BACK for a BREQ of peer in slot, with conn's epoch and (not a NACK) acks. */
 void nic_send_back(struct nic *nic, struct sn_conn *conn, uint16_t peer,
 		   uint16_t vnet, uint32_t slot, bool nack, uint64_t now);
 
@@ -153,8 +153,8 @@ uint64_t chan_poll(struct nic *nic, uint64_t now);
 /* Channel: cancel the packets of (vnet, src_ep) not held by a protocol. */
 void chan_cancel(struct nic *nic, uint16_t vnet, uint16_t src_ep, uint64_t now);
 
-/* Channel: fail every packet for peer not held by a protocol. */
-void chan_purge_peer(struct nic *nic, uint16_t peer, uint64_t now);
+/* Channel: fail every packet of conn not held by a protocol (SN_ERR_DOWN). */
+void chan_purge_conn(struct nic *nic, const struct sn_conn *conn, uint64_t now);
 
 /* Channel: set up and free per-target state. */
 int chan_init(struct nic *nic);

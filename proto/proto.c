@@ -221,6 +221,7 @@ int proto_encode(const struct proto_pkt *pkt, void *buf, size_t cap)
 		.ack_base = htonl(pkt->ack_base),
 		.ack_mask = htonl(pkt->ack_mask),
 		.payload_len = htons(payload),
+		.epoch = htons(pkt->epoch),
 	};
 	off = PROTO_ETH_LEN;
 	memcpy(p + off, &h, sizeof(h));
@@ -264,10 +265,13 @@ static enum proto_reason proto_check_nodes(const struct proto_pkt *pkt,
 	}
 }
 
-/* Everything in the common header that does not depend on the body. */
+/*
+ * Everything in the common header that does not depend on the body. The
+ * epoch is a connection's (any value) on the data types; the control types
+ * belong to no connection and keep the field reserved.
+ */
 static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
-					 uint16_t max_nodes, uint16_t max_eps,
-					 uint16_t reserved)
+					 uint16_t max_nodes, uint16_t max_eps)
 {
 	const struct proto_type_rule *rule = &proto_rules[pkt->type];
 	enum proto_reason r;
@@ -288,6 +292,8 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 			return PROTO_R_ENDPOINT;
 		if (pkt->vnet || pkt->handler)
 			return PROTO_R_VNET;
+		if (pkt->epoch)
+			return PROTO_R_RESERVED;
 	}
 	if (pkt->pkt_num > PROTO_PKT_NUM_MASK ||
 	    (pkt->pkt_num && !(pkt->flags & PROTO_F_DATA)))
@@ -298,7 +304,7 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 	if (pkt->payload_len > PROTO_MAX_PAYLOAD ||
 	    (pkt->payload_len && pkt->type != PROTO_T_BREQ))
 		return PROTO_R_PAYLOAD_LEN;
-	return reserved ? PROTO_R_RESERVED : PROTO_R_OK;
+	return PROTO_R_OK;
 }
 
 /* True when the bits of vec at positions >= n are all zero. */
@@ -414,6 +420,7 @@ static void proto_read_hdr(const uint8_t *f, struct proto_pkt *out)
 	out->ack_base = ntohl(h.ack_base);
 	out->ack_mask = ntohl(h.ack_mask);
 	out->payload_len = ntohs(h.payload_len);
+	out->epoch = ntohs(h.epoch);
 	out->args = NULL;
 	out->payload = NULL;
 	out->slot = 0;
@@ -430,7 +437,7 @@ enum proto_reason proto_decode(const void *frame, size_t len,
 	const uint8_t *f = frame;
 	const uint8_t *body = f + PROTO_ETH_LEN + PROTO_HDR_LEN;
 	struct proto_cfg_body cb;
-	uint16_t ethertype, hdr_reserved, max_nodes, max_eps;
+	uint16_t ethertype, max_nodes, max_eps;
 	size_t fixed, need, end;
 	enum proto_reason r;
 	uint32_t crc_wire;
@@ -452,8 +459,7 @@ enum proto_reason proto_decode(const void *frame, size_t len,
 	if (f[PROTO_ETH_LEN + 1] < 1 || f[PROTO_ETH_LEN + 1] > PROTO_T_MAX)
 		return PROTO_R_TYPE;
 	proto_read_hdr(f, out);
-	memcpy(&hdr_reserved, f + PROTO_ETH_LEN + offsetof(struct proto_hdr, reserved), 2);
-	r = proto_check_hdr(out, max_nodes, max_eps, hdr_reserved);
+	r = proto_check_hdr(out, max_nodes, max_eps);
 	if (r != PROTO_R_OK)
 		return r;
 

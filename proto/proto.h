@@ -108,7 +108,7 @@ enum proto_gnt_flag {
 	X(TRUNCATED, "truncated", "frame shorter than its length fields say") \
 	X(TRAILING, "trailing", "bytes after the CRC beyond minimum-frame padding") \
 	X(BODY, "body", "type-specific body field out of range") \
-	X(RESERVED, "reserved", "reserved field or unused bits not zero") \
+	X(RESERVED, "reserved", "reserved field, unused bits or a control packet's epoch not zero") \
 	X(CRC, "crc", "CRC32C mismatch")
 
 enum proto_reason {
@@ -141,7 +141,7 @@ struct proto_hdr {
 	uint32_t ack_base;	/* 24 bits used, top byte zero */
 	uint32_t ack_mask;
 	uint16_t payload_len;
-	uint16_t reserved;
+	uint16_t epoch;		/* connection epoch (BREQ, BACK, QREQ, QACK); else zero */
 } __attribute__((packed));
 _Static_assert(sizeof(struct proto_hdr) == PROTO_HDR_LEN, "segnet header");
 
@@ -228,6 +228,7 @@ struct proto_pkt {
 	uint32_t ack_base;
 	uint32_t ack_mask;
 	uint16_t payload_len;
+	uint16_t epoch;			/* epoch of the connection the frame belongs to */
 	const uint8_t *args;		/* PROTO_ARGS_LEN bytes: BREQ, QREQ */
 	const uint8_t *payload;		/* payload_len bytes: BREQ */
 	uint32_t slot;			/* BREQ: grant used; BACK: slot acknowledged */

@@ -4,8 +4,8 @@
 -- field of the common header and of each type's body, and checks the CRC32C
 -- trailer. It is a viewer: proto_decode() is the authority on what is
 -- valid; the dissector only flags what it can see locally (CRC, lengths,
--- reserved bits, 24-bit fields, unknown version or type, a GNT with
--- slot_frames 0).
+-- reserved bits, a control packet's epoch, 24-bit fields, unknown version
+-- or type, a GNT with slot_frames 0).
 --
 --   tshark -X lua_script:proto/segnet.lua -r capture.pcap -V
 --   wireshark -X lua_script:proto/segnet.lua capture.pcap
@@ -85,7 +85,7 @@ field("pkt_num", ProtoField.uint32("segnet.pkt_num", "Packet number", base.DEC))
 field("ack_base", ProtoField.uint32("segnet.ack_base", "Ack base", base.DEC))
 field("ack_mask", ProtoField.uint32("segnet.ack_mask", "Ack mask", base.HEX))
 field("payload_len", ProtoField.uint16("segnet.payload_len", "Payload length", base.DEC))
-field("reserved", ProtoField.uint16("segnet.reserved", "Reserved", base.HEX))
+field("epoch", ProtoField.uint16("segnet.epoch", "Epoch", base.DEC))
 field("breq_slot", ProtoField.uint32("segnet.breq.slot", "Grant slot", base.DEC))
 field("args", ProtoField.bytes("segnet.args", "Arguments"))
 field("payload", ProtoField.bytes("segnet.payload", "Payload"))
@@ -276,7 +276,12 @@ local function dissect_header(tvb, tree)
 	add_u24(ht, f.ack_base, tvb(20, 4))
 	ht:add(f.ack_mask, tvb(24, 4))
 	ht:add(f.payload_len, tvb(28, 2))
-	add_reserved(ht, f.reserved, tvb(30, 2))
+	-- The connection's epoch; CFG, GNT and HELLO belong to none and keep it zero.
+	if h.type == T_CFG or h.type == T_GNT or h.type == T_HELLO then
+		add_reserved(ht, f.epoch, tvb(30, 2))
+	else
+		ht:add(f.epoch, tvb(30, 2))
+	end
 	return h
 end
 

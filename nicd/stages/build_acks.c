@@ -79,15 +79,10 @@ static void build_acks_record(struct sn_conn *c, uint32_t n)
 /* Send a standalone acknowledgment to c's peer now. */
 static void build_acks_send(struct stage *st, struct sn_conn *c, uint64_t now)
 {
-	struct sn_pkt *a = st->pl->env.alloc(st->pl->env.ctx);
+	struct sn_pkt *a = pipeline_ack_only(st->pl, c);
 
 	if (!a)
 		return;		/* the sender's timer will ask again */
-	a->flags = SN_PKT_ACK_ONLY;
-	a->h.dst_node = c->peer;
-	a->h.vnet = c->vnet;
-	a->chan = SN_CHAN_QUICK;
-	a->conn = c;
 	stage_pass_down(st, &a, 1, now);
 }
 

@@ -76,7 +76,7 @@ static void gen_hdr(int n, const struct proto_pkt *p)
 	gen_u(n, "segnet.ack_base", p->ack_base);
 	gen_u(n, "segnet.ack_mask", p->ack_mask);
 	gen_u(n, "segnet.payload_len", p->type == PROTO_T_BREQ ? p->payload_len : 0);
-	gen_u(n, "segnet.reserved", 0);
+	gen_u(n, "segnet.epoch", p->epoch);
 }
 
 /* Print the nodes whose bit is set in an n-node vector, comma separated. */
@@ -242,17 +242,17 @@ static int gen_all(struct gen *g)
 		  .vnet = 0x0BEE, .src_ep = 17, .dst_ep = 4001, .handler = 0x0ABC,
 		  .pkt_num = 0xABCDEF, .ack_base = 0x123456, .ack_mask = 0x89ABCDEF,
 		  .payload_len = 100, .args = gen_args, .payload = gen_payload,
-		  .slot = 0xFEDCBA98 },
+		  .slot = 0xFEDCBA98, .epoch = 0x8001 },
 		{ .type = PROTO_T_BACK, .flags = PROTO_F_ACK | PROTO_F_NACK,
 		  .src_node = 1021, .dst_node = 3, .vnet = 0x0BEE, .src_ep = 4001,
 		  .dst_ep = 17, .ack_base = 0xABCDEF, .ack_mask = 1,
-		  .slot = 0xDEADBEEF },
+		  .slot = 0xDEADBEEF, .epoch = 0xFFFF },
 		{ .type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_FORCE_ACK,
 		  .src_node = 0, .dst_node = 1023, .vnet = 65535, .src_ep = 4095,
 		  .dst_ep = 0, .handler = 0x7777, .pkt_num = 0, .args = gen_args },
 		{ .type = PROTO_T_QACK, .flags = PROTO_F_ACK, .src_node = 1023,
 		  .dst_node = 0, .vnet = 1, .src_ep = 1, .dst_ep = 2,
-		  .ack_base = 0xFFFFFF, .ack_mask = 0xFFFFFFFF },
+		  .ack_base = 0xFFFFFF, .ack_mask = 0xFFFFFFFF, .epoch = 1 },
 		{ .type = PROTO_T_CFG, .src_node = 9, .dst_node = PROTO_NODE_SWITCH,
 		  .cfg = { .slot = 0x01020304, .n_nodes = 11, .counts = gen_counts,
 		  .bulk_en = gen_bulk, .quick_en = gen_quick } },

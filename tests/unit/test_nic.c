@@ -325,12 +325,12 @@ Test(nic, a_send_that_finds_the_pool_empty_leaves_later)
 	t_done(nic, port, avail);
 }
 
-/* T_PEER's positive BACK for the BREQ of slot. */
-static void t_push_back(struct dp_port *port, uint32_t slot)
+/* T_PEER's positive BACK for the BREQ of slot, of its connection's epoch. */
+static void t_push_back(struct dp_port *port, uint32_t slot, uint16_t epoch)
 {
 	struct proto_pkt b = {
 		.type = PROTO_T_BACK, .src_node = T_PEER, .dst_node = T_NODE,
-		.vnet = T_VNET, .slot = slot,
+		.vnet = T_VNET, .slot = slot, .epoch = epoch,
 	};
 
 	tport_push(port, tdp_encode(t_mp, &b));
@@ -536,7 +536,7 @@ Test(nic, bulk_waiting_across_a_change_of_switch_mode_is_sent)
 		for (int k = 0; k < 4; k++) {
 			t_push_gnt_of(port, slot, T_PEER, 4, fifo_first ? 0 : PROTO_GNT_F_FIFO);
 			nic_poll(nic, now);
-			t_push_back(port, slot++);
+			t_push_back(port, slot++, 1);	/* the peer reset too (DOWN notice) */
 			now += T_SLOT_NS;
 			nic_poll(nic, now);
 		}
@@ -616,17 +616,23 @@ static unsigned long long t_stage_count(struct nic *nic, const char *counter)
 	return v;
 }
 
-/* T_PEER's quick data packet number pkt_num arrives on port. */
-static void t_push_qreq(struct dp_port *port, uint32_t pkt_num)
+/* T_PEER's quick data packet number pkt_num of its connection's epoch arrives on port. */
+static void t_push_qreq_of(struct dp_port *port, uint32_t pkt_num, uint16_t epoch)
 {
 	static const uint8_t args[PROTO_ARGS_LEN];
 	struct proto_pkt q = {
 		.type = PROTO_T_QREQ, .flags = PROTO_F_DATA, .src_node = T_PEER,
 		.dst_node = T_NODE, .vnet = T_VNET, .handler = 7, .pkt_num = pkt_num,
-		.args = args,
+		.args = args, .epoch = epoch,
 	};
 
 	tport_push(port, tdp_encode(t_mp, &q));
+}
+
+/* T_PEER's quick data packet number pkt_num arrives on port. */
+static void t_push_qreq(struct dp_port *port, uint32_t pkt_num)
+{
+	t_push_qreq_of(port, pkt_num, 0);
 }
 
 /*
@@ -1112,5 +1118,61 @@ Test(nic, a_stuck_receiver_does_not_stall_quick_sends_of_other_vnets)
 	cr_assert_eq(nic_send(nic, &msg, now), 0);
 	nic_poll(nic, now);
 	cr_assert_eq(t_take_qreqs(port, T_PEER, 2, NULL), 1, "the vnet-2 quick message waited");
+	t_done(nic, port, avail);
+}
+
+/* The last QACK sent on port, in *q; false if none. */
+static bool t_last_qack(struct dp_port *port, struct proto_pkt *q)
+{
+	bool found = false;
+
+	for (unsigned int i = 0; i < tport_sent(port); i++) {
+		struct proto_pkt p;
+
+		cr_assert_eq(tdp_decode(tport_frame(port, i), &p), PROTO_R_OK);
+		if (p.type == PROTO_T_QACK) {
+			*q = p;
+			found = true;
+		}
+	}
+	return found;
+}
+
+/*
+ * Ingress checks a frame's epoch before its pipeline sees it: the first
+ * frame of a peer sets it; an older one is dropped whole (rx_stale_epoch)
+ * and answered at once by a QACK of the current epoch; a newer one restarts
+ * the connection (epoch_restarts) and is taken as the new incarnation's.
+ */
+Test(nic, frames_are_checked_against_their_connections_epoch)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	struct nic *nic = t_nic_new(port, "conf4-sr");
+	uint64_t now = 1000000;
+	struct proto_pkt q;
+
+	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
+	nic_poll(nic, now);
+	t_push_qreq_of(port, 1, 7);
+	t_push_qreq_of(port, 2, 7);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->delivered, 2);
+	tport_clear(port);
+	t_push_qreq_of(port, 3, 6);		/* from before a reset */
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->rx_stale_epoch, 1);
+	cr_assert_eq(nic_stats(nic)->delivered, 2, "a stale frame was delivered");
+	cr_assert(t_last_qack(port, &q), "no reply to the stale frame");
+	cr_assert_eq(q.epoch, 7);
+	cr_assert_eq(q.ack_base, 2, "the stale packet 3 was recorded");
+	t_push_qreq_of(port, 1, 8);		/* the peer restarted: its packet 1 */
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->epoch_restarts, 1);
+	cr_assert_eq(nic_stats(nic)->delivered, 3);
+	cr_assert(t_last_qack(port, &q));
+	cr_assert_eq(q.epoch, 8);
+	cr_assert_eq(q.ack_base, 1);
+	cr_assert_eq(nic_stats(nic)->rx_data, 4);
 	t_done(nic, port, avail);
 }

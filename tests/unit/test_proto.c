@@ -36,7 +36,7 @@ enum {
 	OFF_ACK_BASE = 34,
 	OFF_ACK_MASK = 38,
 	OFF_PAYLOAD_LEN = 42,
-	OFF_RESERVED = 44,
+	OFF_EPOCH = 44,
 	OFF_BODY = 46,
 	OFF_BREQ_SLOT = 46,
 	OFF_BREQ_ARGS = 50,
@@ -237,6 +237,16 @@ static const struct valid_case valid_cases[] = {
 	  .dst_node = PROTO_NODE_SWITCH, .hello_nonce = 0xFFFFFFFF } },
 	{ "hello-node0", 0, { .type = PROTO_T_HELLO, .src_node = 0,
 	  .dst_node = PROTO_NODE_SWITCH, .hello_nonce = 0xC0FFEE } },
+	/* the connection epoch (any value on the four types of a connection) */
+	{ "qreq-epoch-half", -1, { .type = PROTO_T_QREQ, .flags = PROTO_F_DATA,
+	  .src_node = 1, .dst_node = 2, .vnet = 7, .pkt_num = 2, .epoch = 0x8000 } },
+	{ "breq-epoch-max", -1, { .type = PROTO_T_BREQ, .flags = PROTO_F_DATA | PROTO_F_ACK,
+	  .src_node = 2, .dst_node = 1, .vnet = 7, .pkt_num = 3, .ack_base = 1,
+	  .payload_len = 5, .slot = 6, .epoch = 0xFFFF } },
+	{ "back-epoch-1", 0, { .type = PROTO_T_BACK, .flags = PROTO_F_NACK,
+	  .src_node = 1, .dst_node = 2, .vnet = 7, .slot = 8, .epoch = 1 } },
+	{ "qack-epoch-ff00", 0, { .type = PROTO_T_QACK, .flags = PROTO_F_ACK,
+	  .src_node = 2, .dst_node = 1, .vnet = 7, .ack_base = 2, .epoch = 0xFF00 } },
 };
 
 enum { N_VALID = sizeof(valid_cases) / sizeof(valid_cases[0]) };
@@ -365,6 +375,7 @@ static void assert_pkt_eq(const struct proto_pkt *a, const struct proto_pkt *b,
 	cr_assert_eq(a->ack_base, b->ack_base, "%s: ack_base", name);
 	cr_assert_eq(a->ack_mask, b->ack_mask, "%s: ack_mask", name);
 	cr_assert_eq(a->payload_len, b->payload_len, "%s: payload_len", name);
+	cr_assert_eq(a->epoch, b->epoch, "%s: epoch", name);
 	if (a->type == PROTO_T_BREQ || a->type == PROTO_T_BACK)
 		cr_assert_eq(a->slot, b->slot, "%s: slot", name);
 	else
@@ -606,8 +617,8 @@ Test(proto, skip_crc)
 	f.buf[OFF_QREQ_ARGS] ^= 1;
 	cr_expect_eq(decode_guarded(f.buf, f.len, NULL, &q), PROTO_R_CRC);
 	cr_expect_eq(decode_guarded(f.buf, f.len, &nocrc, &q), PROTO_R_OK);
-	f.buf[OFF_RESERVED] = 1;
-	cr_expect_eq(decode_guarded(f.buf, f.len, &nocrc, &q), PROTO_R_RESERVED,
+	f.buf[OFF_PKT_NUM] = 1;
+	cr_expect_eq(decode_guarded(f.buf, f.len, &nocrc, &q), PROTO_R_PKT_NUM,
 		     "skip_crc skips only the CRC");
 }
 
@@ -809,13 +820,12 @@ static const struct craft crafts[] = {
 	C(BODY, "gnt-gflags-top", B_GNT, .patch = { P(OFF_GNT_GFLAGS, 2, 0x8001) }),
 	C(BODY, "gnt-slot-ns-0", B_GNT, .patch = { P(OFF_GNT_SLOT_NS, 4, 0) }),
 	C(BODY, "gnt-slot-frames-0", B_GNT, .patch = { P(OFF_GNT_SLOT_FRAMES, 2, 0) }),
-	C(RESERVED, "qreq-hdr-reserved", B_QREQ, .patch = { P(OFF_RESERVED, 2, 1) }),
-	C(RESERVED, "cfg-hdr-reserved", B_CFG9, .patch = { P(OFF_RESERVED, 2, 0x8000) }),
+	C(RESERVED, "hello-epoch", B_HELLO, .patch = { P(OFF_EPOCH, 2, 1) }),
+	C(RESERVED, "cfg-epoch", B_CFG9, .patch = { P(OFF_EPOCH, 2, 0x8000) }),
 	C(RESERVED, "cfg-reserved", B_CFG9, .patch = { P(OFF_CFG_RESERVED, 2, 1) }),
 	C(RESERVED, "cfg-bulk-bit-9", B_CFG9, .patch = { P(OFF_CFG_COUNTS + 9 + 1, 1, 0x03) }),
 	C(RESERVED, "cfg-quick-bit-15", B_CFG9, .patch = { P(OFF_CFG_COUNTS + 9 + 3, 1, 0x81) }),
-	C(RESERVED, "breq-hdr-reserved", B_BREQ, .patch = { P(OFF_RESERVED, 2, 0x0100) }),
-	C(RESERVED, "gnt-hdr-reserved", B_GNT, .patch = { P(OFF_RESERVED, 2, 1) }),
+	C(RESERVED, "gnt-epoch", B_GNT, .patch = { P(OFF_EPOCH, 2, 1) }),
 	C(RESERVED, "hello-caps", B_HELLO, .patch = { P(OFF_HELLO_CAPS, 4, 1) }),
 	C(CRC, "crc-byte", B_QREQ, .patch = { P(OFF_QREQ_CRC, 1, 0x01) }, .corrupt = true),
 	C(CRC, "args-bit", B_QREQ, .patch = { P(OFF_QREQ_ARGS, 1, 0x80) },
@@ -1019,7 +1029,7 @@ Test(proto, byte_order_common_header)
 		.src_node = 0x0123, .dst_node = 0x0345, .vnet = 0xA1B2,
 		.src_ep = 0x0C0D, .dst_ep = 0x0E0F, .handler = 0x1A2B,
 		.pkt_num = 0xABCDEF, .ack_base = 0x123456, .ack_mask = 0x89ABCDEF,
-		.payload_len = 0x0102, .args = args, .payload = payload,
+		.payload_len = 0x0102, .epoch = 0xE1F2, .args = args, .payload = payload,
 		.slot = 0xA0B1C2D3 }, q;
 	struct frame f;
 
@@ -1048,7 +1058,7 @@ Test(proto, byte_order_common_header)
 	expect_be(&f, 34, 4, 0x00123456, "ack_base");
 	expect_be(&f, 38, 4, 0x89ABCDEF, "ack_mask");
 	expect_be(&f, 42, 2, 0x0102, "payload_len");
-	expect_be(&f, 44, 2, 0, "reserved");
+	expect_be(&f, 44, 2, 0xE1F2, "epoch");
 	expect_be(&f, 46, 4, 0xA0B1C2D3, "BREQ slot");
 	cr_expect_eq(memcmp(f.buf + 50, args, 32), 0, "args at 50");
 	cr_expect_eq(memcmp(f.buf + 82, payload, 258), 0, "payload at 82");
@@ -1060,6 +1070,42 @@ Test(proto, byte_order_common_header)
 	cr_expect_eq(q.args, f.buf + OFF_BREQ_ARGS, "args pointer");
 	cr_expect_eq(q.payload, f.buf + OFF_BREQ_PAYLOAD, "payload pointer");
 	cr_expect_eq(q.slot, 0xA0B1C2D3);
+}
+
+/*
+ * The header's last field is the connection epoch on the four types of a
+ * connection: any value round-trips, big endian at byte 44, and the frame
+ * is as long as without it. A control type (CFG, GNT, HELLO) keeps it zero:
+ * the crafted RESERVED frames.
+ */
+Test(proto, epoch_round_trips_on_connection_types)
+{
+	static const uint8_t types[] = { PROTO_T_BREQ, PROTO_T_BACK, PROTO_T_QREQ, PROTO_T_QACK };
+	static const uint16_t epochs[] = { 0, 1, 0x7FFF, 0x8000, 0xFFFF };
+	static const uint8_t args[PROTO_ARGS_LEN];
+
+	for (size_t t = 0; t < sizeof(types); t++) {
+		for (size_t e = 0; e < sizeof(epochs) / sizeof(epochs[0]); e++) {
+			struct proto_pkt p = { .type = types[t], .src_node = 3, .dst_node = 4,
+				.vnet = 2, .args = args, .epoch = epochs[e] }, q;
+			struct frame f;
+			size_t len0;
+
+			if (types[t] == PROTO_T_BREQ || types[t] == PROTO_T_QREQ)
+				p.flags = PROTO_F_DATA;
+			p.epoch = 0;
+			len0 = proto_frame_len(&p);
+			p.epoch = epochs[e];
+			encode_ok(&p, &f);
+			cr_assert_eq(f.len, len0, "%s: the epoch changes the length",
+				     proto_type_name(types[t]));
+			expect_be(&f, OFF_EPOCH, 2, epochs[e], "epoch");
+			cr_assert_eq(decode_guarded(f.buf, f.len, NULL, &q), PROTO_R_OK,
+				     "%s epoch 0x%x", proto_type_name(types[t]), epochs[e]);
+			cr_assert_eq(q.epoch, epochs[e], "%s: epoch 0x%x decoded as 0x%x",
+				     proto_type_name(types[t]), epochs[e], q.epoch);
+		}
+	}
 }
 
 /* Every body field at its documented offset, and the CRC position. */

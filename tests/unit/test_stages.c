@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The protocol stages, driven directly: two pipelines (node 0 and node 1)
- * joined by a test "wire" that does what xmit and split would do (numbers
- * and acks copied into a header, FORCE_ACK on retransmissions) and lets a
- * test drop or hold any frame. Covers packet-number wrap, the selective-ack
+ * joined by a test "wire" that does what xmit and split would do (numbers,
+ * acks and the connection's epoch copied into a header, FORCE_ACK on
+ * retransmissions, the epoch checked on arrival) and lets a test drop or
+ * hold any frame. Covers packet-number wrap, the selective-ack
  * mask, forced and delayed acks, the timer, duplicates, the reorder buffer,
  * go-back-N, the window, the retry limit, pacing, configuration errors and
  * the standard configurations. No randomness: every case is scripted.
@@ -110,6 +111,15 @@ static void t_add_ack(struct sn_conn *conn, struct proto_pkt *h)
 	conn->ack_now = 0;
 }
 
+/* Node a's connection to the other node. */
+static struct sn_conn *t_conn(struct t_net *net, int a)
+{
+	struct sn_conn *c = pipeline_conn(net->side[a].pl, (uint16_t)(1 - a));
+
+	cr_assert_not_null(c);
+	return c;
+}
+
 /* Sink: what the channel layer and xmit do, at once. */
 static void t_sink(void *ctx, struct sn_pkt *pkt, uint64_t now)
 {
@@ -121,6 +131,7 @@ static void t_sink(void *ctx, struct sn_pkt *pkt, uint64_t now)
 		h = (struct proto_pkt) {
 			.type = PROTO_T_QACK, .src_node = s->id,
 			.dst_node = pkt->h.dst_node, .vnet = pkt->h.vnet,
+			.epoch = pkt->conn->epoch,
 		};
 		t_add_ack(pkt->conn, &h);
 		t_wire_put(net, s->id, &h, SN_CHAN_QUICK);
@@ -129,6 +140,7 @@ static void t_sink(void *ctx, struct sn_pkt *pkt, uint64_t now)
 	}
 	h.type = pkt->chan == SN_CHAN_BULK ? PROTO_T_BREQ : PROTO_T_QREQ;
 	h.src_node = s->id;
+	h.epoch = pkt->conn->epoch;
 	h.flags = (uint16_t)(h.flags & (PROTO_F_DATA | PROTO_F_LAST | PROTO_F_FORCE_ACK |
 					PROTO_F_ABANDONED));
 	if (pkt->tx_count)
@@ -243,15 +255,6 @@ static void t_net_free(struct t_net *net)
 	free(net);
 }
 
-/* Node a's connection to the other node. */
-static struct sn_conn *t_conn(struct t_net *net, int a)
-{
-	struct sn_conn *c = pipeline_conn(net->side[a].pl, (uint16_t)(1 - a));
-
-	cr_assert_not_null(c);
-	return c;
-}
-
 /* Send n new data packets from node a on channel chan with extra flags. */
 static void t_send(struct t_net *net, int a, int n, uint8_t chan, uint16_t flags)
 {
@@ -271,16 +274,20 @@ static void t_send(struct t_net *net, int a, int n, uint8_t chan, uint16_t flags
 	pipeline_tx(net->side[a].pl, pkts, (uint16_t)n, net->now);
 }
 
-/* Hand a frame to its receiver's pipeline, as split does. */
+/* Hand a frame to its receiver's pipeline, as split does (a stale one is dropped). */
 static void t_rx_frame(struct t_net *net, const struct t_frame *f)
 {
 	struct t_side *s = &net->side[f->to];
-	struct sn_pkt *p = t_pkt_new(net);
+	struct sn_conn *c = pipeline_conn(s->pl, f->from);
+	struct sn_pkt *p;
 
+	cr_assert_not_null(c);
+	if (pipeline_rx_epoch(s->pl, c, f->h.epoch, net->now) == PIPELINE_EPOCH_STALE)
+		return;
+	p = t_pkt_new(net);
 	p->h = f->h;
 	p->chan = f->chan;
-	p->conn = pipeline_conn(s->pl, f->from);
-	cr_assert_not_null(p->conn);
+	p->conn = c;
 	pipeline_rx(s->pl, &p, 1, net->now);
 }
 
@@ -291,7 +298,8 @@ static void t_inject(struct t_net *net, uint8_t from, uint32_t num, uint8_t chan
 	struct t_frame f = {
 		.h = { .type = chan == SN_CHAN_BULK ? PROTO_T_BREQ : PROTO_T_QREQ,
 		       .flags = (uint16_t)(PROTO_F_DATA | flags), .src_node = from,
-		       .dst_node = (uint16_t)(1 - from), .vnet = T_VNET, .pkt_num = num },
+		       .dst_node = (uint16_t)(1 - from), .vnet = T_VNET, .pkt_num = num,
+		       .epoch = t_conn(net, from)->epoch },
 		.chan = chan, .from = from, .to = (uint8_t)(1 - from),
 	};
 
@@ -303,7 +311,8 @@ static void t_inject_ack(struct t_net *net, uint8_t to, uint32_t base, uint32_t 
 {
 	struct t_frame f = {
 		.h = { .type = PROTO_T_QACK, .flags = PROTO_F_ACK, .src_node = (uint16_t)(1 - to),
-		       .dst_node = to, .vnet = T_VNET, .ack_base = base, .ack_mask = mask },
+		       .dst_node = to, .vnet = T_VNET, .ack_base = base, .ack_mask = mask,
+		       .epoch = t_conn(net, 1 - to)->epoch },
 		.chan = SN_CHAN_QUICK, .from = (uint8_t)(1 - to), .to = to,
 	};
 
@@ -1422,19 +1431,14 @@ Test(stages, a_message_given_up_leaves_no_hole)
 Test(stages, a_reset_connection_delivers_from_packet_1_again)
 {
 	struct t_net *net = t_net_same(t_conf4_sr);
-	struct sn_conn *c = t_conn(net, 1);
 
 	for (uint32_t n = 1; n <= 3; n++)
 		t_inject(net, 0, n, SN_CHAN_QUICK, 0);
 	t_inject(net, 0, 5, SN_CHAN_QUICK, 0);	/* held: 4 is missing */
 	cr_assert_eq(net->side[1].n_deliv, 3);
-	/* What nic_fail_peer does on a DOWN notice for the sender. */
-	pipeline_event(net->side[1].pl, c, STAGE_EV_RESET, NULL, net->now);
-	c->tx_next = 1;
-	c->rx_base = 0;
-	c->rx_mask = 0;
-	c->rx_unacked = 0;
-	c->ack_now = 0;
+	/* What nic_fail_peer does: at the restarted sender, and on its DOWN notice. */
+	pipeline_conn_reset(net->side[0].pl, t_conn(net, 0), net->now);
+	pipeline_conn_reset(net->side[1].pl, t_conn(net, 1), net->now);
 	t_inject(net, 0, 1, SN_CHAN_QUICK, 0);
 	t_inject(net, 0, 2, SN_CHAN_QUICK, 0);
 	cr_assert_eq(net->side[1].n_deliv, 5, "the new incarnation's 1 and 2: %d delivered",
@@ -1444,6 +1448,8 @@ Test(stages, a_reset_connection_delivers_from_packet_1_again)
 	t_wire_lose_all(net);
 	t_net_free(net);
 }
+
+/* ---- connection resets and epochs ---------------------------------------- */
 
 /* Send n messages from node a, message ids first, first + 1, ... (in h.handler). */
 static void t_send_ids(struct t_net *net, int a, int n, uint16_t first)
@@ -1465,6 +1471,12 @@ static void t_send_ids(struct t_net *net, int a, int n, uint16_t first)
 	pipeline_tx(net->side[a].pl, pkts, (uint16_t)n, net->now);
 }
 
+/* What nic_fail_peer does to node a's connection (a DOWN notice, or a rejoin). */
+static void t_reset_conn(struct t_net *net, int a)
+{
+	pipeline_conn_reset(net->side[a].pl, t_conn(net, a), net->now);
+}
+
 /* rounds of: hand over the wire (drop decides), then tick both nodes step ns later. */
 static void t_run(struct t_net *net, int rounds, uint64_t step, t_drop_fn drop, void *arg)
 {
@@ -1477,6 +1489,15 @@ static void t_run(struct t_net *net, int rounds, uint64_t step, t_drop_fn drop, 
 		pipeline_tick(net->side[1].pl, net->now);
 	}
 	t_wire_run(net, drop, arg);
+}
+
+/* Status of node s's completion of message id (-1: never completed). */
+static int t_status_of(const struct t_side *s, uint16_t id)
+{
+	for (int i = 0; i < s->n_done; i++)
+		if (s->done_h[i] == id)
+			return s->done_status[i];
+	return -1;
 }
 
 /* How often node s delivered message id. */
@@ -1533,5 +1554,218 @@ Test(stages, a_message_given_up_without_a_descriptor_leaves_no_hole)
 	t_assert_ok_means_delivered(&net->side[0], &net->side[1]);
 	cr_assert_eq(net->side[1].n_deliv, 40, "%d of the 40 later messages delivered",
 		     net->side[1].n_deliv);
+	t_net_free(net);
+}
+
+/*
+ * A frame of the old incarnation that is still in the network (a switch
+ * queue, a NIC's transmit ring, a --fault delay) when both ends reset their
+ * connection (the receiver restarted; nic_fail_peer on the DOWN notice at
+ * the sender and on the rejoin at the receiver) carries a packet number the
+ * new incarnation will use again. Without the epoch the new connection
+ * would take the old packet 6 (its message failed with SN_ERR_DOWN at the
+ * sender) as its own packet 6, deliver it, then drop the real packet 6 as a
+ * duplicate and acknowledge it (205 OK, never delivered). The old frame
+ * carries the old epoch: it is dropped.
+ */
+Test(stages, a_frame_from_before_a_reset_is_dropped_as_stale)
+{
+	struct t_net *net = t_net_same(t_conf4_sr);
+	struct t_side *rx = &net->side[1];
+	struct t_frame old;
+	int before;
+
+	t_send_ids(net, 0, 5, 100);
+	t_run(net, 10, 5000, NULL, NULL);
+	cr_assert_eq(rx->n_deliv, 5);
+	t_send_ids(net, 0, 1, 105);		/* packet 6, still on its way ... */
+	cr_assert_eq(t_wire_pending(net), 1);
+	old = *t_wire_peek(net, 0);
+	t_wire_lose_all(net);
+	t_reset_conn(net, 0);			/* ... when node 1 restarts */
+	t_reset_conn(net, 1);
+	cr_assert_eq(t_status_of(&net->side[0], 105), SN_ERR_DOWN);
+	before = rx->n_deliv;
+	t_rx_frame(net, &old);			/* it arrives late */
+	t_send_ids(net, 0, 6, 200);		/* new incarnation: packets 1 .. 6 */
+	t_run(net, 20, 5000, NULL, NULL);
+	for (int i = 0; i < 6; i++)
+		cr_assert_eq(t_status_of(&net->side[0], (uint16_t)(200 + i)), SN_OK);
+	cr_assert_eq(t_delivered_id(rx, 105), 0,
+		     "message 105 failed with SN_ERR_DOWN at its sender but was delivered "
+		     "(deliveries after the reset: %d)", rx->n_deliv - before);
+	t_assert_ok_means_delivered(&net->side[0], rx);
+	t_net_free(net);
+}
+
+/* Keeps the last frame node 1 sends (an ack) in *arg and loses it. */
+static bool t_keep_from_1(void *arg, const struct t_frame *f)
+{
+	if (f->from != 1)
+		return false;
+	*(struct t_frame *)arg = *f;
+	return true;
+}
+
+/*
+ * The same for an acknowledgment: node 1's ack of the old packets 1 .. 5
+ * arrives after both ends reset. Node 0's new packets 1 .. 6 were all lost,
+ * but the old ack base 5 is within what node 0 sent since: genp alone
+ * would take it (it acks numbers that were sent) and complete the new
+ * messages 200 .. 204 OK, never delivered. Its old epoch has it dropped.
+ */
+Test(stages, an_ack_from_before_a_reset_acknowledges_nothing)
+{
+	struct t_net *net = t_net_same(t_conf4_sr);
+	struct t_frame ack = { 0 };
+	bool lose = true;
+
+	t_send_ids(net, 0, 5, 100);
+	t_run(net, 3, 5000, t_keep_from_1, &ack);	/* node 1's acks are slow */
+	cr_assert_eq(net->side[1].n_deliv, 5);
+	cr_assert_eq(ack.h.type, PROTO_T_QACK);
+	cr_assert_eq(ack.h.ack_base, 5);
+	t_reset_conn(net, 0);			/* node 1 restarted */
+	t_reset_conn(net, 1);
+	t_send_ids(net, 0, 6, 200);		/* new packets 1 .. 6: all lost */
+	t_wire_lose_all(net);
+	t_rx_frame(net, &ack);			/* the old ack arrives */
+	t_run(net, 40, 5000, t_drop_while, &lose);
+	lose = false;
+	t_run(net, 40, 5000, NULL, NULL);
+	cr_assert_eq(t_cnt(net->side[0].pl, "genp", "stale_acks"), 0);
+	t_assert_ok_means_delivered(&net->side[0], &net->side[1]);
+	t_net_free(net);
+}
+
+/*
+ * Only a DOWN notice from the switch makes the other end of a connection
+ * start over when a node restarts, and switchd sends it once
+ * (sw_node_join: one BACK with the DOWN flag to each node, no retry, no
+ * ack). Were it lost without epochs, the two ends would never understand
+ * each other again: node 0 numbers from 1, node 1 still expects 11 and
+ * takes 1 .. 5 for duplicates. Node 0's new epoch makes node 1 restart too.
+ */
+Test(stages, a_lost_down_notice_is_made_up_by_the_epoch)
+{
+	const char *spec = "build_acks:threshold=1,order:mode=sr,dup_find,"
+			   "timer:timeout_ns=10000:adaptive=off,genp:retx=sr:max_retx=5";
+	struct t_net *net = t_net_same(spec);
+
+	t_send_ids(net, 0, 10, 100);
+	t_run(net, 10, 20000, NULL, NULL);
+	cr_assert_eq(net->side[1].n_deliv, 10);
+	t_reset_conn(net, 0);		/* node 0 restarted; node 1's DOWN notice was lost */
+	t_send_ids(net, 0, 5, 200);
+	t_run(net, 500, 20000, NULL, NULL);	/* 10 ms */
+	cr_log_info("node 1 duplicates_dropped %llu, node 0 stale_acks %llu, gave_up %llu, outstanding %u",
+		    (unsigned long long)t_cnt(net->side[1].pl, "dup_find", "duplicates_dropped"),
+		    (unsigned long long)t_cnt(net->side[0].pl, "genp", "stale_acks"),
+		    (unsigned long long)t_cnt(net->side[0].pl, "genp", "gave_up"),
+		    t_conn(net, 0)->outstanding);
+	cr_assert_eq(net->side[1].n_deliv, 15, "none of the 5 messages sent after the restart "
+		     "was delivered (%d deliveries): the connection never recovers",
+		     net->side[1].n_deliv);
+	t_net_free(net);
+}
+
+/* Node a's connection is at epoch e, as if the peer's frames had set it. */
+static void t_set_epoch(struct t_net *net, int a, uint16_t e)
+{
+	struct sn_conn *c = t_conn(net, a);
+
+	c->epoch = e;
+	c->epoch_known = true;
+}
+
+/*
+ * Epochs half the range apart are neither older nor newer by their
+ * difference: the node with the lower id wins, on both sides alike, so one
+ * restarts and the other drops (and answers) the frame, never both or
+ * neither. Any other difference decides by itself, across the wrap too.
+ */
+Test(stages, epochs_half_the_range_apart_go_to_the_lower_node)
+{
+	struct t_net *net = t_net_same(t_conf4_sr);
+
+	t_set_epoch(net, 0, 0x0005);
+	t_set_epoch(net, 1, 0x8005);
+	/* Node 1 sees node 0's 0x0005: node 0 is the lower id, so it is newer. */
+	cr_assert_eq(pipeline_rx_epoch(net->side[1].pl, t_conn(net, 1), 0x0005, net->now),
+		     PIPELINE_EPOCH_NEWER);
+	cr_assert_eq(t_conn(net, 1)->epoch, 0x0005, "adopted as it is, not moved on");
+	/* Node 0 sees node 1's 0x8005: node 1 is the higher id, so it is stale. */
+	cr_assert_eq(pipeline_rx_epoch(net->side[0].pl, t_conn(net, 0), 0x8005, net->now),
+		     PIPELINE_EPOCH_STALE);
+	cr_assert_eq(t_conn(net, 0)->epoch, 0x0005);
+	cr_assert_eq(t_pending_acks(net, 0), 1, "the stale frame is answered by an ack");
+	cr_assert_eq(t_wire_peek(net, 0)->h.epoch, 0x0005);
+	cr_assert_eq(pipeline_rx_epoch(net->side[0].pl, t_conn(net, 0), 0x8004, net->now),
+		     PIPELINE_EPOCH_NEWER, "short of half the range");
+	t_set_epoch(net, 1, 0xFFFF);
+	cr_assert_eq(pipeline_rx_epoch(net->side[1].pl, t_conn(net, 1), 0x0001, net->now),
+		     PIPELINE_EPOCH_NEWER, "0x0001 is after 0xFFFF");
+	cr_assert_eq(pipeline_rx_epoch(net->side[1].pl, t_conn(net, 1), 0xFFFF, net->now),
+		     PIPELINE_EPOCH_STALE, "0xFFFF is before 0x0001");
+	t_wire_lose_all(net);
+	t_net_free(net);
+}
+
+/*
+ * The tie-break end to end: node 1 (epoch 0x8000) sends to node 0 (epoch
+ * 0), which drops the frames and answers; the answer restarts node 1's
+ * connection (its messages fail with SN_ERR_DOWN, never delivered), and
+ * what node 1 sends afterwards arrives.
+ */
+Test(stages, a_tie_of_epochs_settles_on_the_lower_nodes)
+{
+	struct t_net *net = t_net_same(t_conf4_sr);
+
+	t_set_epoch(net, 0, 0);
+	t_set_epoch(net, 1, 0x8000);
+	t_send_ids(net, 1, 3, 100);
+	t_run(net, 20, 5000, NULL, NULL);
+	cr_assert_eq(net->side[0].n_deliv, 0);
+	cr_assert_eq(t_conn(net, 1)->epoch, 0, "node 1 took node 0's epoch");
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(t_status_of(&net->side[1], (uint16_t)(100 + i)), SN_ERR_DOWN);
+	t_send_ids(net, 1, 3, 200);
+	t_run(net, 20, 5000, NULL, NULL);
+	cr_assert_eq(net->side[0].n_deliv, 3);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(t_status_of(&net->side[1], (uint16_t)(200 + i)), SN_OK);
+	t_assert_ok_means_delivered(&net->side[1], &net->side[0]);
+	t_net_free(net);
+}
+
+/*
+ * Node 1 reset its connection (a DOWN notice about node 0) and has nothing
+ * to send; node 0 missed the reset. Node 0's frames carry the old epoch:
+ * node 1 drops each and answers with an ack-only frame of the new epoch,
+ * from which node 0 learns the reset: its connection restarts (what it sent
+ * fails with SN_ERR_DOWN) and what it sends next is delivered.
+ */
+Test(stages, a_peer_that_missed_the_reset_learns_it_from_the_ack_only_reply)
+{
+	struct t_net *net = t_net_same(t_conf4_sr);
+
+	t_send_ids(net, 0, 4, 100);
+	t_run(net, 10, 5000, NULL, NULL);
+	cr_assert_eq(net->side[1].n_deliv, 4);
+	t_reset_conn(net, 1);			/* node 0's DOWN notice never came */
+	cr_assert_eq(t_conn(net, 1)->epoch, (uint16_t)(t_conn(net, 0)->epoch + 1));
+	t_send_ids(net, 0, 1, 104);		/* old epoch, number 5 */
+	cr_assert_eq(t_wire_pending(net), 1);
+	t_wire_run(net, NULL, NULL);		/* dropped; the reply restarts node 0 */
+	cr_assert_eq(net->side[1].n_deliv, 4, "a stale frame was delivered");
+	cr_assert_eq(t_conn(net, 0)->epoch, t_conn(net, 1)->epoch);
+	cr_assert_eq(t_status_of(&net->side[0], 104), SN_ERR_DOWN);
+	cr_assert_eq(t_conn(net, 0)->tx_next, 1, "numbering starts over");
+	t_send_ids(net, 0, 3, 200);
+	t_run(net, 20, 5000, NULL, NULL);
+	cr_assert_eq(net->side[1].n_deliv, 7);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(t_delivered_id(&net->side[1], (uint16_t)(200 + i)), 1);
+	t_assert_ok_means_delivered(&net->side[0], &net->side[1]);
 	t_net_free(net);
 }
