@@ -555,8 +555,10 @@ void chan_back(struct nic *nic, const struct proto_pkt *b, uint64_t now)
 {
 	struct sn_pkt *p;
 
+	/* Several BREQs may share a slot (slot_frames): the BACK names its own. */
 	for (p = nic->ch.inflight.head; p; p = p->cnext)
-		if (p->h.dst_node == b->src_node && p->slot == b->slot)
+		if (p->h.dst_node == b->src_node && p->slot == b->slot &&
+		    p->h.vnet == b->vnet && p->h.pkt_num == b->pkt_num)
 			break;
 	if (!p) {
 		nic->stats.back_unmatched++;

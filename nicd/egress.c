@@ -132,13 +132,13 @@ bool nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 	return true;
 }
 
-void nic_send_back(struct nic *nic, struct sn_conn *conn, uint16_t peer,
-		   uint16_t vnet, uint32_t slot, bool nack, uint64_t now)
+void nic_send_back(struct nic *nic, struct sn_conn *conn, const struct proto_pkt *breq,
+		   bool nack, uint64_t now)
 {
 	struct proto_pkt p = {
 		.type = PROTO_T_BACK, .flags = nack ? PROTO_F_NACK : 0,
-		.src_node = nic->id, .dst_node = peer, .vnet = vnet, .slot = slot,
-		.epoch = nic_epoch(conn),
+		.src_node = nic->id, .dst_node = breq->src_node, .vnet = breq->vnet,
+		.pkt_num = breq->pkt_num, .slot = breq->slot, .epoch = nic_epoch(conn),
 	};
 
 	if (!nack)

@@ -117,7 +117,7 @@ static void nic_refuse(struct nic *nic, struct sn_conn *conn, struct rte_mbuf *m
 		       const struct proto_pkt *p, uint64_t now)
 {
 	if (p->type == PROTO_T_BREQ)
-		nic_send_back(nic, conn, p->src_node, p->vnet, p->slot, true, now);
+		nic_send_back(nic, conn, p, true, now);
 	rte_pktmbuf_free(m);
 }
 
@@ -159,7 +159,7 @@ static void nic_split_data(struct nic *nic, struct rte_mbuf *m,
 	d->conn = conn;
 	pipeline_rx(v->pl, &d, 1, now);
 	if (bulk)
-		nic_send_back(nic, conn, p->src_node, p->vnet, p->slot, false, now);
+		nic_send_back(nic, conn, p, false, now);
 }
 
 /* split: route one valid frame. */

@@ -128,9 +128,12 @@ bool nic_quick_ready(const struct nic *nic, uint64_t now, uint64_t *wake);
  */
 bool nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now);
 
-/* Egress: send a BACK for a BREQ of peer in slot, with conn's epoch and (not a NACK) acks. */
-void nic_send_back(struct nic *nic, struct sn_conn *conn, uint16_t peer,
-		   uint16_t vnet, uint32_t slot, bool nack, uint64_t now);
+/*
+ * Egress: send the BACK of a received BREQ (its slot, vnet and packet
+ * number), with conn's epoch and (not a NACK) acks.
+ */
+void nic_send_back(struct nic *nic, struct sn_conn *conn, const struct proto_pkt *breq,
+		   bool nack, uint64_t now);
 
 /* Egress: send a frame the NIC originates (CFG, HELLO) on the quick port. */
 void nic_send_control(struct nic *nic, struct proto_pkt *p, uint64_t now);

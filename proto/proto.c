@@ -295,8 +295,9 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 		if (pkt->epoch)
 			return PROTO_R_RESERVED;
 	}
+	/* A BACK names the BREQ it answers by its number (0: none). */
 	if (pkt->pkt_num > PROTO_PKT_NUM_MASK ||
-	    (pkt->pkt_num && !(pkt->flags & PROTO_F_DATA)))
+	    (pkt->pkt_num && !(pkt->flags & PROTO_F_DATA) && pkt->type != PROTO_T_BACK))
 		return PROTO_R_PKT_NUM;
 	if (pkt->ack_base > PROTO_PKT_NUM_MASK ||
 	    ((pkt->ack_base | pkt->ack_mask) && !(pkt->flags & PROTO_F_ACK)))

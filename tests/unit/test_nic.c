@@ -35,11 +35,11 @@ TestSuite(nic, .init = t_setup);
  * A NIC on port (bulk and quick) with protocol conf (a name with overrides,
  * "" for none) reporting to ops (NULL: nobody), not joined.
  */
-static struct nic *t_nic_with(struct dp_port *port, const char *conf,
-			      const struct nic_ops *ops)
+static struct nic *t_nic_cap(struct dp_port *port, const char *conf,
+			     const struct nic_ops *ops, uint16_t per_target)
 {
 	struct nic_config cfg = {
-		.max_nodes = 4, .bulk_bufs = 4, .bulk_per_target = 1,
+		.max_nodes = 4, .bulk_bufs = 4, .bulk_per_target = per_target,
 		.quick_bufs = 16, .quick_share = 4, .descriptors = 256, .mp = t_mp,
 		.check_crc = true,
 	};
@@ -53,26 +53,40 @@ static struct nic *t_nic_with(struct dp_port *port, const char *conf,
 	return nic;
 }
 
+/* The same, with a per-target cap of 1. */
+static struct nic *t_nic_with(struct dp_port *port, const char *conf,
+			      const struct nic_ops *ops)
+{
+	return t_nic_cap(port, conf, ops, 1);
+}
+
 /* A NIC on port (bulk and quick) with protocol conf (a name, "" for none), not joined. */
 static struct nic *t_nic_new(struct dp_port *port, const char *conf)
 {
 	return t_nic_with(port, conf, NULL);
 }
 
-/* A grant of slot for node `node` of a cluster of n nodes, with target and flags. */
-static void t_push_gnt_to(struct dp_port *port, uint16_t node, uint32_t slot, uint16_t target,
-			  uint16_t n, uint16_t gflags)
+/* A grant of slot for node `node` of a cluster of n nodes, with target, flags and frames. */
+static void t_push_gnt_k(struct dp_port *port, uint16_t node, uint32_t slot, uint16_t target,
+			 uint16_t n, uint16_t gflags, uint16_t frames)
 {
 	struct proto_pkt g = {
 		.type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH, .dst_node = node,
 		.gnt = {
 			.slot = slot, .target = target, .node_id = node, .n_nodes = n,
-			.slot_ns = T_SLOT_NS, .back_slots = 2, .slot_frames = 1,
+			.slot_ns = T_SLOT_NS, .back_slots = 2, .slot_frames = frames,
 			.gflags = gflags,
 		},
 	};
 
 	tport_push(port, tdp_encode(t_mp, &g));
+}
+
+/* A grant of slot for node `node` of a cluster of n nodes, with target and flags. */
+static void t_push_gnt_to(struct dp_port *port, uint16_t node, uint32_t slot, uint16_t target,
+			  uint16_t n, uint16_t gflags)
+{
+	t_push_gnt_k(port, node, slot, target, n, gflags, 1);
 }
 
 /* A grant of slot for node T_NODE of a cluster of n nodes, with target and flags. */
@@ -325,12 +339,31 @@ Test(nic, a_send_that_finds_the_pool_empty_leaves_later)
 	t_done(nic, port, avail);
 }
 
+/*
+ * The packet number of the latest BREQ sent on port for slot in vnet (a BACK
+ * names it), 0 if none is there.
+ */
+static uint32_t t_breq_num(struct dp_port *port, uint32_t slot, uint16_t vnet)
+{
+	uint32_t num = 0;
+
+	for (unsigned int i = 0; i < tport_sent(port); i++) {
+		struct proto_pkt p;
+
+		cr_assert_eq(tdp_decode(tport_frame(port, i), &p), PROTO_R_OK);
+		if (p.type == PROTO_T_BREQ && p.slot == slot && p.vnet == vnet)
+			num = p.pkt_num;
+	}
+	return num;
+}
+
 /* T_PEER's positive BACK for the BREQ of slot, of its connection's epoch. */
 static void t_push_back(struct dp_port *port, uint32_t slot, uint16_t epoch)
 {
 	struct proto_pkt b = {
 		.type = PROTO_T_BACK, .src_node = T_PEER, .dst_node = T_NODE,
-		.vnet = T_VNET, .slot = slot, .epoch = epoch,
+		.vnet = T_VNET, .pkt_num = t_breq_num(port, slot, T_VNET), .slot = slot,
+		.epoch = epoch,
 	};
 
 	tport_push(port, tdp_encode(t_mp, &b));
@@ -341,7 +374,8 @@ static void t_push_back_of(struct dp_port *port, uint32_t slot, uint16_t vnet, b
 {
 	struct proto_pkt b = {
 		.type = PROTO_T_BACK, .flags = nack ? PROTO_F_NACK : 0, .src_node = T_PEER,
-		.dst_node = T_NODE, .vnet = vnet, .slot = slot,
+		.dst_node = T_NODE, .vnet = vnet, .pkt_num = t_breq_num(port, slot, vnet),
+		.slot = slot,
 	};
 
 	tport_push(port, tdp_encode(t_mp, &b));
@@ -441,20 +475,11 @@ Test(nic, a_hold_made_longer_still_wakes_the_nic_when_it_ends)
 {
 	unsigned int avail = rte_mempool_avail_count(t_mp);
 	struct dp_port *port = tport_create("nic", 256);
-	struct nic_config cfg = {
-		.max_nodes = 4, .bulk_bufs = 4, .bulk_per_target = 2,
-		.quick_bufs = 16, .descriptors = 256, .mp = t_mp, .check_crc = true,
-	};
-	struct nic_ops none = { 0 };
 	struct nic_msg one = {
 		.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_BULK,
 	};
-	char err[128], spec[256];
-	struct nic *nic = nic_create(&cfg, &none, port, port, err, sizeof(err));
+	struct nic *nic = t_nic_cap(port, "conf3", NULL, 2);
 
-	cr_assert_not_null(nic, "nic_create: %s", err);
-	cr_assert_eq(conf_expand("conf3", spec, sizeof(spec), err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(nic_add_vnet(nic, T_VNET, spec, err, sizeof(err)), 0, "%s", err);
 	uint16_t vnet[16];
 	uint32_t num[16], slot = 1;
 	uint64_t now = 1000000, end, wake;
@@ -1174,5 +1199,69 @@ Test(nic, frames_are_checked_against_their_connections_epoch)
 	cr_assert_eq(q.epoch, 8);
 	cr_assert_eq(q.ack_base, 1);
 	cr_assert_eq(nic_stats(nic)->rx_data, 4);
+	t_done(nic, port, avail);
+}
+
+/*
+ * Two BREQs in one slot (a grant of 2 frames), one per virtual network: a
+ * BACK answers the BREQ of its own virtual network and packet number, not
+ * the first BREQ of that slot. vnet 2's is refused and vnet 1's accepted
+ * (BACKs in that order): vnet 2's goes out again, vnet 1's does not. Before,
+ * the NACK was taken for vnet 1's BREQ and the positive BACK for vnet 2's.
+ */
+Test(nic, a_back_answers_the_breq_of_its_vnet_and_number)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	struct nic_msg one = {
+		.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_BULK,
+	};
+	struct nic_msg two = one;
+	struct nic *nic = t_nic_cap(port, "conf3", NULL, 2);
+	uint16_t vnet[16];
+	uint32_t num[16], slot = 1;
+	uint64_t now = 1000000;
+	unsigned int n;
+	struct proto_pkt b = {
+		.type = PROTO_T_BACK, .src_node = T_PEER, .dst_node = T_NODE,
+	};
+	char err[128], spec[256];
+
+	cr_assert_eq(conf_expand("conf3", spec, sizeof(spec), err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(nic_add_vnet(nic, 2, spec, err, sizeof(err)), 0, "%s", err);
+	t_push_gnt_k(port, T_NODE, slot++, PROTO_NODE_NONE, 4, 0, 2);	/* joins: 2 frames a slot */
+	nic_poll(nic, now);
+	tport_clear(port);
+	two.vnet = 2;
+	cr_assert_eq(nic_send(nic, &one, now), 0);
+	cr_assert_eq(nic_send(nic, &two, now), 0);
+	nic_poll(nic, now);
+	t_push_gnt_k(port, T_NODE, slot, T_PEER, 4, 0, 2);
+	nic_poll(nic, now);
+	n = t_sent_of(port, PROTO_T_BREQ, vnet, num, 16);
+	cr_assert_eq(n, 2, "both BREQs in slot %u: %u", slot, n);
+	cr_assert(vnet[0] == T_VNET && vnet[1] == 2);
+	b.slot = slot++;
+	b.vnet = 2;
+	b.pkt_num = num[1];
+	b.flags = PROTO_F_NACK;
+	tport_push(port, tdp_encode(t_mp, &b));
+	b.vnet = T_VNET;
+	b.pkt_num = num[0];
+	b.flags = 0;
+	tport_push(port, tdp_encode(t_mp, &b));
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->back_ok, 1);
+	cr_assert_eq(nic_stats(nic)->back_nack, 1);
+	tport_clear(port);
+	for (int k = 0; k < 20 && !t_sent_of(port, PROTO_T_BREQ, vnet, num, 16); k++) {
+		now += T_SLOT_NS;
+		t_push_gnt_k(port, T_NODE, slot++, T_PEER, 4, 0, 2);
+		nic_poll(nic, now);
+	}
+	n = t_sent_of(port, PROTO_T_BREQ, vnet, num, 16);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(vnet[0], 2, "the BREQ requested again is vnet %u's, not the refused one (2)",
+		     vnet[0]);
 	t_done(nic, port, avail);
 }

@@ -245,6 +245,10 @@ static const struct valid_case valid_cases[] = {
 	  .payload_len = 5, .slot = 6, .epoch = 0xFFFF } },
 	{ "back-epoch-1", 0, { .type = PROTO_T_BACK, .flags = PROTO_F_NACK,
 	  .src_node = 1, .dst_node = 2, .vnet = 7, .slot = 8, .epoch = 1 } },
+	/* a BACK names the BREQ it answers by its packet number */
+	{ "back-pkt-num", 0, { .type = PROTO_T_BACK, .flags = PROTO_F_ACK,
+	  .src_node = 1, .dst_node = 2, .vnet = 7, .pkt_num = 0xFFFFFF, .ack_base = 4,
+	  .slot = 9, .epoch = 2 } },
 	{ "qack-epoch-ff00", 0, { .type = PROTO_T_QACK, .flags = PROTO_F_ACK,
 	  .src_node = 2, .dst_node = 1, .vnet = 7, .ack_base = 2, .epoch = 0xFF00 } },
 };
@@ -763,7 +767,7 @@ static const struct craft crafts[] = {
 	C(PKT_NUM, "breq-25-bits", B_BREQ, .patch = { P(OFF_PKT_NUM, 4, 0x01000000) }),
 	C(PKT_NUM, "qreq-top-byte", B_QREQ, .patch = { P(OFF_PKT_NUM, 4, 0xFF000000) }),
 	C(PKT_NUM, "qack-without-data", B_QACK, .patch = { P(OFF_PKT_NUM, 4, 1) }),
-	C(PKT_NUM, "back-without-data", B_BACK, .patch = { P(OFF_PKT_NUM, 4, 0xFFFFFF) }),
+	C(PKT_NUM, "back-25-bits", B_BACK, .patch = { P(OFF_PKT_NUM, 4, 0x01000000) }),
 	C(PKT_NUM, "cfg-pkt-num", B_CFG9, .patch = { P(OFF_PKT_NUM, 4, 1) }),
 	C(ACK_FIELDS, "back-base-25-bits", B_BACK, .patch = { P(OFF_ACK_BASE, 4, 0x01000000) }),
 	C(ACK_FIELDS, "qack-base-top-byte", B_QACK, .patch = { P(OFF_ACK_BASE, 4, 0x80FFFFFF) }),
