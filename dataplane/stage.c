@@ -395,6 +395,8 @@ static void pipeline_conn_restart(struct pipeline *pl, struct sn_conn *c, uint64
 		pl->env.restart(pl->env.ctx, c, now);
 	pipeline_event(pl, c, STAGE_EV_RESET, NULL, now);
 	c->tx_next = 1;
+	c->rto_backoff = 0;	/* the old packets' timeouts; the path's srtt stays */
+	c->tx_unscanned = 0;
 	c->rx_base = 0;
 	c->rx_mask = 0;
 	c->rx_unacked = 0;

@@ -1769,3 +1769,47 @@ Test(stages, a_peer_that_missed_the_reset_learns_it_from_the_ack_only_reply)
 	t_assert_ok_means_delivered(&net->side[0], &net->side[1]);
 	t_net_free(net);
 }
+
+/* Drops the data frames node 0 sends while *arg is above 0, counting down. */
+static bool t_drop_data_n(void *arg, const struct t_frame *f)
+{
+	int *n = arg;
+
+	if (f->from != 0 || !(f->h.flags & PROTO_F_DATA) || *n <= 0)
+		return false;
+	(*n)--;
+	return true;
+}
+
+/*
+ * A reset starts the retransmission back-off over: the first loss of the new
+ * incarnation is resent after the connection's round-trip estimate, as on a
+ * connection without timeouts behind it, not after the back-off the old
+ * incarnation's timeouts left (up to the 1 ms bound). Before, it waited the
+ * bound.
+ */
+Test(stages, a_reset_starts_the_retransmission_back_off_over)
+{
+	struct t_net *net = t_net_same("build_acks,dup_find,timer,genp:retx=sr:max_retx=0");
+	const uint64_t step = 1000;	/* 1 us rounds */
+	int lose, rounds;
+
+	net->now = 1000000;		/* a send at 0 would give no sample */
+	t_send_ids(net, 0, 4, 1);	/* round-trip samples of 20 us */
+	net->now += 20000;
+	t_run(net, 50, step, NULL, NULL);
+	cr_assert_neq(t_conn(net, 0)->srtt_ns, 0);
+	t_send_ids(net, 0, 1, 5);	/* lost for 30 ms: timeouts back off */
+	lose = 1 << 30;
+	t_run(net, 30000, step, t_drop_data_n, &lose);
+	cr_assert_gt(t_conn(net, 0)->rto_backoff, 3, "back-off %u", t_conn(net, 0)->rto_backoff);
+	t_reset_conn(net, 0);
+	t_reset_conn(net, 1);
+	t_send_ids(net, 0, 1, 6);	/* the new incarnation's first, lost once */
+	lose = 1;
+	for (rounds = 0; rounds < 2000 && !t_delivered_id(&net->side[1], 6); rounds++)
+		t_run(net, 1, step, t_drop_data_n, &lose);
+	cr_log_info("srtt %u ns, resent and delivered after %d us", t_conn(net, 0)->srtt_ns, rounds);
+	cr_assert_lt(rounds, 200, "the first loss after the reset waited %d us", rounds);
+	t_net_free(net);
+}
