@@ -19,7 +19,10 @@ enum replay_stats_format {
 	REPLAY_STATS_JSON,	/* one object */
 };
 
-/* The numbers of a report. Rates are 0 when their span is 0 (unbounded). */
+/*
+ * The numbers of a report. Rates are 0 when their span is 0 (unbounded);
+ * errors are 0 when no packet was sent (printed as none).
+ */
 struct replay_summary {
 	/* packets sent */
 	uint64_t packets;
