@@ -50,8 +50,8 @@ struct replay_summary {
 	int64_t err_max_ns;
 	/*
 	 * records not sent, or sent and failed: the mode's count (frames
-	 * dropped or too long for the port, messages dropped or not
-	 * delivered); 0 from replay_stats_summary, set by the caller
+	 * dropped or too short or too long for the port, messages dropped
+	 * or not delivered); 0 from replay_stats_summary, set by the caller
 	 */
 	uint64_t not_sent;
 };
