@@ -45,6 +45,20 @@ printf 'secret\n' >"$key"
 
 expect_prog=$replay
 
+# out_says WHAT WORD...: the output of the last expect says each WORD (WHAT: for the message).
+out_says() {
+	_what=$1
+	shift
+	for _w in "$@"; do
+		if grep -q -e "$_w" "$out"; then
+			passed=$((passed + 1))
+		else
+			failed=$((failed + 1))
+			echo "FAIL: $_what does not say '$_w'"
+		fi
+	done
+}
+
 p="--port net_null0"
 expect 0 "--pps N" --help
 expect 0 "--topspeed" -- --help
@@ -152,14 +166,7 @@ expect_prog=timeout
 expect 1 "stalls  *1  (times the port took nothing for 1 s" 30 "$replay" $eal --vdev net_ring0 -- \
 	--port net_ring0 --topspeed --loop 100 "$sample"
 expect_prog=$replay
-for word in "frames sent  *1023$" "dropped  *24977$"; do
-	if grep -q -e "$word" "$out"; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		echo "FAIL: the replay on a stalled net_ring does not say '$word'"
-	fi
-done
+out_says "the replay on a stalled net_ring" "frames sent  *1023$" "dropped  *24977$"
 # A 9000-byte frame gets the port a larger MTU (net_null: no limit of its
 # own) and is sent: exit 0, said up front and in the report.
 python3 "$(dirname "$0")/replay_compare.py" frames "$jumbo" 9000 60 || exit 1
@@ -195,16 +202,10 @@ else
 	failed=$((failed + 1))
 	echo "FAIL: the JSON report of a 66000-byte frame: $(cat "$json" 2>&1)"
 fi
-for word in "the first: record 0, 66000 bytes, at byte offset 24" "frames sent  *1$" \
+out_says "the replay of a 66000-byte frame" \
+	"the first: record 0, 66000 bytes, at byte offset 24" "frames sent  *1$" \
 	"2 records (1 to replay)" \
 	"MTU raised to 65389 (segnet's is 2120) as far as it goes, short of the 65986 for the trace's longest frame" \
-	"(record 0, 66000 bytes) needs MTU 65986, which the port cannot have: its receive buffers hold frames of 65407 bytes (MTU 65389) and the device (net_null) cannot scatter"; do
-	if grep -q -e "$word" "$out"; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		echo "FAIL: the replay of a 66000-byte frame does not say '$word'"
-	fi
-done
+	"(record 0, 66000 bytes) needs MTU 65986, which the port cannot have: its receive buffers hold frames of 65407 bytes (MTU 65389) and the device (net_null) cannot scatter"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -343,17 +343,24 @@ Test(reader, pcapng_faults)
 	free(b.p);
 }
 
+/* A pcapng copy of t in two sections, each one *one bytes long. */
+static struct tbuf two_sections(const struct trace *t, size_t *one)
+{
+	struct tbuf b = make_pcapng(t, 0, NULL);
+	struct tbuf twice = { 0 };
+
+	*one = b.len;
+	tbuf_put(&twice, b.p, b.len);
+	tbuf_put(&twice, b.p, b.len);
+	free(b.p);
+	return twice;
+}
+
 Test(reader, pcapng_section_faults)
 {
 	struct trace *t = load_ok(sample_path);
-	struct tbuf b = make_pcapng(t, 0, NULL);
-	struct tbuf twice = { 0 };
-	size_t one = b.len;
-
-	tbuf_put(&twice, b.p, one);
-	tbuf_put(&twice, b.p, one);
-	free(b.p);
-	b = twice;
+	size_t one;
+	struct tbuf b = two_sections(t, &one);
 	/* second section written in the other byte order */
 	tbuf_set32(&b, one + 8, 0x1a2b3c4d, 1);
 	refuse(&b, b.len, -ENOTSUP, one, -1, "section byte order differs from the first section's");
@@ -441,18 +448,14 @@ Test(reader, interface_snaplens_compared_as_libpcap_does)
 Test(reader, later_short_section_header_block)
 {
 	struct trace *t = load_ok(sample_path);
-	struct tbuf b = make_pcapng(t, 0, NULL);
-	struct tbuf twice = { 0 };
-	size_t one = b.len;
+	size_t one;
+	struct tbuf b = two_sections(t, &one);
 
-	tbuf_put(&twice, b.p, one);
-	tbuf_put(&twice, b.p, one);
-	tbuf_set32(&twice, one + 4, 12, 0);
-	tbuf_set32(&twice, one + 8, 12, 0);
-	refuse(&twice, one + 12, -EBADMSG, one, -1, "section header block too short (total length 12)");
+	tbuf_set32(&b, one + 4, 12, 0);
+	tbuf_set32(&b, one + 8, 12, 0);
+	refuse(&b, one + 12, -EBADMSG, one, -1, "section header block too short (total length 12)");
 	trace_free(t);
 	free(b.p);
-	free(twice.p);
 }
 
 /*
