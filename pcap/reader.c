@@ -46,6 +46,16 @@ enum {
 	WALK_NG_OPT_TSOFFSET = 14,	/* if_tsoffset: 8 bytes */
 };
 
+/*
+ * The pcap header's link type field: the type in the low 16 bits, then
+ * reserved bits, an "FCS present" bit and the FCS length (bits 28-31).
+ */
+enum {
+	WALK_LT_TYPE = 0x0000ffff,	/* the link type */
+	WALK_LT_FCS = 0x04000000,	/* frames end in an FCS */
+};
+
+
 /* A walk over a file's structure, independent of libpcap. */
 struct trace_walk {
 	/* the file, read with its own stdio buffer */
@@ -68,6 +78,11 @@ struct trace_walk {
 	bool have_idb;
 	/* pcapng: interfaces defined in the current section */
 	uint32_t ifcount;
+	/* pcapng: the first interface's snaplen as libpcap compares it */
+	uint32_t idb_snaplen;
+	/* device and inode of f, to give libpcap the same file */
+	dev_t dev;
+	ino_t ino;
 };
 
 /* One packet record as the walk sees it. */
@@ -137,6 +152,16 @@ static uint16_t walk_u16(const struct trace_walk *w, const uint8_t *p)
 static uint32_t walk_snaplen(uint32_t snaplen)
 {
 	return snaplen == 0 || snaplen > TRACE_MAX_SNAPLEN ? TRACE_MAX_SNAPLEN : snaplen;
+}
+
+/*
+ * An interface's snaplen as libpcap (1.10) compares it with the first
+ * interface's: 0 and values above INT_MAX stand for the maximum, any other
+ * is taken as it is (300000 is not 262144).
+ */
+static uint32_t walk_idb_snaplen(uint32_t snaplen)
+{
+	return snaplen == 0 || snaplen > INT32_MAX ? TRACE_MAX_SNAPLEN : snaplen;
 }
 
 /* n rounded up to a multiple of 4, as pcapng pads. */
@@ -215,6 +240,7 @@ static int walk_read(struct trace_walk *w, uint64_t off, void *buf, size_t n,
 static int walk_pcap_open(struct trace_walk *w, const uint8_t *h, struct trace_err *err)
 {
 	uint16_t major = walk_u16(w, h + 4), minor = walk_u16(w, h + 6);
+	uint32_t lt = walk_u32(w, h + 20);
 
 	if (w->info.file_size < WALK_PCAP_HDR)
 		return walk_fail(w, err, -EBADMSG, 0, -1,
@@ -224,8 +250,16 @@ static int walk_pcap_open(struct trace_walk *w, const uint8_t *h, struct trace_e
 		return walk_fail(w, err, -ENOTSUP, 0, -1,
 				 "unsupported pcap version %u.%u (only 2.4 is read)",
 				 major, minor);
+	/* libpcap keeps reserved bits in the link type and drops the FCS bits */
+	if (lt & WALK_LT_FCS)
+		return walk_fail(w, err, -ENOTSUP, 0, -1,
+				 "link type field 0x%08x says every frame ends in an FCS (not supported)",
+				 lt);
+	if (lt & ~(uint32_t)WALK_LT_TYPE)
+		return walk_fail(w, err, -ENOTSUP, 0, -1,
+				 "link type field 0x%08x has reserved bits set", lt);
 	w->info.snaplen = walk_snaplen(walk_u32(w, h + 16));
-	w->info.linktype = walk_u32(w, h + 20) & 0xffff;
+	w->info.linktype = lt;
 	w->start = WALK_PCAP_HDR;
 	return 0;
 }
@@ -253,6 +287,8 @@ static int walk_open_file(struct trace_walk *w, struct stat *st, struct trace_er
 		return trace_err_set(err, S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL, w->path,
 				     "not a regular file (a pcap or pcapng file is needed)");
 	}
+	w->dev = st->st_dev;
+	w->ino = st->st_ino;
 	w->f = fdopen(fd, "rb");
 	if (w->f == NULL) {
 		e = errno;
@@ -477,7 +513,7 @@ static int walk_ng_idb_options(struct trace_walk *w, uint32_t len, struct trace_
 /* Interface description block of total length len at w->off. */
 static int walk_ng_interface(struct trace_walk *w, uint32_t len, struct trace_err *err)
 {
-	uint32_t linktype, snaplen;
+	uint32_t linktype, raw;
 	uint8_t b[WALK_NG_IDB_BODY];
 	int rc;
 
@@ -488,19 +524,20 @@ static int walk_ng_interface(struct trace_walk *w, uint32_t len, struct trace_er
 	if (rc)
 		return rc;
 	linktype = walk_u16(w, b);
-	snaplen = walk_snaplen(walk_u32(w, b + 4));
+	raw = walk_u32(w, b + 4);
 	if (!w->have_idb) {
 		w->have_idb = true;
 		w->info.linktype = linktype;
-		w->info.snaplen = snaplen;
+		w->info.snaplen = walk_snaplen(raw);
+		w->idb_snaplen = walk_idb_snaplen(raw);
 	} else if (linktype != w->info.linktype) {
 		return walk_fail(w, err, -ENOTSUP, w->off, -1,
 				 "interface link type %u differs from the first interface's %u",
 				 linktype, w->info.linktype);
-	} else if (snaplen != w->info.snaplen) {
+	} else if (walk_idb_snaplen(raw) != w->idb_snaplen) {
 		return walk_fail(w, err, -ENOTSUP, w->off, -1,
 				 "interface snaplen %u differs from the first interface's %u",
-				 snaplen, w->info.snaplen);
+				 raw, w->idb_snaplen);
 	}
 	w->ifcount++;
 	return walk_ng_idb_options(w, len, err);
@@ -623,7 +660,9 @@ static int walk_ng_next(struct trace_walk *w, struct walk_rec *wr, struct trace_
 			return rc;
 		type = walk_u32(w, h);
 		len = walk_u32(w, h + 4);
-		if (type == walk_ng_shb && w->off != 0 && left >= WALK_NG_BLOCK_MIN) {
+		/* (a length below an SHB's is not a section in the other byte order) */
+		if (type == walk_ng_shb && w->off != 0 && left >= WALK_NG_BLOCK_MIN &&
+		    len >= WALK_NG_SHB_MIN) {
 			rc = walk_ng_check_bom(w, err);
 			if (rc)
 				return rc;
@@ -695,9 +734,41 @@ int trace_validate(const char *path, struct trace_info *info, struct trace_err *
 	return rc;
 }
 
-struct trace_reader *trace_reader_open(const char *path, struct trace_err *err)
+/*
+ * libpcap's handle on the file the walk has open, in *out: opened by us
+ * (libpcap would take "-" for stdin) and checked to be the same file (not
+ * one put in its place since). 0 or -errno with err filled.
+ */
+static int walk_libpcap_open(const struct trace_walk *w, pcap_t **out, struct trace_err *err)
 {
 	char errbuf[PCAP_ERRBUF_SIZE] = "";
+	int fd = open(w->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f;
+	int e;
+
+	if (fd < 0)
+		return trace_err_set(err, -errno, w->path, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) != 0 || st.st_dev != w->dev || st.st_ino != w->ino) {
+		close(fd);
+		return trace_err_set(err, -EBADMSG, w->path, "file changed while loading");
+	}
+	f = fdopen(fd, "rb");
+	if (f == NULL) {
+		e = errno;
+		close(fd);
+		return trace_err_set(err, -e, w->path, "cannot open: %s", strerror(e));
+	}
+	*out = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (*out == NULL) {
+		fclose(f);
+		return trace_err_set(err, -EBADMSG, w->path, "libpcap: %s", errbuf);
+	}
+	return 0;
+}
+
+struct trace_reader *trace_reader_open(const char *path, struct trace_err *err)
+{
 	struct trace_reader *r;
 	int rc;
 
@@ -713,12 +784,9 @@ struct trace_reader *trace_reader_open(const char *path, struct trace_err *err)
 		goto fail;
 	r->info = r->walk.info;
 	walk_rewind(&r->walk);
-	r->pcap = pcap_open_offline_with_tstamp_precision(path,
-			PCAP_TSTAMP_PRECISION_NANO, errbuf);
-	if (r->pcap == NULL) {
-		rc = trace_err_set(err, -EBADMSG, path, "libpcap: %s", errbuf);
+	rc = walk_libpcap_open(&r->walk, &r->pcap, err);
+	if (rc)
 		goto fail;
-	}
 	return r;
 fail:
 	trace_reader_close(r);

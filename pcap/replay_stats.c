@@ -189,6 +189,10 @@ static void print_table(const struct replay_summary *s, FILE *f)
 	fprintf(f, "\n%-14s", "rate (Mbps)");
 	print_rate(f, s->req_mbps, s->sched_span_ns);
 	print_rate(f, s->act_mbps, s->actual_span_ns);
+	if (s->packets == 0) {
+		fprintf(f, "\n%-14s %15s\n", "error (ns)", "-");
+		return;
+	}
 	fprintf(f, "\n%-14s min %" PRId64 "  p50 %" PRId64 "  p99 %" PRId64 "  max %" PRId64 "\n",
 		"error (ns)", s->err_min_ns, s->err_p50_ns, s->err_p99_ns, s->err_max_ns);
 }
@@ -196,7 +200,7 @@ static void print_table(const struct replay_summary *s, FILE *f)
 /* How a report field prints. */
 enum report_kind {
 	REPORT_U64,		/* unsigned count */
-	REPORT_I64,		/* signed nanoseconds */
+	REPORT_ERR,		/* timing error, ns: none when nothing was sent */
 	REPORT_SCHED_RATE,	/* rate of the schedule: none when its span is 0 */
 	REPORT_ACTUAL_RATE,	/* achieved rate: none when its span is 0 */
 };
@@ -221,17 +225,17 @@ static const struct report_field report_fields[] = {
 	{ "req_mbps", REPORT_SCHED_RATE, offsetof(struct replay_summary, req_mbps) },
 	{ "act_pps", REPORT_ACTUAL_RATE, offsetof(struct replay_summary, act_pps) },
 	{ "act_mbps", REPORT_ACTUAL_RATE, offsetof(struct replay_summary, act_mbps) },
-	{ "err_min_ns", REPORT_I64, offsetof(struct replay_summary, err_min_ns) },
-	{ "err_p50_ns", REPORT_I64, offsetof(struct replay_summary, err_p50_ns) },
-	{ "err_p99_ns", REPORT_I64, offsetof(struct replay_summary, err_p99_ns) },
-	{ "err_max_ns", REPORT_I64, offsetof(struct replay_summary, err_max_ns) },
+	{ "err_min_ns", REPORT_ERR, offsetof(struct replay_summary, err_min_ns) },
+	{ "err_p50_ns", REPORT_ERR, offsetof(struct replay_summary, err_p50_ns) },
+	{ "err_p99_ns", REPORT_ERR, offsetof(struct replay_summary, err_p99_ns) },
+	{ "err_max_ns", REPORT_ERR, offsetof(struct replay_summary, err_max_ns) },
 	{ "not_sent", REPORT_U64, offsetof(struct replay_summary, not_sent) },
 };
 
 /* Number of report fields. */
 static const size_t report_nfields = sizeof(report_fields) / sizeof(report_fields[0]);
 
-/* Value of field fl of s; an unbounded rate prints as none. */
+/* Value of field fl of s; an unbounded rate, or an error of no packet, prints as none. */
 static void print_field(FILE *f, const struct replay_summary *s,
 			const struct report_field *fl, const char *none)
 {
@@ -242,8 +246,11 @@ static void print_field(FILE *f, const struct replay_summary *s,
 	case REPORT_U64:
 		fprintf(f, "%" PRIu64, *(const uint64_t *)p);
 		break;
-	case REPORT_I64:
-		fprintf(f, "%" PRId64, *(const int64_t *)p);
+	case REPORT_ERR:
+		if (s->packets)
+			fprintf(f, "%" PRId64, *(const int64_t *)p);
+		else
+			fputs(none, f);
 		break;
 	case REPORT_SCHED_RATE:
 	case REPORT_ACTUAL_RATE:
@@ -256,7 +263,7 @@ static void print_field(FILE *f, const struct replay_summary *s,
 	}
 }
 
-/* The CSV format: header, then values; unbounded rates are empty. */
+/* The CSV format: header, then values; unbounded rates and errors of no packet are empty. */
 static void print_csv(const struct replay_summary *s, FILE *f)
 {
 	for (size_t i = 0; i < report_nfields; i++)
@@ -270,7 +277,7 @@ static void print_csv(const struct replay_summary *s, FILE *f)
 	fputc('\n', f);
 }
 
-/* The JSON format: one object; unbounded rates are null. */
+/* The JSON format: one object; unbounded rates and errors of no packet are null. */
 static void print_json(const struct replay_summary *s, FILE *f)
 {
 	for (size_t i = 0; i < report_nfields; i++) {

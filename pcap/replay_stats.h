@@ -19,7 +19,10 @@ enum replay_stats_format {
 	REPLAY_STATS_JSON,	/* one object */
 };
 
-/* The numbers of a report. Rates are 0 when their span is 0 (unbounded). */
+/*
+ * The numbers of a report. Rates are 0 when their span is 0 (unbounded);
+ * errors are 0 when no packet was sent (printed as none).
+ */
 struct replay_summary {
 	/* packets sent */
 	uint64_t packets;
@@ -47,8 +50,8 @@ struct replay_summary {
 	int64_t err_max_ns;
 	/*
 	 * records not sent, or sent and failed: the mode's count (frames
-	 * dropped or too long for the port, messages dropped or not
-	 * delivered); 0 from replay_stats_summary, set by the caller
+	 * dropped or too short or too long for the port, messages dropped
+	 * or not delivered); 0 from replay_stats_summary, set by the caller
 	 */
 	uint64_t not_sent;
 };

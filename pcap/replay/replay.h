@@ -152,9 +152,9 @@ struct replay_mode {
 	/* Print the mode's own lines of the report (port counters ...). */
 	void (*report)(void *state, FILE *f);
 	/*
-	 * Records not sent, or failed, so far (frames dropped or too long for
-	 * the port, messages dropped or not delivered): not 0 makes the exit
-	 * status 1.
+	 * Records not sent, or failed, so far (frames dropped or too short or
+	 * too long for the port, messages dropped or not delivered): not 0
+	 * makes the exit status 1.
 	 */
 	uint64_t (*dropped)(void *state);
 	/* Release the state (NULL is allowed). */

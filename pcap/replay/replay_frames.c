@@ -40,6 +40,8 @@ struct replay_frames {
 	uint32_t qlen[REPLAY_BURST_MAX];
 	/* entries used in q */
 	uint16_t nq;
+	/* the port took nothing for the stall time-out, and nothing since */
+	bool stalled;
 	/* the counters */
 	struct replay_frames_stats st;
 };
@@ -76,20 +78,46 @@ uint32_t replay_frames_mtu_needed(const struct trace *t, const struct dp_frame_l
 	return max;
 }
 
-/* Leave the records longer than f->st.limit allows out of t (compacted), counting them. */
-static void replay_frames_leave_out_long(struct replay_frames *f, struct trace *t)
+/*
+ * Leave out of t (compacted), counting them, the records shorter than an
+ * Ethernet header (a driver would pad or flag them: nothing of the trace's
+ * goes out as it was) and those longer than f->st.limit allows.
+ */
+static void replay_frames_leave_out(struct replay_frames *f, struct trace *t)
 {
 	uint64_t kept = 0;
 
 	for (uint64_t k = 0; k < t->n; k++) {
-		if (dp_frame_fits(&f->st.limit, t->recs[k].data, t->recs[k].caplen)) {
+		if (t->recs[k].caplen < RTE_ETHER_HDR_LEN) {
+			if (f->st.too_short++ == 0)
+				f->st.first_too_short = t->recs[k];
+		} else if (!dp_frame_fits(&f->st.limit, t->recs[k].data, t->recs[k].caplen)) {
+			if (f->st.too_long++ == 0)
+				f->st.first_too_long = t->recs[k];
+		} else {
 			t->recs[kept++] = t->recs[k];
-			continue;
 		}
-		if (f->st.too_long++ == 0)
-			f->st.first_too_long = t->recs[k];
 	}
 	t->n = kept;
+}
+
+/* The message when no record is left to send; EMSGSIZE. */
+static void replay_frames_none_left(const struct replay_frames *f, const struct dp_port *port,
+				    char *err, size_t errlen)
+{
+	char lim[128];
+
+	dp_frame_limit_describe(&f->st.limit, lim, sizeof(lim));
+	if (f->st.too_short == 0)
+		snprintf(err, errlen, "every record (%" PRIu64 ") is longer than port %s sends, frames of %s: nothing to send",
+			 f->st.too_long, port->name, lim);
+	else if (f->st.too_long == 0)
+		snprintf(err, errlen, "every record (%" PRIu64 ") is shorter than an Ethernet header (%d bytes): nothing to send",
+			 f->st.too_short, RTE_ETHER_HDR_LEN);
+	else
+		snprintf(err, errlen, "every record is too short (%" PRIu64 ", under %d bytes) or longer than port %s sends (%" PRIu64 ", frames of %s): nothing to send",
+			 f->st.too_short, RTE_ETHER_HDR_LEN, port->name, f->st.too_long, lim);
+	errno = EMSGSIZE;
 }
 
 /* True when prebuilding n frames of room data bytes stays in the limits. */
@@ -171,7 +199,6 @@ struct replay_frames *replay_frames_create(struct dp_port *port, struct trace *t
 					   char *err, size_t errlen)
 {
 	struct replay_frames *f;
-	char lim[128];
 	uint32_t room;
 	int rc;
 
@@ -190,13 +217,10 @@ struct replay_frames *replay_frames_create(struct dp_port *port, struct trace *t
 	f->t = t;
 	f->c = *c;
 	f->st.limit = dp_frame_limit_capped(c->limit, REPLAY_FRAMES_MBUF_MAX);
-	replay_frames_leave_out_long(f, t);
-	if (t->n == 0 && f->st.too_long) {
-		snprintf(err, errlen, "every record (%" PRIu64 ") is longer than port %s sends, frames of %s: nothing to send",
-			 f->st.too_long, port->name,
-			 dp_frame_limit_describe(&f->st.limit, lim, sizeof(lim)));
+	replay_frames_leave_out(f, t);
+	if (t->n == 0 && (f->st.too_long || f->st.too_short)) {
+		replay_frames_none_left(f, port, err, errlen);
 		free(f);
-		errno = EMSGSIZE;
 		return NULL;
 	}
 	room = replay_frames_longest(t);
@@ -264,6 +288,13 @@ int replay_frames_queue(struct replay_frames *f, const struct trace_rec *rec)
 	return 0;
 }
 
+/* Drop queued frames from .. to - 1 (the port would not take them). */
+static void replay_frames_drop(struct replay_frames *f, uint16_t from, uint16_t to)
+{
+	rte_pktmbuf_free_bulk(f->q + from, to - from);
+	f->st.dropped += to - from;
+}
+
 unsigned int replay_frames_flush(struct replay_frames *f)
 {
 	uint16_t n = f->nq, off = 0, k;
@@ -275,14 +306,23 @@ unsigned int replay_frames_flush(struct replay_frames *f)
 		for (uint16_t i = off; i < off + k; i++)
 			f->st.bytes += f->qlen[i];
 		off += k;
+		if (k != 0)
+			f->stalled = false;
 		if (off == n)
 			break;
 		f->st.tx_partial++;
+		if (f->stalled) {
+			/* still stalled: no second wait, the burst is lost at once */
+			replay_frames_drop(f, off, n);
+			break;
+		}
 		if (k != 0 || t0 == 0) {
 			t0 = f->c.clock.now(f->c.clock.ctx);
 		} else if (replay_frames_give_up(f, t0)) {
-			rte_pktmbuf_free_bulk(f->q + off, n - off);
-			f->st.dropped += n - off;
+			replay_frames_drop(f, off, n);
+			/* (a stop flag is no stall: the replay ends) */
+			f->stalled = f->c.stop == NULL || !*f->c.stop;
+			f->st.stalls += f->stalled;
 			break;
 		}
 		rte_pause();

@@ -9,9 +9,12 @@
  * mbuf once, before the replay starts, when the trace fits
  * (REPLAY_FRAMES_PREBUILD_*): sending it is then a reference count
  * increment and a transmit call, whatever the loop. Larger traces are
- * copied into an mbuf at send time. A full transmit queue is retried, not
- * dropped; a queue that takes nothing for REPLAY_FRAMES_STALL_NS loses the
- * burst (counted).
+ * copied into an mbuf at send time. Records shorter than an Ethernet
+ * header are left out too (too short: a runt a driver would pad, or flag).
+ * A full transmit queue is retried, not dropped; a queue that takes
+ * nothing for REPLAY_FRAMES_STALL_NS loses the burst (counted), and from
+ * then on, until it takes a frame again, every burst is offered once and
+ * what it does not take is dropped at once (no second wait per burst).
  */
 #ifndef SEGNET_PCAP_REPLAY_FRAMES_H
 #define SEGNET_PCAP_REPLAY_FRAMES_H
@@ -50,6 +53,8 @@ struct replay_frames_stats {
 	uint64_t tx_partial;
 	/* frames dropped after a stalled queue or with no mbuf */
 	uint64_t dropped;
+	/* times the queue took nothing for the stall time-out */
+	uint64_t stalls;
 	/* records sent shorter than on the wire (cut by the capture's snaplen) */
 	uint64_t cut;
 	/* frames built in mbufs before the replay (0: copied at send time) */
@@ -58,6 +63,10 @@ struct replay_frames_stats {
 	uint64_t too_long;
 	/* the first of them, as it was in the trace (valid when too_long) */
 	struct trace_rec first_too_long;
+	/* records shorter than an Ethernet header, left out of the trace: never sent */
+	uint64_t too_short;
+	/* the first of them, as it was in the trace (valid when too_short) */
+	struct trace_rec first_too_short;
 	/* frames sent at most: the port's limit, within an mbuf's */
 	struct dp_frame_limit limit;
 };
@@ -94,9 +103,10 @@ struct replay_frames;
 
 /*
  * Frames mode sending t's frames on port (which stays the caller's).
- * Records longer than c->limit allows (or an mbuf) leave t, which is
- * compacted, and are counted (too_long). NULL with errno and a message:
- * the trace is not Ethernet (EPROTONOSUPPORT), every record is too long
+ * Records longer than c->limit allows (or an mbuf), and records shorter
+ * than an Ethernet header, leave t, which is compacted, and are counted
+ * (too_long, too_short). NULL with errno and a message: the trace is not
+ * Ethernet (EPROTONOSUPPORT), every record is too long or too short
  * (EMSGSIZE), no memory for the pool.
  */
 struct replay_frames *replay_frames_create(struct dp_port *port, struct trace *t,
@@ -112,7 +122,12 @@ struct replay_frames *replay_frames_create(struct dp_port *port, struct trace *t
  */
 int replay_frames_queue(struct replay_frames *f, const struct trace_rec *rec);
 
-/* Send the queued frames in order; returns how many the port took. */
+/*
+ * Send the queued frames in order, retrying while the port takes some
+ * within the stall time-out; returns how many the port took. After a stall
+ * the frames the port does not take at the first offer are dropped, until
+ * it takes one again.
+ */
 unsigned int replay_frames_flush(struct replay_frames *f);
 
 /* The counters. */

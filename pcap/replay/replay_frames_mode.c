@@ -15,6 +15,7 @@
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_ether.h>
 
 #include "dataplane/dp_eal.h"
 #include "dataplane/dp_ethdev.h"
@@ -98,8 +99,9 @@ static void replay_frames_mode_say_mtu(const struct replay_frames_mode *fm)
 }
 
 /*
- * Say up front which records will not be sent, too long for the port, and
- * why the port has no larger MTU, when a larger one was asked for.
+ * Say up front which records will not be sent, too short or too long for
+ * the port, and why the port has no larger MTU, when a larger one was
+ * asked for.
  */
 static void replay_frames_mode_warn_long(const struct replay_frames_mode *fm)
 {
@@ -107,6 +109,11 @@ static void replay_frames_mode_warn_long(const struct replay_frames_mode *fm)
 	char lim[128];
 
 	replay_frames_get_stats(fm->f, &st);
+	if (st.too_short)
+		fprintf(stderr, "segnet-replay: %" PRIu64 " record%s shorter than an Ethernet header (%d bytes)"
+			" left out, not sent (the first: record %" PRIu64 ", %u bytes, at byte offset %" PRIu64 ")\n",
+			st.too_short, st.too_short == 1 ? "" : "s", RTE_ETHER_HDR_LEN,
+			st.first_too_short.index, st.first_too_short.caplen, st.first_too_short.offset);
 	if (st.too_long == 0)
 		return;
 	if (fm->dev.mtu_note[0])
@@ -218,13 +225,13 @@ static unsigned int replay_frames_mode_flush(void *state)
 	return replay_frames_flush(((struct replay_frames_mode *)state)->f);
 }
 
-/* Frames not sent so far: dropped, or too long for the port. */
+/* Frames not sent so far: dropped, or too short or too long for the port. */
 static uint64_t replay_frames_mode_dropped(void *state)
 {
 	struct replay_frames_stats st;
 
 	replay_frames_get_stats(((struct replay_frames_mode *)state)->f, &st);
-	return st.dropped + st.too_long;
+	return st.dropped + st.too_long + st.too_short;
 }
 
 /* The port's lines of the report. */
@@ -245,6 +252,12 @@ static void replay_frames_mode_report(void *state, FILE *f)
 	fprintf(f, "%-14s %15" PRIu64 "  (transmit calls that found the queue full)\n",
 		"tx busy", st.tx_partial);
 	fprintf(f, "%-14s %15" PRIu64 "\n", "dropped", st.dropped);
+	if (st.stalls)
+		fprintf(f, "%-14s %15" PRIu64 "  (times the port took nothing for %llu s: later bursts not retried until it took a frame)\n",
+			"stalls", st.stalls, REPLAY_FRAMES_STALL_NS / 1000000000ull);
+	if (st.too_short)
+		fprintf(f, "%-14s %15" PRIu64 "  (records shorter than an Ethernet header, %d bytes, not sent)\n",
+			"too short", st.too_short, RTE_ETHER_HDR_LEN);
 	if (st.too_long)
 		fprintf(f, "%-14s %15" PRIu64 "  (records longer than the port's frames of %s, not sent)\n",
 			"too long", st.too_long, dp_frame_limit_describe(&st.limit, lim, sizeof(lim)));

@@ -89,7 +89,7 @@ static unsigned int lab_nodes(const struct lab_values *v)
 
 /* Fill lab from the values v of state file path. */
 static int lab_fill(const struct lab_values *v, const char *path, uint16_t vnet,
-		    struct replay_lab *lab, char *err, size_t errlen)
+		    bool need_key, struct replay_lab *lab, char *err, size_t errlen)
 {
 	if (strcmp(v->state, "up"))
 		return lab_fail(EINVAL, err, errlen, "--lab: the lab of %s is not up (state %s): scripts/lab.sh up",
@@ -97,7 +97,7 @@ static int lab_fill(const struct lab_values *v, const char *path, uint16_t vnet,
 	lab->nodes = lab_nodes(v);
 	if (!lab->nodes || !*v->dir)
 		return lab_fail(EINVAL, err, errlen, "--lab %s: no valid nodes= or dir= line", path);
-	if (!*v->key)
+	if (need_key && !*v->key)
 		return lab_fail(EINVAL, err, errlen, "--lab %s: the lab has no virtual network %u (no key.%u= line)",
 				path, vnet, vnet);
 	snprintf(lab->key_file, sizeof(lab->key_file), "%s", v->key);
@@ -114,8 +114,8 @@ static int lab_fill(const struct lab_values *v, const char *path, uint16_t vnet,
 	return 0;
 }
 
-int replay_lab_read(const char *dir, uint16_t vnet, struct replay_lab *lab, char *err,
-		    size_t errlen)
+int replay_lab_read(const char *dir, uint16_t vnet, bool need_key, struct replay_lab *lab,
+		    char *err, size_t errlen)
 {
 	struct lab_values v = { .state = "" };
 	char path[REPLAY_PATH_LEN];
@@ -131,7 +131,7 @@ int replay_lab_read(const char *dir, uint16_t vnet, struct replay_lab *lab, char
 				dir, path, strerror(errno));
 	lab_scan(f, vnet, &v);
 	fclose(f);
-	rc = lab_fill(&v, path, vnet, lab, err, errlen);
+	rc = lab_fill(&v, path, vnet, need_key, lab, err, errlen);
 	if (rc) {
 		free(lab->sock);
 		lab->sock = NULL;

@@ -420,7 +420,7 @@ static int msgs_nodes(struct replay_msgs *m, uint8_t *key, int *key_len, char *e
 
 	m->n = o->n_nicd;
 	if (o->lab) {
-		rc = replay_lab_read(o->lab, o->vnet, &lab, err, errlen);
+		rc = replay_lab_read(o->lab, o->vnet, !kf, &lab, err, errlen);
 		if (rc)
 			return rc;
 		m->n = lab.nodes;

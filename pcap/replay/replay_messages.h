@@ -164,12 +164,13 @@ struct replay_lab {
 
 /*
  * Read the state file of the lab in dir (dir/lab.state, or dir itself when
- * it is the file) for virtual network vnet. 0, or -errno with a message:
- * ENOENT (no state file), EINVAL (not up, or a field missing), ENOMEM.
- * lab->sock is allocated (free it).
+ * it is the file) for virtual network vnet, whose key.vnet= line is needed
+ * when need_key (no --key-file given; else lab->key_file may be empty).
+ * 0, or -errno with a message: ENOENT (no state file), EINVAL (not up, or
+ * a field missing), ENOMEM. lab->sock is allocated (free it).
  */
-int replay_lab_read(const char *dir, uint16_t vnet, struct replay_lab *lab, char *err,
-		    size_t errlen);
+int replay_lab_read(const char *dir, uint16_t vnet, bool need_key, struct replay_lab *lab,
+		    char *err, size_t errlen);
 
 /* Print messages mode's lines of the table report. */
 void replay_msgs_print(const struct replay_msgs *m, FILE *f);

@@ -209,7 +209,10 @@ static void msgs_csv(const struct replay_msgs *m, const struct replay_summary *s
 		fprintf(f, ",%.3f", s->act_pps);
 	else
 		fputc(',', f);
-	fprintf(f, ",%" PRId64 ",%" PRId64 "\n", s->err_p50_ns, s->err_p99_ns);
+	if (s->packets)
+		fprintf(f, ",%" PRId64 ",%" PRId64 "\n", s->err_p50_ns, s->err_p99_ns);
+	else
+		fputs(",,\n", f);	/* no departure, no timing error */
 }
 
 /* One channel's JSON object. */

@@ -5,8 +5,10 @@
 # naming the argument (messages mode's too), a report file that cannot be
 # written among them; --help succeeds; a damaged, missing or empty trace (or
 # a FIFO) fails with 1 before any port is touched, and messages mode with 1
-# when no nicd answers or the lab is not up; --check passes a valid empty
-# trace:
+# when no nicd answers or the lab is not up (a lab without the key of the
+# network is fine with --key-file); --check passes a valid empty trace; a
+# replay that sent nothing reports no timing error; a port that stops
+# taking frames costs the stall time-out once, not once per burst:
 #
 #   replay_args.sh SEGNET_REPLAY SAMPLE_PCAP
 #
@@ -28,6 +30,7 @@ json=$out.json
 newcsv=$out.new.csv
 jumbo=$out.jumbo.pcap
 key=$out.key
+lab=$out.lab.state
 eal="--no-huge -m 64 --no-pci --no-shconf --no-telemetry -l 0 --file-prefix $tag \
 	--log-level *:error"
 failed=0
@@ -37,10 +40,24 @@ passed=0
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
 # shellcheck source=tests/integration/test_lib.sh
 . "$(dirname "$0")/test_lib.sh"
-trap 'rm -rf "$out" "$cut" "$fifo" "$empty" "$json" "$newcsv" "$jumbo" "$key" "$(dpdk_runtime_dir "$tag")"' EXIT
+trap 'rm -rf "$out" "$cut" "$fifo" "$empty" "$json" "$newcsv" "$jumbo" "$key" "$lab" "$(dpdk_runtime_dir "$tag")"' EXIT
 printf 'secret\n' >"$key"
 
 expect_prog=$replay
+
+# out_says WHAT WORD...: the output of the last expect says each WORD (WHAT: for the message).
+out_says() {
+	_what=$1
+	shift
+	for _w in "$@"; do
+		if grep -q -e "$_w" "$out"; then
+			passed=$((passed + 1))
+		else
+			failed=$((failed + 1))
+			echo "FAIL: $_what does not say '$_w'"
+		fi
+	done
+}
 
 p="--port net_null0"
 expect 0 "--pps N" --help
@@ -80,6 +97,11 @@ expect 1 "node 0: cannot open an endpoint of vnet 1 at nicd /nonexistent/n0.sock
 	$m $two --key-file "$key" "$sample"
 expect 1 "--lab /nonexistent/lab: /nonexistent/lab/lab.state: No such file or directory" -- \
 	$m --lab /nonexistent/lab "$sample"
+# With --key-file the lab needs no key.V= line: the replay goes on to the nodes.
+printf 'state=up\nnodes=2\ndir=/nonexistent/lab\n' >"$lab"
+expect 1 "node 0: cannot open an endpoint of vnet 1 at nicd /nonexistent/lab/nicd/n0.sock" -- \
+	$m --lab "$lab" --key-file "$key" "$sample"
+expect 1 "--lab $lab: the lab has no virtual network 1 (no key.1= line)" -- $m --lab "$lab" "$sample"
 expect 1 "cannot open" -- $p /nonexistent/trace.pcap
 head -c 5000 "$sample" >"$cut"
 expect 1 "truncated record data (caplen 117, 4 bytes left) at byte offset 4980 (record 6) (nothing sent)" \
@@ -124,6 +146,27 @@ else
 	failed=$((failed + 1))
 	echo "FAIL: --json was not written after --csv failed"
 fi
+# A replay that sent nothing has no timing error (null), not one of 0.
+# shellcheck disable=SC2086
+expect 0 "error (ns)  *-$" $eal --vdev net_null0 -- $p --pps 10 --duration 1e-9 --json "$json" \
+	"$sample"
+if grep -q '"packets": 0,.*"err_min_ns": null, "err_p50_ns": null, "err_p99_ns": null, "err_max_ns": null' \
+	"$json" 2>/dev/null; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	echo "FAIL: the JSON report of a replay that sent nothing: $(cat "$json" 2>&1)"
+fi
+# net_ring's transmit ring is its own receive ring, which nobody reads: it
+# stops taking frames after 1023. The first burst waits the stall time-out
+# (1 s), later ones are dropped at once (not 1 s each: 25000 frames would
+# take 13 minutes): exit 1, counted.
+expect_prog=timeout
+# shellcheck disable=SC2086
+expect 1 "stalls  *1  (times the port took nothing for 1 s" 30 "$replay" $eal --vdev net_ring0 -- \
+	--port net_ring0 --topspeed --loop 100 "$sample"
+expect_prog=$replay
+out_says "the replay on a stalled net_ring" "frames sent  *1023$" "dropped  *24977$"
 # A 9000-byte frame gets the port a larger MTU (net_null: no limit of its
 # own) and is sent: exit 0, said up front and in the report.
 python3 "$(dirname "$0")/replay_compare.py" frames "$jumbo" 9000 60 || exit 1
@@ -159,16 +202,10 @@ else
 	failed=$((failed + 1))
 	echo "FAIL: the JSON report of a 66000-byte frame: $(cat "$json" 2>&1)"
 fi
-for word in "the first: record 0, 66000 bytes, at byte offset 24" "frames sent  *1$" \
+out_says "the replay of a 66000-byte frame" \
+	"the first: record 0, 66000 bytes, at byte offset 24" "frames sent  *1$" \
 	"2 records (1 to replay)" \
 	"MTU raised to 65389 (segnet's is 2120) as far as it goes, short of the 65986 for the trace's longest frame" \
-	"(record 0, 66000 bytes) needs MTU 65986, which the port cannot have: its receive buffers hold frames of 65407 bytes (MTU 65389) and the device (net_null) cannot scatter"; do
-	if grep -q -e "$word" "$out"; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		echo "FAIL: the replay of a 66000-byte frame does not say '$word'"
-	fi
-done
+	"(record 0, 66000 bytes) needs MTU 65986, which the port cannot have: its receive buffers hold frames of 65407 bytes (MTU 65389) and the device (net_null) cannot scatter"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -28,7 +28,9 @@
 # hugepages and no privileges. The trace holds frames of 9000 bytes, 9004
 # with an 802.1Q tag (also MTU 8986) and 60 bytes: segnet-replay must say
 # it raised the MTU from segnet's 2120 to 8986, send all three (exit 0),
-# and capture_sink must receive exactly them, byte for byte.
+# and capture_sink must receive exactly them, byte for byte. Then records of
+# 0, 5, 13 and 60 bytes: the three shorter than an Ethernet header are left
+# out (too short, exit 1) and only the 60-byte one arrives.
 #
 # Everything it creates (processes, namespaces, veths, temp dir, runtime
 # dirs) goes at exit.
@@ -149,6 +151,16 @@ vhost)
 	grep -q "too long" "$tmp/replay.log" && fail "segnet-replay left frames out"
 	$compare subset "$tmp/trace.pcap" "$tmp/sink.pcap" 0 1 2 || fail "the sink's frames differ"
 	echo "PASS: MTU raised to 8986, frames of 9000, 9004 (tagged) and 60 bytes arrived whole"
+
+	# Records shorter than an Ethernet header are left out, not sent as
+	# runts (nor a 0-byte one as whatever the ring held): only the 60 arrives.
+	$compare frames "$tmp/trace.pcap" 0 5 13 60 || fail "cannot write the trace"
+	replay_into 1 "net_vhost0,iface=$sock,queues=1" "net_virtio_user0,path=$sock,queues=1"
+	[ "$rc" = 1 ] || fail "segnet-replay exited $rc with records too short to send (want 1)"
+	say "3 records shorter than an Ethernet header (14 bytes) left out, not sent (the first: record 0, 0 bytes, at byte offset 24)" \
+		"frames sent  *1$" "too short  *3  (records shorter than an Ethernet header, 14 bytes, not sent)"
+	$compare subset "$tmp/trace.pcap" "$tmp/sink.pcap" 3 || fail "the sink's frames differ"
+	echo "PASS: records of 0, 5 and 13 bytes counted too short, the 60-byte one arrived"
 	;;
 *)
 	echo "unknown mode $mode" >&2

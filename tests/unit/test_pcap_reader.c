@@ -13,8 +13,10 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "test_pcap_util.h"
 
@@ -196,6 +198,47 @@ Test(reader, pcap_header_faults)
 	free(b.p);
 }
 
+/* Link type fields libpcap does not read as plain Ethernet (or reads with an FCS as payload). */
+Test(reader, pcap_link_type_bits_beyond_the_type_are_refused)
+{
+	struct tbuf b = tbuf_load(sample_path);
+
+	tbuf_set32(&b, 20, 0x00010001, 0);	/* reserved bits: libpcap says link type 65537 */
+	refuse(&b, b.len, -ENOTSUP, 0, -1, "link type field 0x00010001 has reserved bits set");
+	tbuf_set32(&b, 20, 0x14000001, 0);	/* an FCS on every frame */
+	refuse(&b, b.len, -ENOTSUP, 0, -1,
+	       "link type field 0x14000001 says every frame ends in an FCS (not supported)");
+	free(b.p);
+}
+
+/* A regular file named "-" is read, not stdin (libpcap's name for it). */
+Test(reader, file_named_dash_is_read_from_itself_not_stdin, .timeout = 10)
+{
+	struct tbuf b = tbuf_load(sample_path);
+	char dir[] = SEGNET_TEST_TMPDIR "/dashXXXXXX";
+	char cwd[PATH_MAX];
+	struct trace_err err = { 0 };
+	struct trace *t;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(dir), 0);
+	f = fopen("-", "wb");
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(b.p, 1, b.len, f), b.len);
+	fclose(f);
+	cr_assert_not_null(freopen("/dev/null", "rb", stdin));
+	t = trace_load("-", &err);
+	unlink("-");
+	cr_assert_eq(chdir(cwd), 0);
+	rmdir(dir);
+	cr_assert_not_null(t, "the file \"-\" passed validation, then: %s", err.msg);
+	cr_assert_eq(t->n, SAMPLE_N);
+	trace_free(t);
+	free(b.p);
+}
+
 Test(reader, pcap_record_faults)
 {
 	struct trace *t = load_ok(sample_path);
@@ -300,17 +343,24 @@ Test(reader, pcapng_faults)
 	free(b.p);
 }
 
+/* A pcapng copy of t in two sections, each one *one bytes long. */
+static struct tbuf two_sections(const struct trace *t, size_t *one)
+{
+	struct tbuf b = make_pcapng(t, 0, NULL);
+	struct tbuf twice = { 0 };
+
+	*one = b.len;
+	tbuf_put(&twice, b.p, b.len);
+	tbuf_put(&twice, b.p, b.len);
+	free(b.p);
+	return twice;
+}
+
 Test(reader, pcapng_section_faults)
 {
 	struct trace *t = load_ok(sample_path);
-	struct tbuf b = make_pcapng(t, 0, NULL);
-	struct tbuf twice = { 0 };
-	size_t one = b.len;
-
-	tbuf_put(&twice, b.p, one);
-	tbuf_put(&twice, b.p, one);
-	free(b.p);
-	b = twice;
+	size_t one;
+	struct tbuf b = two_sections(t, &one);
 	/* second section written in the other byte order */
 	tbuf_set32(&b, one + 8, 0x1a2b3c4d, 1);
 	refuse(&b, b.len, -ENOTSUP, one, -1, "section byte order differs from the first section's");
@@ -323,6 +373,87 @@ Test(reader, pcapng_section_faults)
 	/* unsupported version in the second section */
 	b.p[one + 12] = 2;
 	refuse(&b, b.len, -ENOTSUP, one, -1, "unsupported pcapng version 2.0");
+	trace_free(t);
+	free(b.p);
+}
+
+/* A 60-byte Ethernet frame. */
+static const uint8_t eth60[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 8, 0 };
+
+/* pcapng: SHB, two IDBs of the given snaplens, one EPB on the second. */
+static struct tbuf ng_two_idbs(uint32_t snap0, uint32_t snap1)
+{
+	struct tbuf f = { 0 }, body = { 0 };
+
+	tbuf_put32(&body, 0x1a2b3c4d, 0);
+	tbuf_put16(&body, 1, 0);
+	tbuf_put16(&body, 0, 0);
+	tbuf_put32(&body, 0xffffffff, 0);
+	tbuf_put32(&body, 0xffffffff, 0);
+	ng_block(&f, 0x0a0d0d0a, &body, 0);
+	for (int i = 0; i < 2; i++) {
+		body.len = 0;
+		tbuf_put16(&body, 1, 0);
+		tbuf_put16(&body, 0, 0);
+		tbuf_put32(&body, i ? snap1 : snap0, 0);
+		ng_block(&f, 1, &body, 0);
+	}
+	body.len = 0;
+	tbuf_put32(&body, 1, 0);
+	tbuf_put32(&body, 0, 0);
+	tbuf_put32(&body, 1, 0);
+	tbuf_put32(&body, sizeof(eth60), 0);
+	tbuf_put32(&body, sizeof(eth60), 0);
+	tbuf_put(&body, eth60, sizeof(eth60));
+	ng_block(&f, 6, &body, 0);
+	free(body.p);
+	return f;
+}
+
+/*
+ * Interfaces' snaplens compared as libpcap compares them: 0 is the
+ * maximum (262144), a larger value is itself; the walk refuses what
+ * libpcap would, at the interface block (28 + 20 = 48).
+ */
+Test(reader, interface_snaplens_compared_as_libpcap_does)
+{
+	static const uint32_t same[][2] = { { 0, 0 }, { 0, 262144 }, { 262144, 0 },
+					    { 300000, 300000 }, { 100, 100 } };
+	static const uint32_t differ[][2] = { { 0, 300000 }, { 300000, 0 }, { 300000, 262144 },
+					      { 100, 0 } };
+	struct tbuf f;
+	char *p, what[96];
+
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		struct trace *t;
+
+		f = ng_two_idbs(same[i][0], same[i][1]);
+		p = tbuf_save(&f, f.len, "snap");
+		t = load_ok(p);
+		cr_assert_eq(t->n, 1);
+		trace_free(t);
+		scratch_drop(p);
+		free(f.p);
+	}
+	for (size_t i = 0; i < sizeof(differ) / sizeof(differ[0]); i++) {
+		f = ng_two_idbs(differ[i][0], differ[i][1]);
+		snprintf(what, sizeof(what), "interface snaplen %u differs from the first interface's %u",
+			 differ[i][1], differ[i][0] ? differ[i][0] : 262144);
+		refuse(&f, f.len, -ENOTSUP, 48, -1, what);
+		free(f.p);
+	}
+}
+
+/* A later section header block too short to be one says so (not "bad byte-order magic"). */
+Test(reader, later_short_section_header_block)
+{
+	struct trace *t = load_ok(sample_path);
+	size_t one;
+	struct tbuf b = two_sections(t, &one);
+
+	tbuf_set32(&b, one + 4, 12, 0);
+	tbuf_set32(&b, one + 8, 12, 0);
+	refuse(&b, one + 12, -EBADMSG, one, -1, "section header block too short (total length 12)");
 	trace_free(t);
 	free(b.p);
 }

@@ -766,3 +766,27 @@ Test(stats, topspeed_request_is_unbounded)
 	free(out);
 	replay_stats_free(st);
 }
+
+/* A replay that sent nothing has no timing error: none printed, not 0. */
+Test(stats, nothing_sent_has_no_timing_error)
+{
+	struct replay_stats *st = replay_stats_new();
+	struct replay_summary s;
+	char *out;
+
+	cr_assert_not_null(st);
+	replay_stats_summary(st, &s);
+	cr_assert_eq(s.packets, 0);
+	out = printed(&s, REPLAY_STATS_JSON);
+	cr_assert_not_null(strstr(out, "\"err_min_ns\": null, \"err_p50_ns\": null, "
+				      "\"err_p99_ns\": null, \"err_max_ns\": null"), "%s", out);
+	free(out);
+	out = printed(&s, REPLAY_STATS_CSV);
+	cr_assert_not_null(strstr(out, "\n0,0,0,0,,,,,,,,,0\n"), "%s", out);
+	free(out);
+	out = printed(&s, REPLAY_STATS_TABLE);
+	cr_assert_null(strstr(out, "min 0"), "%s", out);
+	cr_assert_not_null(strstr(out, "error (ns)                   -\n"), "%s", out);
+	free(out);
+	replay_stats_free(st);
+}

@@ -479,7 +479,7 @@ Test(replay_loop, full_queue_is_retried_not_dropped)
 	rig_free(&g);
 }
 
-Test(replay_loop, stalled_queue_loses_the_burst_after_the_timeout)
+Test(replay_loop, stalled_queue_loses_one_burst_after_the_timeout_then_the_rest_at_once)
 {
 	struct timing_opts o;
 	struct replay_frames_stats fs;
@@ -496,8 +496,61 @@ Test(replay_loop, stalled_queue_loses_the_burst_after_the_timeout)
 	cr_assert_eq(fs.sent, 0);
 	cr_assert_eq(fs.dropped, 40);
 	cr_assert_eq(g.res.sent, 0);
-	/* Each burst waited the stall time-out, about 1 s of simulated time. */
-	cr_assert_geq(g.clock.now - START, 2 * REPLAY_FRAMES_STALL_NS);
+	cr_assert_eq(fs.stalls, 1);
+	/* The first burst waited the stall time-out (1 s), the second not again. */
+	cr_assert_geq(g.clock.now - START, REPLAY_FRAMES_STALL_NS);
+	cr_assert_lt(g.clock.now - START, 2 * REPLAY_FRAMES_STALL_NS,
+		     "%llu ns", (unsigned long long)(g.clock.now - START));
+	rig_free(&g);
+}
+
+/* Queue records first .. first + n - 1 of the rig's trace and flush them; what the port took. */
+static unsigned int rig_burst(struct rig *g, uint64_t first, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		cr_assert_eq(replay_frames_queue(g->f, &g->t->recs[first + i]), 0);
+	return replay_frames_flush(g->f);
+}
+
+/*
+ * After a stall, bursts are offered once and dropped at once while the
+ * port takes nothing; once it takes a frame, a partial take is retried
+ * again, and a new stall waits the time-out again.
+ */
+Test(replay_frames, after_a_stall_bursts_are_not_waited_on_until_the_port_takes_a_frame)
+{
+	struct replay_frames_stats fs;
+	uint64_t t0;
+	struct rig g;
+
+	rig_init(&g, 100, false);
+	g.port->stalled = true;
+	g.clock.read_ns = 1000000;	/* every clock read: 1 ms */
+	t0 = g.clock.now;
+	cr_assert_eq(rig_burst(&g, 0, 4), 0);
+	cr_assert_geq(g.clock.now - t0, REPLAY_FRAMES_STALL_NS);
+	t0 = g.clock.now;
+	for (unsigned int b = 0; b < 10; b++)
+		cr_assert_eq(rig_burst(&g, 4, 4), 0);
+	cr_assert_lt(g.clock.now - t0, 10000000ull, "%llu ns for 10 bursts of a stalled port",
+		     (unsigned long long)(g.clock.now - t0));
+	replay_frames_get_stats(g.f, &fs);
+	cr_assert_eq(fs.dropped, 44);
+	cr_assert_eq(fs.stalls, 1);
+	/* The port takes frames again, one per call: every one goes, none dropped. */
+	g.port->stalled = false;
+	g.port->take = 1;
+	cr_assert_eq(rig_burst(&g, 8, 4), 4);
+	/* ... and a new stall is waited on again. */
+	g.port->stalled = true;
+	t0 = g.clock.now;
+	cr_assert_eq(rig_burst(&g, 12, 4), 0);
+	cr_assert_geq(g.clock.now - t0, REPLAY_FRAMES_STALL_NS);
+	replay_frames_get_stats(g.f, &fs);
+	cr_assert_eq(fs.sent, 4);
+	cr_assert_eq(fs.dropped, 48);
+	cr_assert_eq(fs.stalls, 2);
+	cr_assert_eq(g.port->n, 4);
 	rig_free(&g);
 }
 
@@ -816,6 +869,60 @@ Test(replay_frames, vlan_tags_count_toward_the_limit_as_the_port_says)
 	cr_assert_eq(p->n, 4);
 	rec_port_destroy(&p->port);
 	replay_frames_free(f);
+	trace_free(t);
+}
+
+/*
+ * Records shorter than an Ethernet header (0, 5, 13 bytes) leave the trace,
+ * counted with the first one's place; 14 and 60 bytes go out.
+ */
+Test(replay_frames, records_shorter_than_an_ethernet_header_left_out)
+{
+	static const uint32_t lens[] = { 60, 60, 60, 60, 60, 60 };
+	static const uint32_t caplens[] = { 60, 0, 5, 14, 13, 60 };
+	static const uint16_t tp[][3] = { { 0 }, { 0 }, { 0 }, { 0 }, { 0 }, { 0 } };
+	struct sim_clock c = { .now = START, .relax_ns = 1 };
+	struct replay_frames_conf fc = {
+		.socket = SOCKET_ID_ANY, .burst = 32, .clock = sim_waiter_clock(&c),
+	};
+	struct trace *t = vlan_trace(6, lens, tp);
+	struct replay_frames_stats fs;
+	struct replay_frames *f;
+	struct rec_port *p;
+	char msg[256] = "";
+
+	tdp_eal_init();
+	for (unsigned int k = 0; k < 6; k++)
+		t->recs[k].caplen = t->recs[k].wirelen = caplens[k];
+	p = rec_port_new(&c, 16);
+	f = replay_frames_create(&p->port, t, &fc, msg, sizeof(msg));
+	cr_assert_not_null(f, "%s", msg);
+	replay_frames_get_stats(f, &fs);
+	cr_assert_eq(fs.too_short, 3);
+	cr_assert_eq(fs.too_long, 0);
+	cr_assert_eq(fs.first_too_short.index, 1);
+	cr_assert_eq(fs.first_too_short.offset, t->recs[0].offset + 16 + 60);
+	cr_assert_eq(t->n, 3);
+	for (uint64_t k = 0; k < t->n; k++)
+		cr_assert_eq(replay_frames_queue(f, &t->recs[k]), 0);
+	cr_assert_eq(replay_frames_flush(f), 3);
+	cr_assert_eq(p->n, 3);
+	cr_assert_eq(p->f[0].len, 60);
+	cr_assert_eq(p->f[1].len, 14);
+	cr_assert_eq(p->f[1].data[13], 0xb5, "record 3, its header whole");
+	cr_assert_eq(p->f[2].len, 60);
+	cr_assert_eq(p->f[2].data[59], 6, "record 5");
+	rec_port_destroy(&p->port);
+	replay_frames_free(f);
+	/* Nothing left: refused, saying why. */
+	t->n = 2;
+	t->recs[0].caplen = 0;
+	t->recs[1].caplen = 13;
+	p = rec_port_new(&c, 1);
+	cr_assert_null(replay_frames_create(&p->port, t, &fc, msg, sizeof(msg)));
+	cr_assert_eq(errno, EMSGSIZE);
+	cr_assert_str_eq(msg, "every record (2) is shorter than an Ethernet header (14 bytes): nothing to send");
+	rec_port_destroy(&p->port);
 	trace_free(t);
 }
 

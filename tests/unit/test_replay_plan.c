@@ -560,29 +560,34 @@ Test(replay_plan, lab_state_file)
 
 	path = scratch("lab.state", "name=x\ndir=/tmp/labx\nstate=starting\nnodes=4\n"
 			"key.1=/tmp/labx/vnet1.key\n");
-	cr_assert_eq(replay_lab_read(path, 1, &lab, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(replay_lab_read(path, 1, true, &lab, err, sizeof(err)), -EINVAL);
 	cr_assert(strstr(err, "is not up (state starting)"), "%s", err);
 	path = scratch("lab.state", "name=x\ndir=/tmp/labx\nstate=starting\nnodes=4\n"
 			"key.1=/tmp/labx/vnet1.key\nkey.2=/tmp/labx/vnet2.key\nstate=up\n");
-	cr_assert_eq(replay_lab_read(path, 2, &lab, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(replay_lab_read(path, 2, true, &lab, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(lab.nodes, 4);
 	cr_assert_str_eq(lab.sock[3], "/tmp/labx/nicd/n3.sock");
 	cr_assert_str_eq(lab.key_file, "/tmp/labx/vnet2.key");
 	free(lab.sock);
-	cr_assert_eq(replay_lab_read(path, 3, &lab, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(replay_lab_read(path, 3, true, &lab, err, sizeof(err)), -EINVAL);
 	cr_assert(strstr(err, "no virtual network 3"), "%s", err);
+	/* With --key-file given, the lab needs no key line for the network. */
+	cr_assert_eq(replay_lab_read(path, 3, false, &lab, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(lab.nodes, 4);
+	cr_assert_str_eq(lab.key_file, "");
+	free(lab.sock);
 	unlink(path);
 	/* The directory holding lab.state works as well as the file. */
 	snprintf(dir, sizeof(dir), "%s/replay-plan-%d-lab", SEGNET_TEST_TMPDIR, (int)getpid());
 	cr_assert_eq(mkdir(dir, 0700), 0);
-	cr_assert_eq(replay_lab_read(dir, 1, &lab, err, sizeof(err)), -ENOENT);
+	cr_assert_eq(replay_lab_read(dir, 1, true, &lab, err, sizeof(err)), -ENOENT);
 	cr_assert(strstr(err, "lab.state: No such file"), "%s", err);
 	snprintf(state, sizeof(state), "%s/lab.state", dir);
 	f = fopen(state, "w");
 	cr_assert_not_null(f);
 	fprintf(f, "dir=%s\nnodes=2\nstate=up\nkey.1=%s/vnet1.key\n", dir, dir);
 	fclose(f);
-	cr_assert_eq(replay_lab_read(dir, 1, &lab, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(replay_lab_read(dir, 1, true, &lab, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(lab.nodes, 2);
 	cr_assert(strstr(lab.sock[1], "-lab/nicd/n1.sock"), "%s", lab.sock[1]);
 	free(lab.sock);
