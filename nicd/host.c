@@ -311,11 +311,25 @@ static int host_status(int status)
 	}
 }
 
-/* Remember when the oldest unconsumed event of e came (for wake delays). */
+/* Remember now as when the oldest unconsumed event of e came (for wake delays). */
 static void host_note_event(struct host_ep *e, uint64_t now)
 {
 	if (!e->first_pending)
 		e->first_pending = now ? now : 1;
+}
+
+/*
+ * nicd posted an event to e. With nothing else on the rings it is the
+ * oldest: the application took the earlier ones by polling, without
+ * arming, so no host_wake forgot their time. Only delays need the time.
+ */
+static void host_note_posted(struct host_ep *e, uint64_t now)
+{
+	if (!e->wake_delay_ns)
+		return;
+	if (spsc_used_count(&e->v.recv) + spsc_used_count(&e->v.comp) <= 1)
+		e->first_pending = 0;
+	host_note_event(e, now);
 }
 
 /* Post a completion of send buffer buf to e. */
@@ -331,7 +345,7 @@ static void host_post_comp(struct host *h, struct host_ep *e, uint32_t buf, int 
 	}
 	h->stats.completions++;
 	e->stats.completed++;
-	host_note_event(e, now);
+	host_note_posted(e, now);
 }
 
 /* Fill the free receive buffers from the return ring; how many nicd holds. */
@@ -373,7 +387,7 @@ static void host_post_recv(struct host *h, struct host_ep *e, struct ep_recv_des
 	}
 	h->stats.delivered++;
 	e->stats.received++;
-	host_note_event(e, now);
+	host_note_posted(e, now);
 }
 
 /* Keep a message until a receive buffer comes back. */

@@ -12,9 +12,11 @@
 #include <dirent.h>
 #include <glob.h>
 #include <grp.h>
+#include <poll.h>
 #include <sys/mman.h>
 
 #include "nicd/ctl_msg.h"
+#include "nicd/ep_shm.h"
 #include "nicd/segnet.h"
 #include "nicd_test.h"
 
@@ -632,4 +634,115 @@ Test(nicd, a_null_endpoint_is_refused)
 	cr_assert_eq(segnet_endpoint(NULL), 0xFFFF);
 	cr_assert_eq(segnet_cluster_size(NULL), 0);
 	segnet_close(NULL);
+}
+
+/*
+ * Endpoints opened by hand, with wake options and their rings in reach: a
+ * send descriptor nicd refuses (channel 7) completes at once with
+ * SEGNET_EINVAL, which gives events without a cluster.
+ */
+struct t_raw_ep {
+	int sock, efd;		/* control connection, eventfd */
+	void *base;		/* the mapped object */
+	struct ep_layout l;	/* its layout */
+	struct ep_view v;	/* the application's views of its rings */
+	struct ctl_reply r;	/* nicd's answer */
+};
+
+/* OPEN an endpoint of vnet 1 with 4 + 4 buffers and wake options thr, delay_us. */
+static void t_raw_open(const struct t_nicd *n, struct t_raw_ep *x, uint32_t thr,
+		       uint32_t delay_us)
+{
+	struct ctl_open m = {
+		.magic = CTL_MAGIC, .version = CTL_VERSION, .type = CTL_OPEN,
+		.vnet = 1, .key_len = 6, .key = "secret", .send_bufs = 4, .recv_bufs = 4,
+		.wake_threshold = thr, .wake_delay_us = delay_us,
+	};
+	char cbuf[CMSG_SPACE(sizeof(int) * CTL_FDS)];
+	struct iovec iov = { .iov_base = &x->r, .iov_len = sizeof(x->r) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	int fds[CTL_FDS];
+
+	memset(x, 0, sizeof(*x));
+	x->sock = t_connect(n);
+	cr_assert_geq(x->sock, 0, "%s", strerror(errno));
+	cr_assert_eq(send(x->sock, &m, sizeof(m), 0), (ssize_t)sizeof(m));
+	cr_assert_eq(recvmsg(x->sock, &mh, MSG_CMSG_CLOEXEC), (ssize_t)sizeof(x->r));
+	cr_assert_eq(x->r.type, CTL_OPEN_OK);
+	c = CMSG_FIRSTHDR(&mh);
+	cr_assert_not_null(c);
+	memcpy(fds, CMSG_DATA(c), sizeof(fds));
+	x->efd = fds[1];
+	x->base = mmap(NULL, x->r.shm_size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+	close(fds[0]);
+	cr_assert_neq(x->base, MAP_FAILED);
+	cr_assert_eq(ep_shm_check(x->base, x->r.shm_size, &x->l), 0);
+	ep_view_init(&x->v, x->base, &x->l, false);
+}
+
+/* Push a send nicd refuses (channel 7) on send buffer buf. */
+static void t_raw_bad_send(struct t_raw_ep *x, uint32_t buf)
+{
+	struct ep_send_desc d = { .buf = buf, .chan = 7 };
+
+	cr_assert(spsc_push(&x->v.send, &d));
+}
+
+/* Pop one completion (SEGNET_EINVAL), waiting up to 2 s, without arming. */
+static void t_raw_reap(struct t_raw_ep *x)
+{
+	struct ep_comp c;
+	uint64_t end = t_ms() + 2000;
+
+	while (!spsc_pop(&x->v.comp, &c)) {
+		cr_assert_lt(t_ms(), end, "no completion");
+		t_sleep_ms(1);
+	}
+	cr_assert_eq(c.status, SEGNET_EINVAL);
+}
+
+/* Close a raw endpoint. */
+static void t_raw_close(struct t_raw_ep *x)
+{
+	munmap(x->base, x->r.shm_size);
+	close(x->efd);
+	close(x->sock);
+}
+
+/*
+ * wake_delay_us counts from the first event that is waiting. An event the
+ * application took by polling alone (never armed) must not start the
+ * delay of a later one: nicd kept the time of the old event, so a later
+ * arming woke at once instead of after the delay.
+ */
+Test(nicd, wake_delay_starts_at_the_waiting_event, .timeout = 60)
+{
+	struct t_raw_ep x;
+	struct t_nicd n;
+	struct pollfd p;
+	uint64_t t0, took;
+
+	t_nicd_init(&n, "wdelay");
+	t_nicd_start(&n, NULL);
+	t_raw_open(&n, &x, 100, 500000);	/* threshold 100, delay 500 ms */
+	t_raw_bad_send(&x, 0);
+	t_raw_reap(&x);			/* taken by polling: never armed */
+	t_sleep_ms(1500);
+	t_raw_bad_send(&x, 1);
+	t_raw_reap(&x);
+	t_raw_bad_send(&x, 2);		/* the event we wait for */
+	t_sleep_ms(20);
+	atomic_store(&x.v.hdr->wake_armed, 1);
+	t0 = t_ms();
+	p = (struct pollfd) { .fd = x.efd, .events = POLLIN };
+	cr_assert_eq(poll(&p, 1, 3000), 1, "no wake-up within 3 s");
+	took = t_ms() - t0;
+	cr_expect_geq(took, 300, "woken %llu ms after arming; the event came 20 ms before "
+		      "arming and the delay is 500 ms", (unsigned long long)took);
+	t_raw_close(&x);
+	t_nicd_fini(&n);
 }
