@@ -522,6 +522,14 @@ static bool host_send_ok(const struct ep_send_desc *s)
 	return s->chan == SEGNET_BULK && s->len <= EP_BUF_SIZE;
 }
 
+/* Complete send buffer buf of e with SEGNET_EINVAL: never sent. */
+static void host_refuse_send(struct host *h, struct host_ep *e, uint32_t buf, uint64_t now)
+{
+	h->stats.send_invalid++;
+	e->stats.invalid++;
+	host_post_comp(h, e, buf, SEGNET_EINVAL, now);
+}
+
 /* Hand one send to the NIC; 0, or -ENOBUFS to try again later. */
 static int host_send_one(struct host *h, struct host_ep *e, const struct ep_send_desc *s,
 			 uint64_t now)
@@ -538,8 +546,7 @@ static int host_send_one(struct host *h, struct host_ep *e, const struct ep_send
 	hs = &r->sends[s->buf];
 	if (!host_send_ok(s) || (nic_cluster_size(h->nic) &&
 				 s->dst_node >= nic_cluster_size(h->nic))) {
-		h->stats.send_invalid++;
-		host_post_comp(h, e, s->buf, SEGNET_EINVAL, now);
+		host_refuse_send(h, e, s->buf, now);
 		return 0;
 	}
 	m = (struct nic_msg) {
@@ -560,8 +567,7 @@ static int host_send_one(struct host *h, struct host_ep *e, const struct ep_send
 	r->inflight--;
 	if (ret == -ENOBUFS)
 		return ret;
-	h->stats.send_invalid++;
-	host_post_comp(h, e, s->buf, SEGNET_EINVAL, now);
+	host_refuse_send(h, e, s->buf, now);
 	return 0;
 }
 
@@ -801,10 +807,27 @@ const char *host_socket_path(const struct host *h)
 	return h->path;
 }
 
-/* An endpoint's telemetry values, in the order of host_tel_ep_keys. */
+/*
+ * An endpoint's telemetry values, in the order of host_tel_ep_keys; then
+ * its counters (whose "held" counts messages ever held: held_now is the
+ * queue now).
+ */
 static const char *const host_tel_ep_keys[] = {
-	"vnet", "uid", "pid", "send_bufs", "recv_bufs", "in_flight", "recv_free", "held",
+	"vnet", "uid", "pid", "send_bufs", "recv_bufs", "in_flight", "recv_free", "held_now",
 };
+
+/*
+ * Sends the NIC holds: sent less the completions of sent ones (refusals
+ * complete too, unsent). From the counters, as the telemetry thread reads
+ * them while the endpoint may close; read one update apart, they could
+ * claim more completions than sends for a moment.
+ */
+static uint64_t host_tel_in_flight(const struct host_ep_stats *st)
+{
+	uint64_t done = st->completed - st->invalid;
+
+	return st->sent > done ? st->sent - done : 0;
+}
 
 /* Fill v with e's values (host_tel_ep_keys, then its counters); how many. */
 static size_t host_tel_ep_values(const struct host_ep *e, uint64_t *v)
@@ -816,7 +839,7 @@ static size_t host_tel_ep_values(const struct host_ep *e, uint64_t *v)
 	v[n++] = (uint64_t)e->cred.pid;
 	v[n++] = e->l.send_bufs;
 	v[n++] = e->l.recv_bufs;
-	v[n++] = e->stats.sent - e->stats.completed;
+	v[n++] = host_tel_in_flight(&e->stats);
 	v[n++] = e->n_rfree;
 	v[n++] = e->n_held;
 	for (size_t k = 0; k < sizeof(e->stats) / sizeof(uint64_t); k++)

@@ -53,7 +53,8 @@ struct host_held {
 
 #define HOST_EP_COUNTERS(X) \
 	X(sent, "sends handed to the NIC") \
-	X(completed, "completions posted") \
+	X(completed, "completions posted (of sends and of refusals)") \
+	X(invalid, "sends refused: completed with SEGNET_EINVAL, never sent") \
 	X(received, "messages posted") \
 	X(refused, "frames refused for lack of a receive buffer") \
 	X(held, "messages held in nicd for lack of a receive buffer") \

@@ -746,3 +746,56 @@ Test(nicd, wake_delay_starts_at_the_waiting_event, .timeout = 60)
 	t_raw_close(&x);
 	t_nicd_fini(&n);
 }
+
+/* The reply of telemetry command cmd of nicd n (root: /var/run/dpdk). */
+static const char *t_telemetry(const struct t_nicd *n, const char *cmd)
+{
+	static char buf[65536];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	ssize_t got;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/var/run/dpdk/%s/dpdk_telemetry.v2",
+		 n->prefix);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0, "%s: %s",
+		     sa.sun_path, strerror(errno));
+	cr_assert_gt(recv(fd, buf, sizeof(buf), 0), 0);	/* the greeting */
+	cr_assert_eq(send(fd, cmd, strlen(cmd), 0), (ssize_t)strlen(cmd));
+	got = recv(fd, buf, sizeof(buf) - 1, 0);
+	cr_assert_gt(got, 0);
+	buf[got] = '\0';
+	close(fd);
+	return buf;
+}
+
+/*
+ * /segnet/nic/endpoints: a refused send is completed without being sent,
+ * so in_flight (sent - completed) wrapped to 2^64 - 4; and the endpoint's
+ * object had the key "held" twice (held-back messages now, and the
+ * counter), of which a JSON reader keeps one.
+ */
+Test(nicd, endpoint_telemetry_is_consistent, .timeout = 60)
+{
+	struct t_raw_ep x;
+	struct t_nicd n;
+	const char *t, *h;
+
+	if (geteuid())
+		cr_skip_test("the telemetry socket is root's");
+	t_nicd_init(&n, "eptel");
+	t_nicd_start(&n, NULL);
+	t_raw_open(&n, &x, 0, 0);
+	for (uint32_t b = 0; b < 4; b++)
+		t_raw_bad_send(&x, b);
+	for (int i = 0; i < 4; i++)
+		t_raw_reap(&x);
+	t = t_telemetry(&n, "/segnet/nic/endpoints");
+	cr_expect(strstr(t, "\"in_flight\":0,"), "%s", t);
+	h = strstr(t, "\"held\":");
+	cr_expect(h && !strstr(h + 1, "\"held\":"), "two \"held\" keys: %s", t);
+	cr_expect(strstr(t, "\"held_now\":0,"), "%s", t);
+	cr_expect(strstr(t, "\"completed\":4,") && strstr(t, "\"invalid\":4,"),
+		  "the refusals are counted as such: %s", t);
+	t_raw_close(&x);
+	t_nicd_fini(&n);
+}
