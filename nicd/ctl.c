@@ -78,6 +78,31 @@ static bool ctl_in_use(const struct sockaddr_un *sa)
 	return used;
 }
 
+/*
+ * Remove the socket a nicd that died left at h->path (nobody answers on
+ * it); anything else there is not nicd's: 0, or -errno with a message.
+ */
+static int ctl_remove_stale(struct host *h, char *err, size_t errlen)
+{
+	struct stat st;
+	int ret = 0;
+
+	if (lstat(h->path, &st)) {
+		ret = errno == ENOENT ? 0 : -errno;
+		if (ret)
+			snprintf(err, errlen, "control socket %s: %s", h->path, strerror(-ret));
+	} else if (!S_ISSOCK(st.st_mode)) {
+		ret = -EEXIST;
+		snprintf(err, errlen, "control socket %s: a file that is not a socket is there; not removing it",
+			 h->path);
+	} else if (unlink(h->path) && errno != ENOENT) {
+		ret = -errno;
+		snprintf(err, errlen, "control socket %s: cannot remove the stale socket: %s",
+			 h->path, strerror(-ret));
+	}
+	return ret;
+}
+
 /* Bind and listen on sa; the socket or -errno with a message. */
 static int ctl_bind(struct host *h, const struct sockaddr_un *sa, mode_t mode,
 		    char *err, size_t errlen)
@@ -123,7 +148,9 @@ int ctl_listen(struct host *h, const char *dir, mode_t mode, char *err, size_t e
 			 h->path, h->name);
 		return -EADDRINUSE;
 	}
-	unlink(sa.sun_path);	/* left by a nicd that died */
+	ret = ctl_remove_stale(h, err, errlen);
+	if (ret)
+		return ret;
 	h->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (h->epoll_fd < 0) {
 		snprintf(err, errlen, "epoll: %s", strerror(errno));

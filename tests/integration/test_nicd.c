@@ -799,3 +799,39 @@ Test(nicd, endpoint_telemetry_is_consistent, .timeout = 60)
 	t_raw_close(&x);
 	t_nicd_fini(&n);
 }
+
+/*
+ * A file at DIR/NAME.sock that is not a socket is not nicd's to remove:
+ * nicd unlinked whatever was there ("left by a nicd that died"). It now
+ * refuses to start and names the path.
+ */
+Test(nicd, a_regular_file_at_the_socket_path_is_kept, .timeout = 60)
+{
+	char *argv[T_ARGS_MAX];
+	char vnet1[256];
+	struct t_nicd n;
+	struct stat st;
+	int rc;
+
+	t_nicd_init(&n, "regfile");
+	t_write_file(n.sock, "not a socket\n");
+	snprintf(vnet1, sizeof(vnet1), "1:%s:conf3", n.key1);
+	t_argv(argv, NICD_BIN, "--no-huge", "-m", "64", "--no-pci", "--no-shconf",
+	       "-l", "0", "--file-prefix", n.prefix, "--vdev", "net_null0,no-rx=1",
+	       "--log-level", "lib.telemetry:error", "--", "--bulk-port", "net_null0",
+	       "--name", n.name, "--socket-dir", n.dir, "--vnet", vnet1, NULL);
+	n.pid = t_spawn(argv, n.log);
+	t_nicd_note(&n);
+	rc = t_wait(n.pid, T_START_MS);
+	if (rc >= 0) {
+		n.pid = 0;
+		t_nicd_note(&n);
+	}
+	cr_expect_eq(lstat(n.sock, &st), 0);
+	cr_expect(S_ISREG(st.st_mode), "nicd replaced the regular file %s:\n%s", n.sock,
+		  t_read_file(n.log));
+	cr_expect_gt(rc, 0, "nicd did not refuse to start (%d):\n%s", rc, t_read_file(n.log));
+	cr_expect(strstr(t_read_file(n.log), n.sock), "the message names the path:\n%s",
+		  t_read_file(n.log));
+	t_nicd_fini(&n);
+}
