@@ -7,6 +7,7 @@
  * looked at through one epoll set, from nicd's poll loop.
  */
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
@@ -281,6 +282,17 @@ static void ctl_log_refusal(struct host *h, const struct ucred *c, uint16_t vnet
 		       h->name, vnet, (int)c->pid, (unsigned int)c->uid, strerror(error));
 }
 
+/*
+ * After recv returned 0: true when the peer closed (EOF), false when it
+ * sent a zero-length message (SOCK_SEQPACKET tells them apart only so).
+ */
+static bool ctl_peer_closed(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+
+	return poll(&p, 1, 0) != 0;
+}
+
 /* Read the OPEN of a pending connection and answer it. */
 static void ctl_handle_open(struct host *h, struct host_pending *p, uint64_t now)
 {
@@ -296,7 +308,7 @@ static void ctl_handle_open(struct host *h, struct host_pending *p, uint64_t now
 	got = recv(fd, &m, sizeof(m), MSG_DONTWAIT | MSG_TRUNC);
 	if (got < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
-	if (got <= 0) {
+	if (got < 0 || (got == 0 && ctl_peer_closed(fd))) {
 		ctl_pending_drop(h, p, true);
 		return;
 	}

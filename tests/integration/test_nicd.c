@@ -835,3 +835,27 @@ Test(nicd, a_regular_file_at_the_socket_path_is_kept, .timeout = 60)
 		  t_read_file(n.log));
 	t_nicd_fini(&n);
 }
+
+/*
+ * A zero-length OPEN is a message of the wrong size (EPROTO), not an EOF:
+ * nicd closed the connection without an answer.
+ */
+Test(nicd, a_zero_length_open_is_refused_with_eproto, .timeout = 60)
+{
+	struct ctl_reply r;
+	struct t_nicd n;
+	int fd;
+
+	t_nicd_init(&n, "zero");
+	t_nicd_start(&n, NULL);
+	fd = t_connect(&n);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(send(fd, "", 0, 0), 0);
+	memset(&r, 0, sizeof(r));
+	cr_assert_eq(recv(fd, &r, sizeof(r), 0), (ssize_t)sizeof(r), "no answer: %s",
+		     strerror(errno));
+	cr_assert_eq(r.type, CTL_OPEN_ERR);
+	cr_assert_eq(r.error, EPROTO, "error %d", r.error);
+	close(fd);
+	t_nicd_fini(&n);
+}
