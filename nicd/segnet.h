@@ -85,9 +85,12 @@ struct segnet_open_opts {
  * socket is `nicd` (a path when it holds a '/', else a name looked up as
  * /run/segnet/NAME.sock, or under $SEGNET_SOCKET_DIR when that is set;
  * NULL means "segnet0"). Returns NULL with errno: EACCES (wrong key),
- * ENOSPC (endpoint table full), ENOENT (no such virtual network),
- * ECONNREFUSED / ENOENT (no nicd), EPROTO (version mismatch), EINVAL (bad
- * key length or buffer counts), ETIMEDOUT (nicd did not answer).
+ * EPERM (no permission to connect to nicd's socket: its --socket-mode,
+ * or a directory on the way), ENOSPC (endpoint table full), ENOENT (no
+ * such virtual network), ECONNREFUSED / ENOENT (no nicd), EPROTO (version
+ * mismatch), EINVAL (bad key length or buffer counts), ETIMEDOUT (nicd
+ * did not take the connection or answer within 5 s), EMFILE / ENFILE
+ * (nicd, or this process, is out of file descriptors: see ulimit -n).
  */
 struct segnet_ep *segnet_open(const char *nicd, uint16_t vnet, const void *key,
 			      size_t key_len, const struct segnet_open_opts *opts);

@@ -92,6 +92,21 @@ static int segnet_socket_path(const char *nicd, struct sockaddr_un *sa)
 	return n < 0 || (size_t)n >= sizeof(sa->sun_path) ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * The errno segnet_open reports for connect's: its backlog full past the
+ * send timeout is nicd not answering (ETIMEDOUT); a refusal on the
+ * socket's permissions (nicd --socket-mode, a directory on the way) is
+ * EPERM, as EACCES is nicd's answer to a wrong key.
+ */
+static int segnet_connect_error(int err)
+{
+	if (err == EAGAIN)
+		return -ETIMEDOUT;
+	if (err == EACCES)
+		return -EPERM;
+	return -err;
+}
+
 /* Connect to nicd; the socket or -errno. */
 static int segnet_connect(const char *nicd)
 {
@@ -110,7 +125,7 @@ static int segnet_connect(const char *nicd)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		ret = -errno;
+		ret = segnet_connect_error(errno);
 		close(fd);
 		return ret;
 	}
@@ -380,13 +395,13 @@ static int segnet_send(struct segnet_ep *ep, const struct ep_send_desc *d,
 
 	if (!ep)
 		return -EINVAL;
+	if (segnet_gone(ep, false))
+		return -ESHUTDOWN;
 	h = ep->v.hdr;
 	size = atomic_load_explicit(&h->cluster_size, memory_order_relaxed);
 	if (d->dst_node >= h->max_nodes || d->dst_ep >= h->max_endpoints ||
 	    d->handler >= SEGNET_MAX_HANDLERS || (size && d->dst_node >= size))
 		return -EINVAL;
-	if (segnet_gone(ep, false))
-		return -ESHUTDOWN;
 	if (!ep->n_free)
 		return -EAGAIN;
 	buf = ep->free_bufs[--ep->n_free];
@@ -426,8 +441,9 @@ int segnet_send_bulk(struct segnet_ep *ep, uint16_t dst_node, uint16_t dst_ep,
 		.chan = SEGNET_BULK, .len = (uint16_t)len,
 	};
 
+	/* Once nicd is gone every call says so, bad arguments or not. */
 	if (len > SEGNET_MAX_PAYLOAD || (len && !data))
-		return -EINVAL;
+		return ep && segnet_gone(ep, false) ? -ESHUTDOWN : -EINVAL;
 	if (args)
 		memcpy(d.args, args, SEGNET_ARGS_LEN);
 	return segnet_send(ep, &d, data, cookie);

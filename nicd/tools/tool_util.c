@@ -147,6 +147,16 @@ struct segnet_ep *tool_ep_open(const char *prog, const struct tool_ep_opts *o,
 	case EACCES:
 		why = "wrong key for this virtual network";
 		break;
+	case EPERM:
+		why = "no permission to connect to nicd's socket (nicd --socket-mode, or its directory)";
+		break;
+	case ETIMEDOUT:
+		why = "nicd did not answer in 5 s (stopped, or its backlog is full)";
+		break;
+	case EMFILE:
+	case ENFILE:
+		why = "out of file descriptors, here or in nicd (ulimit -n)";
+		break;
 	case ENOSPC:
 		why = "the endpoint table is full";
 		break;

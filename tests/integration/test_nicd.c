@@ -837,6 +837,96 @@ Test(nicd, a_regular_file_at_the_socket_path_is_kept, .timeout = 60)
 }
 
 /*
+ * connect() refused on the socket's permissions (--socket-mode 0600,
+ * another user) is EPERM, told apart from a wrong key (EACCES): both were
+ * EACCES, and segnet-ping said "wrong key".
+ */
+Test(nicd, no_permission_on_the_socket_is_not_a_wrong_key, .timeout = 60)
+{
+	char buf[2048] = "", *argv[T_ARGS_MAX];
+	struct t_nicd n;
+	size_t len = 0;
+	int out[2], wst;
+	ssize_t got;
+	pid_t child;
+
+	if (geteuid() != 0)
+		cr_skip_test("another uid's application needs root");
+	t_nicd_init(&n, "perm");
+	t_nicd_start(&n, "--socket-mode", "0600", NULL);
+	t_argv(argv, SEGNET_PING_BIN, "--nicd", n.sock, "--key", "secret", "--node", "1",
+	       "--count", "1", NULL);
+	cr_assert_eq(pipe(out), 0);
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(out[1], 1);
+		dup2(out[1], 2);
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(10);
+		if (segnet_open(n.sock, 1, "secret", 6, NULL))
+			_exit(11);
+		printf("segnet_open: %s\n", strerrorname_np(errno));
+		fflush(stdout);
+		execv(argv[0], argv);
+		_exit(12);
+	}
+	close(out[1]);
+	while (len < sizeof(buf) - 1 && (got = read(out[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)got;
+	buf[len] = '\0';
+	close(out[0]);
+	cr_assert_eq(waitpid(child, &wst, 0), child);
+	cr_assert(WIFEXITED(wst) && WEXITSTATUS(wst) != 10 && WEXITSTATUS(wst) != 11 &&
+		  WEXITSTATUS(wst) != 12, "exit %d: %s", WEXITSTATUS(wst), buf);
+	cr_assert(strstr(buf, "segnet_open: EPERM"), "%s", buf);
+	cr_assert(strstr(buf, "permission") && !strstr(buf, "wrong key"), "%s", buf);
+	t_nicd_fini(&n);
+}
+
+/*
+ * A nicd that does not take the connection (its backlog full) makes
+ * segnet_open fail with ETIMEDOUT, as documented, not EAGAIN. A listener
+ * that never accepts stands in for it.
+ */
+Test(nicd, an_open_nobody_accepts_times_out, .timeout = 60)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char dir[] = "/tmp/segnet-it-backlog.XXXXXX";
+	int lfd, fill[8], n_fill = 0;
+	uint64_t t0;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/full.sock", dir);
+	lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	cr_assert_eq(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	cr_assert_eq(listen(lfd, 0), 0);
+	while (n_fill < 8) {
+		int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+			cr_assert_eq(errno, EAGAIN, "%s", strerror(errno));
+			close(fd);
+			break;
+		}
+		fill[n_fill++] = fd;
+	}
+	cr_assert_lt(n_fill, 8, "the backlog never filled");
+	t0 = t_ms();
+	errno = 0;
+	cr_assert_null(segnet_open(sa.sun_path, 1, "secret", 6, NULL));
+	cr_assert_eq(errno, ETIMEDOUT, "%s", strerror(errno));
+	cr_assert_geq(t_ms() - t0, 4000, "gave up after %llu ms",
+		      (unsigned long long)(t_ms() - t0));
+	while (n_fill)
+		close(fill[--n_fill]);
+	close(lfd);
+	unlink(sa.sun_path);
+	rmdir(dir);
+}
+
+/*
  * A zero-length OPEN is a message of the wrong size (EPROTO), not an EOF:
  * nicd closed the connection without an answer.
  */
@@ -857,5 +947,27 @@ Test(nicd, a_zero_length_open_is_refused_with_eproto, .timeout = 60)
 	cr_assert_eq(r.type, CTL_OPEN_ERR);
 	cr_assert_eq(r.error, EPROTO, "error %d", r.error);
 	close(fd);
+	t_nicd_fini(&n);
+}
+
+/* After -ESHUTDOWN, a send with bad arguments returns -ESHUTDOWN as well. */
+Test(nicd, every_send_is_shut_down_after_nicd_died, .timeout = 60)
+{
+	uint8_t args[SEGNET_ARGS_LEN] = { 0 };
+	struct segnet_ep *ep;
+	struct t_nicd n;
+
+	t_nicd_init(&n, "gone");
+	t_nicd_start(&n, NULL);
+	ep = t_open(&n, NULL);
+	cr_assert_not_null(ep, "%s", strerror(errno));
+	cr_assert_eq(t_nicd_stop(&n, SIGKILL), 128 + SIGKILL);
+	cr_assert_geq(t_until_shutdown(ep, 3000), 0);
+	cr_assert_eq(segnet_send_quick(ep, 1, 0, SEGNET_MAX_HANDLERS, args, 0), -ESHUTDOWN);
+	cr_assert_eq(segnet_send_quick(ep, 64, 0, 1, args, 0), -ESHUTDOWN);
+	cr_assert_eq(segnet_send_bulk(ep, 1, 0, 1, args, NULL, 10, 0), -ESHUTDOWN);
+	cr_assert_eq(segnet_send_bulk(ep, 1, 0, 1, args, args, SEGNET_MAX_PAYLOAD + 1, 0),
+		     -ESHUTDOWN);
+	segnet_close(ep);
 	t_nicd_fini(&n);
 }
