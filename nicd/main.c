@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +22,11 @@
 #include "nicd/nicd.h"
 
 DP_LOG_REGISTER(nicd_logtype, nicd.daemon);
+
+enum {
+	NICD_FDS_PER_NODE = 24,	/* beside the endpoints: listener, epoll, pending connections */
+	NICD_FDS_BASE = 64,	/* the EAL, the telemetry socket, stdio, a capture */
+};
 
 /* What main builds and the loop runs. */
 struct nicd {
@@ -101,6 +107,30 @@ static int nicd_capture_start(struct nicd *d)
 	printf("nicd: capturing every port of every node, both directions, into %s\n",
 	       d->opts.capture);
 	return 0;
+}
+
+/*
+ * Raise the soft limit of open files to the hard one: each endpoint holds
+ * three (its connection, eventfd and object). Warn when even that is too
+ * few for every node's table: the opens past it fail with EMFILE.
+ */
+static void nicd_fd_limit(const struct nicd *d)
+{
+	uint64_t need = (uint64_t)d->opts.n_nodes * (d->opts.endpoints * 3u +
+							  NICD_FDS_PER_NODE) + NICD_FDS_BASE;
+	struct rlimit lim;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim))
+		return;
+	if (lim.rlim_cur != lim.rlim_max) {
+		lim.rlim_cur = lim.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &lim))
+			getrlimit(RLIMIT_NOFILE, &lim);
+	}
+	if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < need)
+		fprintf(stderr, "nicd: warning: %u node(s) of %u endpoints need about %llu open files (3 per endpoint), the limit is %llu (ulimit -n): opens past it fail with EMFILE\n",
+			d->opts.n_nodes, d->opts.endpoints, (unsigned long long)need,
+			(unsigned long long)lim.rlim_cur);
 }
 
 /* A number no earlier nicd used: tells a restarted nicd's endpoints apart. */
@@ -229,6 +259,7 @@ int main(int argc, char **argv)
 	}
 	nicd_parse_args(&d, &args);
 	dp_args_free(&args);
+	nicd_fd_limit(&d);
 	/* A vhost-user server that takes connections and never answers would hold the EAL's start. */
 	if (dp_ethdev_defer_silent(&args.eal_argc, argv, NICD_SERVER_ANSWER_MS) > 0)
 		fprintf(stderr, "nicd: a vhost-user server took no connection (backlog full) or did not answer in %u ms: its device is created once it answers\n",

@@ -14,6 +14,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "nicd/ctl_msg.h"
 #include "nicd/ep_shm.h"
@@ -833,6 +834,63 @@ Test(nicd, a_regular_file_at_the_socket_path_is_kept, .timeout = 60)
 	cr_expect_gt(rc, 0, "nicd did not refuse to start (%d):\n%s", rc, t_read_file(n.log));
 	cr_expect(strstr(t_read_file(n.log), n.sock), "the message names the path:\n%s",
 		  t_read_file(n.log));
+	t_nicd_fini(&n);
+}
+
+/*
+ * nicd raises its soft limit of open files to the hard one: each endpoint
+ * takes three descriptors (connection, eventfd, object), so under a soft
+ * limit of 60 opens from about the 15th on failed with EMFILE.
+ */
+Test(nicd, endpoints_fit_under_a_low_soft_fd_limit, .timeout = 60)
+{
+	struct rlimit old, low;
+	struct segnet_ep *ep[64];
+	struct t_nicd n;
+
+	t_nicd_init(&n, "nofile");
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	if (old.rlim_max != RLIM_INFINITY && old.rlim_max < 512)
+		cr_skip_test("hard limit of open files %llu: too low for the test",
+			     (unsigned long long)old.rlim_max);
+	low = (struct rlimit) { .rlim_cur = 60, .rlim_max = old.rlim_max };
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	t_nicd_start(&n, "--endpoints", "64", NULL);	/* inherits the limits */
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+	for (int i = 0; i < 64; i++) {
+		ep[i] = t_open(&n, NULL);
+		cr_assert_not_null(ep[i], "open %d: %s\n%s", i, strerror(errno),
+				   t_read_file(n.log));
+	}
+	for (int i = 0; i < 64; i++)
+		segnet_close(ep[i]);
+	t_nicd_fini(&n);
+}
+
+/*
+ * With a hard limit too low for its endpoints, nicd says so at start, and
+ * the opens past it fail with the EMFILE segnet.h documents.
+ */
+Test(nicd, a_hard_fd_limit_below_the_endpoints_is_reported, .timeout = 60)
+{
+	struct rlimit low = { .rlim_cur = 100, .rlim_max = 100 };
+	struct segnet_ep *ep[40];
+	struct t_nicd n;
+	int i;
+
+	t_nicd_init(&n, "nofileh");
+	/* Criterion runs each test in its own process: nothing to restore. */
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	t_nicd_start(&n, "--endpoints", "64", NULL);
+	cr_assert(strstr(t_read_file(n.log), "fail with EMFILE"), "no warning:\n%s",
+		  t_read_file(n.log));
+	/* About 29 fit in nicd; this process holds 2 descriptors per endpoint. */
+	for (i = 0; i < 40 && (ep[i] = t_open(&n, NULL)); i++)
+		;
+	cr_assert_lt(i, 40, "40 endpoints opened under a limit of 100");
+	cr_assert_eq(errno, EMFILE, "open %d: %s", i, strerror(errno));
+	while (i)
+		segnet_close(ep[--i]);
 	t_nicd_fini(&n);
 }
 
