@@ -66,7 +66,7 @@ struct ping_server {
 	struct ping_echo *q;	/* ring of echoes waiting for a send buffer */
 	unsigned int head, n;	/* oldest, how many */
 	uint64_t echoed;	/* echoes sent */
-	uint64_t dropped;	/* echoes dropped: ring full */
+	uint64_t dropped;	/* echoes dropped: backlog full, or the send refused */
 };
 
 /* The client's state. */
@@ -254,7 +254,11 @@ static int ping_server_flush(struct segnet_ep *ep, struct ping_server *s)
 			return 0;
 		if (rc == -ESHUTDOWN)
 			return rc;
-		s->echoed += rc == 0;
+		/* A refused echo (-EINVAL: its sender's node left the cluster) is dropped. */
+		if (rc)
+			s->dropped++;
+		else
+			s->echoed++;
 		s->head = (s->head + 1) % PING_BACKLOG;
 		s->n--;
 	}
