@@ -147,6 +147,17 @@ void nic_send_back(struct nic *nic, struct sn_conn *conn, const struct proto_pkt
 		nic->stats.back_sent++;
 }
 
+void nic_send_no_vnet(struct nic *nic, const struct proto_pkt *data, uint64_t now)
+{
+	struct proto_pkt p = {
+		.type = PROTO_T_QACK, .flags = PROTO_F_NO_VNET, .src_node = nic->id,
+		.dst_node = data->src_node, .vnet = data->vnet, .epoch = data->epoch,
+	};
+
+	if (nic_emit(nic, nic->quick, &p, now))
+		nic->stats.no_vnet_sent++;
+}
+
 void nic_send_control(struct nic *nic, struct proto_pkt *p, uint64_t now)
 {
 	nic_emit(nic, nic->quick, p, now);

@@ -132,6 +132,7 @@ static void nic_split_data(struct nic *nic, struct rte_mbuf *m,
 
 	if (!v) {
 		nic->stats.rx_unknown_vnet++;
+		nic_send_no_vnet(nic, p, now);	/* or its sender would resend it for ever */
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -188,6 +189,11 @@ static void nic_split(struct nic *nic, struct rte_mbuf *m, const struct proto_pk
 	case PROTO_T_QACK:
 		if (p->flags & PROTO_F_DOWN) {
 			nic_peer_down(nic, p->src_node, now);
+			goto done;
+		}
+		if (p->flags & PROTO_F_NO_VNET) {
+			nic->stats.no_vnet_received++;
+			nic_peer_no_vnet(nic, p, now);
 			goto done;
 		}
 		nic->stats.rx_acks++;

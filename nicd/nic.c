@@ -372,6 +372,16 @@ static void nic_fail_peer(struct nic *nic, uint16_t peer, uint64_t now)
 	}
 }
 
+void nic_peer_no_vnet(struct nic *nic, const struct proto_pkt *q, uint64_t now)
+{
+	struct nic_vnet *v = nic_vnet_find(nic, q->vnet);
+	struct sn_conn *c = v && q->src_node < v->pl->n_nodes ? v->pl->conns[q->src_node] : NULL;
+
+	/* An answer to a frame of an earlier epoch: that one was restarted already. */
+	if (c && c->epoch == q->epoch)
+		pipeline_conn_reset(v->pl, c, now);
+}
+
 void nic_peer_down(struct nic *nic, uint16_t peer, uint64_t now)
 {
 	nic->stats.down_notices++;
@@ -456,7 +466,7 @@ uint64_t nic_rx_outcomes(const struct nic_stats *s)
 {
 	return s->rx_invalid + s->rx_before_join + s->rx_misdelivered + s->rx_unexpected +
 	       s->gnt_received + s->gnt_out_of_order + s->rx_data + s->rx_acks +
-	       s->down_notices;
+	       s->down_notices + s->no_vnet_received;
 }
 
 uint16_t nic_node_id(const struct nic *nic)

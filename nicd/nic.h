@@ -115,6 +115,8 @@ struct nic_msg {
 	X(qack_sent, "QACKs sent") \
 	X(qreq_deferred, "polls that kept a QREQ back: the quick link had a backlog") \
 	X(down_notices, "DOWN notices from the switch") \
+	X(no_vnet_sent, "NO_VNET answers sent: a data frame of a virtual network this NIC does not serve") \
+	X(no_vnet_received, "NO_VNET answers received: the target does not serve the virtual network; its connection restarts (messages fail: SEGNET_EDOWN)") \
 	X(epoch_restarts, "connections restarted by a frame of a newer epoch: the peer restarted them") \
 	X(completed_ok, "sends completed successfully") \
 	X(completed_err, "sends completed with an error") \

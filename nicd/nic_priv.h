@@ -102,6 +102,12 @@ void nic_finish(struct nic *nic, struct sn_pkt *pkt, int status, uint64_t now);
 /* A peer is down or restarted: fail and forget everything towards it. */
 void nic_peer_down(struct nic *nic, uint16_t peer, uint64_t now);
 
+/*
+ * A NO_VNET answer q: its source does not serve q->vnet. The connection
+ * restarts (its messages fail) unless q answers an earlier epoch of it.
+ */
+void nic_peer_no_vnet(struct nic *nic, const struct proto_pkt *q, uint64_t now);
+
 /* A join to a smaller cluster: fail what waits for nodes beyond it (SN_ERR_DOWN). */
 void nic_left_cluster(struct nic *nic, uint64_t now);
 
@@ -134,6 +140,12 @@ bool nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now);
  */
 void nic_send_back(struct nic *nic, struct sn_conn *conn, const struct proto_pkt *breq,
 		   bool nack, uint64_t now);
+
+/*
+ * Egress: answer a data frame of a virtual network this NIC does not serve
+ * with a QACK flagged NO_VNET (its vnet and epoch echoed).
+ */
+void nic_send_no_vnet(struct nic *nic, const struct proto_pkt *data, uint64_t now);
 
 /* Egress: send a frame the NIC originates (CFG, HELLO) on the quick port. */
 void nic_send_control(struct nic *nic, struct proto_pkt *p, uint64_t now);

@@ -39,7 +39,8 @@ enum segnet_status {
 	SEGNET_OK = 0,
 	SEGNET_ELOST = 1,	/* unreliable configuration: the frame was lost */
 	SEGNET_ERETRIES = 2,	/* reliable: retransmission limit reached */
-	SEGNET_EDOWN = 3,	/* the target node is down or restarted */
+	SEGNET_EDOWN = 3,	/* the target node is down or restarted, or does not
+				 * serve the virtual network */
 	SEGNET_ERESET = 4,	/* the connection was reset */
 	SEGNET_EINVAL = 5,	/* nicd refused the send (bad target or length) */
 };

@@ -27,7 +27,7 @@ static const struct proto_type_rule proto_rules[PROTO_T_MAX + 1] = {
 	[PROTO_T_BACK] = { "BACK", PROTO_F_ACK | PROTO_F_NACK | PROTO_F_DOWN, 0, true },
 	[PROTO_T_QREQ] = { "QREQ", PROTO_F_DATA | PROTO_F_ACK | PROTO_F_LAST |
 			   PROTO_F_RETX | PROTO_F_FORCE_ACK | PROTO_F_ABANDONED, PROTO_F_DATA, true },
-	[PROTO_T_QACK] = { "QACK", PROTO_F_ACK | PROTO_F_DOWN, 0, true },
+	[PROTO_T_QACK] = { "QACK", PROTO_F_ACK | PROTO_F_DOWN | PROTO_F_NO_VNET, 0, true },
 	[PROTO_T_CFG] = { "CFG", 0, 0, false },
 	[PROTO_T_GNT] = { "GNT", 0, 0, false },
 	[PROTO_T_HELLO] = { "HELLO", 0, 0, false },

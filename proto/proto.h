@@ -77,7 +77,9 @@ enum proto_flag {
 	PROTO_F_DOWN = 1u << 6,		/* BACK/QACK from the switch: target is down */
 	PROTO_F_ABANDONED = 1u << 7,	/* QREQ: the sender gave its message up or
 					 * cancelled it; take the number, deliver nothing */
-	PROTO_F_ALL = (1u << 8) - 1,
+	PROTO_F_NO_VNET = 1u << 8,	/* QACK from a node: it does not serve the
+					 * vnet of the data frame it answers */
+	PROTO_F_ALL = (1u << 9) - 1,
 };
 
 /* GNT body flags. */

@@ -44,7 +44,7 @@ local body_len = {
 local flag_bits = {
 	{ 0x0001, "DATA" }, { 0x0002, "ACK" }, { 0x0004, "LAST" },
 	{ 0x0008, "RETX" }, { 0x0010, "FORCE_ACK" }, { 0x0020, "NACK" },
-	{ 0x0040, "DOWN" }, { 0x0080, "ABANDONED" },
+	{ 0x0040, "DOWN" }, { 0x0080, "ABANDONED" }, { 0x0100, "NO_VNET" },
 }
 
 -- Checksum status values, as Wireshark's own dissectors use them.
@@ -73,8 +73,10 @@ field("flag_down", ProtoField.bool("segnet.flags.down", "Down (target down or re
 	16, nil, 0x0040))
 field("flag_abandoned", ProtoField.bool("segnet.flags.abandoned",
 	"Abandoned (the sender gave the message up)", 16, nil, 0x0080))
+field("flag_no_vnet", ProtoField.bool("segnet.flags.no_vnet",
+	"No vnet (the target does not serve the virtual network)", 16, nil, 0x0100))
 field("flag_undefined", ProtoField.uint16("segnet.flags.undefined", "Undefined flags",
-	base.HEX, nil, 0xFF00))
+	base.HEX, nil, 0xFE00))
 field("src_node", ProtoField.uint16("segnet.src_node", "Source node", base.DEC))
 field("dst_node", ProtoField.uint16("segnet.dst_node", "Destination node", base.DEC))
 field("vnet", ProtoField.uint16("segnet.vnet", "Virtual network", base.DEC))
@@ -265,6 +267,7 @@ local function dissect_header(tvb, tree)
 	ft:add(f.flag_nack, tvb(2, 2))
 	ft:add(f.flag_down, tvb(2, 2))
 	ft:add(f.flag_abandoned, tvb(2, 2))
+	ft:add(f.flag_no_vnet, tvb(2, 2))
 	ft:add(f.flag_undefined, tvb(2, 2))
 	add_node(ht, f.src_node, tvb(4, 2))
 	add_node(ht, f.dst_node, tvb(6, 2))

@@ -34,6 +34,7 @@ static const struct {
 	{ PROTO_F_NACK, "segnet.flags.nack" },
 	{ PROTO_F_DOWN, "segnet.flags.down" },
 	{ PROTO_F_ABANDONED, "segnet.flags.abandoned" },
+	{ PROTO_F_NO_VNET, "segnet.flags.no_vnet" },
 };
 
 /* Print an unsigned expected value. */
@@ -273,6 +274,9 @@ static int gen_all(struct gen *g)
 		  .dst_node = 3, .slot = 4000000001u },
 		{ .type = PROTO_T_QACK, .flags = PROTO_F_DOWN, .src_node = 1021,
 		  .dst_node = 3, .vnet = 0x0BEE },
+		/* node 5 does not serve vnet 9 (it answers a data frame of epoch 3) */
+		{ .type = PROTO_T_QACK, .flags = PROTO_F_NO_VNET, .src_node = 5,
+		  .dst_node = 6, .vnet = 9, .epoch = 3 },
 		{ .type = PROTO_T_BREQ, .flags = PROTO_F_DATA, .src_node = 1,
 		  .dst_node = 2, .args = gen_args, .payload = gen_payload,
 		  .payload_len = PROTO_MAX_PAYLOAD, .slot = 0 },

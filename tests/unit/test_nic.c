@@ -96,16 +96,22 @@ static void t_push_gnt_of(struct dp_port *port, uint32_t slot, uint16_t target, 
 	t_push_gnt_to(port, T_NODE, slot, target, n, gflags);
 }
 
-/* A NIC on port (bulk and quick), joined as node T_NODE at time now. */
-static struct nic *t_nic(struct dp_port *port, uint64_t now)
+/* A NIC on port (bulk and quick) with protocol conf, joined as node T_NODE at time now. */
+static struct nic *t_nic_conf(struct dp_port *port, const char *conf, uint64_t now)
 {
-	struct nic *nic = t_nic_new(port, "");
+	struct nic *nic = t_nic_new(port, conf);
 
 	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
 	nic_poll(nic, now);
 	cr_assert_eq(nic_node_id(nic), T_NODE);
 	tport_clear(port);
 	return nic;
+}
+
+/* The same without a protocol. */
+static struct nic *t_nic(struct dp_port *port, uint64_t now)
+{
+	return t_nic_conf(port, "", now);
 }
 
 /* Destroy nic and port; every frame must be back in the pool (avail free before). */
@@ -1263,5 +1269,97 @@ Test(nic, a_back_answers_the_breq_of_its_vnet_and_number)
 	cr_assert_eq(n, 1);
 	cr_assert_eq(vnet[0], 2, "the BREQ requested again is vnet %u's, not the refused one (2)",
 		     vnet[0]);
+	t_done(nic, port, avail);
+}
+
+/*
+ * A data frame of a virtual network the NIC does not serve is answered with
+ * a QACK flagged NO_VNET that echoes its vnet and epoch, so its sender stops
+ * resending it. Before, it was counted (rx_unknown_vnet) and dropped: the
+ * sender resent it until it gave up, and then resent its marker for ever.
+ */
+Test(nic, a_data_frame_of_a_vnet_not_served_is_answered_no_vnet)
+{
+	static const uint8_t args[PROTO_ARGS_LEN];
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	struct nic *nic = t_nic(port, 1000000);
+	struct proto_pkt d = {
+		.type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_LAST,
+		.src_node = T_PEER, .dst_node = T_NODE, .vnet = 9, .pkt_num = 1,
+		.epoch = 7, .args = args,
+	};
+	unsigned int answers = 0;
+
+	tport_push(port, tdp_encode(t_mp, &d));
+	d.type = PROTO_T_BREQ;
+	d.slot = 1;
+	tport_push(port, tdp_encode(t_mp, &d));
+	nic_poll(nic, 1000000);
+	for (unsigned int i = 0; i < tport_sent(port); i++) {
+		struct proto_pkt q;
+
+		cr_assert_eq(tdp_decode(tport_frame(port, i), &q), PROTO_R_OK);
+		if (q.type != PROTO_T_QACK)
+			continue;
+		cr_assert_eq(q.flags, PROTO_F_NO_VNET);
+		cr_assert(q.src_node == T_NODE && q.dst_node == T_PEER);
+		cr_assert(q.vnet == 9 && q.epoch == 7);
+		answers++;
+	}
+	cr_assert_eq(answers, 2, "%u NO_VNET answers to a QREQ and a BREQ", answers);
+	cr_assert_eq(nic_stats(nic)->rx_unknown_vnet, 2);
+	cr_assert_eq(nic_stats(nic)->no_vnet_sent, 2);
+	t_done(nic, port, avail);
+}
+
+/* T_PEER's NO_VNET answer to a frame of T_VNET of epoch. */
+static void t_push_no_vnet(struct dp_port *port, uint16_t epoch)
+{
+	struct proto_pkt q = {
+		.type = PROTO_T_QACK, .flags = PROTO_F_NO_VNET, .src_node = T_PEER,
+		.dst_node = T_NODE, .vnet = T_VNET, .epoch = epoch,
+	};
+
+	tport_push(port, tdp_encode(t_mp, &q));
+}
+
+/*
+ * A NO_VNET answer restarts the connection: its messages fail at once
+ * (SN_ERR_DOWN) and nothing of them is resent. An answer to a frame of an
+ * earlier epoch (the connection restarted since) changes nothing.
+ */
+Test(nic, a_no_vnet_answer_fails_the_connections_messages)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp), before;
+	struct dp_port *port = tport_create("nic", 256);
+	uint64_t now = 1000000;
+	struct nic *nic = t_nic_conf(port, "conf3", now);
+	struct nic_msg msg = {
+		.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_QUICK,
+	};
+
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(nic_send(nic, &msg, now), 0);
+	nic_poll(nic, now);
+	cr_assert_eq(t_count(port, PROTO_T_QREQ, &before), 3);
+	t_push_no_vnet(port, 0);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->no_vnet_received, 1);
+	cr_assert_eq(nic_stats(nic)->completed_err, 3, "the 3 messages did not fail");
+	cr_assert_eq(nic_pending(nic), 0);
+	tport_clear(port);
+	for (int k = 0; k < 50; k++) {
+		now += 100000;
+		nic_poll(nic, now);
+	}
+	cr_assert_eq(t_count(port, PROTO_T_QREQ, &before), 0, "a QREQ was resent");
+	/* The connection is at epoch 1 now: an answer of epoch 0 is late. */
+	cr_assert_eq(nic_send(nic, &msg, now), 0);
+	nic_poll(nic, now);
+	t_push_no_vnet(port, 0);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_pending(nic), 1, "a late answer failed the new message");
+	cr_assert_eq(nic_rx_outcomes(nic_stats(nic)), nic_stats(nic)->rx_frames);
 	t_done(nic, port, avail);
 }

@@ -716,7 +716,8 @@ static const struct craft crafts[] = {
 	C(TYPE, "type0", B_QREQ, .patch = { P(OFF_TYPE, 1, 0) }),
 	C(TYPE, "type8", B_QREQ, .patch = { P(OFF_TYPE, 1, PROTO_T_MAX + 1) }),
 	C(TYPE, "type255", B_HELLO, .patch = { P(OFF_TYPE, 1, 255) }),
-	C(FLAGS, "undefined-bit8", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x100) }),
+	C(FLAGS, "undefined-bit9", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x200) }),
+	C(FLAGS, "no-vnet-on-qreq", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x100) }),
 	C(FLAGS, "abandoned-on-breq", B_BREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x80) }),
 	C(FLAGS, "top-bit", B_BREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x8000) }),
 	C(FLAGS, "nack-on-breq", B_BREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | PROTO_F_NACK) }),
@@ -1191,7 +1192,7 @@ Test(proto, flag_bits_per_type)
 		{ B_BREQ, 0x001F },	/* DATA ACK LAST RETX FORCE_ACK */
 		{ B_QREQ, 0x009F },	/* and ABANDONED */
 		{ B_BACK, 0x0062 },	/* ACK NACK DOWN */
-		{ B_QACK, 0x0042 },	/* ACK DOWN */
+		{ B_QACK, 0x0142 },	/* ACK DOWN NO_VNET */
 		{ B_CFG9, 0 },
 		{ B_GNT, 0 },
 		{ B_HELLO, 0 },
@@ -1202,7 +1203,8 @@ Test(proto, flag_bits_per_type)
 
 	cr_assert_eq(PROTO_F_DOWN, 0x0040);
 	cr_assert_eq(PROTO_F_ABANDONED, 0x0080);
-	cr_assert_eq(PROTO_F_ALL, 0x00FF);
+	cr_assert_eq(PROTO_F_NO_VNET, 0x0100);
+	cr_assert_eq(PROTO_F_ALL, 0x01FF);
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		for (unsigned int bit = 0; bit < 16; bit++) {
 			uint16_t flag = (uint16_t)(1u << bit);
