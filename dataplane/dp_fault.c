@@ -217,12 +217,17 @@ void dp_fault_format(const struct dp_fault_params *p, char *buf, size_t len)
 		snprintf(buf + at, len - at, ",delay-frames=%u", p->delay_frames);
 }
 
-/* Flip one random bit of m, copying it first if someone else holds it. */
+/*
+ * Flip one random bit of m, copying it first if someone else holds it; a
+ * frame of no bytes has none to flip and passes as it is.
+ */
 static struct rte_mbuf *fault_corrupt(struct dp_fault_port *f, struct rte_mbuf *m)
 {
 	uint8_t *d;
 	uint64_t bit;
 
+	if (!m->data_len)
+		return m;
 	if (rte_mbuf_refcnt_read(m) > 1) {
 		struct rte_mbuf *c = dp_frame_copy(f->mp, m);
 

@@ -10,7 +10,9 @@
 
 /*
  * Write s to f as a JSON string, quotes included: quotes, backslashes and
- * control characters escaped (paths and names may hold anything).
+ * control characters escaped, and each byte that is not part of a
+ * well-formed UTF-8 sequence written as U+FFFD (paths and names may hold
+ * anything; the output is always valid JSON).
  */
 void dp_json_str(FILE *f, const char *s);
 

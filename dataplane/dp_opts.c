@@ -202,9 +202,12 @@ int dp_opt_double(const char *opt, const char *arg, double min, double max,
 	errno = 0;
 	v = strtod(arg, &end);
 	/* Decimal only: strtod also takes leading spaces and hex floats. */
-	if (end == arg || *end || errno || !isfinite(v) || isspace((unsigned char)arg[0]) ||
-	    strpbrk(arg, "xX"))
+	if (end == arg || *end || isnan(v) || (isinf(v) && errno != ERANGE) ||
+	    isspace((unsigned char)arg[0]) || strpbrk(arg, "xX"))
 		return dp_opt_fail(err, errlen, "%s %s: not a number", opt, arg);
+	/* ERANGE: an overflow (HUGE_VAL, refused) or an underflow (0 or nearly: a number). */
+	if (errno == ERANGE && fabs(v) > 1)
+		return dp_opt_fail(err, errlen, "%s %s: out of range", opt, arg);
 	if (v < min || v > max)
 		return dp_opt_fail(err, errlen, "%s %s: must be between %g and %g",
 				   opt, arg, min, max);

@@ -40,6 +40,13 @@ Test(json, strings_are_quoted_and_escaped)
 		{ "C:\\dir", "\"C:\\\\dir\"" },
 		{ "tab\there\nnl\x01", "\"tab\\u0009here\\u000anl\\u0001\"" },
 		{ "na\xc3\xafve", "\"na\xc3\xafve\"" },	/* UTF-8 passes through */
+		{ "\xe2\x82\xac \xf0\x9f\x98\x80", "\"\xe2\x82\xac \xf0\x9f\x98\x80\"" },
+		/* bytes that are not UTF-8 (a path's): U+FFFD each, the JSON stays valid */
+		{ "cap\xff\xfe.pcap", "\"cap\\ufffd\\ufffd.pcap\"" },
+		{ "cut\xe2\x82", "\"cut\\ufffd\\ufffd\"" },	/* a sequence cut short */
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },		/* overlong '/' */
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },	/* a surrogate */
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },	/* past U+10FFFF */
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -79,6 +86,13 @@ Test(opts, numbers_out_of_range_or_malformed_are_refused_naming_the_option)
 	cr_assert_float_eq(d, 7, 0, "a refused value is not stored");
 	cr_assert_eq(dp_opt_double("--g", "2.5e-1", 0, 10, &d, err, sizeof(err)), 0);
 	cr_assert_float_eq(d, 0.25, 1e-15);
+	/* Too small for a double is a number (0 or nearly), not "not a number". */
+	cr_assert_eq(dp_opt_double("--g", "1e-310", 0, 10, &d, err, sizeof(err)), 0, "%s", err);
+	cr_assert(d >= 0 && d < 1e-300);
+	cr_assert_eq(dp_opt_double("--g", "1e-400", 0, 10, &d, err, sizeof(err)), 0, "%s", err);
+	cr_assert_float_eq(d, 0, 0);
+	cr_assert_eq(dp_opt_double("--g", "1e999", 0, 10, &d, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "out of range"), "%s", err);
 }
 
 Test(rank, percentiles_are_the_nearest_rank)

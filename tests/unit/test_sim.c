@@ -1057,3 +1057,29 @@ Test(fault, delayed_frames_a_full_queue_does_not_take_are_dropped_and_counted)
 	dp_port_destroy(f);
 	cr_assert_eq(t_avail(), avail, "frames leaked: %d", (int)avail - (int)t_avail());
 }
+
+/*
+ * corrupt on a frame of no bytes: nothing to flip. The frame passes
+ * unchanged and is not counted; before, a byte past its end was flipped
+ * and it was counted as corrupted.
+ */
+Test(fault, an_empty_frame_is_not_corrupted)
+{
+	const struct dp_fault_params fp = { .corrupt = 0.999 };
+	unsigned int avail = t_avail();
+	struct dp_port *inner = tport_create("inner", 16);
+	struct dp_port *f = dp_fault_port_create(inner, &fp, 1, t_mp);
+	struct rte_mbuf *m = dp_frame_alloc(t_mp, 0);
+	uint8_t *past;
+
+	cr_assert(f && m);
+	past = rte_pktmbuf_mtod(m, uint8_t *);
+	*past = 0x5a;
+	dp_port_tx1(f, m);
+	cr_assert_eq(tport_sent(inner), 1);
+	cr_assert_eq(*rte_pktmbuf_mtod(tport_frame(inner, 0), uint8_t *), 0x5a,
+		     "a byte past the end of an empty frame was flipped");
+	cr_assert_eq(dp_fault_port_stats(f)->corrupted, 0);
+	dp_port_destroy(f);
+	cr_assert_eq(t_avail(), avail);
+}
