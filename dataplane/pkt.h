@@ -78,7 +78,7 @@ struct sn_conn {
 	uint16_t vnet;			/* virtual network */
 	struct pipeline *pl;		/* owner */
 	/* incarnation: every frame carries it (pipeline_rx_epoch, doc/protocol.md) */
-	uint16_t epoch;			/* current epoch; a reset here moves it on */
+	uint16_t epoch;			/* current epoch; a reset here may move it on */
 	bool epoch_known;		/* set by a reset or the first frame of the peer */
 	/* transmit side: maintained by genp */
 	uint32_t tx_next;		/* next packet number to assign */

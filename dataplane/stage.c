@@ -403,10 +403,12 @@ static void pipeline_conn_restart(struct pipeline *pl, struct sn_conn *c, uint64
 	c->ack_now = 0;
 }
 
-void pipeline_conn_reset(struct pipeline *pl, struct sn_conn *c, uint64_t now)
+void pipeline_conn_reset(struct pipeline *pl, struct sn_conn *c, bool new_epoch,
+			 uint64_t now)
 {
 	pipeline_conn_restart(pl, c, now);
-	c->epoch++;
+	if (new_epoch)
+		c->epoch++;
 	c->epoch_known = true;
 }
 

@@ -203,9 +203,11 @@ void pipeline_event(struct pipeline *pl, struct sn_conn *conn,
 
 /*
  * Reset conn here (its peer is down or restarted): its packets fail with
- * SN_ERR_DOWN, numbering starts over and it takes the next epoch.
+ * SN_ERR_DOWN, numbering starts over, and with new_epoch it takes the next
+ * epoch.
  */
-void pipeline_conn_reset(struct pipeline *pl, struct sn_conn *conn, uint64_t now);
+void pipeline_conn_reset(struct pipeline *pl, struct sn_conn *conn, bool new_epoch,
+			 uint64_t now);
 
 /*
  * Check the epoch of a frame from conn's peer before anything in it is used

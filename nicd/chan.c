@@ -276,16 +276,16 @@ static void chan_prefetch_bulk(struct nic *nic, uint64_t now)
 
 /*
  * True when quick packet p may take a free buffer: its connection holds
- * less than its share, or more than a share stays free for the others. So
- * a peer that does not acknowledge keeps at most all but a share of the
- * buffers waiting, and one busy connection alone still uses that many.
+ * none, or more than the reserve stays free. The reserve is for
+ * connections that hold none, one buffer each: peers that do not
+ * acknowledge keep all but the reserve waiting (and one more each), never
+ * every buffer, and one busy connection alone still uses all but the
+ * reserve.
  */
 static bool chan_quick_may_take(const struct nic *nic, const struct sn_pkt *p)
 {
-	uint16_t share = nic->cfg.quick_share ? nic->cfg.quick_share : nic->cfg.quick_bufs;
-
-	return !p->conn || p->conn->quick_held < share ||
-	       nic->cfg.quick_bufs - nic->ch.quick_used > share;
+	return !p->conn || !p->conn->quick_held || !nic->cfg.quick_reserve ||
+	       nic->cfg.quick_bufs - nic->ch.quick_used > nic->cfg.quick_reserve;
 }
 
 /*

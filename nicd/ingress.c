@@ -75,10 +75,12 @@ static bool nic_rx_epoch(struct nic *nic, struct nic_vnet *v, struct sn_conn *co
 		return false;
 	case PIPELINE_EPOCH_NEWER:
 		nic->stats.epoch_restarts++;
-		return true;
+		break;
 	default:
-		return true;
+		break;
 	}
+	nic->noticed[p->src_node] = false;	/* the peer is back: a notice is news again */
+	return true;
 }
 
 /* A BACK or QACK: its epoch, a BACK's result to the channel, the ack to its pipeline. */

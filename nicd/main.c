@@ -161,8 +161,8 @@ static void nicd_announce(const struct nicd *d)
 		       n->bulk_dev != n->quick_dev ? o->node[i].quick : "",
 		       host_socket_path(n->host), o->endpoints);
 	}
-	printf("nicd: per node %u bulk send buffers (at most %u per target), %u quick (share %u)\n",
-	       o->send_buffers, o->per_target_cap, o->quick_buffers, o->quick_share);
+	printf("nicd: per node %u bulk send buffers (at most %u per target), %u quick (%u kept for connections holding none)\n",
+	       o->send_buffers, o->per_target_cap, o->quick_buffers, o->quick_reserve);
 	for (unsigned int v = 0; v < o->n_vnets; v++)
 		printf("nicd: vnet %u: %s (key from %s)\n", o->vnet[v].hv.vnet,
 		       o->vnet[v].conf, o->vnet[v].keyfile);

@@ -165,9 +165,9 @@ static int nic_check_config(const struct nic_config *c, char *err, size_t errlen
 			 c->bulk_per_target, c->bulk_bufs);
 		return -EINVAL;
 	}
-	if (c->quick_share > c->quick_bufs) {
-		snprintf(err, errlen, "quick share %u is above the %u quick buffers",
-			 c->quick_share, c->quick_bufs);
+	if (c->quick_reserve > c->quick_bufs) {
+		snprintf(err, errlen, "quick reserve %u is above the %u quick buffers",
+			 c->quick_reserve, c->quick_bufs);
 		return -EINVAL;
 	}
 	if (c->descriptors < 16 || !c->mp) {
@@ -212,7 +212,8 @@ struct nic *nic_create(const struct nic_config *cfg, const struct nic_ops *ops,
 		.skip_crc = !cfg->check_crc,
 	};
 	nic->descs = calloc(cfg->descriptors, sizeof(*nic->descs));
-	if (!nic->descs || chan_init(nic)) {
+	nic->noticed = calloc(cfg->max_nodes, sizeof(*nic->noticed));
+	if (!nic->descs || !nic->noticed || chan_init(nic)) {
 		snprintf(err, errlen, "out of memory");
 		nic_destroy(nic);
 		errno = ENOMEM;
@@ -236,6 +237,7 @@ void nic_destroy(struct nic *nic)
 	for (uint32_t i = 0; nic->descs && i < nic->cfg.descriptors; i++)
 		rte_pktmbuf_free(nic->descs[i].m);
 	free(nic->descs);
+	free(nic->noticed);
 	free(nic);
 }
 
@@ -360,15 +362,15 @@ uint32_t nic_cancel(struct nic *nic, uint16_t vnet, uint16_t src_ep, uint64_t no
 	return (uint32_t)(nic->stats.cancelled - before);
 }
 
-/* Fail everything queued for peer and reset its connections (each to a new epoch). */
-static void nic_fail_peer(struct nic *nic, uint16_t peer, uint64_t now)
+/* Fail everything queued for peer and reset its connections (with new_epoch: to the next). */
+static void nic_fail_peer(struct nic *nic, uint16_t peer, bool new_epoch, uint64_t now)
 {
 	for (unsigned int i = 0; i < nic->n_vnets; i++) {
 		struct pipeline *pl = nic->vnets[i].pl;
 		struct sn_conn *c = peer < pl->n_nodes ? pl->conns[peer] : NULL;
 
 		if (c)
-			pipeline_conn_reset(pl, c, now);
+			pipeline_conn_reset(pl, c, new_epoch, now);
 	}
 }
 
@@ -379,13 +381,21 @@ void nic_peer_no_vnet(struct nic *nic, const struct proto_pkt *q, uint64_t now)
 
 	/* An answer to a frame of an earlier epoch: that one was restarted already. */
 	if (c && c->epoch == q->epoch)
-		pipeline_conn_reset(v->pl, c, now);
+		pipeline_conn_reset(v->pl, c, true, now);
 }
 
+/*
+ * The switch sends a notice for every request to a node that is down, and
+ * one when it rejoins: the connections restart at each, but take a new
+ * epoch only at the first since a frame of the peer came, as the peer does
+ * once for its absence (its own rejoin). A new epoch for every notice would
+ * put this end ahead and fail the peer's first messages after its return.
+ */
 void nic_peer_down(struct nic *nic, uint16_t peer, uint64_t now)
 {
 	nic->stats.down_notices++;
-	nic_fail_peer(nic, peer, now);
+	nic_fail_peer(nic, peer, !nic->noticed[peer], now);
+	nic->noticed[peer] = true;
 }
 
 void nic_left_cluster(struct nic *nic, uint64_t now)
@@ -393,7 +403,7 @@ void nic_left_cluster(struct nic *nic, uint64_t now)
 	/* Not only messages: a marker (of one cancelled before the join) holds a descriptor too. */
 	for (uint16_t t = nic->n_nodes; nic->n_free < nic->cfg.descriptors &&
 	     t < nic->cfg.max_nodes; t++)
-		nic_fail_peer(nic, t, now);
+		nic_fail_peer(nic, t, true, now);
 }
 
 /* Say HELLO while joining; notice lost grants while up. */
@@ -415,8 +425,10 @@ static uint64_t nic_join_poll(struct nic *nic, uint64_t now)
 		 * peer has not joined it yet that the peer is down. A side that
 		 * kept its packet numbers would never be understood again.
 		 */
-		for (uint16_t t = 0; t < nic->cfg.max_nodes; t++)
-			nic_fail_peer(nic, t, now);
+		for (uint16_t t = 0; t < nic->cfg.max_nodes; t++) {
+			nic_fail_peer(nic, t, true, now);
+			nic->noticed[t] = false;
+		}
 		nic->next_hello = now;
 	}
 	if (now >= nic->next_hello) {

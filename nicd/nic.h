@@ -28,7 +28,7 @@ enum {
 
 /*
  * 1/share of bufs send buffers, at least 1: how nicd and segnet-sim derive
- * the per-target cap (and nicd the quick share) when it is not given.
+ * the per-target cap (and nicd the quick reserve) when it is not given.
  */
 static inline uint16_t nic_per_target_share(uint16_t bufs, uint16_t share)
 {
@@ -42,9 +42,8 @@ struct nic_config {
 	uint16_t bulk_bufs;		/* bulk send buffers */
 	uint16_t bulk_per_target;	/* of which one target may hold at most */
 	uint16_t quick_bufs;		/* quick send buffers */
-	uint16_t quick_share;		/* a connection holding this many quick
-					 * buffers takes another only while more
-					 * stay free (0 = quick_bufs: no limit) */
+	uint16_t quick_reserve;		/* quick buffers kept for connections that
+					 * hold none, one each (0: none kept) */
 	uint32_t descriptors;		/* packet descriptors (tx + rx in flight) */
 	uint64_t hello_ns;		/* HELLO interval while joining */
 	uint32_t lost_gnt_slots;	/* slots without GNT before rejoining (0 = PROTO_LOST_GNT_SLOTS) */

@@ -68,6 +68,9 @@ struct nic {
 	uint64_t gnt_time;		/* when it arrived */
 	uint64_t next_hello;		/* next HELLO while joining */
 	uint32_t hello_nonce;		/* incarnation: the same in every HELLO of one join */
+	bool *noticed;			/* by peer: a DOWN notice came, and no frame of
+					 * the peer's since (its connections took a new
+					 * epoch once for this absence) */
 	struct nic_vnet vnets[NIC_MAX_VNETS];	/* served virtual networks */
 	unsigned int n_vnets;		/* entries in vnets */
 	struct sn_pkt *descs;		/* descriptor array */

@@ -67,7 +67,7 @@ struct nicd_opts {
 	uint16_t send_buffers;		/* --send-buffers: bulk send buffers of a NIC */
 	uint16_t per_target_cap;	/* --per-target-cap (0 until checked: not given) */
 	uint16_t quick_buffers;		/* --quick-buffers */
-	uint16_t quick_share;		/* --quick-share (0 until checked: not given) */
+	uint16_t quick_reserve;		/* --quick-reserve (0 until checked: not given) */
 	uint32_t descriptors;		/* --descriptors: packet descriptors per NIC */
 	uint32_t cfg_keepalive;		/* --cfg-keepalive: slots between unchanged CFGs */
 	uint32_t idle_sleep_us;		/* --idle-sleep-us */

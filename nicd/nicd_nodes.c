@@ -222,7 +222,7 @@ static int nicd_make_nic(struct nicd_node *n, const struct nicd_opts *o,
 	struct nic_config nc = {
 		.max_nodes = o->max_nodes, .max_endpoints = o->endpoints,
 		.bulk_bufs = o->send_buffers, .bulk_per_target = o->per_target_cap,
-		.quick_bufs = o->quick_buffers, .quick_share = o->quick_share,
+		.quick_bufs = o->quick_buffers, .quick_reserve = o->quick_reserve,
 		.descriptors = o->descriptors,
 		.cfg_keepalive = o->cfg_keepalive,
 		.hello_ns = (uint64_t)o->hello_us * 1000, .mp = mp,

@@ -26,10 +26,10 @@
 enum { NICD_CAP_SHARE = 4 };
 
 /*
- * --quick-share's default: 1/NICD_QUICK_SHARE of --quick-buffers (4 of 20),
- * so one busy connection alone has the 16 it had before there was a share.
+ * --quick-reserve's default: 1/NICD_QUICK_RESERVE of --quick-buffers (4 of
+ * 20), so one busy connection alone has the 16 it had before the reserve.
  */
-enum { NICD_QUICK_SHARE = 5 };
+enum { NICD_QUICK_RESERVE = 5 };
 
 /* Long-only options without a short letter. */
 enum nicd_opt {
@@ -43,7 +43,7 @@ enum nicd_opt {
 	NICD_OPT_SEND_BUFFERS,
 	NICD_OPT_PER_TARGET_CAP,
 	NICD_OPT_QUICK_BUFFERS,
-	NICD_OPT_QUICK_SHARE,
+	NICD_OPT_QUICK_RESERVE,
 	NICD_OPT_DESCRIPTORS,
 	NICD_OPT_CFG_KEEPALIVE,
 	NICD_OPT_IDLE_SLEEP_US,
@@ -75,7 +75,7 @@ static const struct option nicd_long_opts[] = {
 	{ "send-buffers", required_argument, NULL, NICD_OPT_SEND_BUFFERS },
 	{ "per-target-cap", required_argument, NULL, NICD_OPT_PER_TARGET_CAP },
 	{ "quick-buffers", required_argument, NULL, NICD_OPT_QUICK_BUFFERS },
-	{ "quick-share", required_argument, NULL, NICD_OPT_QUICK_SHARE },
+	{ "quick-reserve", required_argument, NULL, NICD_OPT_QUICK_RESERVE },
 	{ "descriptors", required_argument, NULL, NICD_OPT_DESCRIPTORS },
 	{ "cfg-keepalive", required_argument, NULL, NICD_OPT_CFG_KEEPALIVE },
 	{ "idle-sleep-us", required_argument, NULL, NICD_OPT_IDLE_SLEEP_US },
@@ -139,10 +139,11 @@ void nicd_opts_usage(FILE *f, const char *prog)
 		"  --per-target-cap N      of which one target may hold (default a quarter\n"
 		"                          of them, at least 1: 16 of 64)\n"
 		"  --quick-buffers N       quick send buffers of a NIC (default 20)\n"
-		"  --quick-share N         a connection (peer and virtual network) holding\n"
-		"                          N quick buffers takes another only while more\n"
-		"                          than N stay free for the others (default a\n"
-		"                          fifth of them, at least 1: 4 of 20)\n"
+		"  --quick-reserve N       quick buffers kept for connections (a peer in a\n"
+		"                          virtual network) that hold none, one each: one\n"
+		"                          that holds any takes another only while more\n"
+		"                          than N are free (default a fifth of them, at\n"
+		"                          least 1: 4 of 20)\n"
 		"  --descriptors N         packet descriptors per NIC (default 16384)\n"
 		"  --cfg-keepalive N       slots between CFGs while a NIC's requests do not\n"
 		"                          change (default 8; 1 = a CFG every slot)\n"
@@ -340,8 +341,8 @@ static int nicd_parse_value(struct nicd_opts *o, int c, const char *arg, char *e
 		return dp_opt_u16("--per-target-cap", arg, 1, 65535, &o->per_target_cap, err, errlen);
 	case NICD_OPT_QUICK_BUFFERS:
 		return dp_opt_u16("--quick-buffers", arg, 1, 65535, &o->quick_buffers, err, errlen);
-	case NICD_OPT_QUICK_SHARE:
-		return dp_opt_u16("--quick-share", arg, 1, 65535, &o->quick_share, err, errlen);
+	case NICD_OPT_QUICK_RESERVE:
+		return dp_opt_u16("--quick-reserve", arg, 1, 65535, &o->quick_reserve, err, errlen);
 	case NICD_OPT_DESCRIPTORS:
 		return dp_opt_u32("--descriptors", arg, 16, 1u << 22, &o->descriptors, err, errlen);
 	case NICD_OPT_CFG_KEEPALIVE:
@@ -472,11 +473,11 @@ static int nicd_check(struct nicd_opts *o, const struct nicd_single *s, char *er
 	if (o->per_target_cap > o->send_buffers)
 		return dp_opt_fail(err, errlen, "--per-target-cap %u: must not exceed --send-buffers %u",
 				 o->per_target_cap, o->send_buffers);
-	if (!o->quick_share)
-		o->quick_share = nic_per_target_share(o->quick_buffers, NICD_QUICK_SHARE);
-	if (o->quick_share > o->quick_buffers)
-		return dp_opt_fail(err, errlen, "--quick-share %u: must not exceed --quick-buffers %u",
-				 o->quick_share, o->quick_buffers);
+	if (!o->quick_reserve)
+		o->quick_reserve = nic_per_target_share(o->quick_buffers, NICD_QUICK_RESERVE);
+	if (o->quick_reserve > o->quick_buffers)
+		return dp_opt_fail(err, errlen, "--quick-reserve %u: must not exceed --quick-buffers %u",
+				 o->quick_reserve, o->quick_buffers);
 	return nicd_check_unique(o, err, errlen);
 }
 

@@ -14,10 +14,9 @@
 # Meanwhile 5 pings on the same channel from n0 to an echo server on n1 in
 # vnet 2 must all come back. Bulk: the refused connection holds its packets
 # back from the target's send buffers for a while after each refusal, so
-# the other connection's packets take the grants. Quick: a connection that
-# holds its share of the quick send buffers takes another only while a
-# share stays free (nicd --quick-share), so the refused packets never hold
-# them all. Then the server polls, and every message sent reaches it. One
+# the other connection's packets take the grants. Quick: nicd keeps a
+# reserve of quick send buffers for connections that hold none (nicd
+# --quick-reserve), so the refused packets never hold them all. Then the server polls, and every message sent reaches it. One
 # round per channel, bulk first.
 # shellcheck source=tests/integration/lab_lib.sh
 . "$(dirname "$0")/lab_lib.sh"

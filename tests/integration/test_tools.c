@@ -125,10 +125,10 @@ Test(tools, nicd_bad_arguments)
 	t_usage_error("--per-target-cap 9: must not exceed --send-buffers 8", NICD_BIN,
 		      "--vnet", vnet, "--bulk-port", "d", "--send-buffers", "8",
 		      "--per-target-cap", "9", NULL);
-	t_usage_error("--quick-share 21: must not exceed --quick-buffers 20", NICD_BIN,
-		      "--vnet", vnet, "--bulk-port", "d", "--quick-share", "21", NULL);
-	t_usage_error("--quick-share 0", NICD_BIN,
-		      "--vnet", vnet, "--bulk-port", "d", "--quick-share", "0", NULL);
+	t_usage_error("--quick-reserve 21: must not exceed --quick-buffers 20", NICD_BIN,
+		      "--vnet", vnet, "--bulk-port", "d", "--quick-reserve", "21", NULL);
+	t_usage_error("--quick-reserve 0", NICD_BIN,
+		      "--vnet", vnet, "--bulk-port", "d", "--quick-reserve", "0", NULL);
 	t_usage_error("--capture-max-packets needs --capture FILE", NICD_BIN,
 		      "--vnet", vnet, "--bulk-port", "d", "--capture-max-packets", "5", NULL);
 	t_usage_error("--capture-max-mb x", NICD_BIN, "--vnet", vnet, "--bulk-port", "d",

@@ -5,12 +5,14 @@
  * has a backlog, so a BACK it owes goes out before them instead of waiting
  * behind them in the link's FIFO (and missing the sender's deadline).
  */
+#include <stdlib.h>
 #include <sys/mman.h>
 
 #include "test_dp_util.h"
 
 #include "nicd/conf.h"
 #include "nicd/nic.h"
+#include "nicd/nic_priv.h"
 
 enum {
 	T_NODE = 1,		/* the NIC's node id */
@@ -40,7 +42,7 @@ static struct nic *t_nic_cap(struct dp_port *port, const char *conf,
 {
 	struct nic_config cfg = {
 		.max_nodes = 4, .bulk_bufs = 4, .bulk_per_target = per_target,
-		.quick_bufs = 16, .quick_share = 4, .descriptors = 256, .mp = t_mp,
+		.quick_bufs = 16, .quick_reserve = 4, .descriptors = 256, .mp = t_mp,
 		.check_crc = true,
 	};
 	struct nic_ops none = { 0 };
@@ -1064,48 +1066,81 @@ static unsigned int t_take_qreqs(struct dp_port *port, uint16_t dst, uint16_t vn
 	return n;
 }
 
-/*
- * 16 quick messages to a peer that never acknowledges (it has no such
- * virtual network: rx_unknown_vnet there) take 12 of the 16 quick send
- * buffers, leaving a share (quick_share 4) to the others, and keep them
- * once given up (max_retx: their markers are resent until acknowledged). A
- * quick message to node 3 leaves at once. Before the share the 16 held
- * every buffer, and after giving up their markers did, for ever: no quick
- * message to anyone left again.
- */
-Test(nic, a_silent_peer_leaves_quick_buffers_to_the_others)
+/* One quick message from nic to node dst at now. */
+static void t_send_quick_to(struct nic *nic, uint16_t dst, uint64_t now)
 {
-	unsigned int avail = rte_mempool_avail_count(t_mp), to3 = 0;
-	struct dp_port *port = tport_create("nic", 256);
+	struct nic_msg msg = {
+		.vnet = T_VNET, .dst_node = dst, .handler = 7, .chan = SN_CHAN_QUICK,
+	};
+
+	cr_assert_eq(nic_send(nic, &msg, now), 0);
+}
+
+/*
+ * A NIC whose quick messages are given up fast (conf3, 3 tries of 10 us),
+ * joined at now, that sent 16 quick messages to each of the n silent nodes
+ * (nobody acknowledges) and polled once.
+ */
+static struct nic *t_nic_silent(struct dp_port *port, uint64_t now, const uint16_t *silent,
+				int n)
+{
 	struct nic *nic = t_nic_with(port, "conf3,genp:max_retx=3,"
 				     "timer:timeout_ns=10000:adaptive=off", NULL);
-	struct nic_msg msg = {
-		.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_QUICK,
-	};
-	uint32_t seen[32] = { 0 }, distinct = 0;
-	uint64_t now = 1000000;
-	uint32_t slot = 1;
 
-	t_push_gnt_of(port, slot, PROTO_NODE_NONE, 4, 0);
+	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
 	nic_poll(nic, now);
 	cr_assert(nic_is_up(nic));
-	for (int i = 0; i < 16; i++)
-		cr_assert_eq(nic_send(nic, &msg, now), 0);
+	for (int k = 0; k < n; k++)
+		for (int i = 0; i < 16; i++)
+			t_send_quick_to(nic, silent[k], now);
 	nic_poll(nic, now);
-	msg.dst_node = 3;
-	cr_assert_eq(nic_send(nic, &msg, now), 0);
-	nic_poll(nic, now);
-	cr_assert_eq(t_take_qreqs(port, 3, T_VNET, NULL), 1, "the message to node 3 waited");
-	for (int k = 0; k < 5000; k++) {	/* 50 ms, a GNT every 50 slots */
-		now += T_SLOT_NS;
+	return nic;
+}
+
+/*
+ * 50 ms of slots (a GNT every 50) from *now: the data QREQs to node 3 sent
+ * meanwhile, and those to T_PEER noted in seen (if not NULL).
+ */
+static unsigned int t_run_50ms(struct dp_port *port, struct nic *nic, uint64_t *now,
+			       uint32_t seen[32])
+{
+	unsigned int to3 = 0;
+	uint32_t slot = 1;
+
+	for (int k = 0; k < 5000; k++) {
+		*now += T_SLOT_NS;
 		if (k % 50 == 0) {
 			slot += 50;
 			t_push_gnt_of(port, slot, PROTO_NODE_NONE, 4, 0);
 		}
-		nic_poll(nic, now);
+		nic_poll(nic, *now);
 		to3 += t_take_qreqs(port, 3, T_VNET, NULL);
 		t_take_qreqs(port, T_PEER, T_VNET, seen);
 	}
+	return to3;
+}
+
+/*
+ * 16 quick messages to a peer that never acknowledges take 12 of the 16
+ * quick send buffers, leaving the reserve (quick_reserve 4) to the others,
+ * and keep them once given up (max_retx: their markers are resent until
+ * acknowledged). A quick message to node 3 leaves at once. Before the
+ * reserve the 16 held every buffer, and after giving up their markers did,
+ * for ever: no quick message to anyone left again.
+ */
+Test(nic, a_silent_peer_leaves_quick_buffers_to_the_others)
+{
+	static const uint16_t silent[] = { T_PEER };
+	unsigned int avail = rte_mempool_avail_count(t_mp), to3;
+	struct dp_port *port = tport_create("nic", 256);
+	uint64_t now = 1000000;
+	struct nic *nic = t_nic_silent(port, now, silent, 1);
+	uint32_t seen[32] = { 0 }, distinct = 0;
+
+	t_send_quick_to(nic, 3, now);
+	nic_poll(nic, now);
+	cr_assert_eq(t_take_qreqs(port, 3, T_VNET, NULL), 1, "the message to node 3 waited");
+	to3 = t_run_50ms(port, nic, &now, seen);
 	for (int i = 0; i < 32; i++)
 		distinct += seen[i];
 	cr_log_info("completed_err %llu, pending %u, QREQs to node 3 after the first: %u",
@@ -1362,4 +1397,280 @@ Test(nic, a_no_vnet_answer_fails_the_connections_messages)
 	cr_assert_eq(nic_pending(nic), 1, "a late answer failed the new message");
 	cr_assert_eq(nic_rx_outcomes(nic_stats(nic)), nic_stats(nic)->rx_frames);
 	t_done(nic, port, avail);
+}
+
+/*
+ * Two silent connections (nodes 2 and 0, conf3 with max_retx: their markers
+ * are resent for ever) take 12 + 1 of the 16 quick buffers, and a quick
+ * message to node 3 leaves: the reserve is for connections that hold none.
+ * With a per-connection share (a connection below its share could take
+ * from it) they took 12 + 4, all 16, and node 3's message never left.
+ */
+Test(nic, two_silent_peers_leave_a_quick_buffer_to_the_others)
+{
+	static const uint16_t silent[] = { T_PEER, 0 };
+	unsigned int avail = rte_mempool_avail_count(t_mp), to3;
+	struct dp_port *port = tport_create("nic", 256);
+	uint64_t now = 1000000;
+	struct nic *nic = t_nic_silent(port, now, silent, 2);
+
+	t_send_quick_to(nic, 3, now);
+	to3 = t_run_50ms(port, nic, &now, NULL);
+	cr_log_info("completed_err %llu, pending %u, QREQs to node 3: %u",
+		    (unsigned long long)nic_stats(nic)->completed_err, nic_pending(nic), to3);
+	cr_assert_gt(to3, 0, "the quick message to node 3 never left (50 ms)");
+	t_done(nic, port, avail);
+}
+
+/* The switch's DOWN notice to `to` (on port) that node `down` is down: a QACK (as for a QREQ to a down node). */
+static void t_push_down(struct dp_port *port, uint16_t to, uint16_t down)
+{
+	struct proto_pkt d = {
+		.type = PROTO_T_QACK, .flags = PROTO_F_DOWN, .src_node = down,
+		.dst_node = to, .vnet = T_VNET,
+	};
+
+	tport_push(port, tdp_encode(t_mp, &d));
+}
+
+/*
+ * The switch sends a DOWN notice for every QREQ to a node that is down
+ * (sw_dispatch), and one when it rejoins. T_NODE sends 3 quick messages
+ * while T_PEER is down (3 notices), then T_PEER comes back (its own reset:
+ * epoch 1) and the switch's rejoin notice reaches T_NODE. Only the first
+ * notice since a frame of the peer moves T_NODE's epoch on, so both ends
+ * are at 1 and T_PEER's first message after its return arrives (SN_OK).
+ * When every notice moved the epoch on (T_NODE at 4), that message failed
+ * with SN_ERR_DOWN: T_NODE's reply was "newer" and T_PEER restarted again.
+ */
+Test(nic, a_message_after_a_peer_came_back_is_not_failed_by_a_second_restart)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	static struct t_seen seen0, seen1;
+	struct nic_ops ops0 = { .ctx = &seen0, .complete = t_seen_complete,
+				.deliver = t_seen_deliver };
+	struct nic_ops ops1 = { .ctx = &seen1, .complete = t_seen_complete,
+				.deliver = t_seen_deliver };
+	struct t_pair tp = { .now = 1000000, .slot = 1 };
+	uint8_t args[PROTO_ARGS_LEN] = { 0 };
+	struct nic_msg m = {
+		.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_QUICK,
+		.args = args,
+	};
+
+	memset(&seen0, 0, sizeof(seen0));
+	memset(&seen1, 0, sizeof(seen1));
+	memset(seen0.status, -1, sizeof(seen0.status));
+	memset(seen1.status, -1, sizeof(seen1.status));
+	for (int k = 0; k < 2; k++)
+		tp.port[k] = tport_create(k ? "peer" : "node", 256);
+	tp.nic[0] = t_nic_with(tp.port[0], "conf4-sr", &ops0);
+	tp.nic[1] = t_nic_with(tp.port[1], "conf4-sr", &ops1);
+	t_pair_slot(&tp, true, false);
+	/* both ends talk: both know epoch 0 */
+	m.cookie = (void *)1;
+	cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
+	for (int s = 0; s < 20; s++)
+		t_pair_slot(&tp, true, false);
+	cr_assert_eq(seen0.status[0], SN_OK);
+	/* T_PEER goes down: 3 quick messages to it, each answered by a DOWN notice */
+	for (int i = 0; i < 3; i++) {
+		m.cookie = (void *)(uintptr_t)(2 + i);
+		cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
+		nic_poll(tp.nic[0], tp.now);
+		tport_clear(tp.port[0]);
+		t_push_down(tp.port[0], T_NODE, T_PEER);
+		nic_poll(tp.nic[0], tp.now);
+		tport_clear(tp.port[0]);
+	}
+	/* T_PEER comes back: it restarts its connections, the switch tells T_NODE */
+	t_push_down(tp.port[1], T_PEER, T_NODE);
+	t_push_down(tp.port[0], T_NODE, T_PEER);
+	nic_poll(tp.nic[0], tp.now);
+	nic_poll(tp.nic[1], tp.now);
+	tport_clear(tp.port[0]);
+	tport_clear(tp.port[1]);
+	cr_log_info("epochs: node %u, peer %u",
+		    nic_pipeline(tp.nic[0], T_VNET)->conns[T_PEER]->epoch,
+		    nic_pipeline(tp.nic[1], T_VNET)->conns[T_NODE]->epoch);
+	/* T_PEER sends a quick message to T_NODE */
+	m.dst_node = T_NODE;
+	m.cookie = (void *)1;
+	cr_assert_eq(nic_send(tp.nic[1], &m, tp.now), 0);
+	for (int s = 0; s < 2000 && seen1.status[0] < 0; s++)
+		t_pair_slot(&tp, true, false);
+	cr_log_info("peer: status %d, delivered at node %u, epoch_restarts %llu, stale %llu",
+		    seen1.status[0], seen0.n_delivered,
+		    (unsigned long long)nic_stats(tp.nic[1])->epoch_restarts,
+		    (unsigned long long)nic_stats(tp.nic[0])->rx_stale_epoch);
+	cr_assert_eq(seen1.status[0], SN_OK, "the message sent after the restart failed: %d",
+		     seen1.status[0]);
+	for (int k = 0; k < 2; k++) {
+		nic_destroy(tp.nic[k]);
+		dp_port_destroy(tp.port[k]);
+	}
+	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked");
+}
+
+/* Stress of the quick buffers' accounting. */
+struct t_cnt {
+	unsigned long sent, completed, delivered, by_status[8];
+};
+
+static void t_cnt_complete(void *ctx, const struct sn_pkt *pkt, int status, uint64_t now)
+{
+	struct t_cnt *c = ctx;
+
+	(void)pkt;
+	(void)now;
+	c->completed++;
+	if (status >= 0 && status < 8)
+		c->by_status[status]++;
+}
+
+static void t_cnt_deliver(void *ctx, const struct sn_pkt *pkt, uint64_t now)
+{
+	(void)pkt;
+	(void)now;
+	((struct t_cnt *)ctx)->delivered++;
+}
+
+static uint32_t t_rng_state;
+
+static uint32_t t_rng(void)
+{
+	t_rng_state = t_rng_state * 1103515245u + 12345u;
+	return t_rng_state >> 8;
+}
+
+/* Frames of from for to_node to port `to`: lost with prob loss/1000, held back (late) with prob late/1000. */
+static void t_carry_faulty(struct dp_port *from, struct dp_port *to, uint16_t to_node,
+			   struct rte_mbuf **late, unsigned int *n_late, unsigned int loss,
+			   unsigned int lateness)
+{
+	for (unsigned int i = 0; i < tport_sent(from); i++) {
+		struct rte_mbuf *m = tport_frame(from, i);
+		struct proto_pkt p;
+
+		cr_assert_eq(tdp_decode(m, &p), PROTO_R_OK);
+		if (p.dst_node != to_node || t_rng() % 1000 < loss)
+			rte_pktmbuf_free(m);
+		else if (*n_late < 64 && t_rng() % 1000 < lateness)
+			late[(*n_late)++] = m;
+		else
+			tport_push(to, m);
+	}
+	tport_forget(from);
+}
+
+static void t_check_quick_acct(struct nic *nic, const char *when, unsigned int it)
+{
+	struct pipeline *pl = nic_pipeline(nic, T_VNET);
+	unsigned int held = 0;
+
+	for (uint16_t k = 0; k < pl->n_nodes; k++)
+		if (pl->conns[k]) {
+			cr_assert_leq(pl->conns[k]->quick_held, 64, "%s %u: conn %u quick_held %u",
+				      when, it, k, pl->conns[k]->quick_held);
+			held += pl->conns[k]->quick_held;
+		}
+	cr_assert_eq(nic->ch.quick_used, nic->ch.qtx.len + nic->ch.qwait.len,
+		     "%s %u: quick_used %u, qtx %u qwait %u", when, it, nic->ch.quick_used,
+		     nic->ch.qtx.len, nic->ch.qwait.len);
+	cr_assert_eq(held, nic->ch.quick_used, "%s %u: held %u, quick_used %u", when, it, held,
+		     nic->ch.quick_used);
+}
+
+Test(nic, quick_accounting_survives_cancels_give_ups_and_restarts, .timeout = 120)
+{
+	static const char *confs[] = {
+		"conf4-sr,genp:max_retx=3,timer:timeout_ns=30000:adaptive=off",
+		"conf3,genp:max_retx=2,timer:timeout_ns=30000:adaptive=off",
+		"conf4-gbn,genp:max_retx=3,timer:timeout_ns=30000:adaptive=off",
+		"conf1",
+	};
+
+	for (unsigned int c = 0; c < sizeof(confs) / sizeof(confs[0]); c++)
+	for (uint32_t seed = 1; seed <= 20; seed++) {
+		unsigned int avail = rte_mempool_avail_count(t_mp);
+		static struct t_cnt cnt[2];
+		struct nic_ops ops[2];
+		struct t_pair tp = { .now = 1000000, .slot = 1 };
+		struct rte_mbuf *late[2][64];
+		unsigned int n_late[2] = { 0, 0 };
+		static uint8_t payload[256];
+		uint16_t node[2] = { T_NODE, T_PEER };
+
+		t_rng_state = seed;
+		memset(cnt, 0, sizeof(cnt));
+		for (int k = 0; k < 2; k++) {
+			ops[k] = (struct nic_ops) { .ctx = &cnt[k], .complete = t_cnt_complete,
+						     .deliver = t_cnt_deliver };
+			tp.port[k] = tport_create(k ? "peer" : "node", 1024);
+			tp.nic[k] = t_nic_cap(tp.port[k], confs[c], &ops[k], 2);
+		}
+		for (unsigned int it = 0; it < 3000; it++) {
+			bool faults = it < 2000;
+
+			for (int k = 0; k < 2; k++) {
+				unsigned int r = t_rng() % 100;
+
+				if (faults && r < 30) {
+					struct nic_msg m = {
+						.vnet = T_VNET, .dst_node = node[!k], .handler = 7,
+						.src_ep = (uint16_t)(t_rng() % 3),
+						.chan = t_rng() % 3 ? SN_CHAN_QUICK : SN_CHAN_BULK,
+						.payload = payload, .len = 64,
+					};
+
+					if (m.chan == SN_CHAN_QUICK)
+						m.len = 0, m.payload = NULL;
+					if (nic_send(tp.nic[k], &m, tp.now) == 0)
+						cnt[k].sent++;
+				} else if (faults && r < 32) {
+					nic_cancel(tp.nic[k], T_VNET, (uint16_t)(t_rng() % 3), tp.now);
+				} else if (faults && r < 33 && !getenv("T_NODOWN")) {
+					t_push_down(tp.port[k], node[k], node[!k]);
+				}
+			}
+			t_push_gnt_k(tp.port[0], T_NODE, tp.slot, t_rng() % 2 ? T_PEER : PROTO_NODE_NONE, 4, 0, 2);
+			t_push_gnt_k(tp.port[1], T_PEER, tp.slot, t_rng() % 2 ? T_NODE : PROTO_NODE_NONE, 4, 0, 2);
+			tp.slot++;
+			for (int round = 0; round < 2; round++) {
+				nic_poll(tp.nic[0], tp.now);
+				nic_poll(tp.nic[1], tp.now);
+				t_carry_faulty(tp.port[0], tp.port[1], T_PEER, late[1], &n_late[1],
+					       faults ? 50 : 0, faults ? 20 : 0);
+				t_carry_faulty(tp.port[1], tp.port[0], T_NODE, late[0], &n_late[0],
+					       faults ? 50 : 0, faults ? 20 : 0);
+			}
+			for (int k = 0; k < 2; k++) {
+				if (n_late[k] && (t_rng() % 50 == 0 || !faults)) {
+					for (unsigned int i = 0; i < n_late[k]; i++)
+						tport_push(tp.port[k], late[k][i]);
+					n_late[k] = 0;
+				}
+				t_check_quick_acct(tp.nic[k], confs[c], it);
+			}
+			tp.now += T_SLOT_NS;
+		}
+		for (int k = 0; k < 2; k++) {
+			cr_log_info("%s seed %u nic %d: sent %lu completed %lu (ok %lu down %lu retries %lu cancelled %lu lost %lu) pending %u delivered %lu quick_used %u",
+				    confs[c], seed, k, cnt[k].sent, cnt[k].completed, cnt[k].by_status[SN_OK],
+				    cnt[k].by_status[SN_ERR_DOWN], cnt[k].by_status[2],
+				    cnt[k].by_status[SN_ERR_CANCELLED], cnt[k].by_status[1],
+				    nic_pending(tp.nic[k]), cnt[k].delivered, tp.nic[k]->ch.quick_used);
+			cr_expect_eq(nic_pending(tp.nic[k]), 0, "%s seed %u: nic %d: %u pending after 1000 quiet slots",
+				     confs[c], seed, k, nic_pending(tp.nic[k]));
+			cr_expect_eq(tp.nic[k]->ch.quick_used, 0, "%s seed %u: nic %d quick_used %u",
+				     confs[c], seed, k, tp.nic[k]->ch.quick_used);
+			cr_expect_eq(cnt[k].completed, cnt[k].sent);
+		}
+		for (int k = 0; k < 2; k++) {
+			nic_destroy(tp.nic[k]);
+			dp_port_destroy(tp.port[k]);
+		}
+		cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "%s seed %u: frames leaked %d", confs[c], seed,
+			     (int)(avail - rte_mempool_avail_count(t_mp)));
+	}
 }

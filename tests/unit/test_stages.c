@@ -1437,8 +1437,8 @@ Test(stages, a_reset_connection_delivers_from_packet_1_again)
 	t_inject(net, 0, 5, SN_CHAN_QUICK, 0);	/* held: 4 is missing */
 	cr_assert_eq(net->side[1].n_deliv, 3);
 	/* What nic_fail_peer does: at the restarted sender, and on its DOWN notice. */
-	pipeline_conn_reset(net->side[0].pl, t_conn(net, 0), net->now);
-	pipeline_conn_reset(net->side[1].pl, t_conn(net, 1), net->now);
+	pipeline_conn_reset(net->side[0].pl, t_conn(net, 0), true, net->now);
+	pipeline_conn_reset(net->side[1].pl, t_conn(net, 1), true, net->now);
 	t_inject(net, 0, 1, SN_CHAN_QUICK, 0);
 	t_inject(net, 0, 2, SN_CHAN_QUICK, 0);
 	cr_assert_eq(net->side[1].n_deliv, 5, "the new incarnation's 1 and 2: %d delivered",
@@ -1474,7 +1474,7 @@ static void t_send_ids(struct t_net *net, int a, int n, uint16_t first)
 /* What nic_fail_peer does to node a's connection (a DOWN notice, or a rejoin). */
 static void t_reset_conn(struct t_net *net, int a)
 {
-	pipeline_conn_reset(net->side[a].pl, t_conn(net, a), net->now);
+	pipeline_conn_reset(net->side[a].pl, t_conn(net, a), true, net->now);
 }
 
 /* rounds of: hand over the wire (drop decides), then tick both nodes step ns later. */
