@@ -50,8 +50,9 @@ int sw_bulk_init(struct sw_fabric *sw, char *err, size_t errlen)
 		rec->slot = UINT64_MAX;
 		rec->grant = malloc(sw->n * sizeof(*rec->grant));
 		rec->used = calloc(sw->n, 1);
+		rec->backs = calloc(sw->n, 1);
 		rec->taken = calloc(sw->n, 1);
-		if (!rec->grant || !rec->used || !rec->taken)
+		if (!rec->grant || !rec->used || !rec->backs || !rec->taken)
 			return -ENOMEM;
 		for (uint16_t i = 0; i < sw->n; i++)
 			rec->grant[i] = ARB_NONE;
@@ -72,6 +73,7 @@ void sw_bulk_fini(struct sw_fabric *sw)
 	for (unsigned int s = 0; sw->ring && s < sw->ring_len; s++) {
 		free(sw->ring[s].grant);
 		free(sw->ring[s].used);
+		free(sw->ring[s].backs);
 		free(sw->ring[s].taken);
 	}
 	free(sw->ring);
@@ -90,7 +92,7 @@ void sw_bulk_fini(struct sw_fabric *sw)
 	arb_destroy(sw->arb);
 }
 
-void sw_bulk_cfg(struct sw_fabric *sw, uint16_t i, const struct proto_pkt *p)
+void sw_bulk_cfg(struct sw_fabric *sw, uint16_t i, const struct proto_pkt *p, uint64_t rx)
 {
 	struct sw_node *nd = &sw->nodes[i];
 	uint32_t requests = 0;
@@ -111,7 +113,7 @@ void sw_bulk_cfg(struct sw_fabric *sw, uint16_t i, const struct proto_pkt *p)
 	nd->requests = requests;
 	if (requests)
 		sw->boundary_wanted = true;
-	nd->last_cfg_slot = sw->cur;
+	nd->last_cfg_slot = rx;	/* not cur: a late poll has not moved it on yet */
 }
 
 /* The switch's slot number nearest cur whose low 32 bits are wire (a frame's slot). */
@@ -234,11 +236,13 @@ void sw_bulk_back(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
 	uint16_t target = r->p.src_node, initiator = r->p.dst_node;
 	struct sw_slotrec *rec = sw_slot_rec(sw, r->p.slot);
 
-	if (!rec || rec->grant[initiator] != target) {
+	/* One BACK per BREQ forwarded on the grant, no more. */
+	if (!rec || rec->grant[initiator] != target || rec->backs[initiator] >= rec->used[initiator]) {
 		sw->stats.back_not_scheduled++;
 		rte_pktmbuf_free(r->m);
 		return;
 	}
+	rec->backs[initiator]++;
 	sw->stats.back_forwarded++;
 	sw_send_control(sw, r->in, initiator, r->m, now);
 }
@@ -251,7 +255,8 @@ static void sw_detect_down(struct sw_fabric *sw)
 	for (uint16_t i = 0; i < sw->n; i++) {
 		struct sw_node *nd = &sw->nodes[i];
 
-		if (nd->up && sw->cur - nd->last_cfg_slot > sw->cfg.down_slots) {
+		if (nd->up && sw->cur > nd->last_cfg_slot &&
+		    sw->cur - nd->last_cfg_slot > sw->cfg.down_slots) {
 			nd->up = false;
 			sw->n_up--;
 			nd->requests = 0;
@@ -344,6 +349,7 @@ static void sw_arbitrate(struct sw_fabric *sw, uint64_t s)
 	rec->slot = s;
 	memcpy(rec->grant, sw->grant, sw->n * sizeof(*sw->grant));
 	memset(rec->used, 0, sw->n);
+	memset(rec->backs, 0, sw->n);
 	memset(rec->taken, 0, sw->n);
 	for (uint16_t i = 0; i < sw->n; i++)
 		if (sw->grant[i] != ARB_NONE)
@@ -384,6 +390,9 @@ uint64_t sw_bulk_next_due(const struct sw_fabric *sw)
 		const struct sw_node *nd = &sw->nodes[i];
 		uint64_t cur;
 
+		/* Frames in an output buffer leave one slot's worth per boundary. */
+		if (nd->outq_len)
+			return sw->next_boundary;
 		if (!nd->up)
 			continue;
 		if (nd->requests || nd->announce_join)

@@ -232,6 +232,14 @@ void sw_notice_down(struct sw_fabric *sw, uint16_t to, uint16_t down,
 	sw_send_control(sw, PROTO_NODE_SWITCH, to, m, now);
 }
 
+/* The slot under way at t >= the start of slot cur (boundaries not yet run count). */
+static uint64_t sw_slot_at(const struct sw_fabric *sw, uint64_t t)
+{
+	if (t < sw->next_boundary)
+		return sw->cur;
+	return sw->cur + 1 + (t - sw->next_boundary) / sw->cfg.slot_ns;
+}
+
 /* A node (re)joins: forget its old state; its peers restart with it. */
 static void sw_node_join(struct sw_fabric *sw, uint16_t i, uint32_t nonce,
 			 uint64_t now)
@@ -256,7 +264,7 @@ static void sw_node_join(struct sw_fabric *sw, uint16_t i, uint32_t nonce,
 	nd->up = true;
 	nd->announce_join = true;
 	sw->boundary_wanted = true;
-	nd->last_cfg_slot = sw->cur;
+	nd->last_cfg_slot = sw_slot_at(sw, now);	/* a late poll has not moved cur on yet */
 	nd->requests = 0;
 	memset(nd->counts, 0, sw->n);
 	memset(nd->bulk_en, 0, sw->vec_len);
@@ -344,7 +352,9 @@ static void sw_accept(struct sw_fabric *sw, uint16_t in, struct dp_port *port,
 		sw->stats.unexpected_type++;
 	} else if (r->p.type == PROTO_T_CFG) {
 		sw->stats.cfg_received++;
-		sw_bulk_cfg(sw, in, &r->p);
+		sw_bulk_cfg(sw, in, &r->p, sw_slot_at(sw, now));
+	} else if (!sw->nodes[in].up) {
+		sw->stats.src_down++;	/* out until its HELLO: peers restarted without it */
 	} else {
 		sw_keep(sw, *k);
 		(*k)++;
@@ -452,14 +462,6 @@ static void sw_dispatch_qreqs(struct sw_fabric *sw, uint64_t now)
 		qsort(sw->qorder, sw->n_qreq, sizeof(*sw->qorder), sw_qorder_cmp);
 	for (unsigned int j = 0; j < sw->n_qreq; j++)
 		sw_dispatch(sw, &sw->rx[(uint32_t)sw->qorder[j]], now);
-}
-
-/* The slot under way at t >= the start of slot cur (boundaries not yet run count). */
-static uint64_t sw_slot_at(const struct sw_fabric *sw, uint64_t t)
-{
-	if (t < sw->next_boundary)
-		return sw->cur;
-	return sw->cur + 1 + (t - sw->next_boundary) / sw->cfg.slot_ns;
 }
 
 uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now)

@@ -83,6 +83,7 @@ struct sw_config {
 	X(forged_src, "frames whose source node is not the node on their port") \
 	X(forged_notice, "frames from a node carrying the DOWN flag only the switch sets") \
 	X(not_joined, "frames from a node that has not sent HELLO") \
+	X(src_down, "frames other than HELLO and CFG from a node marked down, dropped until its HELLO") \
 	X(unexpected_type, "frames of a type a node may not send") \
 	X(dst_down, "frames for a node that is down") \
 	X(wrong_port, "frames on the wrong channel's port") \

@@ -51,6 +51,7 @@ struct sw_slotrec {
 	uint64_t slot;		/* slot number, or UINT64_MAX when unused */
 	uint16_t *grant;	/* grant[i]: target of initiator i or ARB_NONE */
 	uint8_t *used;		/* BREQs initiator i has sent on its grant */
+	uint8_t *backs;		/* BACKs forwarded to initiator i: at most used[i] */
 	uint8_t *taken;		/* ARB_OUT_DROP: output t already has a frame */
 };
 
@@ -118,8 +119,8 @@ void sw_send_control(struct sw_fabric *sw, uint16_t in, uint16_t to,
 void sw_notice_down(struct sw_fabric *sw, uint16_t to, uint16_t down,
 		    uint8_t type, uint16_t vnet, uint64_t now);
 
-/* Bulk channel: a CFG from node i. */
-void sw_bulk_cfg(struct sw_fabric *sw, uint16_t i, const struct proto_pkt *p);
+/* Bulk channel: a CFG from node i, received in slot rx (>= cur). */
+void sw_bulk_cfg(struct sw_fabric *sw, uint16_t i, const struct proto_pkt *p, uint64_t rx);
 
 /* Bulk channel: a BREQ; forwards or drops it. */
 void sw_bulk_breq(struct sw_fabric *sw, struct sw_rx *r, uint64_t now);

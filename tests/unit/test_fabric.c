@@ -626,6 +626,10 @@ Test(fabric, back_must_follow_the_inverted_schedule)
 	t_cfg(t, 0, 1u << 1, 0xF, 0xF);
 	t_cfg(t, 2, 1u << 3, 0xF, 0xF);
 	sw_fabric_poll(t->sw, T_SLOT);
+	t_data(t, PROTO_T_BREQ, 0, 1, 2);	/* the BREQs the BACKs answer */
+	t_data(t, PROTO_T_BREQ, 2, 3, 2);
+	sw_fabric_poll(t->sw, T_SLOT + 500);
+	cr_assert_eq(t_st(t)->breq_forwarded, 2);
 	t_clear(t);
 	t_ack(t, PROTO_T_BACK, 1, 0, 2);	/* 0 -> 1 in slot 2: back to 0 */
 	t_ack(t, PROTO_T_BACK, 1, 2, 2);	/* 1 was not 2's target */
@@ -1226,4 +1230,152 @@ Test(fabric, control_frames_leave_on_the_control_ports)
 		dp_port_destroy(ctl[i]);
 	}
 	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked");
+}
+
+/* ---- late polls, BACK limits, nodes marked down, output buffers ---------- */
+
+/*
+ * A poll that comes late (the loop stalled) past --down-slots: the CFGs the
+ * nodes kept sending meanwhile are in this poll's receive, yet every node is
+ * marked down, because the CFG is stamped with the stale slot and the slot
+ * clock catches up after the receive.
+ */
+Test(fabric, a_stalled_poll_does_not_mark_nodes_that_sent_cfgs_down)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 5);
+
+	for (int s = 1; s <= 3; s++) {
+		for (int i = 0; i < T_N; i++)
+			t_cfg(t, i, 0, 0xF, 0xF);
+		sw_fabric_poll(t->sw, (uint64_t)s * T_SLOT);
+	}
+	/* The loop stalls 20 slots; every node kept sending CFGs (the last one shown). */
+	for (int i = 0; i < T_N; i++)
+		t_cfg(t, i, 0, 0xF, 0xF);
+	sw_fabric_poll(t->sw, 23 * T_SLOT);
+	cr_expect_eq(t_st(t)->downs, 0, "nodes whose CFG is in this very poll marked down: %llu",
+		     (unsigned long long)t_st(t)->downs);
+	cr_expect_eq(sw_fabric_nodes_up(t->sw), T_N, "nodes up: %u", sw_fabric_nodes_up(t->sw));
+	t_sw_free(t);
+}
+
+/* Same, with a HELLO of a new incarnation in the late poll: joined and marked down at once. */
+Test(fabric, a_node_joining_in_a_late_poll_stays_up)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 5);
+	struct sw_node_info info;
+
+	t_hello_nonce(t, 1, 99);
+	sw_fabric_poll(t->sw, 30 * T_SLOT);
+	sw_fabric_node_info(t->sw, 1, &info);
+	cr_expect(info.up, "node 1 joined in this poll and is down already (joins %llu downs %llu)",
+		  (unsigned long long)t_st(t)->joins, (unsigned long long)t_st(t)->downs);
+	cr_expect_eq(t_count(t, 1, PROTO_T_GNT), 1, "the join is not answered: %u GNTs",
+		     t_count(t, 1, PROTO_T_GNT));
+	t_sw_free(t);
+}
+
+/*
+ * A target answers a grant of one frame (slot-frames 1) with 20 BACKs, none
+ * of them for a BREQ the switch forwarded: every one reaches the initiator.
+ */
+Test(fabric, backs_beyond_the_breqs_of_a_grant_are_not_forwarded)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+
+	t_cfg(t, 0, 1u << 1, 0xF, 0xF);
+	sw_fabric_poll(t->sw, T_SLOT);
+	cr_assert_eq(t_gnt(t, 0).target, 1);
+	t_clear(t);
+	for (int k = 0; k < 20; k++)
+		t_ack(t, PROTO_T_BACK, 1, 0, 2);
+	sw_fabric_poll(t->sw, T_SLOT + 1000);
+	cr_expect_leq(t_st(t)->back_forwarded, 1, "BACKs forwarded for a grant of 1 frame and 0 BREQs: %llu",
+		      (unsigned long long)t_st(t)->back_forwarded);
+	cr_expect_leq(t_count(t, 0, PROTO_T_BACK), 1, "node 0 got %u BACKs", t_count(t, 0, PROTO_T_BACK));
+	t_sw_free(t);
+}
+
+/* A node marked down (no CFG for down-slots) still has its QREQs forwarded; answers to it are dropped. */
+Test(fabric, a_node_marked_down_cannot_send_quick_requests)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 3);
+	struct sw_node_info info;
+
+	for (int s = 1; s <= 6; s++) {
+		t_cfg(t, 0, 0, 0xF, 0xF);
+		t_cfg(t, 1, 0, 0xF, 0xF);
+		t_cfg(t, 3, 0, 0xF, 0xF);
+		sw_fabric_poll(t->sw, (uint64_t)s * T_SLOT);
+	}
+	sw_fabric_node_info(t->sw, 2, &info);
+	cr_assert_not(info.up);
+	t_clear(t);
+	t_data(t, PROTO_T_QREQ, 2, 0, 0);
+	sw_fabric_poll(t->sw, 6 * T_SLOT + 1000);
+	t_ack(t, PROTO_T_QACK, 0, 2, 0);
+	sw_fabric_poll(t->sw, 6 * T_SLOT + 50000);
+	cr_expect_eq(t_st(t)->qreq_forwarded, 0, "QREQs of the down node 2 forwarded: %llu; node 0 got %u QREQs, its QACK back dropped (dst_down %llu)",
+		     (unsigned long long)t_st(t)->qreq_forwarded, t_count(t, 0, PROTO_T_QREQ),
+		     (unsigned long long)t_st(t)->dst_down);
+	t_sw_free(t);
+}
+
+/*
+ * Output-buffered model with idle_skip (switchd's default back-off): BREQs
+ * still queued at an output when nobody requests any more are drained one
+ * slot's worth per boundary the switch runs, but the poll asks to run only
+ * at the next keepalive, so the queue drains at a keepalive per frame and
+ * the last BREQ leaves long after the initiator's BACK deadline (back_slots + 2).
+ */
+Test(fabric, idle_skip_does_not_strand_buffered_breqs)
+{
+	struct sw_config cfg = {
+		.n_nodes = T_N, .arbiter = "fifo-outbuf", .bulk_gbps = 10, .quick_gbps = 10,
+		.slot_frames = 1, .slot_ns = T_SLOT, .seed = 1, .mp = t_mp,
+		.check_crc = true, .gnt_keepalive = 8, .idle_skip = true,
+	};
+	struct t_sw *t = t_join_all(t_sw_new_cfg(&cfg));
+	uint64_t now, next = T_SLOT, last_at = 0;
+	unsigned int got = 0, sent = 0;
+
+	/* Slots 1 .. 6: nodes 0, 1, 2 request 3 and send the BREQ of every grant. */
+	for (int s = 1; s <= 6; s++) {
+		for (int i = 0; i < 3; i++) {
+			t_cfg(t, i, 1u << 3, 0xF, 0xF);
+			if (s > 1) {
+				t_data(t, PROTO_T_BREQ, i, 3, (uint32_t)s);
+				sent++;
+			}
+		}
+		t_cfg(t, 3, 0, 0xF, 0xF);
+		next = sw_fabric_poll(t->sw, (uint64_t)s * T_SLOT);
+		got += t_count(t, 3, PROTO_T_BREQ);
+		t_clear(t);
+	}
+	/* Slot 7: the last BREQs; nobody requests any more. */
+	for (int i = 0; i < 4; i++) {
+		if (i < 3) {
+			t_data(t, PROTO_T_BREQ, i, 3, 7);
+			sent++;
+		}
+		t_cfg(t, i, 0, 0xF, 0xF);
+	}
+	now = 7 * T_SLOT;
+	for (int polls = 0; polls < 200 && got < sent; polls++) {
+		unsigned int c;
+
+		next = sw_fabric_poll(t->sw, now);
+		c = t_count(t, 3, PROTO_T_BREQ);
+		got += c;
+		if (c)
+			last_at = now;
+		t_clear(t);
+		now = next;
+	}
+	cr_expect_eq(got, sent, "%u of %u BREQs forwarded", got, sent);
+	cr_expect_leq(last_at, 7 * T_SLOT + 16 * T_SLOT,
+		      "the last buffered BREQ (queued by slot 7, 16 per output) left in slot %llu; its initiator gives up on its BACK after back_slots + 2 = 20 slots",
+		      (unsigned long long)(last_at / T_SLOT));
+	t_sw_free(t);
 }
