@@ -30,7 +30,7 @@ void swd_report_snapshot(const struct sw_fabric *sw, const struct swd_ports *p,
 	s->breq_late = st->breq_late;
 	s->breq_early = st->breq_early;
 	s->drops = st->rx_invalid + st->forged_src + st->forged_notice +
-		   st->not_joined + st->unexpected_type + st->dst_down +
+		   st->not_joined + st->src_down + st->unexpected_type + st->dst_down +
 		   st->wrong_port + st->breq_not_granted + st->breq_outbuf_full +
 		   st->back_not_scheduled + st->qreq_disabled + st->cfg_bad_size +
 		   st->cfg_node_down +

@@ -138,7 +138,7 @@ static uint64_t fab_port_rx(const struct fab_run *r)
 static uint64_t fab_accounted(const struct sw_stats *s)
 {
 	return s->rx_invalid + s->wrong_port + s->hello_received + s->forged_src +
-	       s->forged_notice + s->not_joined + s->unexpected_type +
+	       s->forged_notice + s->not_joined + s->src_down + s->unexpected_type +
 	       s->cfg_received + s->dst_down + s->breq_forwarded +
 	       s->breq_not_granted + s->breq_collision + s->breq_outbuf_full +
 	       s->back_forwarded + s->back_not_scheduled + s->qreq_forwarded +
