@@ -278,9 +278,9 @@ static void chan_prefetch_bulk(struct nic *nic, uint64_t now)
  * True when quick packet p may take a free buffer: its connection holds
  * none, or more than the reserve stays free. The reserve is for
  * connections that hold none, one buffer each: peers that do not
- * acknowledge keep all but the reserve waiting (and one more each), never
- * every buffer, and one busy connection alone still uses all but the
- * reserve.
+ * acknowledge keep all but the reserve waiting (and one more each), so
+ * every buffer only when more of them than the reserve are stuck, and one
+ * busy connection alone still uses all but the reserve.
  */
 static bool chan_quick_may_take(const struct nic *nic, const struct sn_pkt *p)
 {
