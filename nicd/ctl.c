@@ -7,6 +7,7 @@
  * looked at through one epoll set, from nicd's poll loop.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -166,56 +167,8 @@ int ctl_listen(struct host *h, const char *dir, mode_t mode, char *err, size_t e
 	ret = ctl_watch(h, h->listen_fd, ctl_tag(HOST_TAG_LISTEN, 0));
 	if (ret)
 		snprintf(err, errlen, "epoll: %s", strerror(-ret));
+	h->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	return ret;
-}
-
-/* Forget a pending connection (closing it unless handed on). */
-static void ctl_pending_drop(struct host *h, struct host_pending *p, bool close_it)
-{
-	epoll_ctl(h->epoll_fd, EPOLL_CTL_DEL, p->fd, NULL);
-	if (close_it)
-		close(p->fd);
-	p->fd = -1;
-}
-
-static void ctl_handle_open(struct host *h, struct host_pending *p, uint64_t now);
-
-/*
- * Accept waiting connections into free pending slots. With every slot
- * taken, the oldest pending connection makes room if it has had a poll to
- * send its OPEN (ctl_poll reads OPENs before it accepts; one accepted in
- * this poll is never evicted, the newcomer waits in the backlog; one whose
- * OPEN came after all, past epoll's batch or since, is served instead), so
- * connections that send nothing cannot lock clients out until they expire.
- */
-static void ctl_accept(struct host *h, uint64_t now)
-{
-	for (int k = 0; k < HOST_PENDING_MAX; k++) {
-		int i, oldest = 0, fd;
-
-		for (i = 0; i < HOST_PENDING_MAX && h->pending[i].fd >= 0; i++)
-			if (h->pending[i].since < h->pending[oldest].since)
-				oldest = i;
-		if (i == HOST_PENDING_MAX && h->pending[oldest].since == now)
-			return;
-		fd = accept4(h->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
-			return;
-		if (i == HOST_PENDING_MAX) {
-			i = oldest;
-			ctl_handle_open(h, &h->pending[i], now);
-			if (h->pending[i].fd >= 0) {
-				ctl_pending_drop(h, &h->pending[i], true);
-				h->stats.open_evicted++;
-			}
-		}
-		if (ctl_watch(h, fd, ctl_tag(HOST_TAG_PENDING, (uint32_t)i))) {
-			close(fd);
-			continue;
-		}
-		h->pending[i].fd = fd;
-		h->pending[i].since = now;
-	}
 }
 
 /* Send a reply, with fds when n > 0; 0 or -errno. */
@@ -252,6 +205,87 @@ static void ctl_refuse(int fd, int error)
 	};
 
 	ctl_send_reply(fd, &r, NULL, 0);
+}
+
+/*
+ * accept failed for want of descriptors: take the connection on the spare
+ * one and refuse it (EMFILE) at once, rather than leave it in the backlog
+ * until its application gives up (ETIMEDOUT, 5 s). False when even that
+ * cannot be done.
+ */
+static bool ctl_refuse_no_fd(struct host *h)
+{
+	int fd;
+
+	if (h->spare_fd < 0)
+		return false;
+	close(h->spare_fd);
+	fd = accept4(h->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd >= 0) {
+		char open_msg[sizeof(struct ctl_open)];
+
+		/* Read its OPEN first: a socket closed with it unread resets the peer. */
+		(void)!recv(fd, open_msg, sizeof(open_msg), MSG_TRUNC);
+		ctl_refuse(fd, EMFILE);
+		close(fd);
+		h->stats.open_failed++;
+		if (dp_ratelimit_ok(&h->refusal_log, h->now))
+			DP_LOG(ctl_logtype, NOTICE, "%s: OPEN refused: %s (raise ulimit -n)",
+			       h->name, strerror(EMFILE));
+	}
+	h->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return fd >= 0;
+}
+
+/* Forget a pending connection (closing it unless handed on). */
+static void ctl_pending_drop(struct host *h, struct host_pending *p, bool close_it)
+{
+	epoll_ctl(h->epoll_fd, EPOLL_CTL_DEL, p->fd, NULL);
+	if (close_it)
+		close(p->fd);
+	p->fd = -1;
+}
+
+static void ctl_handle_open(struct host *h, struct host_pending *p, uint64_t now);
+
+/*
+ * Accept waiting connections into free pending slots. With every slot
+ * taken, the oldest pending connection makes room if it has had a poll to
+ * send its OPEN (ctl_poll reads OPENs before it accepts; one accepted in
+ * this poll is never evicted, the newcomer waits in the backlog; one whose
+ * OPEN came after all, past epoll's batch or since, is served instead), so
+ * connections that send nothing cannot lock clients out until they expire.
+ */
+static void ctl_accept(struct host *h, uint64_t now)
+{
+	for (int k = 0; k < HOST_PENDING_MAX; k++) {
+		int i, oldest = 0, fd;
+
+		for (i = 0; i < HOST_PENDING_MAX && h->pending[i].fd >= 0; i++)
+			if (h->pending[i].since < h->pending[oldest].since)
+				oldest = i;
+		if (i == HOST_PENDING_MAX && h->pending[oldest].since == now)
+			return;
+		fd = accept4(h->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE) && ctl_refuse_no_fd(h))
+			continue;
+		if (fd < 0)
+			return;
+		if (i == HOST_PENDING_MAX) {
+			i = oldest;
+			ctl_handle_open(h, &h->pending[i], now);
+			if (h->pending[i].fd >= 0) {
+				ctl_pending_drop(h, &h->pending[i], true);
+				h->stats.open_evicted++;
+			}
+		}
+		if (ctl_watch(h, fd, ctl_tag(HOST_TAG_PENDING, (uint32_t)i))) {
+			close(fd);
+			continue;
+		}
+		h->pending[i].fd = fd;
+		h->pending[i].since = now;
+	}
 }
 
 /* Answer an opened endpoint; 0 or -errno (the endpoint is then closed). */
@@ -393,6 +427,10 @@ void ctl_close(struct host *h)
 		close(h->listen_fd);
 		unlink(h->path);
 		h->listen_fd = -1;
+	}
+	if (h->spare_fd >= 0) {
+		close(h->spare_fd);
+		h->spare_fd = -1;
 	}
 	if (h->epoll_fd >= 0) {
 		close(h->epoll_fd);

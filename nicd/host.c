@@ -723,6 +723,7 @@ struct host *host_create(const struct host_config *cfg, char *err, size_t errlen
 		return NULL;
 	h->listen_fd = -1;
 	h->epoll_fd = -1;
+	h->spare_fd = -1;
 	h->refusal_log = (struct dp_ratelimit) { .interval_ns = 1000000000ull, .burst = 5 };
 	for (int i = 0; i < HOST_PENDING_MAX; i++)
 		h->pending[i].fd = -1;

@@ -114,6 +114,9 @@ struct host {
 	unsigned int n_open;		/* open entries */
 	int listen_fd;			/* control socket, -1 once closed */
 	int epoll_fd;			/* listen, pending and endpoint sockets */
+	int spare_fd;			/* held so that a connection can still be
+					 * accepted and refused (EMFILE) when the
+					 * descriptors run out; -1 while used */
 	struct host_pending pending[HOST_PENDING_MAX];	/* waiting for OPEN */
 	uint64_t now;			/* time of the latest host_poll (the NIC's clock) */
 	uint64_t next_ctl;		/* next look at the sockets */

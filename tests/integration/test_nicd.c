@@ -871,27 +871,46 @@ Test(nicd, endpoints_fit_under_a_low_soft_fd_limit, .timeout = 60)
  * With a hard limit too low for its endpoints, nicd says so at start, and
  * the opens past it fail with the EMFILE segnet.h documents.
  */
-Test(nicd, a_hard_fd_limit_below_the_endpoints_is_reported, .timeout = 60)
+Test(nicd, a_hard_fd_limit_below_the_endpoints_is_reported, .timeout = 90)
 {
-	struct rlimit low = { .rlim_cur = 100, .rlim_max = 100 };
 	struct segnet_ep *ep[40];
 	struct t_nicd n;
+	char name[16];
 	int i;
 
-	t_nicd_init(&n, "nofileh");
-	/* Criterion runs each test in its own process: nothing to restore. */
-	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
-	t_nicd_start(&n, "--endpoints", "64", NULL);
-	cr_assert(strstr(t_read_file(n.log), "fail with EMFILE"), "no warning:\n%s",
-		  t_read_file(n.log));
-	/* About 29 fit in nicd; this process holds 2 descriptors per endpoint. */
-	for (i = 0; i < 40 && (ep[i] = t_open(&n, NULL)); i++)
-		;
-	cr_assert_lt(i, 40, "40 endpoints opened under a limit of 100");
-	cr_assert_eq(errno, EMFILE, "open %d: %s", i, strerror(errno));
-	while (i)
-		segnet_close(ep[--i]);
-	t_nicd_fini(&n);
+	/*
+	 * Three limits a descriptor apart, so that one of them runs out at
+	 * nicd's accept and the others at the endpoint's shared memory or
+	 * eventfd: each open past the limit is refused with EMFILE at once.
+	 * Before, one that found no descriptor for accept stayed in the
+	 * backlog and failed with ETIMEDOUT after 5 s. The hard limit only
+	 * goes down (Criterion runs each test in its own process).
+	 */
+	for (rlim_t lim = 102; lim >= 100; lim--) {
+		struct rlimit low = { .rlim_cur = lim, .rlim_max = lim };
+		uint64_t t0;
+
+		snprintf(name, sizeof(name), "nofile%u", (unsigned int)lim);
+		t_nicd_init(&n, name);
+		cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+		t_nicd_start(&n, "--endpoints", "64", NULL);
+		cr_assert(strstr(t_read_file(n.log), "fail with EMFILE"), "no warning:\n%s",
+			  t_read_file(n.log));
+		/* About 29 fit in nicd; this process holds 2 descriptors per endpoint. */
+		for (i = 0; i < 40; i++) {
+			t0 = t_ms();
+			if (!(ep[i] = t_open(&n, NULL)))
+				break;
+		}
+		cr_assert_lt(i, 40, "40 endpoints opened under a limit of %u", (unsigned int)lim);
+		cr_assert_eq(errno, EMFILE, "limit %u, open %d: %s", (unsigned int)lim, i,
+			     strerror(errno));
+		cr_assert_lt(t_ms() - t0, 1000, "limit %u: EMFILE after %llu ms",
+			     (unsigned int)lim, (unsigned long long)(t_ms() - t0));
+		while (i)
+			segnet_close(ep[--i]);
+		t_nicd_fini(&n);
+	}
 }
 
 /*
