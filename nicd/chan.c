@@ -462,14 +462,6 @@ static void chan_request_again(struct nic *nic, struct sn_pkt *p)
 	ch->voq_changes++;
 }
 
-/* True when 24-bit packet number a comes after b. */
-static bool chan_num_after(uint32_t a, uint32_t b)
-{
-	uint32_t d = (a - b) & 0xffffffu;
-
-	return d && d < 0x800000u;
-}
-
 /* Put p before at on l (at NULL: last). */
 static void chan_insert_before(struct chan_list *l, struct sn_pkt *at, struct sn_pkt *p,
 			       uint8_t q)
@@ -505,7 +497,7 @@ static void chan_back_to_backlog(struct nic *nic, struct sn_pkt *p)
 	for (r = l->head; r; r = r->cnext) {
 		if (r->conn != p->conn)
 			continue;
-		if (!chan_num_after(p->h.pkt_num, r->h.pkt_num))
+		if (!proto_seq_lt(r->h.pkt_num, p->h.pkt_num))
 			break;	/* r comes after p (or is unnumbered, as p) */
 		last = r;
 	}

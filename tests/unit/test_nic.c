@@ -55,6 +55,25 @@ static struct nic *t_nic_cap(struct dp_port *port, const char *conf,
 	return nic;
 }
 
+/* One bulk message without payload from nic to T_PEER in vnet at now. */
+static void t_send_bulk(struct nic *nic, uint16_t vnet, uint64_t now)
+{
+	struct nic_msg msg = {
+		.vnet = vnet, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_BULK,
+	};
+
+	cr_assert_eq(nic_send(nic, &msg, now), 0);
+}
+
+/* Serve virtual network 2 too, with conf (a name with overrides, or stages). */
+static void t_add_vnet2(struct nic *nic, const char *conf)
+{
+	char err[128], spec[256];
+
+	cr_assert_eq(conf_expand(conf, spec, sizeof(spec), err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(nic_add_vnet(nic, 2, spec, err, sizeof(err)), 0, "%s", err);
+}
+
 /* The same, with a per-target cap of 1. */
 static struct nic *t_nic_with(struct dp_port *port, const char *conf,
 			      const struct nic_ops *ops)
@@ -423,25 +442,18 @@ Test(nic, a_refused_connection_lets_another_vnet_take_the_grants)
 	unsigned int avail = rte_mempool_avail_count(t_mp);
 	struct dp_port *port = tport_create("nic", 256);
 	struct nic *nic = t_nic_new(port, "conf3");
-	struct nic_msg one = {
-		.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_BULK,
-	};
-	struct nic_msg two = one;
-	char err[128], spec[256];
 	uint16_t vnet[16];
 	uint32_t num[16], slot = 1;
 	uint64_t now = 1000000;
 	unsigned int n;
 
-	cr_assert_eq(conf_expand("conf3", spec, sizeof(spec), err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(nic_add_vnet(nic, 2, spec, err, sizeof(err)), 0, "%s", err);
+	t_add_vnet2(nic, "conf3");
 	t_push_gnt_of(port, slot++, PROTO_NODE_NONE, 4, 0);
 	nic_poll(nic, now);
 	tport_clear(port);
-	two.vnet = 2;
 	for (int i = 0; i < 2; i++)
-		cr_assert_eq(nic_send(nic, &one, now), 0);
-	cr_assert_eq(nic_send(nic, &two, now), 0);
+		t_send_bulk(nic, T_VNET, now);
+	t_send_bulk(nic, 2, now);
 	nic_poll(nic, now);
 	/* Slot 2: vnet 1's first packet, refused. Slot 3: vnet 2's. */
 	t_push_gnt_of(port, slot, T_PEER, 4, 0);
@@ -483,11 +495,7 @@ Test(nic, a_hold_made_longer_still_wakes_the_nic_when_it_ends)
 {
 	unsigned int avail = rte_mempool_avail_count(t_mp);
 	struct dp_port *port = tport_create("nic", 256);
-	struct nic_msg one = {
-		.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_BULK,
-	};
 	struct nic *nic = t_nic_cap(port, "conf3", NULL, 2);
-
 	uint16_t vnet[16];
 	uint32_t num[16], slot = 1;
 	uint64_t now = 1000000, end, wake;
@@ -497,7 +505,7 @@ Test(nic, a_hold_made_longer_still_wakes_the_nic_when_it_ends)
 	nic_poll(nic, now);
 	tport_clear(port);
 	for (int i = 0; i < 2; i++)
-		cr_assert_eq(nic_send(nic, &one, now), 0);
+		t_send_bulk(nic, T_VNET, now);
 	nic_poll(nic, now);
 	/* Slots 2 and 3 carry both packets before the first BACK comes. */
 	for (int i = 0; i < 2; i++) {
@@ -1169,11 +1177,9 @@ Test(nic, a_stuck_receiver_does_not_stall_quick_sends_of_other_vnets)
 	struct nic_msg msg = {
 		.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_QUICK,
 	};
-	char err[128];
 	uint64_t now = 1000000;
 
-	cr_assert_eq(nic_add_vnet(nic, 2, "build_acks,order,dup_find,timer,genp", err,
-				  sizeof(err)), 0, "%s", err);
+	t_add_vnet2(nic, "build_acks,order,dup_find,timer,genp");
 	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
 	nic_poll(nic, now);
 	for (int i = 0; i < 16; i++)
@@ -1254,10 +1260,6 @@ Test(nic, a_back_answers_the_breq_of_its_vnet_and_number)
 {
 	unsigned int avail = rte_mempool_avail_count(t_mp);
 	struct dp_port *port = tport_create("nic", 256);
-	struct nic_msg one = {
-		.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_BULK,
-	};
-	struct nic_msg two = one;
 	struct nic *nic = t_nic_cap(port, "conf3", NULL, 2);
 	uint16_t vnet[16];
 	uint32_t num[16], slot = 1;
@@ -1266,16 +1268,13 @@ Test(nic, a_back_answers_the_breq_of_its_vnet_and_number)
 	struct proto_pkt b = {
 		.type = PROTO_T_BACK, .src_node = T_PEER, .dst_node = T_NODE,
 	};
-	char err[128], spec[256];
 
-	cr_assert_eq(conf_expand("conf3", spec, sizeof(spec), err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(nic_add_vnet(nic, 2, spec, err, sizeof(err)), 0, "%s", err);
+	t_add_vnet2(nic, "conf3");
 	t_push_gnt_k(port, T_NODE, slot++, PROTO_NODE_NONE, 4, 0, 2);	/* joins: 2 frames a slot */
 	nic_poll(nic, now);
 	tport_clear(port);
-	two.vnet = 2;
-	cr_assert_eq(nic_send(nic, &one, now), 0);
-	cr_assert_eq(nic_send(nic, &two, now), 0);
+	t_send_bulk(nic, T_VNET, now);
+	t_send_bulk(nic, 2, now);
 	nic_poll(nic, now);
 	t_push_gnt_k(port, T_NODE, slot, T_PEER, 4, 0, 2);
 	nic_poll(nic, now);
