@@ -44,6 +44,7 @@ enum sn_pkt_flag {
 	SN_PKT_RECORDED = 1u << 5,	/* rx: already recorded by build_acks */
 	SN_PKT_ACK_ONLY = 1u << 6,	/* tx: a standalone acknowledgment */
 	SN_PKT_SENDING = 1u << 7,	/* tx: the channel will send it or awaits its BACK */
+	SN_PKT_SACKED = 1u << 8,	/* tx: its receiver holds it behind a hole (genp) */
 };
 
 struct sn_conn;
@@ -110,6 +111,15 @@ struct sn_conn {
 
 /* The pipeline must tick at its next pipeline_tick (dataplane/stage.c). */
 void pipeline_touch(struct pipeline *pl);
+
+/*
+ * True when pkt has left and waits for nothing but its acknowledgment: not
+ * being sent, and not acknowledged by mask already (its receiver holds it).
+ */
+static inline bool sn_pkt_awaits_ack(const struct sn_pkt *pkt)
+{
+	return pkt->tx_count && !(pkt->flags & (SN_PKT_SENDING | SN_PKT_SACKED));
+}
 
 /*
  * Record that pkt started to leave at now: egress (xmit) calls it for every

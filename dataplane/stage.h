@@ -122,6 +122,12 @@ struct pipeline_env {
 	 * what the outside holds of it as a DOWN notice would; NULL: nothing.
 	 */
 	void (*restart)(void *ctx, struct sn_conn *conn, uint64_t now);
+	/*
+	 * pkt arrived and its receiver holds it (acknowledged by mask under
+	 * order): it is never resent, so the channel need not keep it; it
+	 * completes later. NULL: nothing.
+	 */
+	void (*held)(void *ctx, struct sn_pkt *pkt, uint64_t now);
 };
 
 /* What the epoch of a frame received on a connection says (pipeline_rx_epoch). */

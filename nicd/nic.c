@@ -118,6 +118,17 @@ static void nic_env_restart(void *ctx, struct sn_conn *conn, uint64_t now)
 	conn->bulk_hold_slots = 0;
 }
 
+/*
+ * Pipeline callback: pkt's receiver holds it and it is never resent: a
+ * quick one gives its send buffer back now rather than when it completes.
+ */
+static void nic_env_held(void *ctx, struct sn_pkt *pkt, uint64_t now)
+{
+	(void)now;
+	if (pkt->cq == CQ_QWAIT || pkt->cq == CQ_QTX)
+		chan_forget(ctx, pkt);
+}
+
 /* Pipeline callback: a descriptor for an acknowledgment. */
 static struct sn_pkt *nic_env_alloc(void *ctx)
 {
@@ -248,7 +259,7 @@ int nic_add_vnet(struct nic *nic, uint16_t vnet, const char *spec,
 		.ctx = nic, .sink = nic_env_sink, .deliver = nic_env_deliver,
 		.complete = nic_env_complete, .alloc = nic_env_alloc,
 		.release = nic_env_release, .rx_tight = nic_env_rx_tight,
-		.restart = nic_env_restart,
+		.restart = nic_env_restart, .held = nic_env_held,
 	};
 	struct pipeline *pl;
 

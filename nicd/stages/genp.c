@@ -5,7 +5,9 @@
  * and chooses what to retransmit: on a timeout go-back-N resends every
  * unacknowledged packet, selective repeat only the oldest; selective repeat
  * also resends a packet at once when the mask shows a later packet, sent
- * after it, has arrived.
+ * after it, has arrived. Under `order` a packet acknowledged by the mask is
+ * only held by the receiver, behind a hole: it is no longer resent, but
+ * completes with the ack base, when it is delivered.
  */
 #include <string.h>
 
@@ -48,6 +50,11 @@ static const char *const genp_counter_names[] = {
 	"cancelled_unnumbered", NULL,
 };
 
+/* Per-pipeline state. */
+struct genp_priv {
+	bool mask_holds;	/* order above: the mask acknowledges held packets */
+};
+
 /* Per-connection state besides the standard fields. */
 struct genp_conn {
 	struct sn_pkt *wait_head;	/* waiting for window space, in order */
@@ -72,6 +79,7 @@ static int genp_init(struct stage *st, char *err, size_t errlen)
 			 "stage genp needs timer above it (a lost packet would never be resent)");
 		return -EINVAL;
 	}
+	((struct genp_priv *)st->priv)->mask_holds = stage_above(st, "order") != NULL;
 	return 0;
 }
 
@@ -176,23 +184,24 @@ static bool genp_covered(uint32_t n, uint32_t base, uint32_t mask, bool use_mask
 	return use_mask && d <= PROTO_SACK_BITS && ((mask >> (d - 1)) & 1);
 }
 
-/* True when a packet is sent and only waiting for its acknowledgment. */
-static bool genp_waiting_ack(const struct sn_pkt *p)
-{
-	return p->tx_count && !(p->flags & SN_PKT_SENDING);
-}
-
 /* Resend p (it goes back to the channel). */
 static void genp_resend(struct stage *st, struct sn_pkt *p, uint64_t now)
 {
 	stage_pass_down(st, &p, 1, now);
 }
 
-/* Apply an acknowledgment to conn; resend holes it reveals (sr). */
+/*
+ * Apply an acknowledgment to conn; resend holes it reveals (sr). What the
+ * base covers was delivered; what only the mask covers arrived, but under
+ * order the receiver holds it behind a hole and drops it if its connection
+ * restarts first, so then it only stops being resent (SN_PKT_SACKED) and
+ * completes when the base reaches it.
+ */
 static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt *a,
 		     uint64_t now)
 {
 	bool sr = st->param[1] == GENP_SR;
+	bool mask_holds = ((const struct genp_priv *)st->priv)->mask_holds;
 	struct sn_pkt *p, *prev = NULL, *next;
 	uint64_t sacked_tx = 0, rtt_from = 0;
 	uint32_t highest = a->ack_base;
@@ -209,15 +218,26 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 			continue;
 		}
 		if (proto_seq_diff(p->h.pkt_num, a->ack_base) > 0) {
+			if (p->flags & SN_PKT_SACKED) {
+				prev = p;	/* held there already */
+				continue;
+			}
 			st->cnt[GENP_SACKED]++;
 			if (p->t_tx > sacked_tx)
 				sacked_tx = p->t_tx;
 			if (proto_seq_lt(highest, p->h.pkt_num))
 				highest = p->h.pkt_num;
 		}
-		st->cnt[GENP_ACKED]++;
-		if (p->tx_count == 1 && p->t_tx > rtt_from)
+		if (p->tx_count == 1 && !(p->flags & SN_PKT_SACKED) && p->t_tx > rtt_from)
 			rtt_from = p->t_tx;	/* Karn: only unambiguous samples */
+		if (mask_holds && proto_seq_diff(p->h.pkt_num, a->ack_base) > 0) {
+			p->flags |= SN_PKT_SACKED;
+			if (st->pl->env.held)
+				st->pl->env.held(st->pl->env.ctx, p, now);
+			prev = p;
+			continue;
+		}
+		st->cnt[GENP_ACKED]++;
 		genp_unlink(c, prev, p);
 		pipeline_complete(st->pl, p, SN_OK, now);
 		progress = true;
@@ -228,7 +248,7 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 	for (p = c->unacked; sr && sacked_tx && p; p = p->next) {
 		if (!proto_seq_lt(p->h.pkt_num, highest))
 			break;
-		if (genp_waiting_ack(p) && p->t_tx < sacked_tx) {
+		if (sn_pkt_awaits_ack(p) && p->t_tx < sacked_tx) {
 			st->cnt[GENP_FAST_RETX]++;
 			genp_resend(st, p, now);
 		}
@@ -302,7 +322,7 @@ static void genp_timeout(struct stage *st, struct sn_conn *c, struct sn_pkt *p,
 	} else {
 		for (; p; p = nx) {
 			nx = p->next;
-			if (genp_waiting_ack(p))
+			if (sn_pkt_awaits_ack(p))
 				genp_retry(st, p, now);
 		}
 	}
@@ -373,6 +393,7 @@ const struct stage_ops stage_genp = {
 	.help = "numbers packets, limits outstanding ones, picks retransmissions",
 	.params = genp_params,
 	.counter_names = genp_counter_names,
+	.priv_size = sizeof(struct genp_priv),
 	.conn_size = sizeof(struct genp_conn),
 	.init = genp_init,
 	.tx = genp_tx,

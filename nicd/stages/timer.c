@@ -107,12 +107,6 @@ static uint64_t timer_timeout(const struct stage *st, const struct sn_conn *c)
 	return t < cap ? t : cap;
 }
 
-/* True when p has left and waits only for its acknowledgment. */
-static bool timer_waiting(const struct sn_pkt *p)
-{
-	return p->tx_count && !(p->flags & SN_PKT_SENDING);
-}
-
 /*
  * One pass over c's unacknowledged packets: a packet that waited longer than
  * the timeout gets a STAGE_EV_TIMEOUT (genp resends it, or with go-back-N
@@ -138,7 +132,7 @@ static uint64_t timer_scan(struct stage *st, struct sn_conn *c, uint64_t now)
 		 * has left and waited, nothing after it can be "lost".
 		 */
 		nx = priv->oldest_only ? NULL : p->next;
-		if (!timer_waiting(p))
+		if (!sn_pkt_awaits_ack(p))
 			continue;
 		if (now < p->t_tx + timeout) {
 			if (p->t_tx + timeout < next)
