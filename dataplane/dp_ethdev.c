@@ -1148,14 +1148,15 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 	return 0;
 }
 
-/* Free the frames waiting in the device's receive queues. */
-static void dp_ethdev_drain(uint16_t id)
+/* Free the frames waiting in the device's receive queues (started); how many. */
+static uint64_t dp_ethdev_drain(uint16_t id)
 {
 	struct rte_mbuf *pkts[DP_ETHDEV_DRAIN_BURST];
 	struct rte_eth_dev_info info;
+	uint64_t freed = 0;
 
 	if (rte_eth_dev_info_get(id, &info))
-		return;
+		return 0;
 	for (uint16_t q = 0; q < info.nb_rx_queues; q++) {
 		for (unsigned int total = 0; total < DP_ETHDEV_DRAIN_MAX;) {
 			uint16_t n = rte_eth_rx_burst(id, q, pkts, DP_ETHDEV_DRAIN_BURST);
@@ -1164,20 +1165,36 @@ static void dp_ethdev_drain(uint16_t id)
 				break;
 			rte_pktmbuf_free_bulk(pkts, n);
 			total += n;
+			freed += n;
 		}
 	}
+	return freed;
 }
 
-/* Take dev's received frames (some drivers, ring, keep them past close), then stop it. */
-static void dp_ethdev_stop_drained(struct dp_ethdev *dev)
+/*
+ * Free what dev's receive queues hold before a restart or re-creation:
+ * frames of the peer or session that went away, which net_ring's rings
+ * and af_packet's mapped ring keep across a stop and start (memif's
+ * connection starts its rings afresh; a re-created device has new ones).
+ */
+static void dp_ethdev_flush(struct dp_ethdev *dev)
 {
-	int ret;
+	dev->watch.stats.rx_flushed_on_restart += dp_ethdev_drain(dev->port_id);
+}
 
-	dp_ethdev_drain(dev->port_id);
-	ret = rte_eth_dev_stop(dev->port_id);
+/*
+ * Take dev's received frames (some drivers, ring, keep them past close),
+ * then stop it; how many it took.
+ */
+static uint64_t dp_ethdev_stop_drained(struct dp_ethdev *dev)
+{
+	uint64_t freed = dp_ethdev_drain(dev->port_id);
+	int ret = rte_eth_dev_stop(dev->port_id);
+
 	if (ret)
 		DP_LOG(dp_ethdev_logtype, WARNING, "port %s: stop failed: %s", dev->name,
 		       rte_strerror(-ret));
+	return freed;
 }
 
 /* The alarm of dev's fence ran: so did every alarm set before it. */
@@ -1258,6 +1275,7 @@ void dp_ethdev_close(struct dp_ethdev *dev)
 
 int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen)
 {
+	bool was_stopped = dev->stopped;
 	int ret;
 
 	if (!rte_eth_dev_is_valid_port(dev->port_id)) {
@@ -1267,6 +1285,7 @@ int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen)
 	/* Stopped by a failed restart: stopping again would only log "already stopped". */
 	if (!dev->stopped) {
 		dev->stopped = true;
+		dp_ethdev_flush(dev);
 		ret = rte_eth_dev_stop(dev->port_id);
 		if (ret) {
 			snprintf(err, errlen, "port %s: cannot stop: %s", dev->name,
@@ -1279,19 +1298,23 @@ int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen)
 		snprintf(err, errlen, "port %s: cannot start: %s", dev->name, rte_strerror(-ret));
 		return ret;
 	}
+	/* A stopped device's queues cannot be read: what it kept is freed once started. */
+	if (was_stopped)
+		dp_ethdev_flush(dev);
 	dev->stopped = false;
 	return 0;
 }
 
 /*
  * The link of dev, a device the watch creates again, was read down: stop
- * it (its ports pass nothing; its frames stay with it until it is
- * removed) and set the fence its removal waits for.
+ * it (its ports pass nothing; the frames it received are freed, counted,
+ * as the re-created device's ports must not get them) and set the fence
+ * its removal waits for.
  */
 static void dp_ethdev_replug_down(struct dp_ethdev *dev)
 {
 	dev->stopped = true;
-	dp_ethdev_stop_drained(dev);
+	dev->watch.stats.rx_flushed_on_restart += dp_ethdev_stop_drained(dev);
 	dp_ethdev_fence_set(dev);
 }
 

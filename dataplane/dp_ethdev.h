@@ -55,6 +55,7 @@ struct dp_ethdev_conf {
 	X(link_up, "times it came back up after going down") \
 	X(port_restarts, "stops and starts (or re-creations) to bring the link back") \
 	X(restart_failed, "restarts whose start (or creation) failed (the peer not there yet)") \
+	X(rx_flushed_on_restart, "received frames freed undelivered at a restart or re-creation: they came before it, from the peer or session that went away") \
 	X(server_silent, "re-creations put off: the vhost-user server took the connection and had not answered when one was due")
 
 /* Link events of a device and what dp_ethdev_watch did about them. */
@@ -217,9 +218,11 @@ void dp_ethdev_close(struct dp_ethdev *dev);
  * Stop the device and start it again (its queues, MTU and promiscuous mode
  * stay as set up): what brings back the link of a memif client whose
  * server restarted, as DPDK 22.11's memif driver connects only in
- * rte_eth_dev_start. 0, or -errno with a message naming the port; the
- * device is then left stopped (dev->stopped) and its ports receive and
- * send nothing until a later restart succeeds.
+ * rte_eth_dev_start. What its receive queues hold from before is freed,
+ * not delivered, and counted (rx_flushed_on_restart): net_ring and
+ * af_packet keep it across a stop and start. 0, or -errno with a message
+ * naming the port; the device is then left stopped (dev->stopped) and its
+ * ports receive and send nothing until a later restart succeeds.
  */
 int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen);
 

@@ -63,17 +63,57 @@ int dp_telemetry_add_set(struct rte_tel_data *d, const struct dp_counter_set *se
 	return 0;
 }
 
-int dp_telemetry_add_group(struct rte_tel_data *d, const struct dp_counter_set *set)
+/* c as a telemetry key has it: names take letters, digits, '_' and '/' only. */
+static char dp_tel_key_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '/' ? c : '_';
+}
+
+/* name as a telemetry key (key holds RTE_TEL_MAX_STRING_LEN bytes; longer names are cut). */
+static void dp_tel_key(char *key, const char *name)
+{
+	snprintf(key, RTE_TEL_MAX_STRING_LEN, "%s", name);
+	for (char *c = key; *c; c++)
+		*c = dp_tel_key_char(*c);
+}
+
+/* True when names a and b become the same key (cut to RTE_TEL_MAX_STRING_LEN - 1). */
+static bool dp_tel_same_key(const char *a, const char *b)
+{
+	size_t i;
+
+	for (i = 0; i < RTE_TEL_MAX_STRING_LEN - 1 && a[i] && b[i]; i++)
+		if (dp_tel_key_char(a[i]) != dp_tel_key_char(b[i]))
+			return false;
+	return i == RTE_TEL_MAX_STRING_LEN - 1 || (!a[i] && !b[i]);
+}
+
+/* 0 when the n sets' groups become n keys, else -EEXIST with a message naming two. */
+static int dp_tel_groups_distinct(const struct dp_counter_set *sets, unsigned int n)
+{
+	char key[RTE_TEL_MAX_STRING_LEN];
+
+	for (unsigned int i = 0; i < n; i++)
+		for (unsigned int j = i + 1; j < n; j++) {
+			if (!dp_tel_same_key(sets[i].group, sets[j].group))
+				continue;
+			dp_tel_key(key, sets[i].group);
+			DP_LOG(dp_tel_logtype, ERR,
+			       "telemetry groups \"%s\" and \"%s\" both become key \"%s\" (a key keeps letters, digits, '_' and '/', other characters become '_', and at most %d of them): reply refused, as one group would hide the other; rename one",
+			       sets[i].group, sets[j].group, key, RTE_TEL_MAX_STRING_LEN - 1);
+			return -EEXIST;
+		}
+	return 0;
+}
+
+/* Add set as a nested dictionary under its group's key. */
+static int dp_tel_add_group(struct rte_tel_data *d, const struct dp_counter_set *set)
 {
 	char key[RTE_TEL_MAX_STRING_LEN];
 	struct rte_tel_data *child;
 	int ret;
 
-	/* Telemetry names take letters, digits, '_' and '/' only. */
-	snprintf(key, sizeof(key), "%s", set->group);
-	for (char *c = key; *c; c++)
-		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '/')
-			*c = '_';
+	dp_tel_key(key, set->group);
 	child = rte_tel_data_alloc();
 	if (!child)
 		return -ENOMEM;
@@ -86,13 +126,23 @@ int dp_telemetry_add_group(struct rte_tel_data *d, const struct dp_counter_set *
 	return ret;
 }
 
+int dp_telemetry_add_groups(struct rte_tel_data *d, const struct dp_counter_set *sets,
+			    unsigned int n)
+{
+	int ret = dp_tel_groups_distinct(sets, n);
+
+	for (unsigned int i = 0; i < n && !ret; i++)
+		ret = dp_tel_add_group(d, &sets[i]);
+	return ret;
+}
+
 /* True when path is a command DPDK accepts. */
 static bool dp_tel_path_ok(const char *path)
 {
 	if (!path || path[0] != '/' || strlen(path) >= DP_TEL_CMD_MAX)
 		return false;
 	for (const char *c = path; *c; c++)
-		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '/')
+		if (dp_tel_key_char(*c) != *c)
 			return false;
 	return true;
 }

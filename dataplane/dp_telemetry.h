@@ -19,11 +19,16 @@
 int dp_telemetry_add_set(struct rte_tel_data *d, const struct dp_counter_set *set);
 
 /*
- * Add set as a nested dictionary under its group name, so one reply can
- * carry several sets; characters telemetry refuses in names become '_'
- * ("net_ring0.q0" is written "net_ring0_q0"). 0 or -errno.
+ * Add each of the n sets as a nested dictionary under its group name, so
+ * one reply can carry several sets; characters telemetry refuses in names
+ * become '_' ("net_ring0.q0" is written "net_ring0_q0") and names are cut
+ * to RTE_TEL_MAX_STRING_LEN - 1 characters (127). Give every group of a dictionary in one call: two
+ * groups that would become one key ("a.b" and "a_b"), one hiding the
+ * other, are refused before anything is added: -EEXIST, and an error
+ * logged naming both. 0 or -errno.
  */
-int dp_telemetry_add_group(struct rte_tel_data *d, const struct dp_counter_set *set);
+int dp_telemetry_add_groups(struct rte_tel_data *d, const struct dp_counter_set *sets,
+			    unsigned int n);
 
 /*
  * JSON bytes of a "key":v entry with its separator: what a reply that must

@@ -92,7 +92,7 @@ static int peer_tel_stats(const char *cmd, const char *params, struct rte_tel_da
 		return -1;
 	own = DP_COUNTER_SET("peer", peer_counter_names, &p->stats);
 	port = dp_port_counters(p->port);
-	if (dp_telemetry_add_set(d, &own) || dp_telemetry_add_group(d, &port))
+	if (dp_telemetry_add_set(d, &own) || dp_telemetry_add_groups(d, &port, 1))
 		return -1;
 	return 0;
 }

@@ -575,6 +575,43 @@ Test(ethdev, close_frees_every_frame)
 	cr_assert_eq(rte_mempool_avail_count(pool), avail);
 }
 
+/*
+ * A restart (a memif client's way back to its server) frees what the
+ * receive queues held, counted: net_ring keeps its rings across a stop and
+ * start, and would hand the daemon frames of the peer that went away.
+ */
+Test(ethdev, a_restart_frees_what_its_receive_queues_held)
+{
+	unsigned int in_use = rte_mempool_in_use_count(pool);
+	struct rte_mbuf *pkts[BURST];
+	struct dp_port *p[2];
+	struct dp_ethdev dev;
+	char err[256];
+
+	ring_up("net_ring0", 2, &dev);
+	for (uint16_t q = 0; q < 2; q++) {
+		p[q] = dp_ethdev_port_create(&dev, q, q);
+		cr_assert_not_null(p[q]);
+		for (unsigned int k = 0; k < 20; k++)
+			pkts[k] = frame_mbuf(k, q);
+		dp_port_tx(p[q], pkts, 20);
+	}
+	cr_assert_eq(rte_mempool_in_use_count(pool), in_use + 40);
+	cr_assert_eq(dp_ethdev_restart(&dev, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(dev.watch.stats.rx_flushed_on_restart, 40);
+	cr_assert_eq(rte_mempool_in_use_count(pool), in_use, "the held frames are back in the pool");
+	for (uint16_t q = 0; q < 2; q++) {
+		cr_assert_eq(dp_port_rx(p[q], pkts, BURST), 0, "queue %u delivered a frame from before",
+			     q);
+		/* What comes after the restart passes. */
+		send_and_check(p[q], p[q], 20, 5, q);
+		dp_port_destroy(p[q]);
+	}
+	cr_assert_eq(dev.watch.stats.rx_flushed_on_restart, 40);
+	dp_ethdev_close(&dev);
+	cr_assert_eq(rte_mempool_in_use_count(pool), in_use);
+}
+
 /* dp_ethdev_watch at now, the time advanced by ms first. */
 static bool watch_after(struct dp_ethdev *dev, uint64_t *now, unsigned int ms)
 {
@@ -642,8 +679,9 @@ Test(ethdev, watch_counts_link_events_and_restarts_with_back_off)
 
 /*
  * A device a failed restart left stopped: its ports pass nothing (DPDK's
- * dummy queues would complain), a restart starts it again, and closing it
- * while stopped returns every frame.
+ * dummy queues would complain), a restart starts it again and frees what
+ * its rings kept from before (counted), and closing it while stopped
+ * returns every frame.
  */
 Test(ethdev, ports_of_a_stopped_device_pass_nothing)
 {
@@ -668,9 +706,10 @@ Test(ethdev, ports_of_a_stopped_device_pass_nothing)
 	cr_assert_eq(p->stats.tx_full, 0, "counted as down, not as a full queue");
 	cr_assert_eq(dp_ethdev_restart(&dev, err, sizeof(err)), 0, "%s", err);
 	cr_assert_not(dev.stopped);
-	cr_assert_eq(dp_port_rx(p, pkts, BURST), 1, "the frame sent before the stop");
-	frame_check(pkts[0], 5, 0);
-	rte_pktmbuf_free(pkts[0]);
+	cr_assert_eq(dev.watch.stats.rx_flushed_on_restart, 1, "the frame sent before the stop");
+	cr_assert_eq(dp_port_rx(p, pkts, BURST), 0);
+	cr_assert_eq(rte_mempool_avail_count(pool), avail);
+	send_and_check(p, p, 7, 1, 0);
 	cr_assert_eq(rte_eth_dev_stop(dev.port_id), 0);
 	dev.stopped = true;
 	dp_port_destroy(p);
@@ -1105,7 +1144,7 @@ static int tel_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_dict(d);
-	if (dp_telemetry_add_set(d, &set) || dp_telemetry_add_group(d, &set))
+	if (dp_telemetry_add_set(d, &set) || dp_telemetry_add_groups(d, &set, 1))
 		return -1;
 	return 0;
 }
@@ -1121,13 +1160,29 @@ static void tel_query(int fd, const char *cmd, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
-Test(eal, telemetry_endpoint_reads_back_through_the_socket)
+/* Connect to this process's telemetry socket; its greeting is read into buf. */
+static int tel_connect(char *buf, size_t len)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	ssize_t n;
+
+	cr_assert_geq(fd, 0);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/dpdk_telemetry.v2",
+		 rte_eal_get_runtime_dir());
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0,
+		     "%s: %s", sun.sun_path, strerror(errno));
+	n = read(fd, buf, len - 1);
+	cr_assert_gt(n, 0);
+	buf[n] = '\0';
+	return fd;
+}
+
+Test(eal, telemetry_endpoint_reads_back_through_the_socket)
+{
 	char buf[16384], pid[32];
 	struct rte_tel_data *d = rte_tel_data_alloc();
 	int fd;
-	ssize_t n;
 
 	cr_assert_eq(dp_telemetry_register("/segnet/test/stats", tel_cb, "test counters"), 0);
 	cr_assert_eq(dp_telemetry_register("/segnet/test/stats", tel_cb, "again"), -EEXIST);
@@ -1135,15 +1190,7 @@ Test(eal, telemetry_endpoint_reads_back_through_the_socket)
 	cr_assert_eq(dp_telemetry_register("/segnet/te.st", tel_cb, "dot"), -EINVAL);
 	cr_assert_eq(dp_telemetry_register("/segnet/x", NULL, "no callback"), -EINVAL);
 
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/dpdk_telemetry.v2",
-		 rte_eal_get_runtime_dir());
-	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0,
-		     "%s: %s", sun.sun_path, strerror(errno));
-	n = read(fd, buf, sizeof(buf) - 1);
-	cr_assert_gt(n, 0);
-	buf[n] = '\0';
+	fd = tel_connect(buf, sizeof(buf));
 	snprintf(pid, sizeof(pid), "\"pid\":%d", (int)getpid());
 	cr_assert_not_null(strstr(buf, pid), "not our process: %s", buf);
 	tel_query(fd, "/segnet/test/stats", buf, sizeof(buf));
@@ -1164,8 +1211,75 @@ Test(eal, telemetry_endpoint_reads_back_through_the_socket)
 							   &tel_stats);
 
 		cr_assert_eq(dp_telemetry_add_set(d, &set), -ENOSPC);
-		cr_assert_eq(dp_telemetry_add_group(d, &set), -ENOSPC);
+		cr_assert_eq(dp_telemetry_add_groups(d, &set, 1), -ENOSPC);
 	}
+	rte_tel_data_free(d);
+}
+
+/* Counters of two groups whose names differ only where telemetry takes '_'. */
+static struct dp_port_stats clash_stats[2] = { { .rx_frames = 1 }, { .rx_frames = 2 } };
+
+/* What dp_telemetry_add_groups returned to clash_cb. */
+static int clash_ret = 1;
+
+/* Fill a reply with groups "net_ring0.q0" and "net_ring0_q0". */
+static int clash_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct dp_counter_set sets[2] = {
+		DP_COUNTER_SET("net_ring0.q0", dp_port_counter_names, &clash_stats[0]),
+		DP_COUNTER_SET("net_ring0_q0", dp_port_counter_names, &clash_stats[1]),
+	};
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	clash_ret = dp_telemetry_add_groups(d, sets, 2);
+	return clash_ret ? -1 : 0;
+}
+
+/*
+ * Two groups that become one key ('.' is written '_'): one would hide the
+ * other from a JSON reader (the last one wins). The reply is refused.
+ */
+Test(eal, telemetry_groups_that_become_one_key_are_refused)
+{
+	char buf[16384];
+	int fd;
+
+	cr_assert_eq(dp_telemetry_register("/segnet/test/clash", clash_cb, "clashing groups"), 0);
+	fd = tel_connect(buf, sizeof(buf));
+	tel_query(fd, "/segnet/test/clash", buf, sizeof(buf));
+	close(fd);
+	cr_assert_null(strstr(buf, "\"net_ring0_q0\""), "one key for two groups: %s", buf);
+	cr_assert_not_null(strstr(buf, "{\"/segnet/test/clash\":null}"), "%s", buf);
+	cr_assert_eq(clash_ret, -EEXIST);
+}
+
+/* Groups refused and taken without the socket: names cut to one key clash too. */
+Test(eal, telemetry_group_keys_must_differ)
+{
+	char a[RTE_TEL_MAX_STRING_LEN + 8], b[RTE_TEL_MAX_STRING_LEN + 8];
+	struct rte_tel_data *d = rte_tel_data_alloc();
+	struct dp_counter_set sets[3] = {
+		DP_COUNTER_SET("a.b", dp_port_counter_names, &clash_stats[0]),
+		DP_COUNTER_SET("a-c", dp_port_counter_names, &clash_stats[1]),
+		DP_COUNTER_SET("a:b", dp_port_counter_names, &clash_stats[1]),
+	};
+
+	cr_assert_not_null(d);
+	rte_tel_data_start_dict(d);
+	cr_assert_eq(dp_telemetry_add_groups(d, sets, 3), -EEXIST, "a.b and a:b are both a_b");
+	cr_assert_eq(dp_telemetry_add_groups(d, sets, 2), 0);
+	memset(a, 'x', sizeof(a) - 1);
+	a[sizeof(a) - 1] = '\0';
+	memcpy(b, a, sizeof(b));
+	b[sizeof(b) - 2] = 'y';
+	sets[0].group = a;
+	sets[1].group = b;
+	cr_assert_eq(dp_telemetry_add_groups(d, sets, 2), -EEXIST, "the same first %d characters",
+		     RTE_TEL_MAX_STRING_LEN - 1);
+	b[RTE_TEL_MAX_STRING_LEN - 2] = 'y';
+	cr_assert_eq(dp_telemetry_add_groups(d, sets, 2), 0);
 	rte_tel_data_free(d);
 }
 
