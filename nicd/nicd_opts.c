@@ -415,6 +415,15 @@ static int nicd_single_node(struct nicd_opts *o, const struct nicd_single *s,
 	return 0;
 }
 
+/* True when node names a and b make one telemetry key ('-' becomes '_'). */
+static bool nicd_same_key(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && !(strchr("-_", *a) && strchr("-_", *b)))
+			return false;
+	return *a == *b;
+}
+
 /* Names, devices and vnets are each given once; names are valid and make socket paths. */
 static int nicd_check_unique(const struct nicd_opts *o, char *err, size_t errlen)
 {
@@ -438,6 +447,15 @@ static int nicd_check_unique(const struct nicd_opts *o, char *err, size_t errlen
 
 			if (!strcmp(a->name, b->name))
 				return dp_opt_fail(err, errlen, "--node: name %s is given twice", a->name);
+			if (nicd_same_key(a->name, b->name)) {
+				char key[32];	/* a valid name is shorter */
+
+				snprintf(key, sizeof(key), "%s", a->name);
+				for (char *c = strchr(key, '-'); c; c = strchr(c, '-'))
+					*c = '_';
+				return dp_opt_fail(err, errlen, "--node: names %s and %s both become telemetry key %s ('-' becomes '_'): rename one",
+						 a->name, b->name, key);
+			}
 			if (!strcmp(a->bulk, b->bulk) || !strcmp(a->bulk, b->quick) ||
 			    !strcmp(a->quick, b->bulk) || !strcmp(a->quick, b->quick))
 				return dp_opt_fail(err, errlen, "nodes %s and %s share a device: every node needs its own",

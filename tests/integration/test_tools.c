@@ -113,6 +113,9 @@ Test(tools, nicd_bad_arguments)
 	t_usage_error("NAME:BULKDEV", NICD_BIN, "--vnet", vnet, "--node", "onlyname", NULL);
 	t_usage_error("share a device", NICD_BIN,
 		      "--vnet", vnet, "--node", "a:d0", "--node", "b:d0", NULL);
+	/* Telemetry keys of nodes turn '-' into '_': one node's would hide the other's. */
+	t_usage_error("--node: names n-1 and n_1 both become telemetry key n_1", NICD_BIN,
+		      "--vnet", vnet, "--node", "n-1:d0", "--node", "n_1:d1", NULL);
 	/* PCI addresses hold colons: the quick device here is 0000:3c:00.1. */
 	t_usage_error("share a device", NICD_BIN, "--vnet", vnet,
 		      "--node", "a:0000:3b:00.0:0000:3c:00.1", "--node", "b:0000:3c:00.1", NULL);
