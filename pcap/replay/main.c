@@ -5,10 +5,12 @@
  * line or a damaged trace fails at once, with nothing sent), then sets up
  * the mode, schedules the records the mode kept, runs the sender loop on
  * the TSC clock (CLOCK_MONOTONIC for a mode without the EAL), lets the
- * mode drain and prints the report. doc/man/segnet-replay.1 documents it.
+ * mode drain and prints the report; a replay a signal stopped early exits
+ * 128 + the signal (130, 143). doc/man/segnet-replay.1 documents it.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +204,22 @@ static int replay_write_report(const struct replay_main *r, const char *opt, con
 	return 0;
 }
 
+/*
+ * The exit status of a replay a signal stopped: 128 + the signal, as a
+ * shell says it. dp_stop does not say which signal came, but
+ * dp_signals_install's handlers are reset to the default when their
+ * signal comes (SA_RESETHAND): SIGTERM's is the default again after a
+ * SIGTERM, else the signal was SIGINT.
+ */
+static int replay_signal_status(void)
+{
+	struct sigaction sa;
+
+	if (sigaction(SIGTERM, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
+		return REPLAY_EXIT_SIGNAL + SIGTERM;
+	return REPLAY_EXIT_SIGNAL + SIGINT;
+}
+
 /* Run the replay and print the report; the exit status. */
 static int replay_run(struct replay_main *r)
 {
@@ -214,7 +232,7 @@ static int replay_run(struct replay_main *r)
 	struct replay_loop_result res;
 	struct replay_summary sum;
 	uint64_t dropped;
-	bool failed;
+	bool failed, interrupted;
 	int rc;
 
 	printf("segnet-replay: %s: %s, %" PRIu64 " records", r->opts.file,
@@ -226,12 +244,14 @@ static int replay_run(struct replay_main *r)
 	rc = replay_loop_run(r->sched, r->trace, r->mode, r->state, &lc, r->stats, &res);
 	if (r->mode->drain)
 		r->mode->drain(r->state);
+	/* A signal in the drain cut it short too: the replay did not end. */
+	interrupted = res.interrupted || dp_stop;
 	replay_stats_summary(r->stats, &sum);
 	replay_stats_print(&sum, REPLAY_STATS_TABLE, stdout);
 	r->mode->report(r->state, stdout);
 	dropped = r->mode->dropped(r->state);
 	sum.not_sent = dropped;
-	printf("%-14s %15s\n", "stopped by", res.interrupted ? "signal" :
+	printf("%-14s %15s\n", "stopped by", interrupted ? "signal" :
 	       res.error ? "error" : timing_stop_name(res.stop));
 	if (rc)
 		fprintf(stderr, "segnet-replay: sending failed: %s\n", strerror(-rc));
@@ -239,6 +259,8 @@ static int replay_run(struct replay_main *r)
 	/* Each report is written, whether or not another could be. */
 	failed = replay_write_report(r, "--csv", r->opts.csv, &sum, REPLAY_STATS_CSV) != 0;
 	failed |= replay_write_report(r, "--json", r->opts.json, &sum, REPLAY_STATS_JSON) != 0;
+	if (interrupted)
+		return replay_signal_status();
 	return failed || rc || dropped ? REPLAY_EXIT_FAIL : REPLAY_EXIT_OK;
 }
 
@@ -286,6 +308,9 @@ int main(int argc, char **argv)
 	}
 	dp_signals_install();
 	rc = replay_setup(&r);
+	/* Stopped while waiting for the link or the nodes: interrupted, too. */
+	if (rc && dp_stop)
+		rc = replay_signal_status();
 	if (!rc)
 		rc = replay_run(&r);
 	replay_free(&r);

@@ -36,6 +36,7 @@ enum replay_exit {
 	REPLAY_EXIT_OK = 0,	/* every record handed out was sent */
 	REPLAY_EXIT_FAIL = 1,	/* trace refused, port or mode failed, frames not sent */
 	REPLAY_EXIT_USAGE = 2,	/* bad arguments */
+	REPLAY_EXIT_SIGNAL = 128,	/* + the signal (SIGINT, SIGTERM) that stopped it early */
 };
 
 /* Limits of the options. */

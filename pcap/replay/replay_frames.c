@@ -298,6 +298,7 @@ static void replay_frames_drop(struct replay_frames *f, uint16_t from, uint16_t 
 unsigned int replay_frames_flush(struct replay_frames *f)
 {
 	uint16_t n = f->nq, off = 0, k;
+	bool busy = false;
 	uint64_t t0 = 0;
 
 	f->nq = 0;
@@ -310,7 +311,12 @@ unsigned int replay_frames_flush(struct replay_frames *f)
 			f->stalled = false;
 		if (off == n)
 			break;
-		f->st.tx_partial++;
+		if (!busy) {
+			/* once per burst: the retries that follow are no news */
+			busy = true;
+			f->st.tx_busy++;
+			f->st.tx_waited += n - off;
+		}
 		if (f->stalled) {
 			/* still stalled: no second wait, the burst is lost at once */
 			replay_frames_drop(f, off, n);

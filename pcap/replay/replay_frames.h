@@ -49,8 +49,10 @@ struct replay_frames_stats {
 	uint64_t sent;
 	/* bytes of those frames */
 	uint64_t bytes;
-	/* transmit calls that took fewer frames than offered */
-	uint64_t tx_partial;
+	/* bursts the port did not take whole at their first transmit call */
+	uint64_t tx_busy;
+	/* frames of those bursts it did not take then: retried, or dropped */
+	uint64_t tx_waited;
 	/* frames dropped after a stalled queue or with no mbuf */
 	uint64_t dropped;
 	/* times the queue took nothing for the stall time-out */

@@ -249,8 +249,10 @@ static void replay_frames_mode_report(void *state, FILE *f)
 			"mtu", fm->dev.mtu, DP_ETHDEV_MTU);
 	fprintf(f, "%-14s %15" PRIu64 "\n", "frames sent", st.sent);
 	fprintf(f, "%-14s %15" PRIu64 "\n", "bytes sent", st.bytes);
-	fprintf(f, "%-14s %15" PRIu64 "  (transmit calls that found the queue full)\n",
-		"tx busy", st.tx_partial);
+	fprintf(f, "%-14s %15" PRIu64 "  (bursts the port did not take whole at the first transmit call)\n",
+		"tx busy", st.tx_busy);
+	fprintf(f, "%-14s %15" PRIu64 "  (frames of those bursts it did not take then: retried, or dropped)\n",
+		"tx waited", st.tx_waited);
 	fprintf(f, "%-14s %15" PRIu64 "\n", "dropped", st.dropped);
 	if (st.stalls)
 		fprintf(f, "%-14s %15" PRIu64 "  (times the port took nothing for %llu s: later bursts not retried until it took a frame)\n",

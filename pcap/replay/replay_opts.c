@@ -168,7 +168,8 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"for and the timing error (actual departure - scheduled) p50/p99; messages\n"
 		"mode adds messages sent and delivered per node and channel and the latency\n"
 		"per channel. Exit status: 0 all sent (and delivered), 1 failure (trace\n"
-		"refused, port, nicd, dropped or undelivered), 2 bad arguments.\n"
+		"refused, port, nicd, dropped or undelivered), 2 bad arguments, 130 (143)\n"
+		"stopped early by SIGINT (SIGTERM), after printing the report.\n"
 		"See segnet-replay(1).\n");
 }
 

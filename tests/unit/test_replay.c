@@ -473,7 +473,8 @@ Test(replay_loop, full_queue_is_retried_not_dropped)
 		cr_assert(!memcmp(g.port->f[j].data, g.t->recs[j % 260].data, g.port->f[j].len),
 			  "frame %u out of order", j);
 	replay_frames_get_stats(g.f, &fs);
-	cr_assert_gt(fs.tx_partial, 0);
+	cr_assert_gt(fs.tx_busy, 0);
+	cr_assert_geq(fs.tx_waited, fs.tx_busy);
 	cr_assert_eq(fs.dropped, 0);
 	cr_assert_eq(g.port->port.stats.tx_frames, 520);
 	rig_free(&g);
@@ -551,6 +552,41 @@ Test(replay_frames, after_a_stall_bursts_are_not_waited_on_until_the_port_takes_
 	cr_assert_eq(fs.dropped, 48);
 	cr_assert_eq(fs.stalls, 2);
 	cr_assert_eq(g.port->n, 4);
+	rig_free(&g);
+}
+
+/*
+ * tx busy counts the bursts the port did not take whole at the first
+ * transmit call, not the retries: a burst of 8 taken 3 at a time is one
+ * (5 frames waited), however many calls it took; a burst taken whole is
+ * none; a stalled port's first burst, retried for the 1 s time-out (1000
+ * calls here), is one, and each burst after it one more.
+ */
+Test(replay_frames, tx_busy_counts_bursts_not_retries)
+{
+	struct replay_frames_stats fs;
+	struct rig g;
+
+	rig_init(&g, 100, false);
+	g.port->take = 3;
+	cr_assert_eq(rig_burst(&g, 0, 8), 8);
+	replay_frames_get_stats(g.f, &fs);
+	cr_assert_eq(fs.tx_busy, 1, "%llu busy after one burst taken 3 at a time",
+		     (unsigned long long)fs.tx_busy);
+	cr_assert_eq(fs.tx_waited, 5);
+	g.port->take = 0;
+	cr_assert_eq(rig_burst(&g, 8, 4), 4);
+	g.port->stalled = true;
+	g.clock.read_ns = 1000000;	/* every clock read: 1 ms */
+	cr_assert_eq(rig_burst(&g, 12, 4), 0);
+	for (unsigned int b = 0; b < 10; b++)
+		cr_assert_eq(rig_burst(&g, 16, 4), 0);
+	replay_frames_get_stats(g.f, &fs);
+	cr_assert_eq(fs.tx_busy, 12, "%llu busy after 12 bursts not taken whole",
+		     (unsigned long long)fs.tx_busy);
+	cr_assert_eq(fs.tx_waited, 5 + 44);
+	cr_assert_eq(fs.dropped, 44);
+	cr_assert_eq(fs.sent, 12);
 	rig_free(&g);
 }
 
