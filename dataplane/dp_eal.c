@@ -395,11 +395,10 @@ uint64_t dp_idle_poll(struct dp_idle *idle, bool did_work, uint64_t now,
 	return now + took;
 }
 
-/* Ask the poll loops to stop. */
+/* Ask the poll loops to stop, saying which signal came. */
 static void dp_stop_handler(int sig)
 {
-	(void)sig;
-	dp_stop = 1;
+	dp_stop = sig;
 }
 
 void dp_signals_install(void)

@@ -151,7 +151,7 @@ uint32_t dp_idle_sleep_us(const struct dp_idle *idle, uint32_t first_us, bool aw
 uint64_t dp_idle_poll(struct dp_idle *idle, bool did_work, uint64_t now,
 		      uint64_t next_due);
 
-/* Set by SIGINT and SIGTERM once dp_signals_install() ran. */
+/* 0, or the signal (SIGINT, SIGTERM) that came once dp_signals_install() ran. */
 extern volatile sig_atomic_t dp_stop;
 
 /*

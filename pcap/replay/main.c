@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,20 +203,10 @@ static int replay_write_report(const struct replay_main *r, const char *opt, con
 	return 0;
 }
 
-/*
- * The exit status of a replay a signal stopped: 128 + the signal, as a
- * shell says it. dp_stop does not say which signal came, but
- * dp_signals_install's handlers are reset to the default when their
- * signal comes (SA_RESETHAND): SIGTERM's is the default again after a
- * SIGTERM, else the signal was SIGINT.
- */
+/* The exit status of a replay a signal stopped: 128 + the signal, as a shell says it. */
 static int replay_signal_status(void)
 {
-	struct sigaction sa;
-
-	if (sigaction(SIGTERM, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
-		return REPLAY_EXIT_SIGNAL + SIGTERM;
-	return REPLAY_EXIT_SIGNAL + SIGINT;
+	return REPLAY_EXIT_SIGNAL + (int)dp_stop;
 }
 
 /* Run the replay and print the report; the exit status. */
