@@ -282,6 +282,8 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 	r = proto_check_nodes(pkt, max_nodes);
 	if (r != PROTO_R_OK)
 		return r;
+	if ((pkt->flags & PROTO_F_DOWN) && pkt->epoch > PROTO_DOWN_MAX)
+		return PROTO_R_RESERVED;
 	if (rule->data_fields) {
 		if (pkt->src_ep >= max_eps || pkt->dst_ep >= max_eps)
 			return PROTO_R_ENDPOINT;

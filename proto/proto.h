@@ -82,6 +82,18 @@ enum proto_flag {
 	PROTO_F_ALL = (1u << 9) - 1,
 };
 
+/*
+ * What a DOWN notice (a BACK or QACK from the switch with PROTO_F_DOWN) says
+ * of the node it names, in its epoch field: the NIC decides by it whether
+ * its connections to the node take a new epoch (doc/protocol.md).
+ */
+enum proto_down_kind {
+	PROTO_DOWN_DOWN = 0,		/* marked down: no CFG for --down-slots */
+	PROTO_DOWN_REJOINED = 1,	/* it joined again, a new incarnation */
+	PROTO_DOWN_NOT_JOINED = 2,	/* it has not joined this switch */
+	PROTO_DOWN_MAX = 2,
+};
+
 /* GNT body flags. */
 enum proto_gnt_flag {
 	PROTO_GNT_F_FIFO = 1u << 0,	/* unscheduled model: request head only */

@@ -217,9 +217,12 @@ void sw_send_control(struct sw_fabric *sw, uint16_t in, uint16_t to,
 void sw_notice_down(struct sw_fabric *sw, uint16_t to, uint16_t down,
 		    uint8_t type, uint16_t vnet, uint64_t now)
 {
+	const struct sw_node *nd = &sw->nodes[down];
 	struct proto_pkt p = {
 		.type = type, .flags = PROTO_F_DOWN, .src_node = down,
 		.dst_node = to, .vnet = vnet, .slot = (uint32_t)sw->cur,
+		.epoch = nd->up ? PROTO_DOWN_REJOINED :
+			 nd->joined ? PROTO_DOWN_DOWN : PROTO_DOWN_NOT_JOINED,
 	};
 	struct rte_mbuf *m;
 

@@ -115,7 +115,10 @@ struct rte_mbuf *sw_frame(struct sw_fabric *sw, struct proto_pkt *p);
 void sw_send_control(struct sw_fabric *sw, uint16_t in, uint16_t to,
 		     struct rte_mbuf *m, uint64_t now);
 
-/* Tell initiator `to` that node `down` is down (or restarted). */
+/*
+ * Tell initiator `to` that node `down` is down, has not joined, or (up
+ * again) rejoined: the notice's epoch field says which (enum proto_down_kind).
+ */
 void sw_notice_down(struct sw_fabric *sw, uint16_t to, uint16_t down,
 		    uint8_t type, uint16_t vnet, uint64_t now);
 

@@ -989,6 +989,8 @@ Test(fabric, frames_from_a_node_that_has_not_joined_are_dropped)
 	cr_assert_eq(t_count(t, 0, PROTO_T_QACK), 1);
 	cr_assert(t_sent(t, 0, 0).flags & PROTO_F_DOWN);
 	cr_assert_eq(t_sent(t, 0, 0).src_node, 3);
+	cr_assert_eq(t_sent(t, 0, 0).epoch, PROTO_DOWN_NOT_JOINED,
+		     "the notice says node 3 never joined: %u", t_sent(t, 0, 0).epoch);
 	t_sw_free(t);
 }
 
@@ -1009,6 +1011,7 @@ Test(fabric, silent_node_is_marked_down_and_requesters_are_told)
 
 			if (p.type == PROTO_T_BACK && (p.flags & PROTO_F_DOWN)) {
 				cr_assert_eq(p.src_node, 2, "the notice names the down node");
+				cr_assert_eq(p.epoch, PROTO_DOWN_DOWN, "and says it is down");
 				if (first_notice < 0)
 					first_notice = s;
 			}
@@ -1029,6 +1032,7 @@ Test(fabric, silent_node_is_marked_down_and_requesters_are_told)
 	cr_assert_eq(t_count(t, 1, PROTO_T_QACK), 1);
 	cr_assert(t_sent(t, 1, 0).flags & PROTO_F_DOWN);
 	cr_assert_eq(t_sent(t, 1, 0).src_node, 2);
+	cr_assert_eq(t_sent(t, 1, 0).epoch, PROTO_DOWN_DOWN);
 	cr_assert_eq(t_count(t, 2, 0), 0);
 	t_clear(t);
 	/* A CFG does not revive it; HELLO does, and its peers hear it restarted. */
@@ -1045,6 +1049,8 @@ Test(fabric, silent_node_is_marked_down_and_requesters_are_told)
 			continue;
 		cr_assert_eq(t_count(t, i, PROTO_T_BACK), 1, "node %d not told of the restart", i);
 		cr_assert(t_sent(t, i, 0).flags & PROTO_F_DOWN);
+		cr_assert_eq(t_sent(t, i, 0).epoch, PROTO_DOWN_REJOINED,
+			     "node %d: the notice says node 2 rejoined: %u", i, t_sent(t, i, 0).epoch);
 	}
 	t_sw_free(t);
 }
