@@ -49,6 +49,13 @@ enum sn_pkt_flag {
 
 struct sn_conn;
 
+/* What a connection knows of its peer's FRESH frames (pipeline_rx_fresh). */
+enum sn_fresh_seen {
+	SN_FRESH_NONE,		/* none taken */
+	SN_FRESH_CURRENT,	/* fresh_nonce's taken since the last restart */
+	SN_FRESH_RETIRED,	/* fresh_nonce's taken before it: such frames are stale */
+};
+
 /* A packet in the NIC. */
 struct sn_pkt {
 	struct proto_pkt h;		/* header fields, host order */
@@ -81,6 +88,11 @@ struct sn_conn {
 	/* incarnation: every frame carries it (pipeline_rx_epoch, doc/protocol.md) */
 	uint16_t epoch;			/* current epoch; a reset here may move it on */
 	bool epoch_known;		/* set by a reset or the first frame of the peer */
+	bool epoch_adopted;		/* known from the peer's frame while this end
+					 * knew none (its process is new); a restart clears it */
+	bool rx_heard;			/* a frame of the peer taken since the last restart */
+	uint8_t fresh_seen;		/* enum sn_fresh_seen: what fresh_nonce is */
+	uint16_t fresh_nonce;		/* boot nonce of the peer's FRESH frames taken */
 	/* transmit side: maintained by genp */
 	uint32_t tx_next;		/* next packet number to assign */
 	struct sn_pkt *unacked;		/* numbered, unacknowledged, oldest first */

@@ -401,6 +401,10 @@ static void pipeline_conn_restart(struct pipeline *pl, struct sn_conn *c, uint64
 	c->rx_mask = 0;
 	c->rx_unacked = 0;
 	c->ack_now = 0;
+	c->rx_heard = false;
+	c->epoch_adopted = false;
+	if (c->fresh_seen == SN_FRESH_CURRENT)
+		c->fresh_seen = SN_FRESH_RETIRED;
 }
 
 void pipeline_conn_reset(struct pipeline *pl, struct sn_conn *c, bool new_epoch,
@@ -435,25 +439,67 @@ static bool pipeline_epoch_newer(const struct pipeline *pl, const struct sn_conn
 	return d > 0 || (d == INT16_MIN && c->peer < pl->self);
 }
 
+/* A frame of conn is stale: answer at once with an ack-only frame of its epoch. */
+static enum pipeline_epoch pipeline_rx_stale(struct pipeline *pl, struct sn_conn *c,
+					     uint64_t now)
+{
+	struct sn_pkt *a = pipeline_ack_only(pl, c);
+
+	if (a)
+		pipeline_run_tx(pl, 0, &a, 1, now);
+	return PIPELINE_EPOCH_STALE;
+}
+
 enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *c,
 				      uint16_t epoch, uint64_t now)
 {
-	struct sn_pkt *a;
-
 	if (!c->epoch_known || epoch == c->epoch) {
+		if (!c->epoch_known)
+			c->epoch_adopted = true;
 		c->epoch = epoch;
 		c->epoch_known = true;
+		c->rx_heard = true;
 		return PIPELINE_EPOCH_CURRENT;
 	}
 	if (pipeline_epoch_newer(pl, c, epoch)) {
 		pipeline_conn_restart(pl, c, now);
 		c->epoch = epoch;
+		c->rx_heard = true;
 		return PIPELINE_EPOCH_NEWER;
 	}
-	a = pipeline_ack_only(pl, c);
-	if (a)
-		pipeline_run_tx(pl, 0, &a, 1, now);
-	return PIPELINE_EPOCH_STALE;
+	return pipeline_rx_stale(pl, c, now);
+}
+
+/*
+ * True when conn holds state of an earlier process of its peer than the one
+ * whose FRESH frame brought nonce: it took another nonce since its last
+ * restart, or frames of the peer at an epoch it knew itself (an epoch taken
+ * while it knew none is from the peer's present process as far as it can
+ * tell: its own process is newer).
+ */
+static bool pipeline_fresh_is_new_process(const struct sn_conn *c, uint16_t nonce)
+{
+	if (c->fresh_seen == SN_FRESH_CURRENT)
+		return c->fresh_nonce != nonce;
+	return c->rx_heard && !c->epoch_adopted;
+}
+
+enum pipeline_epoch pipeline_rx_fresh(struct pipeline *pl, struct sn_conn *c,
+				      uint16_t nonce, uint64_t now)
+{
+	enum pipeline_epoch r = PIPELINE_EPOCH_CURRENT;
+
+	if (c->fresh_seen == SN_FRESH_RETIRED && c->fresh_nonce == nonce)
+		return pipeline_rx_stale(pl, c, now);
+	if (pipeline_fresh_is_new_process(c, nonce)) {
+		pipeline_conn_reset(pl, c, true, now);
+		r = PIPELINE_EPOCH_FRESH_RESTART;
+	}
+	c->fresh_nonce = nonce;
+	c->fresh_seen = SN_FRESH_CURRENT;
+	c->epoch_known = true;	/* both ends fresh: this one's epoch stands */
+	c->rx_heard = true;
+	return r;
 }
 
 struct stage *stage_below(struct stage *st, const char *name)

@@ -135,6 +135,7 @@ enum pipeline_epoch {
 	PIPELINE_EPOCH_CURRENT,	/* the connection's own (or its first): take the frame */
 	PIPELINE_EPOCH_NEWER,	/* the peer restarted it: restarted here too, take the frame */
 	PIPELINE_EPOCH_STALE,	/* from before a reset: drop the frame whole */
+	PIPELINE_EPOCH_FRESH_RESTART,	/* FRESH, of a new process of the peer: restarted, take it */
 };
 
 /* A pipeline: the stages of one virtual network and its connections. */
@@ -224,6 +225,19 @@ void pipeline_conn_reset(struct pipeline *pl, struct sn_conn *conn, bool new_epo
  */
 enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *conn,
 				      uint16_t epoch, uint64_t now);
+
+/*
+ * The same for a frame flagged FRESH (its sender's connection knows no epoch
+ * yet) carrying the boot nonce of its sender's process instead of an epoch
+ * (doc/protocol.md, connection epochs). Taken (CURRENT) when conn took that
+ * nonce already, or heard nothing of the peer since its last restart, or
+ * took its own epoch from the peer while it knew none itself; stale when
+ * conn took that nonce before its last restart; otherwise conn holds state
+ * of an earlier process of the peer: it restarts at the next epoch and
+ * takes the frame (FRESH_RESTART). Taken, conn knows its epoch from then on.
+ */
+enum pipeline_epoch pipeline_rx_fresh(struct pipeline *pl, struct sn_conn *conn,
+				      uint16_t nonce, uint64_t now);
 
 /* A standalone acknowledgment to conn's peer, not yet sent; NULL: no descriptor. */
 struct sn_pkt *pipeline_ack_only(struct pipeline *pl, struct sn_conn *conn);

@@ -76,10 +76,19 @@ static bool nic_emit(struct nic *nic, struct dp_port *port, struct proto_pkt *p,
 	return true;
 }
 
-/* The epoch a frame of conn carries, stamped as it leaves (0 without a connection). */
-static uint16_t nic_epoch(const struct sn_conn *conn)
+/*
+ * Stamp p, as it leaves, with the epoch of its connection (0 without one),
+ * or while the connection knows none, with FRESH and the boot nonce.
+ */
+static void nic_stamp_epoch(const struct nic *nic, const struct sn_conn *conn,
+			    struct proto_pkt *p)
 {
-	return conn ? conn->epoch : 0;
+	if (conn && !conn->epoch_known) {
+		p->flags |= PROTO_F_FRESH;
+		p->epoch = nic->boot_nonce;
+		return;
+	}
+	p->epoch = conn ? conn->epoch : 0;
 }
 
 /* Piggyback conn's receive state on p; the connection is then acknowledged. */
@@ -104,8 +113,8 @@ bool nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 		p = (struct proto_pkt) {
 			.type = PROTO_T_QACK, .src_node = nic->id,
 			.dst_node = pkt->h.dst_node, .vnet = pkt->h.vnet,
-			.epoch = nic_epoch(pkt->conn),
 		};
+		nic_stamp_epoch(nic, pkt->conn, &p);
 		nic_add_ack(pkt->conn, &p);
 		if (!nic_emit(nic, nic->quick, &p, now))
 			return false;
@@ -114,8 +123,8 @@ bool nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 	}
 	p.type = bulk ? PROTO_T_BREQ : PROTO_T_QREQ;
 	p.slot = bulk ? pkt->slot : 0;
-	p.epoch = nic_epoch(pkt->conn);
 	p.flags = (uint16_t)(p.flags & (PROTO_F_DATA | PROTO_F_LAST | PROTO_F_ABANDONED));
+	nic_stamp_epoch(nic, pkt->conn, &p);
 	if (pkt->tx_count)
 		p.flags |= PROTO_F_RETX | PROTO_F_FORCE_ACK;
 	nic_add_ack(pkt->conn, &p);
@@ -138,9 +147,10 @@ void nic_send_back(struct nic *nic, struct sn_conn *conn, const struct proto_pkt
 	struct proto_pkt p = {
 		.type = PROTO_T_BACK, .flags = nack ? PROTO_F_NACK : 0,
 		.src_node = nic->id, .dst_node = breq->src_node, .vnet = breq->vnet,
-		.pkt_num = breq->pkt_num, .slot = breq->slot, .epoch = nic_epoch(conn),
+		.pkt_num = breq->pkt_num, .slot = breq->slot,
 	};
 
+	nic_stamp_epoch(nic, conn, &p);
 	if (!nack)
 		nic_add_ack(conn, &p);
 	if (nic_emit(nic, nic->quick, &p, now))

@@ -69,16 +69,23 @@ static void nic_split_gnt(struct nic *nic, const struct proto_pkt *p, uint64_t n
 static bool nic_rx_epoch(struct nic *nic, struct nic_vnet *v, struct sn_conn *conn,
 			 const struct proto_pkt *p, uint64_t now)
 {
-	switch (pipeline_rx_epoch(v->pl, conn, p->epoch, now)) {
+	bool fresh = p->flags & PROTO_F_FRESH;
+
+	switch (fresh ? pipeline_rx_fresh(v->pl, conn, p->epoch, now) :
+			pipeline_rx_epoch(v->pl, conn, p->epoch, now)) {
 	case PIPELINE_EPOCH_STALE:
 		nic->stats.rx_stale_epoch++;
 		return false;
 	case PIPELINE_EPOCH_NEWER:
 		nic->stats.epoch_restarts++;
 		break;
+	case PIPELINE_EPOCH_FRESH_RESTART:
+		nic->stats.fresh_restarts++;
+		break;
 	default:
 		break;
 	}
+	nic->stats.rx_fresh += fresh;
 	nic->noticed[p->src_node] = false;	/* the peer is back: a notice is news again */
 	return true;
 }

@@ -218,6 +218,8 @@ struct nic *nic_create(const struct nic_config *cfg, const struct nic_ops *ops,
 	nic->id = PROTO_NODE_NONE;
 	nic->state = NIC_JOINING;
 	nic->hello_nonce = cfg->incarnation;
+	/* Rejoins move hello_nonce on; this stays for the process's life. */
+	nic->boot_nonce = (uint16_t)(cfg->incarnation ^ cfg->incarnation >> 16);
 	nic->lim = (struct proto_limits) {
 		.max_nodes = cfg->max_nodes, .max_endpoints = nic->cfg.max_endpoints,
 		.skip_crc = !cfg->check_crc,
@@ -390,8 +392,12 @@ void nic_peer_no_vnet(struct nic *nic, const struct proto_pkt *q, uint64_t now)
 	struct nic_vnet *v = nic_vnet_find(nic, q->vnet);
 	struct sn_conn *c = v && q->src_node < v->pl->n_nodes ? v->pl->conns[q->src_node] : NULL;
 
-	/* An answer to a frame of an earlier epoch: that one was restarted already. */
-	if (c && c->epoch == q->epoch)
+	/*
+	 * An answer to a frame of an earlier epoch: that one was restarted
+	 * already. A connection that knows no epoch never restarted: its
+	 * frames (FRESH, a nonce in the epoch field) are all of this one.
+	 */
+	if (c && (!c->epoch_known || c->epoch == q->epoch))
 		pipeline_conn_reset(v->pl, c, true, now);
 }
 

@@ -68,6 +68,7 @@ struct nic {
 	uint64_t gnt_time;		/* when it arrived */
 	uint64_t next_hello;		/* next HELLO while joining */
 	uint32_t hello_nonce;		/* incarnation: the same in every HELLO of one join */
+	uint16_t boot_nonce;		/* this process's: in the epoch field of FRESH frames */
 	bool *noticed;			/* by peer: a DOWN notice came, and no frame of
 					 * the peer's since (its connections took a new
 					 * epoch once for this absence) */

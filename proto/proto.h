@@ -79,7 +79,9 @@ enum proto_flag {
 					 * cancelled it; take the number, deliver nothing */
 	PROTO_F_NO_VNET = 1u << 8,	/* QACK from a node: it does not serve the
 					 * vnet of the data frame it answers */
-	PROTO_F_ALL = (1u << 9) - 1,
+	PROTO_F_FRESH = 1u << 9,	/* BREQ/BACK/QREQ/QACK from a node: its connection
+					 * knows no epoch yet; epoch holds its boot nonce */
+	PROTO_F_ALL = (1u << 10) - 1,
 };
 
 /*

@@ -45,6 +45,7 @@ local flag_bits = {
 	{ 0x0001, "DATA" }, { 0x0002, "ACK" }, { 0x0004, "LAST" },
 	{ 0x0008, "RETX" }, { 0x0010, "FORCE_ACK" }, { 0x0020, "NACK" },
 	{ 0x0040, "DOWN" }, { 0x0080, "ABANDONED" }, { 0x0100, "NO_VNET" },
+	{ 0x0200, "FRESH" },
 }
 
 -- Checksum status values, as Wireshark's own dissectors use them.
@@ -75,8 +76,11 @@ field("flag_abandoned", ProtoField.bool("segnet.flags.abandoned",
 	"Abandoned (the sender gave the message up)", 16, nil, 0x0080))
 field("flag_no_vnet", ProtoField.bool("segnet.flags.no_vnet",
 	"No vnet (the target does not serve the virtual network)", 16, nil, 0x0100))
+field("flag_fresh", ProtoField.bool("segnet.flags.fresh",
+	"Fresh (the connection knows no epoch yet: the epoch field holds a boot nonce)",
+	16, nil, 0x0200))
 field("flag_undefined", ProtoField.uint16("segnet.flags.undefined", "Undefined flags",
-	base.HEX, nil, 0xFE00))
+	base.HEX, nil, 0xFC00))
 field("src_node", ProtoField.uint16("segnet.src_node", "Source node", base.DEC))
 field("dst_node", ProtoField.uint16("segnet.dst_node", "Destination node", base.DEC))
 field("vnet", ProtoField.uint16("segnet.vnet", "Virtual network", base.DEC))
@@ -88,6 +92,7 @@ field("ack_base", ProtoField.uint32("segnet.ack_base", "Ack base", base.DEC))
 field("ack_mask", ProtoField.uint32("segnet.ack_mask", "Ack mask", base.HEX))
 field("payload_len", ProtoField.uint16("segnet.payload_len", "Payload length", base.DEC))
 field("epoch", ProtoField.uint16("segnet.epoch", "Epoch", base.DEC))
+field("nonce", ProtoField.uint16("segnet.nonce", "Boot nonce (FRESH)", base.HEX))
 field("breq_slot", ProtoField.uint32("segnet.breq.slot", "Grant slot", base.DEC))
 field("args", ProtoField.bytes("segnet.args", "Arguments"))
 field("payload", ProtoField.bytes("segnet.payload", "Payload"))
@@ -268,6 +273,7 @@ local function dissect_header(tvb, tree)
 	ft:add(f.flag_down, tvb(2, 2))
 	ft:add(f.flag_abandoned, tvb(2, 2))
 	ft:add(f.flag_no_vnet, tvb(2, 2))
+	ft:add(f.flag_fresh, tvb(2, 2))
 	ft:add(f.flag_undefined, tvb(2, 2))
 	add_node(ht, f.src_node, tvb(4, 2))
 	add_node(ht, f.dst_node, tvb(6, 2))
@@ -279,9 +285,12 @@ local function dissect_header(tvb, tree)
 	add_u24(ht, f.ack_base, tvb(20, 4))
 	ht:add(f.ack_mask, tvb(24, 4))
 	ht:add(f.payload_len, tvb(28, 2))
-	-- The connection's epoch; CFG, GNT and HELLO belong to none and keep it zero.
+	-- The connection's epoch, or on a FRESH frame its sender's boot nonce;
+	-- CFG, GNT and HELLO belong to none and keep it zero.
 	if h.type == T_CFG or h.type == T_GNT or h.type == T_HELLO then
 		add_reserved(ht, f.epoch, tvb(30, 2))
+	elseif bit32.band(h.flags, 0x0200) ~= 0 then
+		ht:add(f.nonce, tvb(30, 2))
 	else
 		ht:add(f.epoch, tvb(30, 2))
 	end

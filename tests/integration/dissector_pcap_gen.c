@@ -35,6 +35,7 @@ static const struct {
 	{ PROTO_F_DOWN, "segnet.flags.down" },
 	{ PROTO_F_ABANDONED, "segnet.flags.abandoned" },
 	{ PROTO_F_NO_VNET, "segnet.flags.no_vnet" },
+	{ PROTO_F_FRESH, "segnet.flags.fresh" },
 };
 
 /* Print an unsigned expected value. */
@@ -77,7 +78,7 @@ static void gen_hdr(int n, const struct proto_pkt *p)
 	gen_u(n, "segnet.ack_base", p->ack_base);
 	gen_u(n, "segnet.ack_mask", p->ack_mask);
 	gen_u(n, "segnet.payload_len", p->type == PROTO_T_BREQ ? p->payload_len : 0);
-	gen_u(n, "segnet.epoch", p->epoch);
+	gen_u(n, p->flags & PROTO_F_FRESH ? "segnet.nonce" : "segnet.epoch", p->epoch);
 }
 
 /* Print the nodes whose bit is set in an n-node vector, comma separated. */
@@ -280,6 +281,10 @@ static int gen_all(struct gen *g)
 		{ .type = PROTO_T_BREQ, .flags = PROTO_F_DATA, .src_node = 1,
 		  .dst_node = 2, .args = gen_args, .payload = gen_payload,
 		  .payload_len = PROTO_MAX_PAYLOAD, .slot = 0 },
+		/* a NIC just started: its connection knows no epoch (boot nonce) */
+		{ .type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_LAST | PROTO_F_FRESH,
+		  .src_node = 4, .dst_node = 2, .vnet = 1, .handler = 3, .pkt_num = 1,
+		  .args = gen_args, .epoch = 0xB007 },
 	};
 	size_t n = sizeof(pkts) / sizeof(pkts[0]);
 	int rc = 0;

@@ -35,15 +35,16 @@ TestSuite(nic, .init = t_setup);
 
 /*
  * A NIC on port (bulk and quick) with protocol conf (a name with overrides,
- * "" for none) reporting to ops (NULL: nobody), not joined.
+ * "" for none) reporting to ops (NULL: nobody), of process incarnation inc
+ * (its boot nonce), not joined.
  */
-static struct nic *t_nic_cap(struct dp_port *port, const char *conf,
-			     const struct nic_ops *ops, uint16_t per_target)
+static struct nic *t_nic_inc(struct dp_port *port, const char *conf,
+			     const struct nic_ops *ops, uint16_t per_target, uint32_t inc)
 {
 	struct nic_config cfg = {
 		.max_nodes = 4, .bulk_bufs = 4, .bulk_per_target = per_target,
 		.quick_bufs = 16, .quick_reserve = 4, .descriptors = 256, .mp = t_mp,
-		.check_crc = true,
+		.check_crc = true, .incarnation = inc,
 	};
 	struct nic_ops none = { 0 };
 	char err[128], spec[256] = "";
@@ -53,6 +54,13 @@ static struct nic *t_nic_cap(struct dp_port *port, const char *conf,
 	cr_assert(!*conf || !conf_expand(conf, spec, sizeof(spec), err, sizeof(err)), "%s", err);
 	cr_assert_eq(nic_add_vnet(nic, T_VNET, spec, err, sizeof(err)), 0, "%s", err);
 	return nic;
+}
+
+/* The same, of incarnation 0. */
+static struct nic *t_nic_cap(struct dp_port *port, const char *conf,
+			     const struct nic_ops *ops, uint16_t per_target)
+{
+	return t_nic_inc(port, conf, ops, per_target, 0);
 }
 
 /* One bulk message without payload from nic to T_PEER in vnet at now. */
@@ -1747,4 +1755,243 @@ Test(nic, quick_accounting_survives_cancels_give_ups_and_restarts, .timeout = 12
 		cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "%s seed %u: frames leaked %d", confs[c], seed,
 			     (int)(avail - rte_mempool_avail_count(t_mp)));
 	}
+}
+
+/* T_PEER's quick data packet pkt_num from a process that knows no epoch yet (boot nonce). */
+static void t_push_qreq_fresh(struct dp_port *port, uint32_t pkt_num, uint16_t nonce)
+{
+	static const uint8_t args[PROTO_ARGS_LEN];
+	struct proto_pkt q = {
+		.type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_FRESH, .src_node = T_PEER,
+		.dst_node = T_NODE, .vnet = T_VNET, .handler = 7, .pkt_num = pkt_num,
+		.args = args, .epoch = nonce,
+	};
+
+	tport_push(port, tdp_encode(t_mp, &q));
+}
+
+/* Side k of tp (0: T_NODE, 1: T_PEER) starts afresh on conf: process incarnation inc, reporting to seen. */
+static void t_pair_start(struct t_pair *tp, int k, const char *conf, struct t_seen *seen,
+			 uint32_t inc)
+{
+	struct nic_ops ops = { .ctx = seen, .complete = t_seen_complete,
+			       .deliver = t_seen_deliver };
+
+	memset(seen, 0, sizeof(*seen));
+	memset(seen->status, -1, sizeof(seen->status));
+	nic_destroy(tp->nic[k]);
+	tp->nic[k] = t_nic_inc(tp->port[k], conf, &ops, 1, inc);
+}
+
+/* Both sides of tp start afresh on conf (incarnations 1 and 2) and join. */
+static void t_pair_up(struct t_pair *tp, const char *conf, struct t_seen seen[2])
+{
+	for (int k = 0; k < 2; k++) {
+		tp->port[k] = tport_create(k ? "peer" : "node", 256);
+		t_pair_start(tp, k, conf, &seen[k], (uint32_t)k + 1);
+	}
+	t_pair_slot(tp, true, false);
+}
+
+/* A message (quick, or bulk of T_LEN bytes) from side k of tp to the other, with cookie. */
+static void t_pair_send(struct t_pair *tp, int k, uint8_t chan, uintptr_t cookie)
+{
+	static uint8_t payload[T_LEN];
+	struct nic_msg m = {
+		.vnet = T_VNET, .dst_node = k ? T_NODE : T_PEER, .handler = 7, .chan = chan,
+		.payload = chan == SN_CHAN_BULK ? payload : NULL,
+		.len = chan == SN_CHAN_BULK ? T_LEN : 0, .cookie = (void *)cookie,
+	};
+
+	cr_assert_eq(nic_send(tp->nic[k], &m, tp->now), 0);
+}
+
+/* n slots of tp, both up, nothing lost. */
+static void t_pair_run(struct t_pair *tp, int n)
+{
+	for (int s = 0; s < n; s++)
+		t_pair_slot(tp, true, false);
+}
+
+/* Destroy both NICs and ports of tp; every frame must be back in the pool. */
+static void t_pair_done(struct t_pair *tp, unsigned int avail)
+{
+	for (int k = 0; k < 2; k++) {
+		nic_destroy(tp->nic[k]);
+		dp_port_destroy(tp->port[k]);
+	}
+	cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "frames leaked");
+}
+
+/* Side a's connection to side b's node in tp. */
+static const struct sn_conn *t_pair_conn(const struct t_pair *tp, int a)
+{
+	const struct sn_conn *c = nic_pipeline(tp->nic[a], T_VNET)->conns[a ? T_NODE : T_PEER];
+
+	cr_assert_not_null(c);
+	return c;
+}
+
+/*
+ * T_PEER's process restarts (conf1, unreliable): the switch's notice moves
+ * T_NODE's connection to epoch 1, and the new process, which knows no epoch,
+ * sends one quick message. It arrives: the frame says FRESH, and T_NODE's
+ * connection heard nothing since its reset. Before, the frame carried epoch
+ * 0, was dropped as stale (rx_stale_epoch) and the message was lost. The new
+ * process then takes epoch 1 from T_NODE's first frame.
+ */
+Test(nic, a_fresh_nics_first_unreliable_message_is_not_taken_as_stale)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	static struct t_seen seen[2];
+	struct t_pair tp = { .now = 1000000, .slot = 1 };
+	uint64_t fresh;
+
+	t_pair_up(&tp, "conf1", seen);
+	t_pair_send(&tp, 0, SN_CHAN_QUICK, 1);
+	t_pair_send(&tp, 1, SN_CHAN_QUICK, 1);
+	t_pair_run(&tp, 5);
+	cr_assert(seen[0].n_delivered == 1 && seen[1].n_delivered == 1);
+	t_pair_start(&tp, 1, "conf1", &seen[1], 3);
+	t_push_down(tp.port[0], T_NODE, T_PEER);
+	t_pair_run(&tp, 1);
+	cr_assert(nic_is_up(tp.nic[1]));
+	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, 1);
+	fresh = nic_stats(tp.nic[0])->rx_fresh;
+	t_pair_send(&tp, 1, SN_CHAN_QUICK, 1);
+	t_pair_run(&tp, 5);
+	cr_assert_eq(seen[0].n_delivered, 2,
+		     "the fresh NIC's first message was lost (stale frames %llu)",
+		     (unsigned long long)nic_stats(tp.nic[0])->rx_stale_epoch);
+	cr_assert_eq(nic_stats(tp.nic[0])->rx_stale_epoch, 0);
+	cr_assert_eq(nic_stats(tp.nic[0])->rx_fresh, fresh + 1);
+	cr_assert_eq(nic_stats(tp.nic[0])->fresh_restarts, 0);
+	t_pair_send(&tp, 0, SN_CHAN_QUICK, 2);
+	t_pair_run(&tp, 5);
+	cr_assert_eq(seen[1].n_delivered, 1);
+	cr_assert(t_pair_conn(&tp, 1)->epoch_known);
+	cr_assert_eq(t_pair_conn(&tp, 1)->epoch, 1);
+	t_pair_done(&tp, avail);
+}
+
+/*
+ * A fresh process's frames overtaken by its own later ones: packet 1
+ * (FRESH) arrives, the process takes epoch 1 from the answer and sends 3,
+ * which arrives before 2 (FRESH, sent before it knew). All three are
+ * delivered and nothing restarts: 2 carries the nonce already taken.
+ */
+Test(nic, reordered_fresh_frames_of_one_process_restart_nothing)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	uint64_t now = 1000000;
+	struct nic *nic = t_nic_conf(port, "conf4-sr", now);
+	struct proto_pkt q;
+
+	t_push_qreq_of(port, 1, 0);		/* the peer's earlier process */
+	t_push_down(port, T_NODE, T_PEER);	/* ... is gone: epoch 1 */
+	nic_poll(nic, now);
+	cr_assert_eq(nic_pipeline(nic, T_VNET)->conns[T_PEER]->epoch, 1);
+	tport_clear(port);
+	t_push_qreq_fresh(port, 1, 0xBEEF);
+	nic_poll(nic, now);
+	now += 1000000;
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->delivered, 2, "the FRESH frame was not delivered");
+	cr_assert(t_last_qack(port, &q), "no acknowledgment of the FRESH frame");
+	cr_assert_eq(q.epoch, 1);
+	cr_assert_not(q.flags & PROTO_F_FRESH, "the answer of a connection that knows its epoch");
+	cr_assert_eq(q.ack_base, 1);
+	t_push_qreq_of(port, 3, 1);
+	t_push_qreq_fresh(port, 2, 0xBEEF);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->delivered, 4);
+	cr_assert_eq(nic_stats(nic)->rx_fresh, 2);
+	cr_assert_eq(nic_stats(nic)->fresh_restarts, 0);
+	cr_assert_eq(nic_stats(nic)->epoch_restarts, 0);
+	cr_assert_eq(nic_stats(nic)->rx_stale_epoch, 0);
+	cr_assert_eq(nic_pipeline(nic, T_VNET)->conns[T_PEER]->epoch, 1);
+	t_done(nic, port, avail);
+}
+
+/*
+ * The peer's process restarted and the switch's notice about it was lost:
+ * its first frame (FRESH, another nonce) finds the connection in use (packets
+ * of the earlier process taken, 2 messages to it pending). The connection
+ * restarts as for a newer epoch: the 2 fail with SN_ERR_DOWN, it moves to
+ * epoch 2, the frame is taken as packet 1 of the new numbering, and the next
+ * message leaves as packet 1 of epoch 2. Before, the new process's packets
+ * met the old numbering (its packet 1 a duplicate).
+ */
+Test(nic, a_fresh_frame_of_a_new_process_restarts_a_connection_in_use)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp), before;
+	struct dp_port *port = tport_create("nic", 256);
+	uint64_t now = 1000000;
+	struct nic *nic = t_nic_conf(port, "conf3", now);
+	struct proto_pkt q;
+
+	t_push_qreq_of(port, 1, 0);
+	t_push_qreq_of(port, 1, 1);		/* the peer rejoined: epoch 1 */
+	t_push_qreq_of(port, 2, 1);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->delivered, 3);
+	t_send_quick_to(nic, T_PEER, now);
+	t_send_quick_to(nic, T_PEER, now);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_pending(nic), 2);
+	tport_clear(port);
+	t_push_qreq_fresh(port, 1, 0x5678);	/* its next process */
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->completed_err, 2, "the pending messages did not fail");
+	cr_assert_eq(nic_pending(nic), 0);
+	cr_assert_eq(nic_stats(nic)->delivered, 4, "the new process's packet 1 was not delivered");
+	cr_assert_eq(nic_pipeline(nic, T_VNET)->conns[T_PEER]->epoch, 2);
+	cr_assert_eq(nic_stats(nic)->fresh_restarts, 1);
+	tport_clear(port);
+	t_send_quick_to(nic, T_PEER, now);
+	nic_poll(nic, now);
+	cr_assert_eq(t_count(port, PROTO_T_QREQ, &before), 1);
+	for (unsigned int i = 0; i < tport_sent(port); i++) {
+		cr_assert_eq(tdp_decode(tport_frame(port, i), &q), PROTO_R_OK);
+		if (q.type != PROTO_T_QREQ)
+			continue;
+		cr_assert_eq(q.pkt_num, 1);
+		cr_assert_eq(q.epoch, 2);
+		cr_assert_not(q.flags & PROTO_F_FRESH);
+	}
+	t_done(nic, port, avail);
+}
+
+/*
+ * Two NICs that start together (conf3) send each other a quick message in
+ * the same slot, and T_NODE a bulk one: both quick frames say FRESH and
+ * cross. Everything arrives, nothing restarts, and both ends know one
+ * epoch (0).
+ */
+Test(nic, two_fresh_nics_agree_on_an_epoch)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	static struct t_seen seen[2];
+	struct t_pair tp = { .now = 1000000, .slot = 1 };
+
+	t_pair_up(&tp, "conf3", seen);
+	t_pair_send(&tp, 0, SN_CHAN_QUICK, 1);
+	t_pair_send(&tp, 0, SN_CHAN_BULK, 2);
+	t_pair_send(&tp, 1, SN_CHAN_QUICK, 1);
+	t_pair_run(&tp, 20);
+	cr_assert_eq(seen[0].status[1], SN_OK, "bulk: %d", seen[0].status[1]);
+	cr_assert_eq(seen[1].n_delivered, 2);
+	cr_assert_eq(seen[0].n_delivered, 1);
+	for (int k = 0; k < 2; k++) {
+		cr_assert_eq(seen[k].status[0], SN_OK, "side %d: %d", k, seen[k].status[0]);
+		cr_assert(t_pair_conn(&tp, k)->epoch_known, "side %d", k);
+		cr_assert_eq(t_pair_conn(&tp, k)->epoch, 0, "side %d", k);
+		cr_assert_eq(nic_stats(tp.nic[k])->epoch_restarts, 0);
+		cr_assert_eq(nic_stats(tp.nic[k])->fresh_restarts, 0);
+		cr_assert_eq(nic_stats(tp.nic[k])->rx_stale_epoch, 0);
+		cr_assert_gt(nic_stats(tp.nic[k])->rx_fresh, 0, "side %d", k);
+	}
+	cr_assert_eq(seen[1].bulk, 1);
+	t_pair_done(&tp, avail);
 }

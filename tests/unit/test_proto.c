@@ -716,7 +716,16 @@ static const struct craft crafts[] = {
 	C(TYPE, "type0", B_QREQ, .patch = { P(OFF_TYPE, 1, 0) }),
 	C(TYPE, "type8", B_QREQ, .patch = { P(OFF_TYPE, 1, PROTO_T_MAX + 1) }),
 	C(TYPE, "type255", B_HELLO, .patch = { P(OFF_TYPE, 1, 255) }),
-	C(FLAGS, "undefined-bit9", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x200) }),
+	C(FLAGS, "undefined-bit10", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x400) }),
+	C(FLAGS, "fresh-on-down-qack", B_QACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_ACK | PROTO_F_DOWN | PROTO_F_FRESH) }),
+	C(FLAGS, "fresh-on-down-back", B_BACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_ACK | PROTO_F_DOWN | PROTO_F_FRESH) }),
+	C(FLAGS, "fresh-on-no-vnet", B_QACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_ACK | PROTO_F_NO_VNET | PROTO_F_FRESH) }),
+	C(FLAGS, "fresh-on-cfg", B_CFG9, .patch = { P(OFF_FLAGS, 2, PROTO_F_FRESH) }),
+	C(FLAGS, "fresh-on-gnt", B_GNT, .patch = { P(OFF_FLAGS, 2, PROTO_F_FRESH) }),
+	C(FLAGS, "fresh-on-hello", B_HELLO, .patch = { P(OFF_FLAGS, 2, PROTO_F_FRESH) }),
 	C(FLAGS, "no-vnet-on-qreq", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x100) }),
 	C(FLAGS, "abandoned-on-breq", B_BREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x80) }),
 	C(FLAGS, "top-bit", B_BREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x8000) }),
@@ -1189,10 +1198,10 @@ Test(proto, byte_order_bodies)
 Test(proto, flag_bits_per_type)
 {
 	static const struct { enum base base; uint16_t allowed; } rules[] = {
-		{ B_BREQ, 0x001F },	/* DATA ACK LAST RETX FORCE_ACK */
-		{ B_QREQ, 0x009F },	/* and ABANDONED */
-		{ B_BACK, 0x0062 },	/* ACK NACK DOWN */
-		{ B_QACK, 0x0142 },	/* ACK DOWN NO_VNET */
+		{ B_BREQ, 0x021F },	/* DATA ACK LAST RETX FORCE_ACK FRESH */
+		{ B_QREQ, 0x029F },	/* and ABANDONED */
+		{ B_BACK, 0x0262 },	/* ACK NACK DOWN FRESH */
+		{ B_QACK, 0x0342 },	/* ACK DOWN NO_VNET FRESH */
 		{ B_CFG9, 0 },
 		{ B_GNT, 0 },
 		{ B_HELLO, 0 },
@@ -1204,7 +1213,8 @@ Test(proto, flag_bits_per_type)
 	cr_assert_eq(PROTO_F_DOWN, 0x0040);
 	cr_assert_eq(PROTO_F_ABANDONED, 0x0080);
 	cr_assert_eq(PROTO_F_NO_VNET, 0x0100);
-	cr_assert_eq(PROTO_F_ALL, 0x01FF);
+	cr_assert_eq(PROTO_F_FRESH, 0x0200);
+	cr_assert_eq(PROTO_F_ALL, 0x03FF);
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		for (unsigned int bit = 0; bit < 16; bit++) {
 			uint16_t flag = (uint16_t)(1u << bit);

@@ -1858,3 +1858,97 @@ Test(stages, a_reset_starts_the_retransmission_back_off_over)
 	cr_assert_lt(rounds, 200, "the first loss after the reset waited %d us", rounds);
 	t_net_free(net);
 }
+
+/*
+ * FRESH frames: the peer's connection knows no epoch yet (its process just
+ * started) and its frames carry its boot nonce instead (pipeline_rx_fresh).
+ */
+
+/*
+ * A FRESH data frame (packet num, message id) of nonce to node `to`,
+ * checked and handed over as split does; what the check said.
+ */
+static enum pipeline_epoch t_inject_fresh(struct t_net *net, uint8_t to, uint32_t num,
+					  uint16_t id, uint16_t nonce)
+{
+	struct sn_conn *c = t_conn(net, to);
+	enum pipeline_epoch r = pipeline_rx_fresh(net->side[to].pl, c, nonce, net->now);
+	struct sn_pkt *p;
+
+	if (r == PIPELINE_EPOCH_STALE)
+		return r;
+	p = t_pkt_new(net);
+	p->h = (struct proto_pkt) {
+		.type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_LAST | PROTO_F_FRESH,
+		.src_node = (uint16_t)(1 - to), .dst_node = to, .vnet = T_VNET,
+		.pkt_num = num, .handler = id, .epoch = nonce,
+	};
+	p->chan = SN_CHAN_QUICK;
+	p->conn = c;
+	pipeline_rx(net->side[to].pl, &p, 1, net->now);
+	return r;
+}
+
+/*
+ * What a FRESH frame does by what its connection holds: a new connection
+ * takes it and keeps its own epoch (0: both ends fresh agree on it); the
+ * same nonce again is taken; after a reset, that nonce is from before it
+ * (stale: dropped, answered with the current epoch), while another one (the
+ * peer's next process) is taken, the connection having heard nothing since;
+ * and a third nonce at a connection in use with messages pending restarts
+ * it at the next epoch: they fail with SN_ERR_DOWN, numbering starts over.
+ */
+Test(stages, a_fresh_frame_is_taken_or_restarts_by_what_its_connection_holds)
+{
+	struct t_net *net = t_net_same("build_acks,dup_find,timer,genp");
+	struct sn_conn *c = t_conn(net, 1);
+	int wire;
+
+	cr_assert_eq(t_inject_fresh(net, 1, 1, 10, 0xA), PIPELINE_EPOCH_CURRENT);
+	cr_assert(c->epoch_known);
+	cr_assert_eq(c->epoch, 0);
+	cr_assert_eq(t_inject_fresh(net, 1, 2, 11, 0xA), PIPELINE_EPOCH_CURRENT);
+	cr_assert_eq(net->side[1].n_deliv, 2);
+	t_reset_conn(net, 1);			/* the peer's DOWN notice: epoch 1 */
+	wire = net->n_wire;
+	cr_assert_eq(t_inject_fresh(net, 1, 3, 12, 0xA), PIPELINE_EPOCH_STALE);
+	cr_assert_eq(net->n_wire, wire + 1, "the stale frame was not answered");
+	cr_assert_eq(net->wire[wire].h.type, PROTO_T_QACK);
+	cr_assert_eq(net->wire[wire].h.epoch, 1);
+	cr_assert_eq(t_inject_fresh(net, 1, 1, 20, 0xB), PIPELINE_EPOCH_CURRENT);
+	cr_assert_eq(c->epoch, 1);
+	cr_assert_eq(net->side[1].n_deliv, 3);
+	t_send_ids(net, 1, 2, 30);		/* pending at the peer's old process */
+	cr_assert_eq(c->tx_next, 3);
+	cr_assert_eq(t_inject_fresh(net, 1, 1, 40, 0xC), PIPELINE_EPOCH_FRESH_RESTART);
+	cr_assert_eq(t_status_of(&net->side[1], 30), SN_ERR_DOWN);
+	cr_assert_eq(t_status_of(&net->side[1], 31), SN_ERR_DOWN);
+	cr_assert_eq(c->epoch, 2);
+	cr_assert_eq(c->tx_next, 1, "numbering did not start over");
+	cr_assert_eq(t_delivered_id(&net->side[1], 40), 1, "the new process's packet 1");
+	t_net_free(net);
+}
+
+/*
+ * A connection that took its epoch from the peer's frame while it knew
+ * none (its own process is new) takes a later FRESH frame without a
+ * restart: the peer's frame sent before it knew the epoch, overtaken by
+ * one sent after (another channel, a reordering). Once it took a nonce, a
+ * different one restarts it.
+ */
+Test(stages, a_fresh_frame_overtaken_by_its_senders_next_restarts_nothing)
+{
+	struct t_net *net = t_net_same("build_acks,dup_find,timer,genp");
+	struct sn_conn *c = t_conn(net, 1);
+
+	t_set_epoch(net, 0, 7);
+	t_inject(net, 0, 2, SN_CHAN_QUICK, PROTO_F_LAST);	/* the peer's second, at epoch 7 */
+	cr_assert(c->epoch_known && c->epoch_adopted);
+	cr_assert_eq(t_inject_fresh(net, 1, 1, 10, 0xD), PIPELINE_EPOCH_CURRENT);
+	cr_assert_eq(c->epoch, 7);
+	cr_assert_eq(net->side[1].n_deliv, 2);
+	cr_assert_eq(t_inject_fresh(net, 1, 1, 11, 0xE), PIPELINE_EPOCH_FRESH_RESTART);
+	cr_assert_eq(c->epoch, 8);
+	cr_assert_eq(net->side[1].n_deliv, 3);
+	t_net_free(net);
+}
