@@ -197,7 +197,7 @@ static void nic_split(struct nic *nic, struct rte_mbuf *m, const struct proto_pk
 	case PROTO_T_BACK:
 	case PROTO_T_QACK:
 		if (p->flags & PROTO_F_DOWN) {
-			nic_peer_down(nic, p->src_node, now);
+			nic_peer_down(nic, p->src_node, p->epoch, now);
 			goto done;
 		}
 		if (p->flags & PROTO_F_NO_VNET) {

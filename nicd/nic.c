@@ -403,16 +403,23 @@ void nic_peer_no_vnet(struct nic *nic, const struct proto_pkt *q, uint64_t now)
 
 /*
  * The switch sends a notice for every request to a node that is down, and
- * one when it rejoins: the connections restart at each, but take a new
- * epoch only at the first since a frame of the peer came, as the peer does
- * once for its absence (its own rejoin). A new epoch for every notice would
- * put this end ahead and fail the peer's first messages after its return.
+ * one when it rejoins; the connections restart at each. The peer restarts
+ * its own once per absence (its rejoin), so this end takes one new epoch
+ * per absence too: at the first notice of it, down or rejoined (noticed:
+ * one came, and neither the rejoin notice nor a frame of the peer since).
+ * A node that has not joined this switch (a restarted one) takes a new
+ * epoch when it joins, its own rejoin, which this end already matched with
+ * its own: none here, or the first message after the restart fails.
  */
-void nic_peer_down(struct nic *nic, uint16_t peer, uint64_t now)
+void nic_peer_down(struct nic *nic, uint16_t peer, enum proto_down_kind kind, uint64_t now)
 {
 	nic->stats.down_notices++;
+	if (kind == PROTO_DOWN_NOT_JOINED) {
+		nic_fail_peer(nic, peer, false, now);
+		return;
+	}
 	nic_fail_peer(nic, peer, !nic->noticed[peer], now);
-	nic->noticed[peer] = true;
+	nic->noticed[peer] = kind == PROTO_DOWN_DOWN;
 }
 
 void nic_left_cluster(struct nic *nic, uint64_t now)
@@ -442,10 +449,8 @@ static uint64_t nic_join_poll(struct nic *nic, uint64_t now)
 		 * peer has not joined it yet that the peer is down. A side that
 		 * kept its packet numbers would never be understood again.
 		 */
-		for (uint16_t t = 0; t < nic->cfg.max_nodes; t++) {
+		for (uint16_t t = 0; t < nic->cfg.max_nodes; t++)
 			nic_fail_peer(nic, t, true, now);
-			nic->noticed[t] = false;
-		}
 		nic->next_hello = now;
 	}
 	if (now >= nic->next_hello) {

@@ -69,9 +69,10 @@ struct nic {
 	uint64_t next_hello;		/* next HELLO while joining */
 	uint32_t hello_nonce;		/* incarnation: the same in every HELLO of one join */
 	uint16_t boot_nonce;		/* this process's: in the epoch field of FRESH frames */
-	bool *noticed;			/* by peer: a DOWN notice came, and no frame of
-					 * the peer's since (its connections took a new
-					 * epoch once for this absence) */
+	bool *noticed;			/* by peer: a down notice came, and no rejoin
+					 * notice nor frame of the peer's since (its
+					 * connections took a new epoch once for this
+					 * absence) */
 	struct nic_vnet vnets[NIC_MAX_VNETS];	/* served virtual networks */
 	unsigned int n_vnets;		/* entries in vnets */
 	struct sn_pkt *descs;		/* descriptor array */
@@ -103,8 +104,8 @@ static inline bool nic_sent_by(const struct sn_pkt *pkt, uint16_t src_ep)
 /* Finish a transmitted packet that nobody else holds. */
 void nic_finish(struct nic *nic, struct sn_pkt *pkt, int status, uint64_t now);
 
-/* A peer is down or restarted: fail and forget everything towards it. */
-void nic_peer_down(struct nic *nic, uint16_t peer, uint64_t now);
+/* A peer is down, rejoined or not joined (kind): fail and forget everything towards it. */
+void nic_peer_down(struct nic *nic, uint16_t peer, enum proto_down_kind kind, uint64_t now);
 
 /*
  * A NO_VNET answer q: its source does not serve q->vnet. The connection

@@ -93,6 +93,10 @@ field("ack_mask", ProtoField.uint32("segnet.ack_mask", "Ack mask", base.HEX))
 field("payload_len", ProtoField.uint16("segnet.payload_len", "Payload length", base.DEC))
 field("epoch", ProtoField.uint16("segnet.epoch", "Epoch", base.DEC))
 field("nonce", ProtoField.uint16("segnet.nonce", "Boot nonce (FRESH)", base.HEX))
+-- enum proto_down_kind: what a DOWN notice says of the node it names.
+local down_kinds = { [0] = "down", [1] = "rejoined", [2] = "not joined" }
+field("down_kind", ProtoField.uint16("segnet.down_kind", "Node (DOWN notice)", base.DEC,
+	down_kinds))
 field("breq_slot", ProtoField.uint32("segnet.breq.slot", "Grant slot", base.DEC))
 field("args", ProtoField.bytes("segnet.args", "Arguments"))
 field("payload", ProtoField.bytes("segnet.payload", "Payload"))
@@ -285,10 +289,16 @@ local function dissect_header(tvb, tree)
 	add_u24(ht, f.ack_base, tvb(20, 4))
 	ht:add(f.ack_mask, tvb(24, 4))
 	ht:add(f.payload_len, tvb(28, 2))
-	-- The connection's epoch, or on a FRESH frame its sender's boot nonce;
-	-- CFG, GNT and HELLO belong to none and keep it zero.
+	-- The connection's epoch, or on a FRESH frame its sender's boot nonce,
+	-- or on a DOWN notice what became of the node; CFG, GNT and HELLO
+	-- belong to none and keep it zero.
 	if h.type == T_CFG or h.type == T_GNT or h.type == T_HELLO then
 		add_reserved(ht, f.epoch, tvb(30, 2))
+	elseif bit32.band(h.flags, 0x0040) ~= 0 then
+		local item = ht:add(f.down_kind, tvb(30, 2))
+		if tvb(30, 2):uint() > 2 then
+			item:add_proto_expert_info(ex.reserved)
+		end
 	elseif bit32.band(h.flags, 0x0200) ~= 0 then
 		ht:add(f.nonce, tvb(30, 2))
 	else

@@ -78,7 +78,8 @@ static void gen_hdr(int n, const struct proto_pkt *p)
 	gen_u(n, "segnet.ack_base", p->ack_base);
 	gen_u(n, "segnet.ack_mask", p->ack_mask);
 	gen_u(n, "segnet.payload_len", p->type == PROTO_T_BREQ ? p->payload_len : 0);
-	gen_u(n, p->flags & PROTO_F_FRESH ? "segnet.nonce" : "segnet.epoch", p->epoch);
+	gen_u(n, p->flags & PROTO_F_FRESH ? "segnet.nonce" :
+		 p->flags & PROTO_F_DOWN ? "segnet.down_kind" : "segnet.epoch", p->epoch);
 }
 
 /* Print the nodes whose bit is set in an n-node vector, comma separated. */
@@ -270,11 +271,13 @@ static int gen_all(struct gen *g)
 		  .slot_frames = 65535 } },
 		{ .type = PROTO_T_HELLO, .src_node = PROTO_NODE_NONE,
 		  .dst_node = PROTO_NODE_SWITCH, .hello_nonce = 0xC0FFEE12 },
-		/* the switch's DOWN notices: node 1021 is down, told to node 3 */
+		/* the switch's DOWN notices: node 1021 is down, rejoined, never joined */
 		{ .type = PROTO_T_BACK, .flags = PROTO_F_DOWN, .src_node = 1021,
 		  .dst_node = 3, .slot = 4000000001u },
 		{ .type = PROTO_T_QACK, .flags = PROTO_F_DOWN, .src_node = 1021,
-		  .dst_node = 3, .vnet = 0x0BEE },
+		  .dst_node = 3, .vnet = 0x0BEE, .epoch = PROTO_DOWN_REJOINED },
+		{ .type = PROTO_T_BACK, .flags = PROTO_F_DOWN, .src_node = 1021,
+		  .dst_node = 3, .epoch = PROTO_DOWN_NOT_JOINED },
 		/* node 5 does not serve vnet 9 (it answers a data frame of epoch 3) */
 		{ .type = PROTO_T_QACK, .flags = PROTO_F_NO_VNET, .src_node = 5,
 		  .dst_node = 6, .vnet = 9, .epoch = 3 },

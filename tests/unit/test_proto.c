@@ -840,6 +840,8 @@ static const struct craft crafts[] = {
 	C(RESERVED, "cfg-bulk-bit-9", B_CFG9, .patch = { P(OFF_CFG_COUNTS + 9 + 1, 1, 0x03) }),
 	C(RESERVED, "cfg-quick-bit-15", B_CFG9, .patch = { P(OFF_CFG_COUNTS + 9 + 3, 1, 0x81) }),
 	C(RESERVED, "gnt-epoch", B_GNT, .patch = { P(OFF_EPOCH, 2, 1) }),
+	C(RESERVED, "down-kind-3", B_QACK, .patch = { P(OFF_FLAGS, 2, PROTO_F_ACK | PROTO_F_DOWN),
+		P(OFF_EPOCH, 2, PROTO_DOWN_MAX + 1) }),
 	C(RESERVED, "hello-caps", B_HELLO, .patch = { P(OFF_HELLO_CAPS, 4, 1) }),
 	C(CRC, "crc-byte", B_QREQ, .patch = { P(OFF_QREQ_CRC, 1, 0x01) }, .corrupt = true),
 	C(CRC, "args-bit", B_QREQ, .patch = { P(OFF_QREQ_ARGS, 1, 0x80) },
