@@ -29,11 +29,24 @@ static bool nic_bad_filter(struct nic *nic, struct rte_mbuf *m, struct proto_pkt
 	return false;
 }
 
-/* A GNT: join on the first one, then pass it to the channel. */
+/*
+ * A GNT: join on the first one, then pass it to the channel. One flagged
+ * REJOIN says the switch does not have this node up: join again now (one
+ * that comes while joining is no grant to join on).
+ */
 static void nic_split_gnt(struct nic *nic, const struct proto_pkt *p, uint64_t now)
 {
 	const struct proto_gnt *g = &p->gnt;
 
+	if (g->gflags & PROTO_GNT_F_REJOIN) {
+		nic->stats.told_to_rejoin++;
+		if (nic->state == NIC_UP) {
+			DP_LOG(nic_ingress_logtype, NOTICE, "node %u: the switch does not have it up (restarted, or marked it down): joining again (pending messages fail, connections start over)",
+			       nic->id);
+			nic_rejoin(nic, now);
+		}
+		return;
+	}
 	if (nic->state == NIC_JOINING || g->node_id != nic->id) {
 		nic->id = g->node_id;
 		nic->n_nodes = g->n_nodes;

@@ -430,6 +430,22 @@ void nic_left_cluster(struct nic *nic, uint64_t now)
 		nic_fail_peer(nic, t, true, now);
 }
 
+void nic_rejoin(struct nic *nic, uint64_t now)
+{
+	nic->stats.rejoins++;
+	nic->state = NIC_JOINING;
+	nic->hello_nonce++;	/* a new incarnation: peers must restart with it */
+	/*
+	 * ... and so must we: a switch that sees us rejoin tells our peers
+	 * to start over with us, and a restarted switch tells a node whose
+	 * peer has not joined it yet that the peer is down. A side that
+	 * kept its packet numbers would never be understood again.
+	 */
+	for (uint16_t t = 0; t < nic->cfg.max_nodes; t++)
+		nic_fail_peer(nic, t, true, now);
+	nic->next_hello = now;
+}
+
 /* Say HELLO while joining; notice lost grants while up. */
 static uint64_t nic_join_poll(struct nic *nic, uint64_t now)
 {
@@ -440,18 +456,7 @@ static uint64_t nic_join_poll(struct nic *nic, uint64_t now)
 			return nic->gnt_time + limit + 1;
 		DP_LOG(nic_logtype, NOTICE, "node %u: no grant for %u slots, joining again (pending messages fail, connections start over)",
 		       nic->id, nic->cfg.lost_gnt_slots);
-		nic->stats.rejoins++;
-		nic->state = NIC_JOINING;
-		nic->hello_nonce++;	/* a new incarnation: peers must restart with it */
-		/*
-		 * ... and so must we: a switch that sees us rejoin tells our peers
-		 * to start over with us, and a restarted switch tells a node whose
-		 * peer has not joined it yet that the peer is down. A side that
-		 * kept its packet numbers would never be understood again.
-		 */
-		for (uint16_t t = 0; t < nic->cfg.max_nodes; t++)
-			nic_fail_peer(nic, t, true, now);
-		nic->next_hello = now;
+		nic_rejoin(nic, now);
 	}
 	if (now >= nic->next_hello) {
 		struct proto_pkt p = {
@@ -500,7 +505,7 @@ uint64_t nic_rx_outcomes(const struct nic_stats *s)
 {
 	return s->rx_invalid + s->rx_before_join + s->rx_misdelivered + s->rx_unexpected +
 	       s->gnt_received + s->gnt_out_of_order + s->rx_data + s->rx_acks +
-	       s->down_notices + s->no_vnet_received;
+	       s->down_notices + s->no_vnet_received + s->told_to_rejoin;
 }
 
 uint16_t nic_node_id(const struct nic *nic)

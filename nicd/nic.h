@@ -97,7 +97,8 @@ struct nic_msg {
 	X(retransmissions, "data frames sent again") \
 	X(hello_sent, "HELLOs sent") \
 	X(joins, "times the NIC joined (got an id)") \
-	X(rejoins, "times the NIC lost its grants and said HELLO again") \
+	X(rejoins, "times the NIC lost its grants, or was told to, and said HELLO again") \
+	X(told_to_rejoin, "GNTs flagged REJOIN: the switch did not have this node up (restarted, or marked it down)") \
 	X(gnt_received, "GNTs received") \
 	X(gnt_granted, "GNTs granting a target") \
 	X(gnt_unused, "grants for a target with nothing queued") \
@@ -186,7 +187,8 @@ const struct nic_stats *nic_stats(const struct nic *nic);
 
 /*
  * Frames received, summed over the counters of what became of them (invalid,
- * before joining, misdelivered, unexpected, GNTs, data, acks, DOWN notices):
+ * before joining, misdelivered, unexpected, GNTs, data, acks, DOWN notices,
+ * NO_VNET answers, REJOIN grants):
  * each frame is in exactly one, so this always equals s->rx_frames.
  */
 uint64_t nic_rx_outcomes(const struct nic_stats *s);

@@ -104,6 +104,12 @@ static inline bool nic_sent_by(const struct sn_pkt *pkt, uint16_t src_ep)
 /* Finish a transmitted packet that nobody else holds. */
 void nic_finish(struct nic *nic, struct sn_pkt *pkt, int status, uint64_t now);
 
+/*
+ * Join again as a new incarnation (lost grants, or the switch said so):
+ * every connection starts over, pending messages fail, HELLO at once.
+ */
+void nic_rejoin(struct nic *nic, uint64_t now);
+
 /* A peer is down, rejoined or not joined (kind): fail and forget everything towards it. */
 void nic_peer_down(struct nic *nic, uint16_t peer, enum proto_down_kind kind, uint64_t now);
 

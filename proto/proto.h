@@ -100,7 +100,9 @@ enum proto_down_kind {
 enum proto_gnt_flag {
 	PROTO_GNT_F_FIFO = 1u << 0,	/* unscheduled model: request head only */
 	PROTO_GNT_F_JOINED = 1u << 1,	/* answer to a HELLO */
-	PROTO_GNT_F_ALL = (1u << 2) - 1,
+	PROTO_GNT_F_REJOIN = 1u << 2,	/* answer to a CFG of a node this switch does
+					 * not have up: grants nothing; say HELLO */
+	PROTO_GNT_F_ALL = (1u << 3) - 1,
 };
 
 /*

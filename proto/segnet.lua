@@ -121,8 +121,10 @@ field("gnt_fifo", ProtoField.bool("segnet.gnt.gflags.fifo", "FIFO (unscheduled m
 	16, nil, 0x0001))
 field("gnt_joined", ProtoField.bool("segnet.gnt.gflags.joined", "Joined (answers a HELLO)",
 	16, nil, 0x0002))
+field("gnt_rejoin", ProtoField.bool("segnet.gnt.gflags.rejoin",
+	"Rejoin (the switch does not have the node up: say HELLO)", 16, nil, 0x0004))
 field("gnt_undefined", ProtoField.uint16("segnet.gnt.gflags.undefined", "Undefined flags",
-	base.HEX, nil, 0xFFFC))
+	base.HEX, nil, 0xFFF8))
 field("gnt_slot_ns", ProtoField.uint32("segnet.gnt.slot_ns", "Slot length (ns)", base.DEC))
 field("gnt_timestamp_ns", ProtoField.uint64("segnet.gnt.timestamp_ns", "Switch timestamp (ns)",
 	base.DEC))
@@ -350,6 +352,7 @@ local function dissect_gnt(tvb, bt, b)
 	local gt = bt:add(f.gnt_gflags, tvb(b + 10, 2))
 	gt:add(f.gnt_fifo, tvb(b + 10, 2))
 	gt:add(f.gnt_joined, tvb(b + 10, 2))
+	gt:add(f.gnt_rejoin, tvb(b + 10, 2))
 	gt:add(f.gnt_undefined, tvb(b + 10, 2))
 	bt:add(f.gnt_slot_ns, tvb(b + 12, 4))
 	bt:add(f.gnt_timestamp_ns, tvb(b + 16, 8))

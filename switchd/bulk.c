@@ -288,6 +288,20 @@ static void sw_build_requests(struct sw_fabric *sw, uint64_t now)
 	}
 }
 
+struct proto_pkt sw_gnt_frame(const struct sw_fabric *sw, uint64_t s)
+{
+	return (struct proto_pkt) {
+		.type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH,
+		.gnt = {
+			.slot = (uint32_t)s, .n_nodes = sw->n, .target = PROTO_NODE_NONE,
+			.slot_ns = (uint32_t)sw->cfg.slot_ns,
+			.back_slots = sw->back_slots,
+			.slot_frames = (uint16_t)sw->cfg.slot_frames,
+			.gflags = sw->arb->ops->fifo ? PROTO_GNT_F_FIFO : 0,
+		},
+	};
+}
+
 /*
  * Send the GNTs of slot s: to every node granted a target, to nodes that
  * just joined, and at least every gnt_keepalive slots to every node that is
@@ -297,16 +311,8 @@ static void sw_build_requests(struct sw_fabric *sw, uint64_t now)
  */
 static void sw_send_grants(struct sw_fabric *sw, uint64_t s, uint64_t now)
 {
-	struct proto_pkt p = {
-		.type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH,
-	};
+	struct proto_pkt p = sw_gnt_frame(sw, s);
 
-	p.gnt = (struct proto_gnt) {
-		.slot = (uint32_t)s, .n_nodes = sw->n,
-		.slot_ns = (uint32_t)sw->cfg.slot_ns,
-		.back_slots = sw->back_slots,
-		.slot_frames = (uint16_t)sw->cfg.slot_frames,
-	};
 	for (uint16_t i = 0; i < sw->n; i++) {
 		struct sw_node *nd = &sw->nodes[i];
 		struct rte_mbuf *m;

@@ -281,6 +281,29 @@ static void sw_node_join(struct sw_fabric *sw, uint16_t i, uint32_t nonce,
 			sw_notice_down(sw, j, i, PROTO_T_BACK, 0, now);
 }
 
+/*
+ * A CFG came from node i, which this switch has not joined or has marked
+ * down: its NIC thinks it is up. Tell it to say HELLO now, rather than
+ * after PROTO_LOST_GNT_SLOTS slots without a grant (a GNT flagged REJOIN,
+ * granting nothing). A NIC sends a CFG at most every slot, and stops when
+ * it rejoins, so this needs no limit of its own.
+ */
+static void sw_tell_rejoin(struct sw_fabric *sw, uint16_t i, uint64_t now)
+{
+	struct proto_pkt p = sw_gnt_frame(sw, sw->cur);
+	struct rte_mbuf *m;
+
+	p.dst_node = i;
+	p.gnt.node_id = i;
+	p.gnt.timestamp_ns = now;
+	p.gnt.gflags |= PROTO_GNT_F_REJOIN;
+	m = sw_frame(sw, &p);
+	if (!m)
+		return;
+	sw->stats.rejoin_told++;
+	sw_send_control(sw, PROTO_NODE_SWITCH, i, m, now);
+}
+
 /* True when frame type may arrive on this port of node i. */
 static bool sw_right_port(const struct sw_fabric *sw, const struct sw_rx *r,
 			  const struct dp_port *port)
@@ -351,11 +374,15 @@ static void sw_accept(struct sw_fabric *sw, uint16_t in, struct dp_port *port,
 		sw->stats.forged_notice++;	/* only the switch says a node is down */
 	} else if (!sw->nodes[in].joined) {
 		sw->stats.not_joined++;
+		if (r->p.type == PROTO_T_CFG)
+			sw_tell_rejoin(sw, in, now);
 	} else if (r->p.type == PROTO_T_GNT) {
 		sw->stats.unexpected_type++;
 	} else if (r->p.type == PROTO_T_CFG) {
 		sw->stats.cfg_received++;
 		sw_bulk_cfg(sw, in, &r->p, sw_slot_at(sw, now));
+		if (!sw->nodes[in].up)
+			sw_tell_rejoin(sw, in, now);
 	} else if (!sw->nodes[in].up) {
 		sw->stats.src_down++;	/* out until its HELLO: peers restarted without it */
 	} else {

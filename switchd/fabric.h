@@ -113,6 +113,7 @@ struct sw_config {
 	X(slots_idle, "slot boundaries passed asleep, nothing due (idle_skip)") \
 	X(grants, "grants made") \
 	X(gnt_sent, "GNT frames sent") \
+	X(rejoin_told, "GNTs flagged REJOIN: a CFG came from a node not joined or marked down, whose NIC thinks it is up") \
 	X(arb_cycles, "cycles spent in the arbiter (if a cycle counter is set)") \
 	X(no_mbuf, "frames not originated: mempool empty")
 

@@ -115,6 +115,9 @@ struct rte_mbuf *sw_frame(struct sw_fabric *sw, struct proto_pkt *p);
 void sw_send_control(struct sw_fabric *sw, uint16_t in, uint16_t to,
 		     struct rte_mbuf *m, uint64_t now);
 
+/* A GNT of slot s granting nothing, for dst_node and node_id to fill in. */
+struct proto_pkt sw_gnt_frame(const struct sw_fabric *sw, uint64_t s);
+
 /*
  * Tell initiator `to` that node `down` is down, has not joined, or (up
  * again) rejoined: the notice's epoch field says which (enum proto_down_kind).

@@ -129,6 +129,7 @@ static void gen_gnt(int n, const struct proto_gnt *g)
 	gen_u(n, "segnet.gnt.gflags", g->gflags);
 	gen_b(n, "segnet.gnt.gflags.fifo", g->gflags & PROTO_GNT_F_FIFO);
 	gen_b(n, "segnet.gnt.gflags.joined", g->gflags & PROTO_GNT_F_JOINED);
+	gen_b(n, "segnet.gnt.gflags.rejoin", g->gflags & PROTO_GNT_F_REJOIN);
 	gen_u(n, "segnet.gnt.gflags.undefined", 0);
 	gen_u(n, "segnet.gnt.slot_ns", g->slot_ns);
 	gen_u(n, "segnet.gnt.timestamp_ns", g->timestamp_ns);
@@ -264,6 +265,11 @@ static int gen_all(struct gen *g)
 		  .node_id = 3, .n_nodes = 12, .gflags = PROTO_GNT_F_JOINED,
 		  .slot_ns = 1638, .timestamp_ns = 0x0123456789ABCDEFull,
 		  .back_slots = 2, .slot_frames = 1 } },
+		/* the answer to a CFG of a node the switch does not have up */
+		{ .type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH, .dst_node = 2,
+		  .gnt = { .slot = 77, .target = PROTO_NODE_NONE, .node_id = 2, .n_nodes = 4,
+		  .gflags = PROTO_GNT_F_REJOIN, .slot_ns = 1638, .back_slots = 2,
+		  .slot_frames = 1 } },
 		{ .type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH, .dst_node = 11,
 		  .gnt = { .slot = 4000000000u, .target = 7, .node_id = 11,
 		  .n_nodes = 12, .gflags = PROTO_GNT_F_FIFO, .slot_ns = 0xFFFFFFFF,

@@ -981,6 +981,12 @@ Test(fabric, frames_from_a_node_that_has_not_joined_are_dropped)
 	cr_assert_eq(t_st(t)->not_joined, 3);
 	cr_assert_eq(t_st(t)->cfg_received, 3, "its CFG must not count");
 	cr_assert_eq(t_count(t, 0, 0), 0);
+	/* Its CFG says its NIC thinks it is up (a restarted switch): told to join. */
+	cr_assert_eq(t_count(t, 3, PROTO_T_GNT), 1, "node 3 not told to say HELLO");
+	cr_assert_eq(t_gnt(t, 3).gflags & PROTO_GNT_F_REJOIN, PROTO_GNT_F_REJOIN);
+	cr_assert_eq(t_gnt(t, 3).node_id, 3);
+	cr_assert_eq(t_st(t)->rejoin_told, 1);
+	t_clear(t);
 	/* Frames for it: it is not up, the sender hears it is down. */
 	t_data(t, PROTO_T_QREQ, 0, 3, 0);
 	sw_fabric_poll(t->sw, 60000);
@@ -1035,11 +1041,19 @@ Test(fabric, silent_node_is_marked_down_and_requesters_are_told)
 	cr_assert_eq(t_sent(t, 1, 0).epoch, PROTO_DOWN_DOWN);
 	cr_assert_eq(t_count(t, 2, 0), 0);
 	t_clear(t);
-	/* A CFG does not revive it; HELLO does, and its peers hear it restarted. */
+	/*
+	 * A CFG does not revive it, but says its NIC thinks it is up: it is
+	 * told to join again at once (before, it noticed after 1000 slots
+	 * without a grant); HELLO revives it, and its peers hear it restarted.
+	 */
 	t_cfg(t, 2, 0, 0xF, 0xF);
 	sw_fabric_poll(t->sw, 6 * T_SLOT + 60000);
 	sw_fabric_node_info(t->sw, 2, &info);
 	cr_assert_not(info.up);
+	cr_assert_eq(t_count(t, 2, PROTO_T_GNT), 1, "node 2 not told to rejoin");
+	cr_assert_eq(t_gnt(t, 2).gflags & PROTO_GNT_F_REJOIN, PROTO_GNT_F_REJOIN);
+	cr_assert_eq(t_gnt(t, 2).target, PROTO_NODE_NONE, "it grants nothing");
+	t_clear(t);
 	t_hello(t, 2, 2);
 	sw_fabric_poll(t->sw, 6 * T_SLOT + 70000);
 	sw_fabric_node_info(t->sw, 2, &info);

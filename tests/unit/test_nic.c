@@ -598,6 +598,45 @@ Test(nic, bulk_waiting_across_a_change_of_switch_mode_is_sent)
 }
 
 /*
+ * A GNT flagged REJOIN (switchd's answer to a CFG of a node it has not
+ * joined, or marked down: a restarted switch, a node that was silent) makes
+ * the NIC say HELLO at once, as a new incarnation, with its pending
+ * messages failed; before, it waited PROTO_LOST_GNT_SLOTS slots for the
+ * grants it would never get. Joining already, it ignores one.
+ */
+Test(nic, a_rejoin_grant_makes_the_nic_join_again_at_once)
+{
+	struct nic_msg quick = { .vnet = T_VNET, .dst_node = T_PEER, .chan = SN_CHAN_QUICK };
+	unsigned int avail = rte_mempool_avail_count(t_mp), before;
+	struct dp_port *port = tport_create("nic", 256);
+	uint64_t now = 1000000;
+	struct nic *nic = t_nic_conf(port, "conf3", now);
+
+	cr_assert_eq(nic_send(nic, &quick, now), 0);
+	nic_poll(nic, now);
+	tport_clear(port);
+	t_push_gnt_of(port, 2, PROTO_NODE_NONE, 4, PROTO_GNT_F_REJOIN);
+	nic_poll(nic, now + T_SLOT_NS);
+	cr_assert_eq(nic_stats(nic)->told_to_rejoin, 1);
+	cr_assert_eq(nic_stats(nic)->rejoins, 1);
+	cr_assert_eq(nic_stats(nic)->completed_err, 1, "the pending message fails");
+	cr_assert_eq(t_count(port, PROTO_T_HELLO, &before), 1, "no HELLO");
+	tport_clear(port);
+	/* Joining: another one changes nothing (it is no grant to join on). */
+	t_push_gnt_of(port, 3, PROTO_NODE_NONE, 4, PROTO_GNT_F_REJOIN);
+	nic_poll(nic, now + 2 * T_SLOT_NS);
+	cr_assert_eq(nic_stats(nic)->rejoins, 1);
+	cr_assert_eq(nic_stats(nic)->joins, 1, "joined on a REJOIN grant");
+	/* The switch's answer to the HELLO joins it again. */
+	t_push_gnt_of(port, 4, PROTO_NODE_NONE, 4, PROTO_GNT_F_JOINED);
+	nic_poll(nic, now + 3 * T_SLOT_NS);
+	cr_assert_eq(nic_stats(nic)->joins, 2);
+	cr_assert_eq(nic_rx_outcomes(nic_stats(nic)), nic_stats(nic)->rx_frames,
+		     "a REJOIN grant is counted as what became of it");
+	t_done(nic, port, avail);
+}
+
+/*
  * Keepalive GNTs at switchd's longest --gnt-keepalive keep an idle NIC
  * joined; PROTO_LOST_GNT_SLOTS slots without one make it rejoin.
  */

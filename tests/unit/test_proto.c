@@ -830,7 +830,7 @@ static const struct craft crafts[] = {
 		P(OFF_GNT_TARGET, 2, PROTO_NODE_NONE) }),
 	C(BODY, "gnt-target-at-n-nodes", B_GNT, .patch = { P(OFF_GNT_TARGET, 2, 9) }),
 	C(BODY, "gnt-target-switch", B_GNT, .patch = { P(OFF_GNT_TARGET, 2, PROTO_NODE_SWITCH) }),
-	C(BODY, "gnt-gflags-bit2", B_GNT, .patch = { P(OFF_GNT_GFLAGS, 2, 4) }),
+	C(BODY, "gnt-gflags-bit3", B_GNT, .patch = { P(OFF_GNT_GFLAGS, 2, 8) }),
 	C(BODY, "gnt-gflags-top", B_GNT, .patch = { P(OFF_GNT_GFLAGS, 2, 0x8001) }),
 	C(BODY, "gnt-slot-ns-0", B_GNT, .patch = { P(OFF_GNT_SLOT_NS, 4, 0) }),
 	C(BODY, "gnt-slot-frames-0", B_GNT, .patch = { P(OFF_GNT_SLOT_FRAMES, 2, 0) }),
