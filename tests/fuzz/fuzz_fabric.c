@@ -176,7 +176,10 @@ static struct dp_port *fab_port(void *run, const struct fuzz_op *op)
 	return op->bulk ? r->bulk[op->who] : r->quick[op->who];
 }
 
-/* Slots count from the clock; the cluster has FAB_NODES nodes. */
+/*
+ * Slots count from the clock; the cluster has FAB_NODES nodes; epochs count
+ * from 0 (the fabric forwards them unread).
+ */
 static struct fuzz_ctx fab_ctx(void *run, uint64_t now)
 {
 	(void)run;

@@ -7,7 +7,10 @@
  * a clock the input advances; what it sends is freed. Acknowledgment bases
  * in the input count from the last packet number the NIC sent, so the
  * protocol stages (genp, timer, build_acks, dup_find, order) see acks near
- * their window. Besides the sanitizers' checks, it aborts when
+ * their window, and epochs from the last the NIC sent to the frame's
+ * source on its vnet, so frames of the current epoch, stale ones and newer
+ * ones (pipeline_rx_epoch), FRESH ones (pipeline_rx_fresh) and NO_VNET
+ * answers all reach the connections. Besides the sanitizers' checks, it aborts when
  * - a frame the NIC sends does not decode (CRC checked);
  * - a completion names a message not sent, or one already completed, or
  *   has an unknown status; a delivery is for a virtual network or endpoint
@@ -80,6 +83,8 @@ struct nic_run {
 	struct dp_port *bulk;		/* its bulk port */
 	struct dp_port *quick;		/* its quick port (maybe bulk) */
 	uint32_t last_pkt_num;		/* the last packet number it sent */
+	/* The last epoch it sent on vnet v to node n, without FRESH or NO_VNET. */
+	uint16_t epoch[FUZZ_EPOCH_VNETS][FUZZ_EPOCH_NODES];
 	uint32_t frame_records;		/* frame records so far (packet numbers) */
 	uint16_t vnets;			/* 1 or 2: vnets 1 .. vnets are served */
 	bool no_space;			/* rx_space says no */
@@ -222,8 +227,22 @@ static bool nic_f_start(void *run, struct fuzz_in *in)
 }
 
 /*
+ * Remember the epoch of p's connection, which the NIC sent to p's
+ * destination: a FRESH frame's holds its boot nonce, a NO_VNET answer's the
+ * epoch of the frame it answers, neither the connection's.
+ */
+static void nic_f_note_epoch(struct nic_run *r, const struct proto_pkt *p)
+{
+	if (p->type > PROTO_T_QACK || (p->flags & (PROTO_F_FRESH | PROTO_F_NO_VNET)) ||
+	    p->vnet >= FUZZ_EPOCH_VNETS || p->dst_node >= FUZZ_EPOCH_NODES)
+		return;
+	r->epoch[p->vnet][p->dst_node] = p->epoch;
+}
+
+/*
  * Check and free what the NIC sent on port (one decode per frame, not the
- * second fuzz_drain's check would add); remember the last packet number.
+ * second fuzz_drain's check would add); remember the last packet number
+ * and each connection's epoch.
  */
 static void nic_f_drain(struct nic_run *r, struct dp_port *port)
 {
@@ -234,6 +253,7 @@ static void nic_f_drain(struct nic_run *r, struct dp_port *port)
 			   "every frame sent decodes OK");
 		if (p.flags & PROTO_F_DATA)
 			r->last_pkt_num = p.pkt_num;
+		nic_f_note_epoch(r, &p);
 	}
 	fuzz_drain(port, false);
 }
@@ -333,18 +353,20 @@ static struct dp_port *nic_f_port(void *run, const struct fuzz_op *op)
 
 /*
  * Slots count from the clock, data packet numbers from the frame records
- * so far, ack bases from the last packet number the NIC sent.
+ * so far, ack bases from the last packet number the NIC sent, epochs from
+ * the last the NIC sent on each connection.
  */
 static struct fuzz_ctx nic_f_ctx(void *run, uint64_t now)
 {
 	struct nic_run *r = run;
-
-	r->frame_records++;
-	return (struct fuzz_ctx) {
+	struct fuzz_ctx ctx = {
 		.n_nodes = NIC_F_NODES, .slot = (uint32_t)(now / NIC_F_SLOT_NS),
-		.slot_ns = NIC_F_SLOT_NS, .pkt_num = r->frame_records,
+		.slot_ns = NIC_F_SLOT_NS, .pkt_num = ++r->frame_records,
 		.ack_base = r->last_pkt_num,
 	};
+
+	memcpy(ctx.epoch, r->epoch, sizeof(ctx.epoch));
+	return ctx;
 }
 
 /* Free the NIC and its ports. */

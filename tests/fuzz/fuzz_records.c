@@ -97,6 +97,37 @@ static uint32_t fuzz_seq(uint32_t base, uint8_t delta)
 	return proto_seq_add(base, (uint32_t)(int32_t)(int8_t)delta);
 }
 
+/* The epoch fuzz_ctx holds for p's connection (from its source, on its vnet), else 0. */
+static uint16_t fuzz_conn_epoch(const struct fuzz_ctx *ctx, const struct proto_pkt *p)
+{
+	if (p->vnet >= FUZZ_EPOCH_VNETS || p->src_node >= FUZZ_EPOCH_NODES)
+		return 0;
+	return ctx->epoch[p->vnet][p->src_node];
+}
+
+/* The epoch field an epoch byte gives for a frame of a connection at conn. */
+static uint16_t fuzz_epoch_read(struct fuzz_in *in, uint8_t code, uint16_t conn)
+{
+	int delta = ((code & FUZZ_E_DELTA) ^ 8) - 8;
+	uint16_t base;
+
+	switch ((code >> FUZZ_E_BASE_SHIFT) & 3) {
+	case FUZZ_E_CONN:
+		base = conn;
+		break;
+	case FUZZ_E_ZERO:
+		base = 0;
+		break;
+	case FUZZ_E_HALF:
+		base = (uint16_t)(conn + 0x8000);
+		break;
+	default:
+		base = fuzz_u16(in);
+		break;
+	}
+	return (uint16_t)(base + delta);
+}
+
 /* Read a CFG body: size, request counts and the two enable vectors. */
 static void fuzz_cfg_read(struct fuzz_in *in, const struct fuzz_ctx *ctx,
 			  struct proto_pkt *p, uint8_t *vecs)
@@ -134,10 +165,16 @@ static void fuzz_gnt_read(struct fuzz_in *in, const struct fuzz_ctx *ctx,
 
 /*
  * Make the fields of p plausible for its type, so that the decoder accepts
- * it and the state machines see it: what a field needs zero is zero.
+ * it and the state machines see it: what a field needs zero is zero; a
+ * DOWN notice's epoch is its kind, from the epoch byte ecode; neither a
+ * notice nor a NO_VNET answer is FRESH.
  */
-static void fuzz_plausible(struct proto_pkt *p)
+static void fuzz_plausible(struct proto_pkt *p, uint8_t ecode)
 {
+	if (p->flags & PROTO_F_DOWN)
+		p->epoch = ecode & FUZZ_E_KIND;
+	if (p->flags & (PROTO_F_DOWN | PROTO_F_NO_VNET))
+		p->flags &= (uint16_t)~PROTO_F_FRESH;
 	if (p->type == PROTO_T_BREQ || p->type == PROTO_T_QREQ)
 		p->flags |= PROTO_F_DATA;
 	if (!(p->flags & PROTO_F_DATA))
@@ -156,7 +193,7 @@ static void fuzz_plausible(struct proto_pkt *p)
 	default:
 		return;
 	}
-	p->flags = p->vnet = p->src_ep = p->dst_ep = p->handler = 0;
+	p->flags = p->vnet = p->src_ep = p->dst_ep = p->handler = p->epoch = 0;
 	p->pkt_num = p->ack_base = p->ack_mask = 0;
 }
 
@@ -189,14 +226,14 @@ static struct rte_mbuf *fuzz_frame_read(struct fuzz_in *in, struct rte_mempool *
 	static const uint8_t bytes[PROTO_MAX_PAYLOAD];
 	static uint8_t vecs[3 * 256];
 	struct proto_pkt p = { .args = bytes, .payload = bytes };
-	uint8_t sel;
+	uint8_t sel, ecode;
 	int rc;
 
 	if (raw)
 		return fuzz_raw_read(in, mp);
 	sel = fuzz_u8(in);
 	p.type = (uint8_t)(sel % PROTO_T_MAX + 1);
-	p.flags = fuzz_u8(in) & PROTO_F_ALL;
+	p.flags = fuzz_u8(in);
 	p.src_node = fuzz_node(fuzz_u8(in));
 	p.dst_node = fuzz_node(fuzz_u8(in));
 	p.vnet = fuzz_u8(in);
@@ -209,6 +246,9 @@ static struct rte_mbuf *fuzz_frame_read(struct fuzz_in *in, struct rte_mempool *
 	p.slot = ctx->slot + (uint32_t)(int32_t)(int8_t)fuzz_u8(in);
 	p.payload_len = (uint16_t)RTE_MIN(fuzz_u8(in) * FUZZ_PAYLOAD_UNIT,
 					  PROTO_MAX_PAYLOAD);
+	ecode = fuzz_u8(in);
+	p.flags = (uint16_t)(p.flags | (ecode >> FUZZ_E_FLAGS_SHIFT) << 8) & PROTO_F_ALL;
+	p.epoch = fuzz_epoch_read(in, ecode, fuzz_conn_epoch(ctx, &p));
 	if (p.type == PROTO_T_CFG)
 		fuzz_cfg_read(in, ctx, &p, vecs);
 	else if (p.type == PROTO_T_GNT)
@@ -216,7 +256,7 @@ static struct rte_mbuf *fuzz_frame_read(struct fuzz_in *in, struct rte_mempool *
 	else if (p.type == PROTO_T_HELLO)
 		p.hello_nonce = fuzz_u8(in);
 	if (!(sel & FUZZ_SEL_AS_GIVEN))
-		fuzz_plausible(&p);
+		fuzz_plausible(&p, ecode);
 	proto_node_mac(p.src_node, p.eth_src);
 	proto_node_mac(p.dst_node, p.eth_dst);
 	return tdp_frame(mp, &p, &rc);

@@ -13,10 +13,12 @@
  *           bits 6-7: the time-advance scale (enum fuzz_scale)
  *   adv     time advance, in units of the scale
  *   body    a frame: the fields of fuzz_records.c's fuzz_frame_read (type,
- *           flags, nodes, vnet, endpoints, handler, deltas of packet
- *           number, ack base and slot, ack mask, payload length, then the
- *           CFG, GNT or HELLO body), or a length and raw bytes; a pool
- *           byte (enum fuzz_pool_op); the harness's own fields; or nothing
+ *           flags bits 0-7, nodes, vnet, endpoints, handler, deltas of
+ *           packet number, ack base and slot, ack mask, payload length, the
+ *           epoch byte (enum fuzz_epoch_byte: flags bits 8-9 and the epoch
+ *           field, two more bytes when it is given as is), then the CFG, GNT
+ *           or HELLO body), or a length and raw bytes; a pool byte (enum
+ *           fuzz_pool_op); the harness's own fields; or nothing
  *
  * After the body the clock advances, and the component is polled if it
  * moved (or the action was FUZZ_A_NEXT).
@@ -57,6 +59,34 @@ enum {
 	FUZZ_PAYLOAD_UNIT = 9,
 };
 
+/*
+ * A frame record's epoch byte: the header flags above the flags byte and
+ * the 16-bit epoch field, drawn near the epoch the harness believes the
+ * connection has, so that frames of the current epoch, of one just before
+ * or after (a reset on one side), of the tie half the range away and DOWN
+ * notices of each kind all come often.
+ */
+enum fuzz_epoch_byte {
+	FUZZ_E_DELTA = 0x0F,	/* bits 0-3: signed delta, -8 .. 7, added to the base */
+	FUZZ_E_KIND = 0x03,	/* a DOWN notice's epoch: its kind 0 .. 3 (3 is refused) */
+	FUZZ_E_BASE_SHIFT = 4,	/* bits 4-5: enum fuzz_epoch_base */
+	FUZZ_E_FLAGS_SHIFT = 6,	/* bits 6-7: flags bits 8-9 (NO_VNET, FRESH) */
+};
+
+/* What the delta of an epoch byte counts from (its bits 4-5). */
+enum fuzz_epoch_base {
+	FUZZ_E_CONN,		/* the connection's epoch (fuzz_ctx.epoch) */
+	FUZZ_E_ZERO,		/* 0: an epoch never moved on, or a boot nonce */
+	FUZZ_E_HALF,		/* the connection's + 32768: the tie node ids break */
+	FUZZ_E_GIVEN,		/* the next two bytes (big endian) */
+};
+
+/* The connections fuzz_ctx.epoch knows: vnets 0 .. 3 from node ids 0 .. 5. */
+enum {
+	FUZZ_EPOCH_VNETS = 4,
+	FUZZ_EPOCH_NODES = 6,
+};
+
 /* How far a record moves the clock (op bits 6-7), in slots of the component. */
 enum fuzz_scale {
 	FUZZ_S_NONE,		/* the same instant: frames arrive together */
@@ -89,6 +119,9 @@ struct fuzz_ctx {
 	uint32_t slot_ns;	/* slot length a GNT carries when the record says 0 */
 	uint32_t pkt_num;	/* data packet numbers are this +- delta */
 	uint32_t ack_base;	/* ack bases are this +- delta */
+	/* The epoch of the connection from node n on vnet v, [v][n], as the
+	 * harness believes it: the last its component sent to n (else 0). */
+	uint16_t epoch[FUZZ_EPOCH_VNETS][FUZZ_EPOCH_NODES];
 };
 
 /* libFuzzer's entry points, which each harness defines. */
