@@ -49,6 +49,9 @@ struct stage_param {
 enum stage_event {
 	STAGE_EV_TIMEOUT,	/* the packet given waited too long for its ack */
 	STAGE_EV_RESET,		/* peer down or restarted: forget the connection */
+	STAGE_EV_FAIL,		/* peer away, the connection stays: complete
+				 * (SN_ERR_DOWN) what has no packet number; the
+				 * NIC makes the numbered ones markers */
 };
 
 /* A stage's registration. */

@@ -142,12 +142,24 @@ void chan_forget(struct nic *nic, struct sn_pkt *pkt)
 	chan_remove(nic, pkt);
 }
 
-/* The channel is done with a packet: finish it unless a protocol holds it. */
+/*
+ * The channel is done with a packet: finish it unless a protocol holds it.
+ * One held (a bulk packet whose BACK came) now waits only for its
+ * acknowledgment: the timer must look at it, also when it scanned the
+ * connection while the packet was still being sent (it skips those) and
+ * nothing else will make it look again.
+ */
 static void chan_done(struct nic *nic, struct sn_pkt *p, int status, uint64_t now)
 {
 	chan_remove(nic, p);
-	if (p->flags & SN_PKT_HELD)
+	if (p->flags & SN_PKT_HELD) {
+		if (p->conn) {
+			if (!p->conn->tx_unscanned)
+				p->conn->tx_unscanned = now ? now : 1;
+			pipeline_touch(p->conn->pl);
+		}
 		return;
+	}
 	nic_finish(nic, p, status, now);
 	nic_desc_free(nic, p);
 }
@@ -660,6 +672,7 @@ struct chan_sweep {
 	int vnet;		/* of this virtual network (-1: any) ... */
 	int src_ep;		/* ... sent by this endpoint (-1: any) */
 	int status;		/* enum sn_status they finish with */
+	bool unnumbered;	/* only what no protocol holds (not SN_PKT_HELD) */
 };
 
 /* True when sweep s takes p. */
@@ -668,6 +681,8 @@ static bool chan_sweep_takes(const struct chan_sweep *s, const struct sn_pkt *p)
 	if (s->peer >= 0 && p->h.dst_node != s->peer)
 		return false;
 	if (s->vnet >= 0 && p->h.vnet != s->vnet)
+		return false;
+	if (s->unnumbered && (p->flags & SN_PKT_HELD))
 		return false;
 	return s->src_ep < 0 || nic_sent_by(p, (uint16_t)s->src_ep);
 }
@@ -712,6 +727,15 @@ void chan_purge_conn(struct nic *nic, const struct sn_conn *conn, uint64_t now)
 {
 	struct chan_sweep s = { .peer = conn->peer, .vnet = conn->vnet, .src_ep = -1,
 				.status = SN_ERR_DOWN };
+
+	chan_sweep_target(nic, conn->peer, &s, now);
+	chan_sweep_shared(nic, &s, now);
+}
+
+void chan_fail_unnumbered(struct nic *nic, const struct sn_conn *conn, uint64_t now)
+{
+	struct chan_sweep s = { .peer = conn->peer, .vnet = conn->vnet, .src_ep = -1,
+				.status = SN_ERR_DOWN, .unnumbered = true };
 
 	chan_sweep_target(nic, conn->peer, &s, now);
 	chan_sweep_shared(nic, &s, now);

@@ -332,9 +332,10 @@ int nic_send(struct nic *nic, const struct nic_msg *msg, uint64_t now)
 }
 
 /*
- * A numbered packet of a closing endpoint: its message completes now
- * (cancelled) and the packet stays on genp's list as the marker of its
- * number, without payload or owner, until acknowledged. A quick packet keeps
+ * A numbered packet whose message fails now (a closing endpoint's:
+ * cancelled; one to a peer that is away: down): it completes with status
+ * and the packet stays on genp's list as the marker of its number, without
+ * payload or owner, until acknowledged. A quick packet keeps
  * its place in the channel (it has no payload: its arguments were copied).
  * A bulk one leaves its send buffer, or the BACK its BREQ waits for, and
  * goes to the quick channel at once (markers are QREQs: chan_sink puts them
@@ -342,11 +343,11 @@ int nic_send(struct nic *nic, const struct nic_msg *msg, uint64_t now)
  * answered waits for its acknowledgment as before, and the timer resends it
  * as a marker if that does not come.
  */
-static void nic_cancel_numbered(struct nic *nic, struct sn_pkt *p, uint64_t now)
+static void nic_fail_numbered(struct nic *nic, struct sn_pkt *p, int status, uint64_t now)
 {
 	bool requeue = p->chan == SN_CHAN_BULK && p->cq != CQ_NONE;
 
-	nic_report(nic, p, SN_ERR_CANCELLED, now);
+	nic_report(nic, p, status, now);
 	if (requeue)
 		chan_forget(nic, p);
 	sn_pkt_make_marker(p);
@@ -368,22 +369,46 @@ uint32_t nic_cancel(struct nic *nic, uint16_t vnet, uint16_t src_ep, uint64_t no
 
 		for (struct sn_pkt *p = c ? c->unacked : NULL; p; p = p->next)
 			if (nic_sent_by(p, src_ep))
-				nic_cancel_numbered(nic, p, now);
+				nic_fail_numbered(nic, p, SN_ERR_CANCELLED, now);
 	}
 	/* Without a protocol (no numbers): they leave the channel. */
 	chan_cancel(nic, vnet, src_ep, now);
 	return (uint32_t)(nic->stats.cancelled - before);
 }
 
-/* Fail everything queued for peer and reset its connections (with new_epoch: to the next). */
+/*
+ * Fail every message of c where it is, keeping c's numbering and epoch:
+ * what has no number leaves, numbered packets become markers of their
+ * numbers (as a closing endpoint's do). Restarting the numbering in the
+ * same epoch would let a frame of c that is still on its way (it passed the
+ * switch before the notice) be taken for a new one.
+ */
+static void nic_fail_in_place(struct nic *nic, struct pipeline *pl, struct sn_conn *c,
+			      uint64_t now)
+{
+	pipeline_event(pl, c, STAGE_EV_FAIL, NULL, now);
+	for (struct sn_pkt *p = c->unacked; p; p = p->next)
+		if (!(p->h.flags & PROTO_F_ABANDONED))
+			nic_fail_numbered(nic, p, SN_ERR_DOWN, now);
+	chan_fail_unnumbered(nic, c, now);
+	pipeline_touch(pl);
+}
+
+/*
+ * Fail everything queued for peer. With new_epoch its connections restart
+ * (numbering from 1) in the next epoch; without, they keep numbering and
+ * epoch, and the messages fail in place (nic_fail_in_place).
+ */
 static void nic_fail_peer(struct nic *nic, uint16_t peer, bool new_epoch, uint64_t now)
 {
 	for (unsigned int i = 0; i < nic->n_vnets; i++) {
 		struct pipeline *pl = nic->vnets[i].pl;
 		struct sn_conn *c = peer < pl->n_nodes ? pl->conns[peer] : NULL;
 
-		if (c)
-			pipeline_conn_reset(pl, c, new_epoch, now);
+		if (c && new_epoch)
+			pipeline_conn_reset(pl, c, true, now);
+		else if (c)
+			nic_fail_in_place(nic, pl, c, now);
 	}
 }
 

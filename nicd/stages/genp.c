@@ -346,22 +346,25 @@ static void genp_reset(struct stage *st, struct sn_conn *c, uint64_t now)
 	g->wait_tail = NULL;
 }
 
-/* Complete src_ep's packets waiting for window space on c (cancelled); keep the rest in order. */
-static void genp_cancel_waiting(struct stage *st, struct sn_conn *c, uint16_t src_ep,
-				uint64_t now)
+/*
+ * Complete the packets waiting for window space on c of endpoint src_ep
+ * (-1: of any) with status; keep the rest in order.
+ */
+static void genp_drop_waiting(struct stage *st, struct sn_conn *c, int src_ep, int status,
+			      uint64_t now)
 {
 	struct genp_conn *g = stage_conn(st, c);
 	struct sn_pkt **link = &g->wait_head, *p, *kept = NULL;
 
 	while ((p = *link)) {
-		if (p->h.src_ep != src_ep) {
+		if (src_ep >= 0 && p->h.src_ep != src_ep) {
 			kept = p;
 			link = &p->next;
 			continue;
 		}
 		*link = p->next;
-		st->cnt[GENP_CANCELLED]++;
-		pipeline_complete(st->pl, p, SN_ERR_CANCELLED, now);
+		st->cnt[GENP_CANCELLED] += status == SN_ERR_CANCELLED;
+		pipeline_complete(st->pl, p, status, now);
 	}
 	g->wait_tail = kept;
 }
@@ -375,7 +378,7 @@ static void genp_cancel(struct stage *st, uint16_t src_ep, uint64_t now)
 {
 	for (uint16_t peer = 0; peer < st->pl->n_nodes; peer++)
 		if (st->pl->conns[peer])
-			genp_cancel_waiting(st, st->pl->conns[peer], src_ep, now);
+			genp_drop_waiting(st, st->pl->conns[peer], src_ep, SN_ERR_CANCELLED, now);
 }
 
 /* Timeouts and resets. */
@@ -386,6 +389,8 @@ static void genp_event(struct stage *st, struct sn_conn *c, enum stage_event ev,
 		genp_timeout(st, c, pkt, now);
 	else if (ev == STAGE_EV_RESET)
 		genp_reset(st, c, now);
+	else if (ev == STAGE_EV_FAIL)
+		genp_drop_waiting(st, c, -1, SN_ERR_DOWN, now);
 }
 
 const struct stage_ops stage_genp = {

@@ -204,12 +204,12 @@ static uint32_t rate_drop(struct stage *st, const struct sn_conn *c, int src_ep,
 	return len - kept;
 }
 
-/* A reset peer: its waiting packets fail. */
+/* A reset peer, or one away: its waiting packets fail. */
 static void rate_event(struct stage *st, struct sn_conn *c, enum stage_event ev,
 		       struct sn_pkt *pkt, uint64_t now)
 {
 	(void)pkt;
-	if (ev == STAGE_EV_RESET)
+	if (ev == STAGE_EV_RESET || ev == STAGE_EV_FAIL)
 		rate_drop(st, c, -1, SN_ERR_DOWN, now);
 }
 

@@ -1535,6 +1535,24 @@ static void t_pair_rejoin(struct t_pair *tp, int k)
 	cr_assert_eq(nic_stats(tp->nic[k])->rejoins, before + 1);
 }
 
+/*
+ * The switch restarts: both nodes of the pair miss their grants and rejoin;
+ * T_NODE joins the new switch first.
+ */
+static void t_pair_switch_restarts(struct t_pair *tp)
+{
+	tp->now += (PROTO_LOST_GNT_SLOTS + 1ull) * T_SLOT_NS;
+	tp->slot += PROTO_LOST_GNT_SLOTS + 1;
+	for (int k = 0; k < 2; k++) {
+		nic_poll(tp->nic[k], tp->now);
+		tport_clear(tp->port[k]);
+		cr_assert_eq(nic_stats(tp->nic[k])->rejoins, 1);
+	}
+	t_push_gnt_to(tp->port[0], T_NODE, tp->slot, PROTO_NODE_NONE, 4, PROTO_GNT_F_JOINED);
+	nic_poll(tp->nic[0], tp->now);
+	tport_clear(tp->port[0]);
+}
+
 /* T_PEER rejoins and the switch tells T_NODE so; a slot passes. */
 static void t_pair_peer_returns(struct t_pair *tp)
 {
@@ -1601,15 +1619,7 @@ Test(nic, a_switch_restart_leaves_both_ends_at_one_epoch)
 	struct t_seen *seen = t_pair_open(&tp);
 
 	t_pair_exchange(&tp, seen, 1, "before");
-	tp.now += (PROTO_LOST_GNT_SLOTS + 1ull) * T_SLOT_NS;	/* the switch is gone */
-	tp.slot += PROTO_LOST_GNT_SLOTS + 1;
-	for (int k = 0; k < 2; k++) {
-		nic_poll(tp.nic[k], tp.now);
-		tport_clear(tp.port[k]);
-		cr_assert_eq(nic_stats(tp.nic[k])->rejoins, 1);
-	}
-	t_push_gnt_to(tp.port[0], T_NODE, tp.slot, PROTO_NODE_NONE, 4, PROTO_GNT_F_JOINED);
-	nic_poll(tp.nic[0], tp.now);
+	t_pair_switch_restarts(&tp);
 	cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
 	nic_poll(tp.nic[0], tp.now);
 	tport_clear(tp.port[0]);
@@ -1849,8 +1859,17 @@ Test(nic, quick_accounting_survives_cancels_give_ups_and_restarts, .timeout = 12
 		"conf1",
 	};
 
-	for (unsigned int c = 0; c < sizeof(confs) / sizeof(confs[0]); c++)
-	for (uint32_t seed = 1; seed <= 20; seed++) {
+	/* T_SEED0 / T_SEEDS widen the sweep, T_CONF runs one configuration, T_KINDS (3) sends DOWN notices of every kind */
+	uint32_t seed0 = getenv("T_SEED0") ? (uint32_t)atoi(getenv("T_SEED0")) : 1;
+	uint32_t nseeds = getenv("T_SEEDS") ? (uint32_t)atoi(getenv("T_SEEDS")) : 20;
+	unsigned int nconfs = sizeof(confs) / sizeof(confs[0]);
+
+	if (getenv("T_CONF")) {
+		confs[0] = getenv("T_CONF");
+		nconfs = 1;
+	}
+	for (unsigned int c = 0; c < nconfs; c++)
+	for (uint32_t seed = seed0; seed < seed0 + nseeds; seed++) {
 		unsigned int avail = rte_mempool_avail_count(t_mp);
 		static struct t_cnt cnt[2];
 		struct nic_ops ops[2];
@@ -1889,7 +1908,11 @@ Test(nic, quick_accounting_survives_cancels_give_ups_and_restarts, .timeout = 12
 				} else if (faults && r < 32) {
 					nic_cancel(tp.nic[k], T_VNET, (uint16_t)(t_rng() % 3), tp.now);
 				} else if (faults && r < 33 && !getenv("T_NODOWN")) {
-					t_push_down(tp.port[k], node[k], node[!k]);
+					if (getenv("T_KINDS"))
+						t_push_notice(tp.port[k], node[k], node[!k],
+							      (enum proto_down_kind)(t_rng() % (unsigned)atoi(getenv("T_KINDS"))));
+					else
+						t_push_down(tp.port[k], node[k], node[!k]);
 				}
 			}
 			t_push_gnt_k(tp.port[0], T_NODE, tp.slot, t_rng() % 2 ? T_PEER : PROTO_NODE_NONE, 4, 0, 2);
@@ -1919,6 +1942,16 @@ Test(nic, quick_accounting_survives_cancels_give_ups_and_restarts, .timeout = 12
 				    cnt[k].by_status[SN_ERR_DOWN], cnt[k].by_status[2],
 				    cnt[k].by_status[SN_ERR_CANCELLED], cnt[k].by_status[1],
 				    nic_pending(tp.nic[k]), cnt[k].delivered, tp.nic[k]->ch.quick_used);
+			if (getenv("T_DUMP")) {
+				const struct sn_conn *sc = nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]];
+				const struct sn_conn *rc = nic_pipeline(tp.nic[!k], T_VNET)->conns[node[k]];
+
+				cr_log_info("nic %d conn: active %u unscanned %llu backoff %u srtt %u now %llu epoch %u tx_next %u outstanding %u; peer rx_base %u mask %x epoch %u", k, sc->on_active, (unsigned long long)sc->tx_unscanned, sc->rto_backoff, sc->srtt_ns, (unsigned long long)tp.now,
+					    sc->epoch, sc->tx_next, sc->outstanding, rc->rx_base, rc->rx_mask, rc->epoch);
+				for (const struct sn_pkt *q = sc->unacked; q; q = q->next)
+					cr_log_info("  unacked %u flags %x hflags %x tx_count %u cq %u chan %u",
+						    q->h.pkt_num, q->flags, q->h.flags, q->tx_count, q->cq, q->chan);
+			}
 			cr_expect_eq(nic_pending(tp.nic[k]), 0, "%s seed %u: nic %d: %u pending after 1000 quiet slots",
 				     confs[c], seed, k, nic_pending(tp.nic[k]));
 			cr_expect_eq(tp.nic[k]->ch.quick_used, 0, "%s seed %u: nic %d quick_used %u",
@@ -2181,4 +2214,258 @@ Test(nic, two_fresh_nics_agree_on_an_epoch)
 	}
 	cr_assert_eq(seen[1].bulk, 1);
 	t_pair_done(&tp, avail);
+}
+
+/* Quick message with sequence number seq (args[1..2]) from side k, cookie id. */
+static void t_send_seq(struct t_pair *tp, int k, uint16_t seq, uintptr_t id)
+{
+	uint8_t args[PROTO_ARGS_LEN] = { 0, (uint8_t)seq, (uint8_t)(seq >> 8) };
+	struct nic_msg m = {
+		.vnet = T_VNET, .dst_node = k ? T_NODE : T_PEER, .handler = 7,
+		.chan = SN_CHAN_QUICK, .args = args, .cookie = (void *)id,
+	};
+
+	cr_assert_eq(nic_send(tp->nic[k], &m, tp->now), 0);
+}
+
+/* T_PEER joins (its GNT), then T_NODE's message seq (cookie id) reaches it. */
+static void t_pair_peer_joins_and_takes(struct t_pair *tp, uint16_t seq, uintptr_t id)
+{
+	t_push_gnt_to(tp->port[1], T_PEER, tp->slot, PROTO_NODE_NONE, 4, PROTO_GNT_F_JOINED);
+	nic_poll(tp->nic[1], tp->now);
+	tport_clear(tp->port[1]);
+	t_send_seq(tp, 0, seq, id);
+	nic_poll(tp->nic[0], tp->now);
+	t_carry(tp->port[0], tp->port[1], T_PEER, false);
+	nic_poll(tp->nic[1], tp->now);
+}
+
+/*
+ * T_PEER's deliveries after the first (T_NODE sent sequence numbers seq0 ..
+ * seq0 + n - 1 as messages id0 .. id0 + n - 1): none twice, in sending
+ * order, each that completed OK among them, and the last one sent. One
+ * that failed with SN_ERR_DOWN may have arrived (delivered or not).
+ */
+static void t_assert_seq_deliveries(const struct t_seen *seen, uint16_t seq0, uintptr_t id0,
+				    int n)
+{
+	unsigned int count[16] = { 0 };
+	uint16_t last = 0;
+
+	cr_assert_leq(n, 16);
+	for (unsigned int i = 1; i < seen[1].n_delivered; i++) {
+		uint16_t q = seen[1].delivered_seq[i];
+
+		cr_log_info("T_PEER delivered seq %u", q);
+		cr_assert(q >= seq0 && q < seq0 + n, "seq %u was never sent", q);
+		cr_assert_gt(q, last, "seq %u delivered after seq %u (twice, or out of order)", q,
+			     last);
+		last = q;
+		count[q - seq0]++;
+	}
+	for (int k = 0; k < n; k++)
+		if (seen[0].status[id0 - 1 + (uintptr_t)k] == SN_OK)
+			cr_assert_eq(count[k], 1, "seq %u completed OK, delivered %u times",
+				     seq0 + k, count[k]);
+	cr_assert_eq(last, seq0 + n - 1, "the last message sent was not delivered last (%u)", last);
+}
+
+/*
+ * A switch restart. Both NICs rejoin (epoch 1). T_NODE joins the
+ * new switch first and sends A (packet 1): T_PEER has not joined, the switch
+ * drops A and answers NOT_JOINED; before that notice reaches T_NODE, T_PEER
+ * joins and T_NODE's next message B (packet 2, epoch 1) passes the switch:
+ * T_PEER holds it behind the hole. The notice takes no new epoch (T_PEER's
+ * join is its own rejoin, matched by T_NODE's), so it fails A and B in
+ * place: markers of packets 1 and 2, and C and D are packets 3 and 4. When
+ * it restarted the numbering instead (a review), C and D went out as
+ * packets 1 and 2 of the same epoch again: T_PEER delivered C, then the old
+ * B, and took D for a duplicate of B: D completed OK and was never
+ * delivered.
+ */
+Test(nic, a_late_not_joined_notice_fails_in_place_and_reuses_no_number)
+{
+	struct t_pair tp;
+	struct t_seen *seen = t_pair_open(&tp);
+
+	t_pair_exchange(&tp, seen, 1, "before");
+	t_pair_switch_restarts(&tp);
+	/* T_NODE sends A: dropped, T_PEER has not joined */
+	t_send_seq(&tp, 0, 100, 2);
+	nic_poll(tp.nic[0], tp.now);
+	tport_clear(tp.port[0]);
+	/* T_PEER joins; then T_NODE's B passes the switch */
+	t_pair_peer_joins_and_takes(&tp, 101, 3);
+	t_carry(tp.port[1], tp.port[0], T_NODE, false);
+	/* the notice about A arrives */
+	t_push_notice(tp.port[0], T_NODE, T_PEER, PROTO_DOWN_NOT_JOINED);
+	nic_poll(tp.nic[0], tp.now);
+	cr_log_info("A %d B %d; epochs %u / %u; delivered at peer %u",
+		    seen[0].status[1], seen[0].status[2], t_pair_conn(&tp, 0)->epoch,
+		    t_pair_conn(&tp, 1)->epoch, seen[1].n_delivered);
+	/* C and D */
+	t_send_seq(&tp, 0, 102, 4);
+	t_send_seq(&tp, 0, 103, 5);
+	for (int s = 0; s < 2000 && (seen[0].status[3] < 0 || seen[0].status[4] < 0); s++)
+		t_pair_slot(&tp, true, false);
+	cr_log_info("A %d B %d C %d D %d", seen[0].status[1], seen[0].status[2],
+		    seen[0].status[3], seen[0].status[4]);
+	cr_assert_eq(seen[0].status[3], SN_OK);
+	cr_assert_eq(seen[0].status[4], SN_OK);
+	t_assert_seq_deliveries(seen, 100, 2, 4);
+	t_pair_free(&tp);
+}
+
+/*
+ * Move the frames T_NODE (k = 0) or T_PEER (k = 1) sent to the other,
+ * except those `skip` says (freed), or `hold` says (kept in *held).
+ */
+static void t_move_frames(struct t_pair *tp, int k, bool (*skip)(const struct proto_pkt *),
+		       bool (*hold)(const struct proto_pkt *), struct rte_mbuf **held)
+{
+	struct dp_port *from = tp->port[k], *to = tp->port[!k];
+
+	for (unsigned int i = 0; i < tport_sent(from); i++) {
+		struct rte_mbuf *m = tport_frame(from, i);
+		struct proto_pkt p;
+
+		cr_assert_eq(tdp_decode(m, &p), PROTO_R_OK);
+		if (p.dst_node != (k ? T_NODE : T_PEER) || (skip && skip(&p)))
+			rte_pktmbuf_free(m);
+		else if (hold && hold(&p) && !*held)
+			*held = m;
+		else
+			tport_push(to, m);
+	}
+	tport_forget(from);
+}
+
+static bool t_is_first_qreq1(const struct proto_pkt *p)
+{
+	return p->type == PROTO_T_QREQ && p->pkt_num == 1 && !(p->flags & PROTO_F_RETX);
+}
+
+static bool t_is_back(const struct proto_pkt *p)
+{
+	return p->type == PROTO_T_BACK;
+}
+
+/*
+ * conf4-sr with order:buffer=1. T_NODE sends quick 1, quick 2,
+ * bulk 3; quick 1 is lost, T_PEER holds 2 (acknowledged by mask: SACKED)
+ * and, its one-packet reorder buffer full, discards 3's data but answers
+ * its BREQ with a positive BACK, which is slower than the retransmission
+ * timeout (it arrives 25 us after the BREQ, before the channel's BACK
+ * deadline of 40 us). Quick 1 is resent at its timeout and 1 and 2 are
+ * delivered; the timer scans again (ack progress) while 3 still waits for
+ * its BACK, so 3 gets no deadline; when the BACK comes 3 waits for its
+ * acknowledgment, and nothing ever timed it again: it was never resent and
+ * never completed while the connection sent nothing more (a review). Now
+ * the channel hands it back to the timer when its BACK comes (chan_done).
+ */
+Test(nic, a_bulk_packet_whose_back_comes_after_the_timer_scan_is_resent)
+{
+	const char *conf = "conf4-sr,order:buffer=1,timer:timeout_ns=10000:adaptive=off";
+	static struct t_seen seen[2];
+	struct t_pair tp = { .now = 1000000, .slot = 1 };
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct rte_mbuf *back = NULL;
+	uint64_t t0;
+
+	t_pair_up(&tp, conf, seen);
+	t_pair_run(&tp, 3);
+	t_pair_send(&tp, 0, SN_CHAN_QUICK, 1);
+	t_pair_send(&tp, 0, SN_CHAN_QUICK, 2);
+	t_pair_send(&tp, 0, SN_CHAN_BULK, 3);
+	/* slots in which T_NODE is granted T_PEER until its BREQ leaves; quick 1 lost, the BACK held */
+	t0 = 0;
+	for (int s = 0; s < 20 && !back; s++) {
+		t_push_gnt_to(tp.port[0], T_NODE, tp.slot, T_PEER, 4, 0);
+		t_push_gnt_to(tp.port[1], T_PEER, tp.slot, PROTO_NODE_NONE, 4, 0);
+		tp.slot++;
+		for (int round = 0; round < 3; round++) {
+			nic_poll(tp.nic[0], tp.now);
+			t_move_frames(&tp, 0, t_is_first_qreq1, NULL, NULL);
+			nic_poll(tp.nic[1], tp.now);
+			t_move_frames(&tp, 1, NULL, t_is_back, &back);
+		}
+		t0 = tp.now;
+		if (!back)
+			tp.now += T_SLOT_NS;
+	}
+	cr_assert_not_null(back, "T_PEER sent no BACK for the BREQ");
+	cr_log_info("after the BREQ: peer rx_base %u mask %x",
+		    t_pair_conn(&tp, 1)->rx_base, t_pair_conn(&tp, 1)->rx_mask);
+	/* 1 us steps up to 25 us: quick 1 times out and is resent, 1 and 2 arrive */
+	for (tp.now = t0 + 1000; tp.now <= t0 + 25000; tp.now += 1000) {
+		nic_poll(tp.nic[0], tp.now);
+		t_move_frames(&tp, 0, NULL, NULL, NULL);
+		nic_poll(tp.nic[1], tp.now);
+		t_move_frames(&tp, 1, NULL, NULL, NULL);
+	}
+	cr_log_info("at 25 us: status %d %d %d, delivered %u", seen[0].status[0],
+		    seen[0].status[1], seen[0].status[2], seen[1].n_delivered);
+	/* the BACK arrives (before the channel's deadline: no BREQ again) */
+	tport_push(tp.port[0], back);
+	nic_poll(tp.nic[0], tp.now);
+	/* 20 ms of slots, nothing lost */
+	for (int s = 0; s < 2000 && seen[0].status[2] < 0; s++) {
+		tp.now += T_SLOT_NS - tp.now % T_SLOT_NS;
+		t_pair_slot(&tp, true, false);
+	}
+	cr_log_info("status %d %d %d, delivered %u, outstanding %u, timer expired %llu",
+		    seen[0].status[0], seen[0].status[1], seen[0].status[2], seen[1].n_delivered,
+		    t_pair_conn(&tp, 0)->outstanding, t_stage_count(tp.nic[0], "timer.expired"));
+	cr_expect_eq(seen[0].status[2], SN_OK, "bulk message 3 never completed (%d) in 20 ms",
+		     seen[0].status[2]);
+	cr_expect_eq(seen[1].n_delivered, 3, "delivered %u of 3", seen[1].n_delivered);
+	t_pair_done(&tp, avail);
+}
+
+/*
+ * The same with a late DOWN notice. T_PEER is away: T_NODE's A gets a DOWN
+ * notice (epoch 1, noticed), its B (packet 1 of epoch 1) a second one that
+ * is still on its way when T_PEER rejoins (epoch 1) and T_NODE's C (packet
+ * 2 of epoch 1) reaches it: held behind the hole. The second notice and the
+ * rejoined one take no new epoch (noticed), so they fail B and C in place,
+ * and D and E are packets 3 and 4. When they restarted the numbering (a
+ * review), D and E were packets 1 and 2 of epoch 1 again: T_PEER delivered
+ * D, the failed C, and took E for C's duplicate.
+ */
+Test(nic, a_late_down_notice_fails_in_place_and_reuses_no_number)
+{
+	struct t_pair tp;
+	struct t_seen *seen = t_pair_open(&tp);
+
+	t_pair_exchange(&tp, seen, 1, "before");
+	/* T_PEER is away: A dropped, its DOWN notice comes */
+	t_send_seq(&tp, 0, 100, 2);
+	nic_poll(tp.nic[0], tp.now);
+	tport_clear(tp.port[0]);
+	t_push_down(tp.port[0], T_NODE, T_PEER);
+	nic_poll(tp.nic[0], tp.now);
+	tport_clear(tp.port[0]);
+	/* B dropped too; its notice is late */
+	t_send_seq(&tp, 0, 101, 3);
+	nic_poll(tp.nic[0], tp.now);
+	tport_clear(tp.port[0]);
+	/* T_PEER rejoins (epoch 1); C passes the switch */
+	t_pair_rejoin(&tp, 1);
+	t_pair_peer_joins_and_takes(&tp, 102, 4);
+	/* B's DOWN notice, then the rejoined notice (queued at the switch before T_PEER's answer) */
+	t_push_down(tp.port[0], T_NODE, T_PEER);
+	t_push_notice(tp.port[0], T_NODE, T_PEER, PROTO_DOWN_REJOINED);
+	t_carry(tp.port[1], tp.port[0], T_NODE, false);
+	nic_poll(tp.nic[0], tp.now);
+	cr_log_info("A %d B %d C %d; epochs %u / %u", seen[0].status[1], seen[0].status[2],
+		    seen[0].status[3], t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 1)->epoch);
+	t_send_seq(&tp, 0, 103, 5);
+	t_send_seq(&tp, 0, 104, 6);
+	for (int s = 0; s < 2000 && (seen[0].status[4] < 0 || seen[0].status[5] < 0); s++)
+		t_pair_slot(&tp, true, false);
+	cr_log_info("D %d E %d", seen[0].status[4], seen[0].status[5]);
+	cr_assert_eq(seen[0].status[4], SN_OK);
+	cr_assert_eq(seen[0].status[5], SN_OK);
+	t_assert_seq_deliveries(seen, 100, 2, 5);
+	t_pair_free(&tp);
 }
