@@ -439,14 +439,19 @@ static bool pipeline_epoch_newer(const struct pipeline *pl, const struct sn_conn
 	return d > 0 || (d == INT16_MIN && c->peer < pl->self);
 }
 
-/* A frame of conn is stale: answer at once with an ack-only frame of its epoch. */
+/*
+ * A frame of conn is stale: answer at once with an ack-only frame of its
+ * epoch (with flags, SN_PKT_RESTART: it answers a retired FRESH nonce).
+ */
 static enum pipeline_epoch pipeline_rx_stale(struct pipeline *pl, struct sn_conn *c,
-					     uint64_t now)
+					     uint16_t flags, uint64_t now)
 {
 	struct sn_pkt *a = pipeline_ack_only(pl, c);
 
-	if (a)
+	if (a) {
+		a->flags |= flags;
 		pipeline_run_tx(pl, 0, &a, 1, now);
+	}
 	return PIPELINE_EPOCH_STALE;
 }
 
@@ -467,7 +472,18 @@ enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *c,
 		c->rx_heard = true;
 		return PIPELINE_EPOCH_NEWER;
 	}
-	return pipeline_rx_stale(pl, c, now);
+	return pipeline_rx_stale(pl, c, 0, now);
+}
+
+bool pipeline_rx_restart_asked(struct pipeline *pl, struct sn_conn *c, uint16_t epoch,
+			       uint64_t now)
+{
+	if (c->epoch_known)
+		return false;
+	pipeline_conn_restart(pl, c, now);
+	c->epoch = epoch;
+	c->epoch_known = true;
+	return true;
 }
 
 /*
@@ -489,8 +505,9 @@ enum pipeline_epoch pipeline_rx_fresh(struct pipeline *pl, struct sn_conn *c,
 {
 	enum pipeline_epoch r = PIPELINE_EPOCH_CURRENT;
 
+	/* From before a restart here: the sender must restart too (a RESTART answer). */
 	if (c->fresh_seen == SN_FRESH_RETIRED && c->fresh_nonce == nonce)
-		return pipeline_rx_stale(pl, c, now);
+		return pipeline_rx_stale(pl, c, SN_PKT_RESTART, now);
 	if (pipeline_fresh_is_new_process(c, nonce)) {
 		pipeline_conn_reset(pl, c, true, now);
 		r = PIPELINE_EPOCH_FRESH_RESTART;

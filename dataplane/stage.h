@@ -242,6 +242,16 @@ enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *conn,
 enum pipeline_epoch pipeline_rx_fresh(struct pipeline *pl, struct sn_conn *conn,
 				      uint16_t nonce, uint64_t now);
 
+/*
+ * A RESTART answer came on conn, at the peer's epoch: conn's FRESH packets
+ * reached an earlier incarnation of the peer's connection, which may have
+ * delivered them. A conn that still knows no epoch restarts (its messages
+ * fail SN_ERR_DOWN, numbering starts over) and takes epoch: true. One that
+ * knows an epoch goes by the usual epoch rules: false.
+ */
+bool pipeline_rx_restart_asked(struct pipeline *pl, struct sn_conn *c, uint16_t epoch,
+			       uint64_t now);
+
 /* A standalone acknowledgment to conn's peer, not yet sent; NULL: no descriptor. */
 struct sn_pkt *pipeline_ack_only(struct pipeline *pl, struct sn_conn *conn);
 

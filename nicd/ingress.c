@@ -84,6 +84,8 @@ static bool nic_rx_epoch(struct nic *nic, struct nic_vnet *v, struct sn_conn *co
 {
 	bool fresh = p->flags & PROTO_F_FRESH;
 
+	if ((p->flags & PROTO_F_RESTART) && pipeline_rx_restart_asked(v->pl, conn, p->epoch, now))
+		nic->stats.epoch_restarts++;
 	switch (fresh ? pipeline_rx_fresh(v->pl, conn, p->epoch, now) :
 			pipeline_rx_epoch(v->pl, conn, p->epoch, now)) {
 	case PIPELINE_EPOCH_STALE:

@@ -117,7 +117,7 @@ struct nic_msg {
 	X(down_notices, "DOWN notices from the switch") \
 	X(no_vnet_sent, "NO_VNET answers sent: a data frame of a virtual network this NIC does not serve") \
 	X(no_vnet_received, "NO_VNET answers received: the target does not serve the virtual network; its connection restarts (messages fail: SEGNET_EDOWN)") \
-	X(epoch_restarts, "connections restarted by a frame of a newer epoch: the peer restarted them") \
+	X(epoch_restarts, "connections restarted by a frame of a newer epoch, or a RESTART answer: the peer restarted them") \
 	X(rx_fresh, "frames flagged FRESH taken: their sender's connection knew no epoch yet (a process just started)") \
 	X(fresh_restarts, "connections restarted by a FRESH frame of a new process of the peer: they held an earlier one's state (its DOWN notice was lost)") \
 	X(completed_ok, "sends completed successfully") \

@@ -29,7 +29,8 @@ static const struct proto_type_rule proto_rules[PROTO_T_MAX + 1] = {
 	[PROTO_T_QREQ] = { "QREQ", PROTO_F_DATA | PROTO_F_ACK | PROTO_F_LAST |
 			   PROTO_F_RETX | PROTO_F_FORCE_ACK | PROTO_F_ABANDONED | PROTO_F_FRESH,
 			   PROTO_F_DATA, true },
-	[PROTO_T_QACK] = { "QACK", PROTO_F_ACK | PROTO_F_DOWN | PROTO_F_NO_VNET | PROTO_F_FRESH,
+	[PROTO_T_QACK] = { "QACK", PROTO_F_ACK | PROTO_F_DOWN | PROTO_F_NO_VNET | PROTO_F_FRESH |
+			   PROTO_F_RESTART,
 			   0, true },
 	[PROTO_T_CFG] = { "CFG", 0, 0, false },
 	[PROTO_T_GNT] = { "GNT", 0, 0, false },
@@ -283,7 +284,11 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 	    (pkt->flags & rule->flags_required) != rule->flags_required)
 		return PROTO_R_FLAGS;
 	/* A switch's notice or a NO_VNET answer is no connection's own frame. */
-	if ((pkt->flags & PROTO_F_FRESH) && (pkt->flags & (PROTO_F_DOWN | PROTO_F_NO_VNET)))
+	if ((pkt->flags & (PROTO_F_FRESH | PROTO_F_RESTART)) &&
+	    (pkt->flags & (PROTO_F_DOWN | PROTO_F_NO_VNET)))
+		return PROTO_R_FLAGS;
+	/* A RESTART answer comes from an end that knows its epoch. */
+	if ((pkt->flags & PROTO_F_FRESH) && (pkt->flags & PROTO_F_RESTART))
 		return PROTO_R_FLAGS;
 	r = proto_check_nodes(pkt, max_nodes);
 	if (r != PROTO_R_OK)

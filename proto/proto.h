@@ -81,7 +81,10 @@ enum proto_flag {
 					 * vnet of the data frame it answers */
 	PROTO_F_FRESH = 1u << 9,	/* BREQ/BACK/QREQ/QACK from a node: its connection
 					 * knows no epoch yet; epoch holds its boot nonce */
-	PROTO_F_ALL = (1u << 10) - 1,
+	PROTO_F_RESTART = 1u << 10,	/* QACK from a node: answers a FRESH frame whose
+					 * nonce this end retired (it restarted since):
+					 * the sender's connection restarts too */
+	PROTO_F_ALL = (1u << 11) - 1,
 };
 
 /*

@@ -45,7 +45,7 @@ local flag_bits = {
 	{ 0x0001, "DATA" }, { 0x0002, "ACK" }, { 0x0004, "LAST" },
 	{ 0x0008, "RETX" }, { 0x0010, "FORCE_ACK" }, { 0x0020, "NACK" },
 	{ 0x0040, "DOWN" }, { 0x0080, "ABANDONED" }, { 0x0100, "NO_VNET" },
-	{ 0x0200, "FRESH" },
+	{ 0x0200, "FRESH" }, { 0x0400, "RESTART" },
 }
 
 -- Checksum status values, as Wireshark's own dissectors use them.
@@ -79,8 +79,11 @@ field("flag_no_vnet", ProtoField.bool("segnet.flags.no_vnet",
 field("flag_fresh", ProtoField.bool("segnet.flags.fresh",
 	"Fresh (the connection knows no epoch yet: the epoch field holds a boot nonce)",
 	16, nil, 0x0200))
+field("flag_restart", ProtoField.bool("segnet.flags.restart",
+	"Restart (answers a FRESH frame of a nonce retired: the connection restarts)",
+	16, nil, 0x0400))
 field("flag_undefined", ProtoField.uint16("segnet.flags.undefined", "Undefined flags",
-	base.HEX, nil, 0xFC00))
+	base.HEX, nil, 0xF800))
 field("src_node", ProtoField.uint16("segnet.src_node", "Source node", base.DEC))
 field("dst_node", ProtoField.uint16("segnet.dst_node", "Destination node", base.DEC))
 field("vnet", ProtoField.uint16("segnet.vnet", "Virtual network", base.DEC))
@@ -280,6 +283,7 @@ local function dissect_header(tvb, tree)
 	ft:add(f.flag_abandoned, tvb(2, 2))
 	ft:add(f.flag_no_vnet, tvb(2, 2))
 	ft:add(f.flag_fresh, tvb(2, 2))
+	ft:add(f.flag_restart, tvb(2, 2))
 	ft:add(f.flag_undefined, tvb(2, 2))
 	add_node(ht, f.src_node, tvb(4, 2))
 	add_node(ht, f.dst_node, tvb(6, 2))

@@ -36,6 +36,7 @@ static const struct {
 	{ PROTO_F_ABANDONED, "segnet.flags.abandoned" },
 	{ PROTO_F_NO_VNET, "segnet.flags.no_vnet" },
 	{ PROTO_F_FRESH, "segnet.flags.fresh" },
+	{ PROTO_F_RESTART, "segnet.flags.restart" },
 };
 
 /* Print an unsigned expected value. */
@@ -290,6 +291,9 @@ static int gen_all(struct gen *g)
 		{ .type = PROTO_T_BREQ, .flags = PROTO_F_DATA, .src_node = 1,
 		  .dst_node = 2, .args = gen_args, .payload = gen_payload,
 		  .payload_len = PROTO_MAX_PAYLOAD, .slot = 0 },
+		/* the answer to a FRESH frame of a retired nonce: restart */
+		{ .type = PROTO_T_QACK, .flags = PROTO_F_ACK | PROTO_F_RESTART, .src_node = 2,
+		  .dst_node = 4, .vnet = 1, .ack_base = 0, .epoch = 7 },
 		/* a NIC just started: its connection knows no epoch (boot nonce) */
 		{ .type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_LAST | PROTO_F_FRESH,
 		  .src_node = 4, .dst_node = 2, .vnet = 1, .handler = 3, .pkt_num = 1,

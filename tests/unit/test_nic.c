@@ -2469,3 +2469,50 @@ Test(nic, a_late_down_notice_fails_in_place_and_reuses_no_number)
 	t_assert_seq_deliveries(seen, 100, 2, 5);
 	t_pair_free(&tp);
 }
+
+/*
+ * T_NODE's process is new (its connection knows no epoch: FRESH frames) and
+ * sends 3 quick messages; T_PEER takes and delivers them, but its acks are
+ * lost. T_PEER rejoins (its connection restarts at epoch 1, the nonce
+ * retired) and its rejoined notice to T_NODE is lost, the case epochs are
+ * for. T_NODE's FRESH resends are stale at T_PEER, which answers with a
+ * QACK flagged RESTART: T_NODE restarts (the 3 fail with SN_ERR_DOWN:
+ * delivered or not) and takes epoch 1. Before the flag (a review), T_NODE
+ * took epoch 1 from the plain answer as a connection that knew none,
+ * without a restart, resent packets 1 .. 3 at epoch 1, and T_PEER,
+ * restarted, delivered them a second time: 6 deliveries of 3 messages.
+ */
+Test(nic, a_fresh_connection_answered_restart_restarts_and_delivers_nothing_twice)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	static struct t_seen seen[2];
+	struct t_pair tp = { .now = 1000000, .slot = 1 };
+
+	t_pair_up(&tp, "conf4-sr", seen);
+	for (uintptr_t i = 1; i <= 3; i++)
+		t_pair_send(&tp, 0, SN_CHAN_QUICK, i);
+	for (int s = 0; s < 3; s++) {
+		t_push_gnt_to(tp.port[0], T_NODE, tp.slot, PROTO_NODE_NONE, 4, 0);
+		t_push_gnt_to(tp.port[1], T_PEER, tp.slot, PROTO_NODE_NONE, 4, 0);
+		tp.slot++;
+		nic_poll(tp.nic[0], tp.now);
+		t_carry(tp.port[0], tp.port[1], T_PEER, false);
+		nic_poll(tp.nic[1], tp.now);
+		t_carry(tp.port[1], tp.port[0], T_NODE, true);	/* T_PEER's acks lost */
+		tp.now += T_SLOT_NS;
+	}
+	cr_assert_eq(seen[1].n_delivered, 3);
+	cr_assert(!t_pair_conn(&tp, 0)->epoch_known);
+	t_pair_rejoin(&tp, 1);		/* its rejoined notice to T_NODE is lost */
+	for (int s = 0; s < 2000 && (seen[0].status[0] < 0 || seen[0].status[1] < 0 ||
+				     seen[0].status[2] < 0); s++)
+		t_pair_slot(&tp, true, false);
+	cr_log_info("status %d %d %d, delivered %u, T_NODE epoch %u, epoch_restarts %llu",
+		    seen[0].status[0], seen[0].status[1], seen[0].status[2], seen[1].n_delivered,
+		    t_pair_conn(&tp, 0)->epoch,
+		    (unsigned long long)nic_stats(tp.nic[0])->epoch_restarts);
+	cr_assert_eq(seen[1].n_delivered, 3, "3 messages sent, %u delivered", seen[1].n_delivered);
+	cr_assert_eq(nic_stats(tp.nic[0])->epoch_restarts, 1);
+	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 1)->epoch);
+	t_pair_done(&tp, avail);
+}

@@ -716,7 +716,13 @@ static const struct craft crafts[] = {
 	C(TYPE, "type0", B_QREQ, .patch = { P(OFF_TYPE, 1, 0) }),
 	C(TYPE, "type8", B_QREQ, .patch = { P(OFF_TYPE, 1, PROTO_T_MAX + 1) }),
 	C(TYPE, "type255", B_HELLO, .patch = { P(OFF_TYPE, 1, 255) }),
-	C(FLAGS, "undefined-bit10", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x400) }),
+	C(FLAGS, "undefined-bit11", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x800) }),
+	C(FLAGS, "restart-on-qreq", B_QREQ, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_DATA | PROTO_F_RESTART) }),
+	C(FLAGS, "restart-with-fresh", B_QACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_ACK | PROTO_F_FRESH | PROTO_F_RESTART) }),
+	C(FLAGS, "restart-on-down", B_QACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_ACK | PROTO_F_DOWN | PROTO_F_RESTART) }),
 	C(FLAGS, "fresh-on-down-qack", B_QACK, .patch = { P(OFF_FLAGS, 2,
 		PROTO_F_ACK | PROTO_F_DOWN | PROTO_F_FRESH) }),
 	C(FLAGS, "fresh-on-down-back", B_BACK, .patch = { P(OFF_FLAGS, 2,
@@ -1203,7 +1209,7 @@ Test(proto, flag_bits_per_type)
 		{ B_BREQ, 0x021F },	/* DATA ACK LAST RETX FORCE_ACK FRESH */
 		{ B_QREQ, 0x029F },	/* and ABANDONED */
 		{ B_BACK, 0x0262 },	/* ACK NACK DOWN FRESH */
-		{ B_QACK, 0x0342 },	/* ACK DOWN NO_VNET FRESH */
+		{ B_QACK, 0x0742 },	/* ACK DOWN NO_VNET FRESH RESTART */
 		{ B_CFG9, 0 },
 		{ B_GNT, 0 },
 		{ B_HELLO, 0 },
@@ -1216,7 +1222,8 @@ Test(proto, flag_bits_per_type)
 	cr_assert_eq(PROTO_F_ABANDONED, 0x0080);
 	cr_assert_eq(PROTO_F_NO_VNET, 0x0100);
 	cr_assert_eq(PROTO_F_FRESH, 0x0200);
-	cr_assert_eq(PROTO_F_ALL, 0x03FF);
+	cr_assert_eq(PROTO_F_RESTART, 0x0400);
+	cr_assert_eq(PROTO_F_ALL, 0x07FF);
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		for (unsigned int bit = 0; bit < 16; bit++) {
 			uint16_t flag = (uint16_t)(1u << bit);
