@@ -9,8 +9,8 @@
  * protocol stages (genp, timer, build_acks, dup_find, order) see acks near
  * their window, and epochs from the last the NIC sent to the frame's
  * source on its vnet, so frames of the current epoch, stale ones and newer
- * ones (pipeline_rx_epoch), FRESH ones (pipeline_rx_fresh) and NO_VNET
- * answers all reach the connections. Besides the sanitizers' checks, it aborts when
+ * ones (pipeline_rx_epoch), FRESH ones (pipeline_rx_fresh), RESTART answers
+ * (pipeline_rx_restart_asked) and NO_VNET answers all reach the connections. Besides the sanitizers' checks, it aborts when
  * - a frame the NIC sends does not decode (CRC checked);
  * - a completion names a message not sent, or one already completed, or
  *   has an unknown status; a delivery is for a virtual network or endpoint

@@ -10,8 +10,6 @@
 enum {
 	/* Raw frames are at most this long (a full BREQ and then some). */
 	FUZZ_RAW_MAX = 2200,
-	/* Frame body byte 0: the fields are used as given, not made plausible. */
-	FUZZ_SEL_AS_GIVEN = 0x80,
 	/* Frames fuzz_hold keeps at most. */
 	FUZZ_HOLD_MAX = 4096,
 };
@@ -91,6 +89,22 @@ static uint16_t fuzz_node(uint8_t code)
 	return code == 7 ? PROTO_NODE_NONE : code;
 }
 
+/* The header flags a frame record can set: every one (fuzz_flags_read). */
+_Static_assert((PROTO_F_ALL & ~(0xFFu | 3u << 8 | 1u << 10)) == 0,
+	       "a frame record sets flags bits 0-10 only: give a new flag a bit of the record");
+
+/*
+ * The header flags of a frame record: bits 0-7 from its flags byte, 8-9
+ * from its epoch byte ecode, 10 from its sel byte.
+ */
+static uint16_t fuzz_flags_read(uint8_t sel, uint8_t fbyte, uint8_t ecode)
+{
+	unsigned int hi = (ecode >> FUZZ_E_FLAGS_SHIFT) & 3u;
+
+	hi |= ((sel >> FUZZ_SEL_FLAGS_SHIFT) & 1u) << 2;
+	return (uint16_t)((fbyte | hi << 8) & PROTO_F_ALL);
+}
+
 /* base moved by a signed byte, modulo 2^24. */
 static uint32_t fuzz_seq(uint32_t base, uint8_t delta)
 {
@@ -167,13 +181,16 @@ static void fuzz_gnt_read(struct fuzz_in *in, const struct fuzz_ctx *ctx,
  * Make the fields of p plausible for its type, so that the decoder accepts
  * it and the state machines see it: what a field needs zero is zero; a
  * DOWN notice's epoch is its kind, from the epoch byte ecode; neither a
- * notice nor a NO_VNET answer is FRESH.
+ * notice nor a NO_VNET answer is FRESH or RESTART; a RESTART answer is not
+ * FRESH.
  */
 static void fuzz_plausible(struct proto_pkt *p, uint8_t ecode)
 {
 	if (p->flags & PROTO_F_DOWN)
 		p->epoch = ecode & FUZZ_E_KIND;
 	if (p->flags & (PROTO_F_DOWN | PROTO_F_NO_VNET))
+		p->flags &= (uint16_t)~(PROTO_F_FRESH | PROTO_F_RESTART);
+	if (p->flags & PROTO_F_RESTART)
 		p->flags &= (uint16_t)~PROTO_F_FRESH;
 	if (p->type == PROTO_T_BREQ || p->type == PROTO_T_QREQ)
 		p->flags |= PROTO_F_DATA;
@@ -226,14 +243,14 @@ static struct rte_mbuf *fuzz_frame_read(struct fuzz_in *in, struct rte_mempool *
 	static const uint8_t bytes[PROTO_MAX_PAYLOAD];
 	static uint8_t vecs[3 * 256];
 	struct proto_pkt p = { .args = bytes, .payload = bytes };
-	uint8_t sel, ecode;
+	uint8_t sel, fbyte, ecode;
 	int rc;
 
 	if (raw)
 		return fuzz_raw_read(in, mp);
 	sel = fuzz_u8(in);
-	p.type = (uint8_t)(sel % PROTO_T_MAX + 1);
-	p.flags = fuzz_u8(in);
+	p.type = (uint8_t)((sel & FUZZ_SEL_TYPE) % PROTO_T_MAX + 1);
+	fbyte = fuzz_u8(in);
 	p.src_node = fuzz_node(fuzz_u8(in));
 	p.dst_node = fuzz_node(fuzz_u8(in));
 	p.vnet = fuzz_u8(in);
@@ -247,7 +264,7 @@ static struct rte_mbuf *fuzz_frame_read(struct fuzz_in *in, struct rte_mempool *
 	p.payload_len = (uint16_t)RTE_MIN(fuzz_u8(in) * FUZZ_PAYLOAD_UNIT,
 					  PROTO_MAX_PAYLOAD);
 	ecode = fuzz_u8(in);
-	p.flags = (uint16_t)(p.flags | (ecode >> FUZZ_E_FLAGS_SHIFT) << 8) & PROTO_F_ALL;
+	p.flags = fuzz_flags_read(sel, fbyte, ecode);
 	p.epoch = fuzz_epoch_read(in, ecode, fuzz_conn_epoch(ctx, &p));
 	if (p.type == PROTO_T_CFG)
 		fuzz_cfg_read(in, ctx, &p, vecs);

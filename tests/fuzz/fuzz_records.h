@@ -12,7 +12,8 @@
  *           (else the quick port); bits 3-5: the action (enum fuzz_action);
  *           bits 6-7: the time-advance scale (enum fuzz_scale)
  *   adv     time advance, in units of the scale
- *   body    a frame: the fields of fuzz_records.c's fuzz_frame_read (type,
+ *   body    a frame: the fields of fuzz_records.c's fuzz_frame_read (the
+ *           sel byte (enum fuzz_sel_byte: type, flags bit 10, as given),
  *           flags bits 0-7, nodes, vnet, endpoints, handler, deltas of
  *           packet number, ack base and slot, ack mask, payload length, the
  *           epoch byte (enum fuzz_epoch_byte: flags bits 8-9 and the epoch
@@ -57,6 +58,17 @@ enum {
 	FUZZ_NEXT_MAX_SLOTS = 1024,
 	/* Payload bytes per unit of a length byte (255 units pass the largest). */
 	FUZZ_PAYLOAD_UNIT = 9,
+};
+
+/*
+ * A frame record's first byte: its type, the one header flag neither the
+ * flags byte nor the epoch byte holds, and whether the fields are used as
+ * given (else fuzz_records.c's fuzz_plausible makes them so).
+ */
+enum fuzz_sel_byte {
+	FUZZ_SEL_TYPE = 0x3F,		/* bits 0-5: the type, modulo PROTO_T_MAX, plus 1 */
+	FUZZ_SEL_FLAGS_SHIFT = 6,	/* bit 6: flags bit 10 (RESTART) */
+	FUZZ_SEL_AS_GIVEN = 0x80,	/* bit 7: the fields as given, not made plausible */
 };
 
 /*

@@ -20,7 +20,7 @@ import sys
 # Packet types and flags (proto/proto.h).
 BREQ, BACK, QREQ, QACK, CFG, GNT, HELLO = range(1, 8)
 (F_DATA, F_ACK, F_LAST, F_RETX, F_FORCE_ACK, F_NACK, F_DOWN, F_ABANDONED,
- F_NO_VNET, F_FRESH) = (1 << i for i in range(10))
+ F_NO_VNET, F_FRESH, F_RESTART) = (1 << i for i in range(11))
 GNT_F_JOINED = 2
 # What a DOWN notice's epoch says of its node (enum proto_down_kind); 3 is refused.
 DOWN_DOWN, DOWN_REJOINED, DOWN_NOT_JOINED, DOWN_BAD = range(4)
@@ -51,7 +51,7 @@ def s8(v):
 def epoch_field(flags, epoch, base, given):
     """A frame record's epoch byte (flags bits 8-9, base, delta) and given bytes."""
     assert -8 <= epoch <= 7, "an epoch delta is -8 .. 7"
-    code = (flags >> 8) << 6 | base << 4 | (epoch & 0xF)
+    code = (flags >> 8 & 3) << 6 | base << 4 | (epoch & 0xF)
     return bytes([code]) + (given.to_bytes(2, "big") if base == E_GIVEN else b"")
 
 
@@ -59,8 +59,11 @@ def frame(ptype, who=0, bulk=False, scale=S_NONE, adv=0, flags=0, src=0, dst=0,
           vnet=0, src_ep=0, dst_ep=0, handler=0, pkt=0, ack=0, mask=0, slot=0,
           plen=0, epoch=0, base=E_CONN, given=0, body=b""):
     """A frame record; pkt, ack, slot and epoch are deltas from the harness's
-    context (epoch from base; a DOWN notice's epoch is its kind, 0 .. 3)."""
-    sel = ptype - 1
+    context (epoch from base; a DOWN notice's epoch is its kind, 0 .. 3).
+    Flags bits 0-7 are the flags byte, 8-9 go in the epoch byte and 10 in
+    the sel byte (enum fuzz_sel_byte: type - 1, then bit 6)."""
+    assert flags < 1 << 11, "a frame record sets flags bits 0-10"
+    sel = ptype - 1 | (flags >> 10 & 1) << 6
     return op(A_FRAME, who, bulk, scale, adv) + bytes([
         sel, flags & 0xFF, src, dst, vnet, src_ep, dst_ep, handler, s8(pkt),
         s8(ack), mask, s8(slot), plen]) + epoch_field(flags, epoch, base, given) + body
@@ -281,6 +284,18 @@ def nic_seeds():
         s += frame(QACK, flags=F_NO_VNET, src=3, dst=1, vnet=1, epoch=epoch) + nic_grants(1)
     s += nic_grants(2)
     seeds["seed-down-kinds-no-vnet"] = s
+    # Node 2 restarted and retired the nonce of this new connection (which
+    # knows no epoch): it answers its FRESH frames with RESTART, and the
+    # connection restarts at node 2's epoch (epoch_restarts); a second
+    # RESTART, the epoch known, restarts nothing; then messages go again.
+    s = nic_joined(confs=4)
+    s += send(2, count=3) + nic_grants(1)
+    for _ in range(2):
+        s += frame(QACK, flags=F_ACK | F_RESTART, src=2, dst=1, vnet=1, ack=-3,
+                   base=E_ZERO, epoch=1) + nic_grants(1)
+    s += send(2, count=2) + nic_grants(1)
+    s += frame(QACK, flags=F_ACK, src=2, dst=1, vnet=1, ack=0) + nic_grants(2)
+    seeds["seed-fresh-answered-restart"] = s
     return seeds
 
 

@@ -1,24 +1,46 @@
 #!/usr/bin/env bash
 # Replay a committed seed corpus once with SEGNET_FUZZ_COUNTERS set and fail
 # unless each counter named is non-zero after some seed: the seeds (and the
-# record format they are written in) reach those paths.
+# record format they are written in) reach those paths. SEED:COUNTER names
+# a counter that seed alone must move (a path the counter shares with
+# others, such as epoch_restarts on a RESTART answer).
 #
-#   seeds_reach.sh HARNESS CORPUS COUNTER...   e.g. nic.rx_fresh
+#   seeds_reach.sh HARNESS CORPUS COUNTER|SEED:COUNTER...
+#   e.g. nic.rx_fresh seed-fresh-answered-restart:nic.epoch_restarts
 set -euo pipefail
 
-[ $# -ge 3 ] || { echo "usage: seeds_reach.sh HARNESS CORPUS COUNTER..." >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: seeds_reach.sh HARNESS CORPUS COUNTER|SEED:COUNTER..." >&2; exit 2; }
 harness=$1
 corpus=$2
 shift 2
-out=$(SEGNET_FUZZ_COUNTERS=1 "$harness" -runs=0 "$corpus" 2>&1) || {
-	echo "$out" | tail -n 20 >&2
-	echo "seeds_reach.sh: $harness failed on $corpus" >&2
-	exit 1
+
+# The counters HARNESS prints after running INPUT (a file or a folder).
+counters() {
+	local out
+
+	out=$(SEGNET_FUZZ_COUNTERS=1 "$harness" -runs=0 "$1" 2>&1) || {
+		echo "$out" | tail -n 20 >&2
+		echo "seeds_reach.sh: $harness failed on $1" >&2
+		return 1
+	}
+	echo "$out"
 }
+
+all=$(counters "$corpus")
 missing=0
-for counter in "$@"; do
+for arg in "$@"; do
+	counter=${arg#*:}
+	if [ "$counter" = "$arg" ]; then
+		out=$all
+		miss="no seed in $corpus reaches $counter"
+	else
+		seed=${arg%%:*}
+		[ -f "$corpus/$seed" ] || { echo "seeds_reach.sh: no seed $corpus/$seed" >&2; exit 2; }
+		out=$(counters "$corpus/$seed")
+		miss="$corpus/$seed does not reach $counter"
+	fi
 	if ! grep -qE "^${counter//./\\.} [1-9]" <<<"$out"; then
-		echo "seeds_reach.sh: no seed in $corpus reaches $counter" >&2
+		echo "seeds_reach.sh: $miss" >&2
 		missing=1
 	fi
 done
