@@ -461,6 +461,8 @@ enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *c,
 	if (!c->epoch_known || epoch == c->epoch) {
 		if (!c->epoch_known)
 			c->epoch_adopted = true;
+		else
+			c->restart_owed = false;	/* the peer knows this epoch */
 		c->epoch = epoch;
 		c->epoch_known = true;
 		c->rx_heard = true;
@@ -468,11 +470,18 @@ enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *c,
 	}
 	if (pipeline_epoch_newer(pl, c, epoch)) {
 		pipeline_conn_restart(pl, c, now);
+		c->restart_owed = false;	/* the peer restarted after it */
 		c->epoch = epoch;
 		c->rx_heard = true;
 		return PIPELINE_EPOCH_NEWER;
 	}
 	return pipeline_rx_stale(pl, c, 0, now);
+}
+
+void pipeline_conn_owe_restart(struct sn_conn *c)
+{
+	if (c->fresh_seen == SN_FRESH_RETIRED)
+		c->restart_owed = true;
 }
 
 bool pipeline_rx_restart_asked(struct pipeline *pl, struct sn_conn *c, uint16_t epoch,
@@ -516,6 +525,7 @@ enum pipeline_epoch pipeline_rx_fresh(struct pipeline *pl, struct sn_conn *c,
 	c->fresh_seen = SN_FRESH_CURRENT;
 	c->epoch_known = true;	/* both ends fresh: this one's epoch stands */
 	c->rx_heard = true;
+	c->restart_owed = false;	/* a process this end has not restarted on */
 	return r;
 }
 

@@ -252,6 +252,14 @@ enum pipeline_epoch pipeline_rx_fresh(struct pipeline *pl, struct sn_conn *conn,
 bool pipeline_rx_restart_asked(struct pipeline *pl, struct sn_conn *c, uint16_t epoch,
 			       uint64_t now);
 
+/*
+ * This NIC rejoined (its connections restarted): a connection that had taken
+ * FRESH frames of its peer's process owes it a RESTART (restart_owed) until
+ * the peer's frames show it knows the epoch: that process may still know
+ * none, and would resend at the new epoch what was delivered before.
+ */
+void pipeline_conn_owe_restart(struct sn_conn *c);
+
 /* A standalone acknowledgment to conn's peer, not yet sent; NULL: no descriptor. */
 struct sn_pkt *pipeline_ack_only(struct pipeline *pl, struct sn_conn *conn);
 

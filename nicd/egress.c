@@ -89,6 +89,8 @@ static void nic_stamp_epoch(const struct nic *nic, const struct sn_conn *conn,
 		return;
 	}
 	p->epoch = conn ? conn->epoch : 0;
+	if (conn && conn->restart_owed)
+		p->flags |= PROTO_F_RESTART;
 }
 
 /* Piggyback conn's receive state on p; the connection is then acknowledged. */

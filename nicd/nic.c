@@ -466,8 +466,15 @@ void nic_rejoin(struct nic *nic, uint64_t now)
 	 * peer has not joined it yet that the peer is down. A side that
 	 * kept its packet numbers would never be understood again.
 	 */
-	for (uint16_t t = 0; t < nic->cfg.max_nodes; t++)
+	for (uint16_t t = 0; t < nic->cfg.max_nodes; t++) {
 		nic_fail_peer(nic, t, true, now);
+		for (unsigned int i = 0; i < nic->n_vnets; i++) {
+			struct pipeline *pl = nic->vnets[i].pl;
+
+			if (t < pl->n_nodes && pl->conns[t])
+				pipeline_conn_owe_restart(pl->conns[t]);
+		}
+	}
 	nic->next_hello = now;
 }
 

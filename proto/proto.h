@@ -81,9 +81,10 @@ enum proto_flag {
 					 * vnet of the data frame it answers */
 	PROTO_F_FRESH = 1u << 9,	/* BREQ/BACK/QREQ/QACK from a node: its connection
 					 * knows no epoch yet; epoch holds its boot nonce */
-	PROTO_F_RESTART = 1u << 10,	/* QACK from a node: answers a FRESH frame whose
-					 * nonce this end retired (it restarted since):
-					 * the sender's connection restarts too */
+	PROTO_F_RESTART = 1u << 10,	/* BREQ/BACK/QREQ/QACK from a node that restarted
+					 * after taking FRESH frames of the receiver's
+					 * process: a connection that still knows no epoch
+					 * restarts too */
 	PROTO_F_ALL = (1u << 11) - 1,
 };
 

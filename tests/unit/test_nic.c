@@ -1781,55 +1781,13 @@ Test(nic, a_quick_packet_held_behind_a_hole_gives_its_buffer_back)
 	t_pair_free(&tp);
 }
 
-/* Stress of the quick buffers' accounting. */
-struct t_cnt {
-	unsigned long sent, completed, delivered, by_status[8];
-};
-
-static void t_cnt_complete(void *ctx, const struct sn_pkt *pkt, int status, uint64_t now)
-{
-	struct t_cnt *c = ctx;
-
-	(void)pkt;
-	(void)now;
-	c->completed++;
-	if (status >= 0 && status < 8)
-		c->by_status[status]++;
-}
-
-static void t_cnt_deliver(void *ctx, const struct sn_pkt *pkt, uint64_t now)
-{
-	(void)pkt;
-	(void)now;
-	((struct t_cnt *)ctx)->delivered++;
-}
-
+/* The stresses' random numbers (seeded per run). */
 static uint32_t t_rng_state;
 
 static uint32_t t_rng(void)
 {
 	t_rng_state = t_rng_state * 1103515245u + 12345u;
 	return t_rng_state >> 8;
-}
-
-/* Frames of from for to_node to port `to`: lost with prob loss/1000, held back (late) with prob late/1000. */
-static void t_carry_faulty(struct dp_port *from, struct dp_port *to, uint16_t to_node,
-			   struct rte_mbuf **late, unsigned int *n_late, unsigned int loss,
-			   unsigned int lateness)
-{
-	for (unsigned int i = 0; i < tport_sent(from); i++) {
-		struct rte_mbuf *m = tport_frame(from, i);
-		struct proto_pkt p;
-
-		cr_assert_eq(tdp_decode(m, &p), PROTO_R_OK);
-		if (p.dst_node != to_node || t_rng() % 1000 < loss)
-			rte_pktmbuf_free(m);
-		else if (*n_late < 64 && t_rng() % 1000 < lateness)
-			late[(*n_late)++] = m;
-		else
-			tport_push(to, m);
-	}
-	tport_forget(from);
 }
 
 static void t_check_quick_acct(struct nic *nic, const char *when, unsigned int it)
@@ -1848,133 +1806,6 @@ static void t_check_quick_acct(struct nic *nic, const char *when, unsigned int i
 		     nic->ch.qtx.len, nic->ch.qwait.len);
 	cr_assert_eq(held, nic->ch.quick_used, "%s %u: held %u, quick_used %u", when, it, held,
 		     nic->ch.quick_used);
-}
-
-Test(nic, quick_accounting_survives_cancels_give_ups_and_restarts, .timeout = 120)
-{
-	static const char *confs[] = {
-		"conf4-sr,genp:max_retx=3,timer:timeout_ns=30000:adaptive=off",
-		"conf3,genp:max_retx=2,timer:timeout_ns=30000:adaptive=off",
-		"conf4-gbn,genp:max_retx=3,timer:timeout_ns=30000:adaptive=off",
-		"conf1",
-	};
-
-	/* T_SEED0 / T_SEEDS widen the sweep, T_CONF runs one configuration, T_KINDS (3) sends DOWN notices of every kind */
-	uint32_t seed0 = getenv("T_SEED0") ? (uint32_t)atoi(getenv("T_SEED0")) : 1;
-	uint32_t nseeds = getenv("T_SEEDS") ? (uint32_t)atoi(getenv("T_SEEDS")) : 20;
-	unsigned int nconfs = sizeof(confs) / sizeof(confs[0]);
-
-	if (getenv("T_CONF")) {
-		confs[0] = getenv("T_CONF");
-		nconfs = 1;
-	}
-	for (unsigned int c = 0; c < nconfs; c++)
-	for (uint32_t seed = seed0; seed < seed0 + nseeds; seed++) {
-		unsigned int avail = rte_mempool_avail_count(t_mp);
-		static struct t_cnt cnt[2];
-		struct nic_ops ops[2];
-		struct t_pair tp = { .now = 1000000, .slot = 1 };
-		struct rte_mbuf *late[2][64];
-		unsigned int n_late[2] = { 0, 0 };
-		static uint8_t payload[256];
-		uint16_t node[2] = { T_NODE, T_PEER };
-
-		t_rng_state = seed;
-		memset(cnt, 0, sizeof(cnt));
-		for (int k = 0; k < 2; k++) {
-			ops[k] = (struct nic_ops) { .ctx = &cnt[k], .complete = t_cnt_complete,
-						     .deliver = t_cnt_deliver };
-			tp.port[k] = tport_create(k ? "peer" : "node", 1024);
-			tp.nic[k] = t_nic_cap(tp.port[k], confs[c], &ops[k], 2);
-		}
-		for (unsigned int it = 0; it < 3000; it++) {
-			bool faults = it < 2000;
-
-			for (int k = 0; k < 2; k++) {
-				unsigned int r = t_rng() % 100;
-
-				if (faults && r < 30) {
-					struct nic_msg m = {
-						.vnet = T_VNET, .dst_node = node[!k], .handler = 7,
-						.src_ep = (uint16_t)(t_rng() % 3),
-						.chan = t_rng() % 3 ? SN_CHAN_QUICK : SN_CHAN_BULK,
-						.payload = payload, .len = 64,
-					};
-
-					if (m.chan == SN_CHAN_QUICK)
-						m.len = 0, m.payload = NULL;
-					if (nic_send(tp.nic[k], &m, tp.now) == 0)
-						cnt[k].sent++;
-				} else if (faults && r < 32) {
-					nic_cancel(tp.nic[k], T_VNET, (uint16_t)(t_rng() % 3), tp.now);
-				} else if (faults && r < 33 && !getenv("T_NODOWN")) {
-					if (getenv("T_KINDS"))
-						t_push_notice(tp.port[k], node[k], node[!k],
-							      (enum proto_down_kind)(t_rng() % (unsigned)atoi(getenv("T_KINDS"))));
-					else
-						t_push_down(tp.port[k], node[k], node[!k]);
-				}
-			}
-			t_push_gnt_k(tp.port[0], T_NODE, tp.slot, t_rng() % 2 ? T_PEER : PROTO_NODE_NONE, 4, 0, 2);
-			t_push_gnt_k(tp.port[1], T_PEER, tp.slot, t_rng() % 2 ? T_NODE : PROTO_NODE_NONE, 4, 0, 2);
-			tp.slot++;
-			for (int round = 0; round < 2; round++) {
-				nic_poll(tp.nic[0], tp.now);
-				nic_poll(tp.nic[1], tp.now);
-				t_carry_faulty(tp.port[0], tp.port[1], T_PEER, late[1], &n_late[1],
-					       faults ? 50 : 0, faults ? 20 : 0);
-				t_carry_faulty(tp.port[1], tp.port[0], T_NODE, late[0], &n_late[0],
-					       faults ? 50 : 0, faults ? 20 : 0);
-			}
-			for (int k = 0; k < 2; k++) {
-				if (n_late[k] && (t_rng() % 50 == 0 || !faults)) {
-					for (unsigned int i = 0; i < n_late[k]; i++)
-						tport_push(tp.port[k], late[k][i]);
-					n_late[k] = 0;
-				}
-				t_check_quick_acct(tp.nic[k], confs[c], it);
-			}
-			tp.now += T_SLOT_NS;
-		}
-		for (int k = 0; k < 2; k++) {
-			cr_log_info("%s seed %u nic %d: sent %lu completed %lu (ok %lu down %lu retries %lu cancelled %lu lost %lu) pending %u delivered %lu quick_used %u",
-				    confs[c], seed, k, cnt[k].sent, cnt[k].completed, cnt[k].by_status[SN_OK],
-				    cnt[k].by_status[SN_ERR_DOWN], cnt[k].by_status[2],
-				    cnt[k].by_status[SN_ERR_CANCELLED], cnt[k].by_status[1],
-				    nic_pending(tp.nic[k]), cnt[k].delivered, tp.nic[k]->ch.quick_used);
-			if (getenv("T_DUMP")) {
-				const struct sn_conn *sc = nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]];
-				const struct sn_conn *rc = nic_pipeline(tp.nic[!k], T_VNET)->conns[node[k]];
-
-				cr_log_info("nic %d conn: active %u unscanned %llu backoff %u srtt %u now %llu epoch %u tx_next %u outstanding %u; peer rx_base %u mask %x epoch %u", k, sc->on_active, (unsigned long long)sc->tx_unscanned, sc->rto_backoff, sc->srtt_ns, (unsigned long long)tp.now,
-					    sc->epoch, sc->tx_next, sc->outstanding, rc->rx_base, rc->rx_mask, rc->epoch);
-				for (const struct sn_pkt *q = sc->unacked; q; q = q->next)
-					cr_log_info("  unacked %u flags %x hflags %x tx_count %u cq %u chan %u",
-						    q->h.pkt_num, q->flags, q->h.flags, q->tx_count, q->cq, q->chan);
-			}
-			cr_expect_eq(nic_pending(tp.nic[k]), 0, "%s seed %u: nic %d: %u pending after 1000 quiet slots",
-				     confs[c], seed, k, nic_pending(tp.nic[k]));
-			cr_expect_eq(tp.nic[k]->ch.quick_used, 0, "%s seed %u: nic %d quick_used %u",
-				     confs[c], seed, k, tp.nic[k]->ch.quick_used);
-			cr_expect_eq(cnt[k].completed, cnt[k].sent);
-			/*
-			 * Reliable: OK means delivered. conf4-sr once completed
-			 * what the peer only held behind a hole, and a restart
-			 * dropped it (10 of these 20 seeds: OK above delivered).
-			 */
-			if (strncmp(confs[c], "conf1", 5) != 0)
-				cr_expect_leq(cnt[k].by_status[SN_OK], cnt[!k].delivered,
-					      "%s seed %u: nic %d: %lu OK, %lu delivered at its peer",
-					      confs[c], seed, k, cnt[k].by_status[SN_OK],
-					      cnt[!k].delivered);
-		}
-		for (int k = 0; k < 2; k++) {
-			nic_destroy(tp.nic[k]);
-			dp_port_destroy(tp.port[k]);
-		}
-		cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "%s seed %u: frames leaked %d", confs[c], seed,
-			     (int)(avail - rte_mempool_avail_count(t_mp)));
-	}
 }
 
 /* T_PEER's quick data packet pkt_num from a process that knows no epoch yet (boot nonce). */
@@ -2471,6 +2302,48 @@ Test(nic, a_late_down_notice_fails_in_place_and_reuses_no_number)
 }
 
 /*
+ * A pair on conf4-sr: T_NODE, fresh (its connection knows no epoch), sends 3
+ * quick messages; T_PEER delivers them, its acks lost; T_PEER rejoins and
+ * its rejoined notice to T_NODE is lost.
+ */
+static void t_fresh_sends_then_peer_rejoins(struct t_pair *tp, struct t_seen seen[2])
+{
+	t_pair_up(tp, "conf4-sr", seen);
+	for (uintptr_t i = 1; i <= 3; i++)
+		t_pair_send(tp, 0, SN_CHAN_QUICK, i);
+	for (int s = 0; s < 3; s++) {
+		t_push_gnt_to(tp->port[0], T_NODE, tp->slot, PROTO_NODE_NONE, 4, 0);
+		t_push_gnt_to(tp->port[1], T_PEER, tp->slot, PROTO_NODE_NONE, 4, 0);
+		tp->slot++;
+		nic_poll(tp->nic[0], tp->now);
+		t_carry(tp->port[0], tp->port[1], T_PEER, false);
+		nic_poll(tp->nic[1], tp->now);
+		t_carry(tp->port[1], tp->port[0], T_NODE, true);	/* T_PEER's acks lost */
+		tp->now += T_SLOT_NS;
+	}
+	cr_assert_eq(seen[1].n_delivered, 3);
+	cr_assert(!t_pair_conn(tp, 0)->epoch_known);
+	t_pair_rejoin(tp, 1);
+}
+
+/*
+ * Slots until T_NODE's 3 messages (and with peer_msg T_PEER's one) complete;
+ * T_PEER delivered T_NODE's 3 once each, no more.
+ */
+static void t_fresh_three_settle(struct t_pair *tp, struct t_seen seen[2], int peer_msg)
+{
+	for (int s = 0; s < 2000 && (seen[0].status[0] < 0 || seen[0].status[1] < 0 ||
+				     seen[0].status[2] < 0 || (peer_msg && seen[1].status[0] < 0));
+	     s++)
+		t_pair_slot(tp, true, false);
+	cr_log_info("status %d %d %d, delivered %u, T_NODE epoch %u, epoch_restarts %llu",
+		    seen[0].status[0], seen[0].status[1], seen[0].status[2], seen[1].n_delivered,
+		    t_pair_conn(tp, 0)->epoch,
+		    (unsigned long long)nic_stats(tp->nic[0])->epoch_restarts);
+	cr_assert_eq(seen[1].n_delivered, 3, "3 messages sent, %u delivered", seen[1].n_delivered);
+}
+
+/*
  * T_NODE's process is new (its connection knows no epoch: FRESH frames) and
  * sends 3 quick messages; T_PEER takes and delivers them, but its acks are
  * lost. T_PEER rejoins (its connection restarts at epoch 1, the nonce
@@ -2488,31 +2361,338 @@ Test(nic, a_fresh_connection_answered_restart_restarts_and_delivers_nothing_twic
 	static struct t_seen seen[2];
 	struct t_pair tp = { .now = 1000000, .slot = 1 };
 
-	t_pair_up(&tp, "conf4-sr", seen);
-	for (uintptr_t i = 1; i <= 3; i++)
-		t_pair_send(&tp, 0, SN_CHAN_QUICK, i);
-	for (int s = 0; s < 3; s++) {
-		t_push_gnt_to(tp.port[0], T_NODE, tp.slot, PROTO_NODE_NONE, 4, 0);
-		t_push_gnt_to(tp.port[1], T_PEER, tp.slot, PROTO_NODE_NONE, 4, 0);
-		tp.slot++;
-		nic_poll(tp.nic[0], tp.now);
-		t_carry(tp.port[0], tp.port[1], T_PEER, false);
-		nic_poll(tp.nic[1], tp.now);
-		t_carry(tp.port[1], tp.port[0], T_NODE, true);	/* T_PEER's acks lost */
-		tp.now += T_SLOT_NS;
-	}
-	cr_assert_eq(seen[1].n_delivered, 3);
-	cr_assert(!t_pair_conn(&tp, 0)->epoch_known);
-	t_pair_rejoin(&tp, 1);		/* its rejoined notice to T_NODE is lost */
-	for (int s = 0; s < 2000 && (seen[0].status[0] < 0 || seen[0].status[1] < 0 ||
-				     seen[0].status[2] < 0); s++)
-		t_pair_slot(&tp, true, false);
-	cr_log_info("status %d %d %d, delivered %u, T_NODE epoch %u, epoch_restarts %llu",
-		    seen[0].status[0], seen[0].status[1], seen[0].status[2], seen[1].n_delivered,
-		    t_pair_conn(&tp, 0)->epoch,
-		    (unsigned long long)nic_stats(tp.nic[0])->epoch_restarts);
-	cr_assert_eq(seen[1].n_delivered, 3, "3 messages sent, %u delivered", seen[1].n_delivered);
+	t_fresh_sends_then_peer_rejoins(&tp, seen);
+	t_fresh_three_settle(&tp, seen, 0);
 	cr_assert_eq(nic_stats(tp.nic[0])->epoch_restarts, 1);
+	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 1)->epoch);
+	t_pair_done(&tp, avail);
+}
+
+/*
+ * Stress of two NICs under loss, late frames, cancels, give-ups and notices
+ * of every kind, with each message tagged (its id in args), so a message
+ * completed twice, completed OK and never delivered, delivered twice
+ * (conf3, conf4) or out of order (conf4) is seen one by one, not only in
+ * totals; the quick buffers' accounting is checked at every step. Knobs:
+ * T_SEED0, T_SEEDS, T_CONF, T_KINDS, T_ITERS (3000), T_NPCT, T_REJOIN,
+ * T_PROC, T_NOLATEFRESH, T_TLO/T_THI, T_DUMP.
+ */
+enum { T_IDS = 8192 };
+
+struct t_idtrack {
+	uint32_t next_id;
+	uint8_t completions[T_IDS];
+	int8_t status[T_IDS];
+	uint8_t deliveries[T_IDS];	/* at the peer: this end's messages delivered there */
+	uint32_t last_delivered;	/* at the peer: the highest id delivered so far (+1) */
+	unsigned long twice, out_of_order;
+	uint32_t first_twice, first_ooo, first_ooo_prev;
+};
+
+static struct t_idtrack t_trk[2];
+
+static bool t_tr(uint32_t id)
+{
+	return getenv("T_THI") && id >= (uint32_t)atoi(getenv("T_TLO")) &&
+	       id <= (uint32_t)atoi(getenv("T_THI"));
+}
+
+/*
+ * Frames of from for to_node to port `to`: lost with prob loss/1000, held
+ * back (late) with prob lateness/1000; with T_NOLATEFRESH a FRESH frame is
+ * never held late.
+ */
+static void t_carry_faulty(struct dp_port *from, struct dp_port *to, uint16_t to_node,
+			    struct rte_mbuf **late, unsigned int *n_late, unsigned int loss,
+			    unsigned int lateness)
+{
+	bool nolatefresh = getenv("T_NOLATEFRESH") != NULL;
+
+	for (unsigned int i = 0; i < tport_sent(from); i++) {
+		struct rte_mbuf *m = tport_frame(from, i);
+		struct proto_pkt p;
+
+		cr_assert_eq(tdp_decode(m, &p), PROTO_R_OK);
+		if (p.dst_node != to_node || t_rng() % 1000 < loss)
+			rte_pktmbuf_free(m);
+		else if (*n_late < 64 && t_rng() % 1000 < lateness &&
+			 !(nolatefresh && (p.flags & PROTO_F_FRESH)))
+			late[(*n_late)++] = m;
+		else
+			tport_push(to, m);
+	}
+	tport_forget(from);
+}
+
+struct t_idctx {
+	int k;			/* this NIC (its sent messages are t_trk[k]) */
+};
+
+static void t_id_complete(void *ctx, const struct sn_pkt *pkt, int status, uint64_t now)
+{
+	struct t_idtrack *t = &t_trk[((struct t_idctx *)ctx)->k];
+	uint32_t id;
+
+	(void)now;
+	memcpy(&id, pkt->args, sizeof(id));
+	cr_assert_lt(id, T_IDS);
+	t->completions[id]++;
+	t->status[id] = (int8_t)status;
+	if (t_tr(id))
+		cr_log_info("t=%llu nic %d complete id %u status %d pkt %u epoch %u chan %u tx %u",
+			    (unsigned long long)now, ((struct t_idctx *)ctx)->k, id, status,
+			    pkt->h.pkt_num, pkt->conn ? pkt->conn->epoch : 0, pkt->chan, pkt->tx_count);
+}
+
+static void t_id_deliver(void *ctx, const struct sn_pkt *pkt, uint64_t now)
+{
+	struct t_idtrack *t = &t_trk[!((struct t_idctx *)ctx)->k];	/* the peer's messages */
+	uint32_t id;
+
+	(void)now;
+	memcpy(&id, pkt->h.args, sizeof(id));
+	cr_assert_lt(id, T_IDS);
+	if (t_tr(id))
+		cr_log_info("t=%llu nic %d deliver id %u pkt %u epoch %u flags %x type %u",
+			    (unsigned long long)now, ((struct t_idctx *)ctx)->k, id, pkt->h.pkt_num,
+			    pkt->h.epoch, pkt->h.flags, pkt->h.type);
+	if (t->deliveries[id]++ && !t->twice++)
+		t->first_twice = id;
+	if (id + 1 < t->last_delivered) {
+		if (!t->out_of_order++)
+			t->first_ooo = id, t->first_ooo_prev = t->last_delivered - 1;
+	} else {
+		t->last_delivered = id + 1;
+	}
+}
+
+Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
+{
+	static const char *confs[] = {
+		"conf4-sr,genp:max_retx=3,timer:timeout_ns=30000:adaptive=off",
+		"conf3,genp:max_retx=2,timer:timeout_ns=30000:adaptive=off",
+		"conf4-gbn,genp:max_retx=3,timer:timeout_ns=30000:adaptive=off",
+		"conf2,genp:max_retx=3,timer:timeout_ns=30000:adaptive=off",
+		"conf1",
+	};
+	uint32_t seed0 = getenv("T_SEED0") ? (uint32_t)atoi(getenv("T_SEED0")) : 1;
+	uint32_t nseeds = getenv("T_SEEDS") ? (uint32_t)atoi(getenv("T_SEEDS")) : 20;
+	unsigned int iters = getenv("T_ITERS") ? (unsigned int)atoi(getenv("T_ITERS")) : 3000;
+	unsigned int kinds = getenv("T_KINDS") ? (unsigned int)atoi(getenv("T_KINDS")) : 3;
+	unsigned int nconfs = sizeof(confs) / sizeof(confs[0]);
+	unsigned long bad = 0;
+	unsigned int npct = getenv("T_NPCT") ? (unsigned int)atoi(getenv("T_NPCT")) : 1;
+
+	if (getenv("T_CONF")) {
+		confs[0] = getenv("T_CONF");
+		nconfs = 1;
+	}
+	for (unsigned int c = 0; c < nconfs; c++)
+	for (uint32_t seed = seed0; seed < seed0 + nseeds; seed++) {
+		unsigned int avail = rte_mempool_avail_count(t_mp);
+		static struct t_idctx ctx[2] = { { 0 }, { 1 } };
+		struct nic_ops ops[2];
+		struct t_pair tp = { .now = 1000000, .slot = 1 };
+		struct rte_mbuf *late[2][64];
+		unsigned int n_late[2] = { 0, 0 };
+		static uint8_t payload[256];
+		uint16_t node[2] = { T_NODE, T_PEER };
+		bool reliable = strncmp(confs[c], "conf1", 5) != 0;
+		bool nodup = reliable && strncmp(confs[c], "conf2", 5) != 0;
+		bool ordered = strncmp(confs[c], "conf4", 5) == 0;
+		unsigned int rejoin = getenv("T_REJOIN") ? (unsigned int)atoi(getenv("T_REJOIN")) : 0;
+		unsigned int away[2] = { 0, 0 };
+		unsigned int proc = getenv("T_PROC") ? (unsigned int)atoi(getenv("T_PROC")) : 0;
+		uint32_t inc = 10;
+
+		t_rng_state = seed;
+		memset(t_trk, 0, sizeof(t_trk));
+		for (int k = 0; k < 2; k++) {
+			ops[k] = (struct nic_ops) { .ctx = &ctx[k], .complete = t_id_complete,
+						     .deliver = t_id_deliver };
+			tp.port[k] = tport_create(k ? "peer" : "node", 1024);
+			tp.nic[k] = t_nic_cap(tp.port[k], confs[c], &ops[k], 2);
+		}
+		for (unsigned int it = 0; it < iters + 1000; it++) {
+			bool faults = it < iters;
+
+			for (int k = 0; k < 2; k++) {
+				unsigned int r = t_rng() % 100;
+
+				if (faults && r < 30 && t_trk[k].next_id < T_IDS) {
+					uint8_t args[PROTO_ARGS_LEN] = { 0 };
+					uint32_t id = t_trk[k].next_id;
+					struct nic_msg m = {
+						.vnet = T_VNET, .dst_node = node[!k], .handler = 7,
+						.src_ep = (uint16_t)(t_rng() % 3),
+						.chan = t_rng() % 3 ? SN_CHAN_QUICK : SN_CHAN_BULK,
+						.payload = payload, .len = 64, .args = args,
+					};
+
+					memcpy(args, &id, sizeof(id));
+					if (m.chan == SN_CHAN_QUICK)
+						m.len = 0, m.payload = NULL;
+					t_trk[k].status[id] = -1;
+					if (nic_send(tp.nic[k], &m, tp.now) == 0) {
+						if (t_tr(id))
+							cr_log_info("t=%llu nic %d send id %u chan %u ep %u",
+								    (unsigned long long)tp.now, k, id, m.chan, m.src_ep);
+						t_trk[k].next_id++;
+					}
+				} else if (faults && r < 32) {
+					nic_cancel(tp.nic[k], T_VNET, (uint16_t)(t_rng() % 3), tp.now);
+				} else if (faults && r < 32 + npct) {
+					enum proto_down_kind kd = (enum proto_down_kind)(t_rng() % kinds);
+
+					if (t_tr(t_trk[0].next_id) || t_tr(t_trk[1].next_id))
+						cr_log_info("t=%llu notice to nic %d kind %d (conn epoch %u tx_next %u)",
+							    (unsigned long long)tp.now, k, kd,
+							    nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]] ? nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]]->epoch : 0,
+							    nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]] ? nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]]->tx_next : 0);
+					t_push_notice(tp.port[k], node[k], node[!k], kd);
+				}
+			}
+			for (int k = 0; k < 2; k++) {
+				if (!(faults && t_rng() % 1000 < proc))
+					continue;
+				/* k's process restarts: what it held is lost with it */
+				if (t_tr(t_trk[0].next_id) || t_tr(t_trk[1].next_id))
+					cr_log_info("t=%llu nic %d process restarts (inc %u)", (unsigned long long)tp.now, k, inc);
+				nic_destroy(tp.nic[k]);
+				tport_clear(tp.port[k]);
+				for (uint32_t id = 0; id < t_trk[k].next_id; id++)
+					if (!t_trk[k].completions[id])
+						t_trk[k].completions[id] = 1, t_trk[k].status[id] = 99;
+				tp.nic[k] = t_nic_inc(tp.port[k], confs[c], &ops[k], 2, inc++);
+				if (t_rng() % 10 < 8)
+					t_push_notice(tp.port[!k], node[!k], node[k], PROTO_DOWN_REJOINED);
+			}
+			for (int k = 0; k < 2; k++) {
+				uint16_t tg = t_rng() % 2 ? node[!k] : PROTO_NODE_NONE;
+
+				if (faults && !away[k] && !away[!k] && t_rng() % 1000 < rejoin)
+					away[k] = PROTO_LOST_GNT_SLOTS + 2;
+				if (away[k]) {
+					/* k hears no grant: it rejoins; the switch tells !k (maybe lost) */
+					if (--away[k] == 0 && t_rng() % 10 < 8)
+						t_push_notice(tp.port[!k], node[!k], node[k], PROTO_DOWN_REJOINED);
+					if (away[k])
+						continue;
+				}
+				t_push_gnt_k(tp.port[k], node[k], tp.slot, tg, 4, 0, 2);
+			}
+			tp.slot++;
+			for (int round = 0; round < 2; round++) {
+				nic_poll(tp.nic[0], tp.now);
+				nic_poll(tp.nic[1], tp.now);
+				t_carry_faulty(tp.port[0], tp.port[1], T_PEER, late[1], &n_late[1],
+					       faults ? 50 : 0, faults ? 20 : 0);
+				t_carry_faulty(tp.port[1], tp.port[0], T_NODE, late[0], &n_late[0],
+					       faults ? 50 : 0, faults ? 20 : 0);
+			}
+			for (int k = 0; k < 2; k++) {
+				if (n_late[k] && (t_rng() % 50 == 0 || !faults)) {
+					for (unsigned int i = 0; i < n_late[k]; i++)
+						tport_push(tp.port[k], late[k][i]);
+					n_late[k] = 0;
+				}
+				t_check_quick_acct(tp.nic[k], confs[c], it);
+				for (uint32_t id = 0; id < t_trk[k].next_id; id++)
+					cr_assert_leq(t_trk[k].completions[id], 1,
+						      "%s seed %u: nic %d message %u completed %u times (it %u)",
+						      confs[c], seed, k, id, t_trk[k].completions[id], it);
+			}
+			tp.now += T_SLOT_NS;
+		}
+		for (int k = 0; k < 2; k++) {
+			struct t_idtrack *t = &t_trk[k];
+			unsigned long never = 0, ok_lost = 0, st[8] = { 0 };
+			uint32_t first_lost = 0;
+
+			for (uint32_t id = 0; id < t->next_id; id++) {
+				if (!t->completions[id]) {
+					if (!never)
+						cr_log_info("nic %d: message %u never completed", k, id);
+					never++;
+					continue;
+				}
+				if (t->status[id] >= 0 && t->status[id] < 8)
+					st[t->status[id]]++;
+				if (t->status[id] == SN_OK && !t->deliveries[id] && !ok_lost++)
+					first_lost = id;
+			}
+			cr_log_info("%s seed %u nic %d: sent %u never completed %lu, ok %lu (%lu not delivered, first %u), st1 %lu st2 %lu down %lu cancelled %lu, twice %lu (first %u), out of order %lu (%u after %u); rejoins %llu epoch_restarts %llu fresh_restarts %llu",
+				    confs[c], seed, k, t->next_id, never, st[SN_OK], ok_lost, first_lost,
+				    st[1], st[2], st[SN_ERR_DOWN], st[SN_ERR_CANCELLED], t->twice,
+				    t->first_twice, t->out_of_order, t->first_ooo, t->first_ooo_prev,
+				    (unsigned long long)nic_stats(tp.nic[k])->rejoins,
+				    (unsigned long long)nic_stats(tp.nic[k])->epoch_restarts,
+				    (unsigned long long)nic_stats(tp.nic[k])->fresh_restarts);
+			if (never && getenv("T_DUMP")) {
+				const struct sn_conn *sc = nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]];
+				const struct sn_conn *rc = nic_pipeline(tp.nic[!k], T_VNET)->conns[node[k]];
+
+				cr_log_info("nic %d conn: active %u unscanned %llu backoff %u epoch %u known %u tx_next %u outstanding %u; peer rx_base %u mask %x epoch %u known %u",
+					    k, sc->on_active, (unsigned long long)sc->tx_unscanned, sc->rto_backoff,
+					    sc->epoch, sc->epoch_known, sc->tx_next, sc->outstanding, rc->rx_base, rc->rx_mask, rc->epoch, rc->epoch_known);
+				for (const struct sn_pkt *q = sc->unacked; q; q = q->next)
+					cr_log_info("  unacked %u flags %x hflags %x tx_count %u cq %u chan %u t_tx %llu",
+						    q->h.pkt_num, q->flags, q->h.flags, q->tx_count, q->cq, q->chan,
+						    (unsigned long long)q->t_tx);
+				cr_log_info("  pending %u, now %llu", nic_pending(tp.nic[k]), (unsigned long long)tp.now);
+			}
+			if (never || (reliable && ok_lost) || (nodup && t->twice) ||
+			    (ordered && t->out_of_order)) {
+				bad++;
+				cr_log_error("%s seed %u nic %d: never %lu, ok-not-delivered %lu, twice %lu, out of order %lu (peer fresh_restarts %llu)",
+					     confs[c], seed, k, never, ok_lost, t->twice, t->out_of_order,
+					     (unsigned long long)nic_stats(tp.nic[!k])->fresh_restarts);
+			}
+		}
+		for (int k = 0; k < 2; k++) {
+			nic_destroy(tp.nic[k]);
+			dp_port_destroy(tp.port[k]);
+		}
+		cr_assert_eq(rte_mempool_avail_count(t_mp), avail, "%s seed %u: frames leaked %d",
+			     confs[c], seed, (int)(avail - rte_mempool_avail_count(t_mp)));
+	}
+	cr_expect_eq(bad, 0, "%lu runs broke a guarantee", bad);
+}
+
+/*
+ * nic::a_fresh_connection_answered_restart_restarts_and_delivers_nothing_twice
+ * with one change: after T_PEER's rejoin (its rejoined notice to T_NODE
+ * lost), T_PEER's own message reaches T_NODE before any RESTART answer
+ * does. When only the answer to a stale FRESH frame said RESTART (a
+ * review), T_NODE, which knew no epoch, took epoch 1 from that message (as
+ * any first epoch) and resent its 3 packets in it, numbers 1..3: T_PEER,
+ * restarted, took them as new and delivered the 3 messages again. Now
+ * T_PEER owes T_NODE a restart since its rejoin (it had taken T_NODE's
+ * FRESH frames), and every frame it sends says RESTART until T_NODE's
+ * show the epoch.
+ */
+Test(nic, a_fresh_connection_that_hears_the_restarted_peer_first_delivers_nothing_twice)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	static struct t_seen seen[2];
+	struct t_pair tp = { .now = 1000000, .slot = 1 };
+
+	t_fresh_sends_then_peer_rejoins(&tp, seen);
+	/* T_PEER's message reaches T_NODE first; T_NODE's frames of this slot are lost */
+	t_pair_send(&tp, 1, SN_CHAN_QUICK, 1);
+	t_push_gnt_to(tp.port[0], T_NODE, tp.slot, PROTO_NODE_NONE, 4, 0);
+	t_push_gnt_to(tp.port[1], T_PEER, tp.slot, PROTO_NODE_NONE, 4, 0);
+	tp.slot++;
+	nic_poll(tp.nic[1], tp.now);
+	t_carry(tp.port[1], tp.port[0], T_NODE, false);
+	nic_poll(tp.nic[0], tp.now);
+	t_carry(tp.port[0], tp.port[1], T_PEER, true);
+	tp.now += T_SLOT_NS;
+	cr_log_info("T_NODE epoch_known %u epoch %u; T_PEER epoch %u", t_pair_conn(&tp, 0)->epoch_known,
+		    t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 1)->epoch);
+	t_fresh_three_settle(&tp, seen, 1);
+	cr_assert_eq(seen[0].n_delivered, 1, "T_PEER's message: %u deliveries", seen[0].n_delivered);
+	cr_assert_eq(seen[1].status[0], SN_OK, "T_PEER's message: %d", seen[1].status[0]);
 	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 1)->epoch);
 	t_pair_done(&tp, avail);
 }

@@ -717,8 +717,7 @@ static const struct craft crafts[] = {
 	C(TYPE, "type8", B_QREQ, .patch = { P(OFF_TYPE, 1, PROTO_T_MAX + 1) }),
 	C(TYPE, "type255", B_HELLO, .patch = { P(OFF_TYPE, 1, 255) }),
 	C(FLAGS, "undefined-bit11", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x800) }),
-	C(FLAGS, "restart-on-qreq", B_QREQ, .patch = { P(OFF_FLAGS, 2,
-		PROTO_F_DATA | PROTO_F_RESTART) }),
+	C(FLAGS, "restart-on-gnt", B_GNT, .patch = { P(OFF_FLAGS, 2, PROTO_F_RESTART) }),
 	C(FLAGS, "restart-with-fresh", B_QACK, .patch = { P(OFF_FLAGS, 2,
 		PROTO_F_ACK | PROTO_F_FRESH | PROTO_F_RESTART) }),
 	C(FLAGS, "restart-on-down", B_QACK, .patch = { P(OFF_FLAGS, 2,
@@ -1206,9 +1205,9 @@ Test(proto, byte_order_bodies)
 Test(proto, flag_bits_per_type)
 {
 	static const struct { enum base base; uint16_t allowed; } rules[] = {
-		{ B_BREQ, 0x021F },	/* DATA ACK LAST RETX FORCE_ACK FRESH */
-		{ B_QREQ, 0x029F },	/* and ABANDONED */
-		{ B_BACK, 0x0262 },	/* ACK NACK DOWN FRESH */
+		{ B_BREQ, 0x061F },	/* DATA ACK LAST RETX FORCE_ACK FRESH RESTART */
+		{ B_QREQ, 0x069F },	/* and ABANDONED */
+		{ B_BACK, 0x0662 },	/* ACK NACK DOWN FRESH RESTART */
 		{ B_QACK, 0x0742 },	/* ACK DOWN NO_VNET FRESH RESTART */
 		{ B_CFG9, 0 },
 		{ B_GNT, 0 },
