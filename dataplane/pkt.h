@@ -45,7 +45,6 @@ enum sn_pkt_flag {
 	SN_PKT_ACK_ONLY = 1u << 6,	/* tx: a standalone acknowledgment */
 	SN_PKT_SENDING = 1u << 7,	/* tx: the channel will send it or awaits its BACK */
 	SN_PKT_SACKED = 1u << 8,	/* tx: its receiver holds it behind a hole (genp) */
-	SN_PKT_RESTART = 1u << 9,	/* tx: an ack-only answering a retired FRESH nonce */
 };
 
 struct sn_conn;

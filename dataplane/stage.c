@@ -439,19 +439,14 @@ static bool pipeline_epoch_newer(const struct pipeline *pl, const struct sn_conn
 	return d > 0 || (d == INT16_MIN && c->peer < pl->self);
 }
 
-/*
- * A frame of conn is stale: answer at once with an ack-only frame of its
- * epoch (with flags, SN_PKT_RESTART: it answers a retired FRESH nonce).
- */
+/* A frame of conn is stale: answer at once with an ack-only frame of its epoch. */
 static enum pipeline_epoch pipeline_rx_stale(struct pipeline *pl, struct sn_conn *c,
-					     uint16_t flags, uint64_t now)
+					     uint64_t now)
 {
 	struct sn_pkt *a = pipeline_ack_only(pl, c);
 
-	if (a) {
-		a->flags |= flags;
+	if (a)
 		pipeline_run_tx(pl, 0, &a, 1, now);
-	}
 	return PIPELINE_EPOCH_STALE;
 }
 
@@ -475,7 +470,7 @@ enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *c,
 		c->rx_heard = true;
 		return PIPELINE_EPOCH_NEWER;
 	}
-	return pipeline_rx_stale(pl, c, 0, now);
+	return pipeline_rx_stale(pl, c, now);
 }
 
 void pipeline_conn_owe_restart(struct sn_conn *c)
@@ -514,9 +509,13 @@ enum pipeline_epoch pipeline_rx_fresh(struct pipeline *pl, struct sn_conn *c,
 {
 	enum pipeline_epoch r = PIPELINE_EPOCH_CURRENT;
 
-	/* From before a restart here: the sender must restart too (a RESTART answer). */
+	/*
+	 * From before a restart here. When that restart was this NIC's rejoin,
+	 * the answer says RESTART (restart_owed); after another, the peer's
+	 * process knows an epoch already, or is gone.
+	 */
 	if (c->fresh_seen == SN_FRESH_RETIRED && c->fresh_nonce == nonce)
-		return pipeline_rx_stale(pl, c, SN_PKT_RESTART, now);
+		return pipeline_rx_stale(pl, c, now);
 	if (pipeline_fresh_is_new_process(c, nonce)) {
 		pipeline_conn_reset(pl, c, true, now);
 		r = PIPELINE_EPOCH_FRESH_RESTART;

@@ -723,19 +723,11 @@ static void chan_sweep_shared(struct nic *nic, const struct chan_sweep *s, uint6
 		chan_sweep_list(nic, lists[i], s, now);
 }
 
-void chan_purge_conn(struct nic *nic, const struct sn_conn *conn, uint64_t now)
+void chan_purge_conn(struct nic *nic, const struct sn_conn *conn, bool held_too,
+		     uint64_t now)
 {
 	struct chan_sweep s = { .peer = conn->peer, .vnet = conn->vnet, .src_ep = -1,
-				.status = SN_ERR_DOWN };
-
-	chan_sweep_target(nic, conn->peer, &s, now);
-	chan_sweep_shared(nic, &s, now);
-}
-
-void chan_fail_unnumbered(struct nic *nic, const struct sn_conn *conn, uint64_t now)
-{
-	struct chan_sweep s = { .peer = conn->peer, .vnet = conn->vnet, .src_ep = -1,
-				.status = SN_ERR_DOWN, .unnumbered = true };
+				.status = SN_ERR_DOWN, .unnumbered = !held_too };
 
 	chan_sweep_target(nic, conn->peer, &s, now);
 	chan_sweep_shared(nic, &s, now);

@@ -117,8 +117,6 @@ bool nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 			.dst_node = pkt->h.dst_node, .vnet = pkt->h.vnet,
 		};
 		nic_stamp_epoch(nic, pkt->conn, &p);
-		if (pkt->flags & SN_PKT_RESTART)
-			p.flags |= PROTO_F_RESTART;
 		nic_add_ack(pkt->conn, &p);
 		if (!nic_emit(nic, nic->quick, &p, now))
 			return false;

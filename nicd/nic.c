@@ -113,7 +113,7 @@ static void nic_env_complete(void *ctx, struct sn_pkt *pkt, int status,
 /* Pipeline callback: a connection restarts; what the channel holds of it fails. */
 static void nic_env_restart(void *ctx, struct sn_conn *conn, uint64_t now)
 {
-	chan_purge_conn(ctx, conn, now);
+	chan_purge_conn(ctx, conn, true, now);
 	conn->bulk_hold_until = 0;
 	conn->bulk_hold_slots = 0;
 }
@@ -390,7 +390,7 @@ static void nic_fail_in_place(struct nic *nic, struct pipeline *pl, struct sn_co
 	for (struct sn_pkt *p = c->unacked; p; p = p->next)
 		if (!(p->h.flags & PROTO_F_ABANDONED))
 			nic_fail_numbered(nic, p, SN_ERR_DOWN, now);
-	chan_fail_unnumbered(nic, c, now);
+	chan_purge_conn(nic, c, false, now);
 	pipeline_touch(pl);
 }
 
@@ -466,13 +466,14 @@ void nic_rejoin(struct nic *nic, uint64_t now)
 	 * peer has not joined it yet that the peer is down. A side that
 	 * kept its packet numbers would never be understood again.
 	 */
-	for (uint16_t t = 0; t < nic->cfg.max_nodes; t++) {
-		nic_fail_peer(nic, t, true, now);
-		for (unsigned int i = 0; i < nic->n_vnets; i++) {
-			struct pipeline *pl = nic->vnets[i].pl;
+	for (unsigned int i = 0; i < nic->n_vnets; i++) {
+		struct pipeline *pl = nic->vnets[i].pl;
 
-			if (t < pl->n_nodes && pl->conns[t])
-				pipeline_conn_owe_restart(pl->conns[t]);
+		for (uint16_t t = 0; t < pl->n_nodes; t++) {
+			if (!pl->conns[t])
+				continue;
+			pipeline_conn_reset(pl, pl->conns[t], true, now);
+			pipeline_conn_owe_restart(pl->conns[t]);
 		}
 	}
 	nic->next_hello = now;

@@ -179,11 +179,13 @@ uint64_t chan_poll(struct nic *nic, uint64_t now);
 /* Channel: cancel the packets of (vnet, src_ep) not held by a protocol. */
 void chan_cancel(struct nic *nic, uint16_t vnet, uint16_t src_ep, uint64_t now);
 
-/* Channel: fail the packets of conn no protocol numbered (SN_ERR_DOWN); the rest stay. */
-void chan_fail_unnumbered(struct nic *nic, const struct sn_conn *conn, uint64_t now);
-
-/* Channel: fail every packet of conn not held by a protocol (SN_ERR_DOWN). */
-void chan_purge_conn(struct nic *nic, const struct sn_conn *conn, uint64_t now);
+/*
+ * Channel: fail the packets of conn no protocol holds (SN_ERR_DOWN); with
+ * held_too also take those a protocol holds off the channel's lists (their
+ * protocol fails them: a restart), else they stay where they are.
+ */
+void chan_purge_conn(struct nic *nic, const struct sn_conn *conn, bool held_too,
+		     uint64_t now);
 
 /* Channel: set up and free per-target state. */
 int chan_init(struct nic *nic);

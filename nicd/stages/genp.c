@@ -212,25 +212,29 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 		return;
 	}
 	for (p = c->unacked; p; p = next) {
+		bool by_mask;
+
 		next = p->next;
 		if (!genp_covered(p->h.pkt_num, a->ack_base, a->ack_mask, sr)) {
 			prev = p;
 			continue;
 		}
-		if (proto_seq_diff(p->h.pkt_num, a->ack_base) > 0) {
-			if (p->flags & SN_PKT_SACKED) {
-				prev = p;	/* held there already */
-				continue;
-			}
+		by_mask = proto_seq_diff(p->h.pkt_num, a->ack_base) > 0;
+		if (by_mask && (p->flags & SN_PKT_SACKED)) {
+			prev = p;	/* held there already */
+			continue;
+		}
+		if (by_mask) {
 			st->cnt[GENP_SACKED]++;
 			if (p->t_tx > sacked_tx)
 				sacked_tx = p->t_tx;
 			if (proto_seq_lt(highest, p->h.pkt_num))
 				highest = p->h.pkt_num;
 		}
+		/* Karn: only unambiguous samples; a held packet gave its own */
 		if (p->tx_count == 1 && !(p->flags & SN_PKT_SACKED) && p->t_tx > rtt_from)
-			rtt_from = p->t_tx;	/* Karn: only unambiguous samples */
-		if (mask_holds && proto_seq_diff(p->h.pkt_num, a->ack_base) > 0) {
+			rtt_from = p->t_tx;
+		if (mask_holds && by_mask) {
 			p->flags |= SN_PKT_SACKED;
 			if (st->pl->env.held)
 				st->pl->env.held(st->pl->env.ctx, p, now);

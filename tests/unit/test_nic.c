@@ -976,6 +976,36 @@ static void t_pair_free(struct t_pair *tp)
 	cr_assert_eq(rte_mempool_avail_count(t_mp), tp->avail, "frames leaked");
 }
 
+/*
+ * Move the frames T_NODE (k = 0) or T_PEER (k = 1) sent to the other,
+ * except those `skip` says (freed), or `hold` says (kept in *held).
+ */
+static void t_move_frames(struct t_pair *tp, int k, bool (*skip)(const struct proto_pkt *),
+		       bool (*hold)(const struct proto_pkt *), struct rte_mbuf **held)
+{
+	struct dp_port *from = tp->port[k], *to = tp->port[!k];
+
+	for (unsigned int i = 0; i < tport_sent(from); i++) {
+		struct rte_mbuf *m = tport_frame(from, i);
+		struct proto_pkt p;
+
+		cr_assert_eq(tdp_decode(m, &p), PROTO_R_OK);
+		if (p.dst_node != (k ? T_NODE : T_PEER) || (skip && skip(&p)))
+			rte_pktmbuf_free(m);
+		else if (hold && hold(&p) && !*held)
+			*held = m;
+		else
+			tport_push(to, m);
+	}
+	tport_forget(from);
+}
+
+/* The first transmission of QREQ packet 1. */
+static bool t_is_first_qreq1(const struct proto_pkt *p)
+{
+	return p->type == PROTO_T_QREQ && p->pkt_num == 1 && !(p->flags & PROTO_F_RETX);
+}
+
 /* The sender's packets still unacknowledged on its connection to T_PEER. */
 static uint32_t t_outstanding(struct nic *nic)
 {
@@ -1749,17 +1779,7 @@ Test(nic, a_quick_packet_held_behind_a_hole_gives_its_buffer_back)
 		cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
 	}
 	nic_poll(tp.nic[0], tp.now);
-	for (unsigned int i = 0; i < tport_sent(tp.port[0]); i++) {
-		struct rte_mbuf *f = tport_frame(tp.port[0], i);
-		struct proto_pkt p;
-
-		cr_assert_eq(tdp_decode(f, &p), PROTO_R_OK);
-		if (p.type == PROTO_T_QREQ && p.pkt_num == 1)
-			rte_pktmbuf_free(f);		/* the hole */
-		else
-			tport_push(tp.port[1], f);
-	}
-	tport_forget(tp.port[0]);
+	t_move_frames(&tp, 0, t_is_first_qreq1, NULL, NULL);	/* packet 1: the hole */
 	nic_poll(tp.nic[1], tp.now);		/* holds 2 .. 4, acks them by mask */
 	t_carry(tp.port[1], tp.port[0], T_NODE, false);
 	nic_poll(tp.nic[0], tp.now);
@@ -2145,35 +2165,6 @@ Test(nic, a_late_not_joined_notice_fails_in_place_and_reuses_no_number)
 	cr_assert_eq(seen[0].status[4], SN_OK);
 	t_assert_seq_deliveries(seen, 100, 2, 4);
 	t_pair_free(&tp);
-}
-
-/*
- * Move the frames T_NODE (k = 0) or T_PEER (k = 1) sent to the other,
- * except those `skip` says (freed), or `hold` says (kept in *held).
- */
-static void t_move_frames(struct t_pair *tp, int k, bool (*skip)(const struct proto_pkt *),
-		       bool (*hold)(const struct proto_pkt *), struct rte_mbuf **held)
-{
-	struct dp_port *from = tp->port[k], *to = tp->port[!k];
-
-	for (unsigned int i = 0; i < tport_sent(from); i++) {
-		struct rte_mbuf *m = tport_frame(from, i);
-		struct proto_pkt p;
-
-		cr_assert_eq(tdp_decode(m, &p), PROTO_R_OK);
-		if (p.dst_node != (k ? T_NODE : T_PEER) || (skip && skip(&p)))
-			rte_pktmbuf_free(m);
-		else if (hold && hold(&p) && !*held)
-			*held = m;
-		else
-			tport_push(to, m);
-	}
-	tport_forget(from);
-}
-
-static bool t_is_first_qreq1(const struct proto_pkt *p)
-{
-	return p->type == PROTO_T_QREQ && p->pkt_num == 1 && !(p->flags & PROTO_F_RETX);
 }
 
 static bool t_is_back(const struct proto_pkt *p)
