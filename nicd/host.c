@@ -191,6 +191,12 @@ static int host_ep_create(struct host *h, struct host_ep *e, const struct ctl_op
 	}
 	ep_shm_format(base, &e->l, h->generation, e->id, m->vnet);
 	ep_view_init(&e->v, base, &e->l, true);
+	if (e->wake_delay_ns) {
+		e->comp_at = calloc(spsc_size(&e->v.comp), sizeof(*e->comp_at));
+		e->recv_at = calloc(spsc_size(&e->v.recv), sizeof(*e->recv_at));
+		if (!e->comp_at || !e->recv_at)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -211,6 +217,8 @@ static void host_ep_release(struct host_ep *e)
 	}
 	free(e->rfree);
 	free(e->with_app);
+	free(e->comp_at);
+	free(e->recv_at);
 	memset(e, 0, offsetof(struct host_ep, stats));
 	e->efd = -1;
 	e->sock = -1;
@@ -311,25 +319,36 @@ static int host_status(int status)
 	}
 }
 
-/* Remember now as when the oldest unconsumed event of e came (for wake delays). */
-static void host_note_event(struct host_ep *e, uint64_t now)
+/*
+ * An event was just pushed on ring q: note when, in at (its slot's post
+ * time; NULL without a wake delay), so that a delay counts from the oldest
+ * event still waiting whatever the application took by polling.
+ */
+static void host_note_posted(const struct spsc *q, uint64_t *at, uint64_t now)
 {
-	if (!e->first_pending)
-		e->first_pending = now ? now : 1;
+	if (at)
+		at[(q->mine - 1) & q->mask] = now;
 }
 
 /*
- * nicd posted an event to e. With nothing else on the rings it is the
- * oldest: the application took the earlier ones by polling, without
- * arming, so no host_wake forgot their time. Only delays need the time.
+ * Events waiting on e's rings; with a wake delay, *oldest is when the
+ * oldest of them was posted (UINT64_MAX when none waits).
  */
-static void host_note_posted(struct host_ep *e, uint64_t now)
+static uint32_t host_waiting(struct host_ep *e, uint64_t *oldest)
 {
-	if (!e->wake_delay_ns)
-		return;
-	if (spsc_used_count(&e->v.recv) + spsc_used_count(&e->v.comp) <= 1)
-		e->first_pending = 0;
-	host_note_event(e, now);
+	struct spsc *rings[2] = { &e->v.recv, &e->v.comp };
+	const uint64_t *at[2] = { e->recv_at, e->comp_at };
+	uint32_t n = 0;
+
+	*oldest = UINT64_MAX;
+	for (unsigned int i = 0; i < 2; i++) {
+		uint32_t used = spsc_used_count(rings[i]);	/* reads the tail into peer */
+
+		n += used;
+		if (used && at[i] && at[i][rings[i]->peer & rings[i]->mask] < *oldest)
+			*oldest = at[i][rings[i]->peer & rings[i]->mask];
+	}
+	return n;
 }
 
 /* Post a completion of send buffer buf to e. */
@@ -345,7 +364,7 @@ static void host_post_comp(struct host *h, struct host_ep *e, uint32_t buf, int 
 	}
 	h->stats.completions++;
 	e->stats.completed++;
-	host_note_posted(e, now);
+	host_note_posted(&e->v.comp, e->comp_at, now);
 }
 
 /* Fill the free receive buffers from the return ring; how many nicd holds. */
@@ -387,7 +406,7 @@ static void host_post_recv(struct host *h, struct host_ep *e, struct ep_recv_des
 	}
 	h->stats.delivered++;
 	e->stats.received++;
-	host_note_posted(e, now);
+	host_note_posted(&e->v.recv, e->recv_at, now);
 }
 
 /* Keep a message until a receive buffer comes back. */
@@ -594,27 +613,23 @@ static bool host_pull_sends(struct host *h, struct host_ep *e, uint64_t now)
 static void host_wake(struct host *h, struct host_ep *e, uint64_t now, uint64_t *next)
 {
 	_Atomic uint32_t *armed = &e->v.hdr->wake_armed;
+	uint64_t v = 1, oldest, due;
 	uint32_t pending;
-	uint64_t v = 1;
 
 	if (!atomic_load_explicit(armed, memory_order_relaxed))
 		return;
 	atomic_thread_fence(memory_order_seq_cst);
-	pending = spsc_used_count(&e->v.recv) + spsc_used_count(&e->v.comp);
-	if (!pending) {
-		e->first_pending = 0;
+	pending = host_waiting(e, &oldest);
+	if (!pending)
 		return;
-	}
-	host_note_event(e, now);
-	if (pending < e->wake_threshold && e->wake_delay_ns &&
-	    now - e->first_pending < e->wake_delay_ns) {
-		if (e->first_pending + e->wake_delay_ns < *next)
-			*next = e->first_pending + e->wake_delay_ns;
+	due = e->wake_delay_ns && oldest != UINT64_MAX ? oldest + e->wake_delay_ns : 0;
+	if (pending < e->wake_threshold && now < due) {
+		if (due < *next)
+			*next = due;
 		return;
 	}
 	if (!atomic_exchange_explicit(armed, 0, memory_order_acq_rel))
 		return;
-	e->first_pending = 0;
 	if (write(e->efd, &v, sizeof(v)) == (ssize_t)sizeof(v)) {
 		h->stats.wakeups++;
 		e->stats.wakeups++;

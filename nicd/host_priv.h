@@ -87,7 +87,9 @@ struct host_ep {
 	uint32_t n_held;		/* how many */
 	uint32_t wake_threshold;	/* events that wake at once */
 	uint64_t wake_delay_ns;		/* delay after the first event (0: at once) */
-	uint64_t first_pending;		/* when the oldest unconsumed event came (0: none known) */
+	uint64_t *comp_at;		/* per completion ring slot: when its event was
+					 * posted (with a wake delay only, else NULL) */
+	uint64_t *recv_at;		/* the same for the receive ring */
 	struct host_ep_stats stats;	/* counters */
 };
 
