@@ -1283,6 +1283,57 @@ Test(eal, telemetry_group_keys_must_differ)
 	rte_tel_data_free(d);
 }
 
+/* How many times needle stands in haystack. */
+static unsigned int count_of(const char *haystack, const char *needle)
+{
+	unsigned int n = 0;
+
+	for (const char *p = strstr(haystack, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/*
+ * A reply with groups that become one key is refused at every read, but
+ * the error naming them is logged once per pair, not at every read (a
+ * monitor polling each second would fill the log); another pair is named
+ * once too.
+ */
+Test(eal, telemetry_clash_is_logged_once_per_pair)
+{
+	struct dp_counter_set sets[4] = {
+		DP_COUNTER_SET("net_ring0.q0", dp_port_counter_names, &clash_stats[0]),
+		DP_COUNTER_SET("net_ring0_q0", dp_port_counter_names, &clash_stats[1]),
+		DP_COUNTER_SET("n1:bulk", dp_port_counter_names, &clash_stats[0]),
+		DP_COUNTER_SET("n1-bulk", dp_port_counter_names, &clash_stats[1]),
+	};
+	struct rte_tel_data *d = rte_tel_data_alloc();
+	char *log = NULL;
+	size_t loglen = 0;
+	FILE *f = open_memstream(&log, &loglen);
+
+	cr_assert_not_null(d);
+	cr_assert_not_null(f);
+	rte_openlog_stream(f);
+	for (int i = 0; i < 3; i++) {
+		rte_tel_data_start_dict(d);
+		cr_assert_eq(dp_telemetry_add_groups(d, sets, 2), -EEXIST, "read %d", i);
+	}
+	for (int i = 0; i < 2; i++) {
+		rte_tel_data_start_dict(d);
+		cr_assert_eq(dp_telemetry_add_groups(d, sets, 4), -EEXIST, "read %d", i);
+	}
+	rte_openlog_stream(NULL);
+	fclose(f);
+	cr_assert_eq(count_of(log, "\"net_ring0.q0\" and \"net_ring0_q0\" both become key"), 1,
+		     "log: %s", log);
+	cr_assert_eq(count_of(log, "\"n1:bulk\" and \"n1-bulk\" both become key"), 1,
+		     "log: %s", log);
+	cr_assert_eq(count_of(log, "both become key"), 2, "log: %s", log);
+	free(log);
+	rte_tel_data_free(d);
+}
+
 /* Send SIGTERM to the thread given, 20 ms from now. */
 static void *term_later(void *arg)
 {
