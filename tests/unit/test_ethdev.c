@@ -718,6 +718,38 @@ Test(ethdev, ports_of_a_stopped_device_pass_nothing)
 }
 
 /*
+ * A device left stopped (by a failed restart) with frames in its receive
+ * queues: DPDK reads no queue of a stopped port, and net_ring's close frees
+ * its rings without the frames in them, so close starts it to take them
+ * back first. Every frame is back in the pool.
+ */
+Test(ethdev, close_of_a_stopped_device_frees_what_its_queues_held)
+{
+	unsigned int avail = rte_mempool_avail_count(pool);
+	struct rte_mbuf *pkts[BURST];
+	struct dp_ethdev dev;
+
+	ring_up("net_ring0", 2, &dev);
+	for (uint16_t q = 0; q < 2; q++) {
+		struct dp_port *p = dp_ethdev_port_create(&dev, q, q);
+
+		cr_assert_not_null(p);
+		for (unsigned int k = 0; k < 20; k++)
+			pkts[k] = frame_mbuf(k, q);
+		dp_port_tx(p, pkts, 20);
+		cr_assert_eq(p->stats.tx_frames, 20);
+		dp_port_destroy(p);
+	}
+	cr_assert_eq(rte_mempool_avail_count(pool), avail - 40);
+	cr_assert_eq(rte_eth_dev_stop(dev.port_id), 0);
+	dev.stopped = true;
+	dp_ethdev_close(&dev);
+	cr_assert_eq(rte_mempool_avail_count(pool), avail, "%u frames lost",
+		     avail - rte_mempool_avail_count(pool));
+	cr_assert_not(rte_eth_dev_is_valid_port(dev.port_id));
+}
+
+/*
  * A memif client whose server is not there: an error at set-up, unless
  * late_peer leaves it stopped, link down, its ports passing nothing, for
  * the watch to restart with back-off; a link wait restarts it the same way.
