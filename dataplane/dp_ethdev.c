@@ -1197,6 +1197,37 @@ static uint64_t dp_ethdev_stop_drained(struct dp_ethdev *dev)
 	return freed;
 }
 
+/*
+ * True when the driver of device id keeps received frames in its queues
+ * past close: net_ring, whose rings hold the frames a sender put there and
+ * are freed without them. Others are closed stopped as they are: af_packet
+ * and memif take a buffer only when a frame is read, and starting a memif
+ * or virtio-user client would connect it to its server again.
+ */
+static bool dp_ethdev_keeps_frames(uint16_t id)
+{
+	struct rte_eth_dev_info info;
+
+	return !rte_eth_dev_info_get(id, &info) && info.driver_name &&
+	       !strcmp(info.driver_name, "net_ring");
+}
+
+/*
+ * Start dev, left stopped, so that its receive queues can be drained:
+ * DPDK 22.11 reads no queue of a stopped port (its dummy burst function
+ * returns nothing). False, with a warning, when it does not start.
+ */
+static bool dp_ethdev_start_to_drain(struct dp_ethdev *dev)
+{
+	int ret = rte_eth_dev_start(dev->port_id);
+
+	if (ret)
+		DP_LOG(dp_ethdev_logtype, WARNING,
+		       "port %s: cannot start it to free what its receive queues hold (%s): those frames stay out of their pool",
+		       dev->name, rte_strerror(-ret));
+	return !ret;
+}
+
 /* The alarm of dev's fence ran: so did every alarm set before it. */
 static void dp_ethdev_fence_ran(void *arg)
 {
@@ -1262,7 +1293,14 @@ void dp_ethdev_close(struct dp_ethdev *dev)
 	dev->unplugged = false;
 	if (!rte_eth_dev_is_valid_port(dev->port_id))
 		return;
-	/* A device a failed restart left stopped has nothing to drain or stop. */
+	/*
+	 * A device a failed restart left stopped is not stopped again, but
+	 * one whose close would lose the frames its queues hold (net_ring) is
+	 * started to drain them first.
+	 */
+	if (dev->stopped && dp_ethdev_keeps_frames(dev->port_id) &&
+	    dp_ethdev_start_to_drain(dev))
+		dev->stopped = false;
 	if (!dev->stopped)
 		dp_ethdev_stop_drained(dev);
 	ret = rte_eth_dev_close(dev->port_id);

@@ -207,8 +207,10 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 
 /*
  * Stop and close an ethdev set up by dp_ethdev_setup (frees its mbufs, the
- * frames still in its receive queues included; first waits, up to a
- * second, for a virtio-user driver's alarm after its link went down).
+ * frames still in its receive queues included, also those of a net_ring
+ * device a failed restart left stopped, which is started again to free
+ * them; first waits, up to a second, for a virtio-user driver's alarm
+ * after its link went down).
  * Ports made on it must not be polled any more; destroy them too. A second
  * call does nothing.
  */

@@ -40,10 +40,20 @@ struct dp_tel_path {
 	char path[DP_TEL_CMD_MAX];	/* the command */
 };
 
+/* Two group names dp_telemetry_add_groups found to become one key, and logged. */
+struct dp_tel_clash {
+	struct dp_tel_clash *next;	/* next pair logged */
+	char *a;			/* one name (malloc'd) */
+	char *b;			/* the other (malloc'd) */
+};
+
 /* Paths registered through dp_telemetry_register. */
 static struct dp_tel_path *dp_tel_paths;
 
-/* Guards dp_tel_paths. */
+/* Pairs of groups whose clash was logged: each is logged once, not at every read. */
+static struct dp_tel_clash *dp_tel_clashes;
+
+/* Guards dp_tel_paths and dp_tel_clashes. */
 static pthread_mutex_t dp_tel_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Map DPDK's positive E2BIG (name truncated) to a negative errno. */
@@ -88,22 +98,63 @@ static bool dp_tel_same_key(const char *a, const char *b)
 	return i == RTE_TEL_MAX_STRING_LEN - 1 || (!a[i] && !b[i]);
 }
 
-/* 0 when the n sets' groups become n keys, else -EEXIST with a message naming two. */
-static int dp_tel_groups_distinct(const struct dp_counter_set *sets, unsigned int n)
+/*
+ * True the first time groups a and b (in either order) are reported as one
+ * key; then remembered. Without memory for it, true each time: a line
+ * repeated beats a refusal nobody explains.
+ */
+static bool dp_tel_clash_first(const char *a, const char *b)
+{
+	struct dp_tel_clash *c;
+	bool first = true;
+
+	pthread_mutex_lock(&dp_tel_lock);
+	for (c = dp_tel_clashes; c && first; c = c->next)
+		first = !((!strcmp(c->a, a) && !strcmp(c->b, b)) ||
+			  (!strcmp(c->a, b) && !strcmp(c->b, a)));
+	c = first ? calloc(1, sizeof(*c)) : NULL;
+	if (c) {
+		c->a = strdup(a);
+		c->b = strdup(b);
+		if (c->a && c->b) {
+			c->next = dp_tel_clashes;
+			dp_tel_clashes = c;
+		} else {
+			free(c->a);
+			free(c->b);
+			free(c);
+		}
+	}
+	pthread_mutex_unlock(&dp_tel_lock);
+	return first;
+}
+
+/* Log, once per pair, that groups a and b become one key. */
+static void dp_tel_clash_log(const char *a, const char *b)
 {
 	char key[RTE_TEL_MAX_STRING_LEN];
+
+	if (!dp_tel_clash_first(a, b))
+		return;
+	dp_tel_key(key, a);
+	DP_LOG(dp_tel_logtype, ERR,
+	       "telemetry groups \"%s\" and \"%s\" both become key \"%s\" (a key keeps letters, digits, '_' and '/', other characters become '_', and at most %d of them): reply refused, as one group would hide the other, at every read (logged once); rename one",
+	       a, b, key, RTE_TEL_MAX_STRING_LEN - 1);
+}
+
+/* 0 when the n sets' groups become n keys, else -EEXIST, each clashing pair logged once. */
+static int dp_tel_groups_distinct(const struct dp_counter_set *sets, unsigned int n)
+{
+	int ret = 0;
 
 	for (unsigned int i = 0; i < n; i++)
 		for (unsigned int j = i + 1; j < n; j++) {
 			if (!dp_tel_same_key(sets[i].group, sets[j].group))
 				continue;
-			dp_tel_key(key, sets[i].group);
-			DP_LOG(dp_tel_logtype, ERR,
-			       "telemetry groups \"%s\" and \"%s\" both become key \"%s\" (a key keeps letters, digits, '_' and '/', other characters become '_', and at most %d of them): reply refused, as one group would hide the other; rename one",
-			       sets[i].group, sets[j].group, key, RTE_TEL_MAX_STRING_LEN - 1);
-			return -EEXIST;
+			dp_tel_clash_log(sets[i].group, sets[j].group);
+			ret = -EEXIST;
 		}
-	return 0;
+	return ret;
 }
 
 /* Add set as a nested dictionary under its group's key. */

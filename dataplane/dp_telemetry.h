@@ -24,8 +24,9 @@ int dp_telemetry_add_set(struct rte_tel_data *d, const struct dp_counter_set *se
  * become '_' ("net_ring0.q0" is written "net_ring0_q0") and names are cut
  * to RTE_TEL_MAX_STRING_LEN - 1 characters (127). Give every group of a dictionary in one call: two
  * groups that would become one key ("a.b" and "a_b"), one hiding the
- * other, are refused before anything is added: -EEXIST, and an error
- * logged naming both. 0 or -errno.
+ * other, are refused before anything is added: -EEXIST at every call, and
+ * an error naming both logged the first time that pair is seen (once per
+ * pair in the process, not at every read). 0 or -errno.
  */
 int dp_telemetry_add_groups(struct rte_tel_data *d, const struct dp_counter_set *sets,
 			    unsigned int n);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The standard protocol configurations and their expansion into specs. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +23,28 @@ const struct conf_def conf_table[] = {
 	{ NULL, NULL, NULL },
 };
 
+/* True when known is name (len bytes, not NUL-terminated). */
+static bool conf_name_is(const char *known, const char *name, size_t len)
+{
+	return strlen(known) == len && strncmp(known, name, len) == 0;
+}
+
 /* The configuration called name (len bytes), or NULL. */
 static const struct conf_def *conf_find(const char *name, size_t len)
 {
 	for (const struct conf_def *c = conf_table; c->name; c++)
-		if (strlen(c->name) == len && strncmp(c->name, name, len) == 0)
+		if (conf_name_is(c->name, name, len))
 			return c;
 	return NULL;
+}
+
+/* True when name (len bytes) is a registered stage. */
+static bool conf_is_stage(const char *name, size_t len)
+{
+	for (const struct stage_ops *const *o = stage_registry.ops; *o; o++)
+		if (conf_name_is((*o)->name, name, len))
+			return true;
+	return false;
 }
 
 /* Append ":params" to stage's item in the list out, or add the stage on top. */
@@ -82,10 +98,8 @@ int conf_expand(const char *in, char *out, size_t outlen, char *err, size_t errl
 
 	if (!c) {
 		size_t slen = strcspn(in, ",:");
-		char first[32];
 
-		snprintf(first, sizeof(first), "%.*s", (int)slen, in);
-		if (*in && (slen >= sizeof(first) || !stage_find(&stage_registry, first))) {
+		if (*in && !conf_is_stage(in, slen)) {
 			snprintf(err, errlen, "'%.*s' is neither a configuration (", (int)slen, in);
 			for (const struct conf_def *d = conf_table; d->name; d++)
 				snprintf(err + strlen(err), errlen - strlen(err), "%s%s",

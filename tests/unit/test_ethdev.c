@@ -718,6 +718,38 @@ Test(ethdev, ports_of_a_stopped_device_pass_nothing)
 }
 
 /*
+ * A device left stopped (by a failed restart) with frames in its receive
+ * queues: DPDK reads no queue of a stopped port, and net_ring's close frees
+ * its rings without the frames in them, so close starts it to take them
+ * back first. Every frame is back in the pool.
+ */
+Test(ethdev, close_of_a_stopped_device_frees_what_its_queues_held)
+{
+	unsigned int avail = rte_mempool_avail_count(pool);
+	struct rte_mbuf *pkts[BURST];
+	struct dp_ethdev dev;
+
+	ring_up("net_ring0", 2, &dev);
+	for (uint16_t q = 0; q < 2; q++) {
+		struct dp_port *p = dp_ethdev_port_create(&dev, q, q);
+
+		cr_assert_not_null(p);
+		for (unsigned int k = 0; k < 20; k++)
+			pkts[k] = frame_mbuf(k, q);
+		dp_port_tx(p, pkts, 20);
+		cr_assert_eq(p->stats.tx_frames, 20);
+		dp_port_destroy(p);
+	}
+	cr_assert_eq(rte_mempool_avail_count(pool), avail - 40);
+	cr_assert_eq(rte_eth_dev_stop(dev.port_id), 0);
+	dev.stopped = true;
+	dp_ethdev_close(&dev);
+	cr_assert_eq(rte_mempool_avail_count(pool), avail, "%u frames lost",
+		     avail - rte_mempool_avail_count(pool));
+	cr_assert_not(rte_eth_dev_is_valid_port(dev.port_id));
+}
+
+/*
  * A memif client whose server is not there: an error at set-up, unless
  * late_peer leaves it stopped, link down, its ports passing nothing, for
  * the watch to restart with back-off; a link wait restarts it the same way.
@@ -1280,6 +1312,57 @@ Test(eal, telemetry_group_keys_must_differ)
 		     RTE_TEL_MAX_STRING_LEN - 1);
 	b[RTE_TEL_MAX_STRING_LEN - 2] = 'y';
 	cr_assert_eq(dp_telemetry_add_groups(d, sets, 2), 0);
+	rte_tel_data_free(d);
+}
+
+/* How many times needle stands in haystack. */
+static unsigned int count_of(const char *haystack, const char *needle)
+{
+	unsigned int n = 0;
+
+	for (const char *p = strstr(haystack, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/*
+ * A reply with groups that become one key is refused at every read, but
+ * the error naming them is logged once per pair, not at every read (a
+ * monitor polling each second would fill the log); another pair is named
+ * once too.
+ */
+Test(eal, telemetry_clash_is_logged_once_per_pair)
+{
+	struct dp_counter_set sets[4] = {
+		DP_COUNTER_SET("net_ring0.q0", dp_port_counter_names, &clash_stats[0]),
+		DP_COUNTER_SET("net_ring0_q0", dp_port_counter_names, &clash_stats[1]),
+		DP_COUNTER_SET("n1:bulk", dp_port_counter_names, &clash_stats[0]),
+		DP_COUNTER_SET("n1-bulk", dp_port_counter_names, &clash_stats[1]),
+	};
+	struct rte_tel_data *d = rte_tel_data_alloc();
+	char *log = NULL;
+	size_t loglen = 0;
+	FILE *f = open_memstream(&log, &loglen);
+
+	cr_assert_not_null(d);
+	cr_assert_not_null(f);
+	rte_openlog_stream(f);
+	for (int i = 0; i < 3; i++) {
+		rte_tel_data_start_dict(d);
+		cr_assert_eq(dp_telemetry_add_groups(d, sets, 2), -EEXIST, "read %d", i);
+	}
+	for (int i = 0; i < 2; i++) {
+		rte_tel_data_start_dict(d);
+		cr_assert_eq(dp_telemetry_add_groups(d, sets, 4), -EEXIST, "read %d", i);
+	}
+	rte_openlog_stream(NULL);
+	fclose(f);
+	cr_assert_eq(count_of(log, "\"net_ring0.q0\" and \"net_ring0_q0\" both become key"), 1,
+		     "log: %s", log);
+	cr_assert_eq(count_of(log, "\"n1:bulk\" and \"n1-bulk\" both become key"), 1,
+		     "log: %s", log);
+	cr_assert_eq(count_of(log, "both become key"), 2, "log: %s", log);
+	free(log);
 	rte_tel_data_free(d);
 }
 

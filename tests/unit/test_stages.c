@@ -1276,6 +1276,10 @@ Test(stages, conf_expand_names_and_overrides)
 	cr_assert_not_null(strstr(err, "'nope'"), "message: %s", err);
 	cr_assert_not_null(strstr(err, "conf4-sr"), "message: %s", err);
 	cr_assert_not_null(strstr(err, "build_acks"), "message: %s", err);
+	/* A word longer than every name is refused and named whole. */
+	cr_assert_eq(conf_expand("build_acks_and_then_some_more_words,genp", out, sizeof(out), err,
+				 sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "'build_acks_and_then_some_more_words'"), "message: %s", err);
 	cr_assert_eq(conf_expand("conf3,genp", out, sizeof(out), err, sizeof(err)), -EINVAL);
 	cr_assert_not_null(strstr(err, "genp"), "message: %s", err);
 	cr_assert_eq(conf_expand("conf4-sr,timer:timeout_ns=1", out, 40, err, sizeof(err)),
