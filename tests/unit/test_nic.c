@@ -2366,7 +2366,9 @@ Test(nic, a_fresh_connection_answered_restart_restarts_and_delivers_nothing_twic
  * (conf3, conf4) or out of order (conf4) is seen one by one, not only in
  * totals; the quick buffers' accounting is checked at every step. Knobs:
  * T_SEED0, T_SEEDS, T_CONF, T_KINDS, T_ITERS (3000), T_NPCT, T_REJOIN,
- * T_PROC, T_NOLATEFRESH, T_TLO/T_THI, T_DUMP.
+ * T_PROC (process restarts per 1000 steps and NIC, 0), T_PNOTICE (in how
+ * many of 10 process restarts the peer gets the rejoined notice, 8),
+ * T_NOLATEFRESH, T_TLO/T_THI, T_DUMP.
  */
 enum { T_IDS = 8192 };
 
@@ -2494,6 +2496,8 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 		unsigned int rejoin = getenv("T_REJOIN") ? (unsigned int)atoi(getenv("T_REJOIN")) : 0;
 		unsigned int away[2] = { 0, 0 };
 		unsigned int proc = getenv("T_PROC") ? (unsigned int)atoi(getenv("T_PROC")) : 0;
+		unsigned int pnotice = getenv("T_PNOTICE") ?
+				       (unsigned int)atoi(getenv("T_PNOTICE")) : 8;
 		uint32_t inc = 10;
 
 		t_rng_state = seed;
@@ -2555,7 +2559,7 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 					if (!t_trk[k].completions[id])
 						t_trk[k].completions[id] = 1, t_trk[k].status[id] = 99;
 				tp.nic[k] = t_nic_inc(tp.port[k], confs[c], &ops[k], 2, inc++);
-				if (t_rng() % 10 < 8)
+				if (t_rng() % 10 < pnotice)
 					t_push_notice(tp.port[!k], node[!k], node[k], PROTO_DOWN_REJOINED);
 			}
 			for (int k = 0; k < 2; k++) {
