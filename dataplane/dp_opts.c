@@ -159,8 +159,12 @@ int dp_opt_ulong(const char *opt, const char *arg, unsigned long min,
 
 	errno = 0;
 	v = strtoul(arg, &end, 10);
-	if (arg[0] < '0' || arg[0] > '9' || *end || errno)
+	if (arg[0] < '0' || arg[0] > '9' || *end || (errno && errno != ERANGE))
 		return dp_opt_fail(err, errlen, "%s %s: not a whole number from %lu to %lu",
+				   opt, arg, min, max);
+	/* Digits only, too many for an unsigned long: a whole number all the same. */
+	if (errno == ERANGE)
+		return dp_opt_fail(err, errlen, "%s %s: out of range, must be between %lu and %lu",
 				   opt, arg, min, max);
 	if (v < min || v > max)
 		return dp_opt_fail(err, errlen, "%s %s: must be between %lu and %lu",

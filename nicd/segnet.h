@@ -92,17 +92,28 @@ struct segnet_open_opts {
  * mismatch), EINVAL (bad key length or buffer counts), ETIMEDOUT (nicd
  * did not take the connection or answer within 5 s), EMFILE / ENFILE
  * (nicd, or this process, is out of file descriptors: see ulimit -n).
+ * segnet_open_error says which in words.
  */
 struct segnet_ep *segnet_open(const char *nicd, uint16_t vnet, const void *key,
 			      size_t key_len, const struct segnet_open_opts *opts);
+
+/*
+ * Why segnet_open(nicd, vnet, ...) failed with errno err, in words, into
+ * buf (len bytes); returns buf. It looks at nicd's socket path to tell
+ * the cases one errno covers apart: no socket there, a file there that is
+ * not a socket, a socket nobody answers on (stale), a nicd that does not
+ * serve vnet.
+ */
+const char *segnet_open_error(const char *nicd, uint16_t vnet, int err, char *buf,
+			      size_t len);
 
 /*
  * Close an endpoint. Its pending sends get no completion: nicd cancels
  * those that have not left (they never arrive; one that left may still
  * arrive) and frees the endpoint's memory at once. Every
  * call below refuses a NULL endpoint: -EINVAL (segnet_node and
- * segnet_endpoint: 0xFFFF; segnet_cluster_size: 0); segnet_close(NULL)
- * does nothing.
+ * segnet_endpoint: 0xFFFF; segnet_cluster_size and segnet_max_endpoints:
+ * 0); segnet_close(NULL) does nothing.
  */
 void segnet_close(struct segnet_ep *ep);
 
@@ -112,6 +123,9 @@ uint16_t segnet_endpoint(const struct segnet_ep *ep);
 
 /* Nodes in the cluster (0 until the NIC joined). */
 uint16_t segnet_cluster_size(const struct segnet_ep *ep);
+
+/* Endpoint ids a send may target: 0 .. this - 1 (nicd's --endpoints). */
+uint16_t segnet_max_endpoints(const struct segnet_ep *ep);
 
 /* Register fn for messages with handler id h (0 .. SEGNET_MAX_HANDLERS-1). */
 int segnet_set_handler(struct segnet_ep *ep, uint16_t h, segnet_handler_fn fn,

@@ -302,6 +302,67 @@ fail:
 	return NULL;
 }
 
+/* Why nothing answered at path (ENOENT or ECONNREFUSED), from what is there. */
+static void segnet_socket_error(const char *path, uint16_t vnet, int err, char *buf,
+				size_t len)
+{
+	struct stat st;
+	int e = stat(path, &st) ? errno : 0;
+
+	if (e == ENOENT)
+		snprintf(buf, len, "no nicd socket at %s (is nicd running?)", path);
+	else if (e)
+		snprintf(buf, len, "%s: %s", path, strerror(e));
+	else if (!S_ISSOCK(st.st_mode))
+		snprintf(buf, len, "%s is not a socket", path);
+	else if (err == ENOENT)
+		snprintf(buf, len, "nicd at %s does not serve virtual network %u", path, vnet);
+	else
+		snprintf(buf, len, "no nicd answers at %s (a stale socket: nicd is gone)", path);
+}
+
+const char *segnet_open_error(const char *nicd, uint16_t vnet, int err, char *buf,
+			      size_t len)
+{
+	struct sockaddr_un sa;
+
+	if (segnet_socket_path(nicd, &sa)) {
+		snprintf(buf, len, "the socket path is longer than a unix socket's %zu bytes",
+			 sizeof(sa.sun_path) - 1);
+		return buf;
+	}
+	switch (err) {
+	case ENOENT:
+	case ECONNREFUSED:
+		segnet_socket_error(sa.sun_path, vnet, err, buf, len);
+		break;
+	case EACCES:
+		snprintf(buf, len, "wrong key for this virtual network");
+		break;
+	case EPERM:
+		snprintf(buf, len, "no permission to connect to %s (nicd --socket-mode, or its directory)",
+			 sa.sun_path);
+		break;
+	case ETIMEDOUT:
+		snprintf(buf, len, "nicd did not answer in %d s (stopped, or its backlog is full)",
+			 SEGNET_OPEN_TIMEOUT_MS / 1000);
+		break;
+	case EMFILE:
+	case ENFILE:
+		snprintf(buf, len, "out of file descriptors, here or in nicd (ulimit -n)");
+		break;
+	case ENOSPC:
+		snprintf(buf, len, "nicd's endpoint table is full (nicd --endpoints)");
+		break;
+	case EPROTO:
+		snprintf(buf, len, "nicd's answer was not understood (another version of segnet?)");
+		break;
+	default:
+		snprintf(buf, len, "%s", strerror(err));
+	}
+	return buf;
+}
+
 void segnet_close(struct segnet_ep *ep)
 {
 	if (ep)
@@ -326,6 +387,11 @@ uint16_t segnet_cluster_size(const struct segnet_ep *ep)
 		return 0;
 	return (uint16_t)atomic_load_explicit(&ep->v.hdr->cluster_size,
 					      memory_order_relaxed);
+}
+
+uint16_t segnet_max_endpoints(const struct segnet_ep *ep)
+{
+	return ep ? ep->v.hdr->max_endpoints : 0;
 }
 
 int segnet_set_handler(struct segnet_ep *ep, uint16_t h, segnet_handler_fn fn,

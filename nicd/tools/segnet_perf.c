@@ -115,7 +115,8 @@ static void perf_usage(FILE *f)
 		"  --key-file FILE    the virtual network's key (--key STRING for tests)\n"
 		"  --server           count arriving messages until --duration, --messages\n"
 		"                     or SIGINT\n"
-		"  --client           send to --node N (and --ep E, default 0)\n"
+		"  --client           send to --node N (and --ep E, default 0, below nicd's\n"
+		"                     --endpoints); --server and --client exclude each other\n"
 		"  --chan CH          bulk (default), quick or both (alternating)\n"
 		"  --size BYTES       bulk payload, 0 .. 2048 (default 2048)\n"
 		"  --duration SEC     client: send this long (default 5 unless --messages);\n"
@@ -161,8 +162,9 @@ static const struct option perf_long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Options of which one may be given: the key. */
-static const int *const perf_groups[] = { tool_key_group, NULL };
+/* Options of which one may be given: the key, the role. */
+static const int perf_role_group[] = { 's', 'c', 0 };
+static const int *const perf_groups[] = { tool_key_group, perf_role_group, NULL };
 
 /* Parse --chan. */
 static bool perf_parse_chan(const char *arg, enum perf_mode *m)
@@ -223,7 +225,7 @@ static bool perf_option(void *opts, int c, const char *arg)
 		o->size = (uint32_t)v;
 		return true;
 	case 'd':
-		return tool_parse_double(perf_prog, "--duration", arg, 86400, &o->duration);
+		return tool_parse_double(perf_prog, "--duration", arg, 0, 86400, &o->duration);
 	case 'm':
 		return tool_parse_u64(perf_prog, "--messages", arg, 0, UINT64_MAX / 2, &o->messages);
 	case 'w':
@@ -242,7 +244,7 @@ static bool perf_option(void *opts, int c, const char *arg)
 /* Cross-option checks; false after printing why. */
 static bool perf_check(struct perf_opts *o)
 {
-	if (o->server == o->client) {
+	if (!o->server && !o->client) {
 		fprintf(stderr, "%s: give --server or --client (see --help)\n", perf_prog);
 		return false;
 	}
@@ -562,7 +564,10 @@ int main(int argc, char **argv)
 	r->o = &o;
 	ep = tool_ep_open(perf_prog, &o.ep, &oo);
 	rc = TOOL_EXIT_FAIL;
-	if (ep && (o.server || tool_wait_joined(perf_prog, ep, (uint32_t)o.join_wait_ms, o.node)))
+	if (ep && o.client && !tool_check_ep(perf_prog, ep, o.dst_ep))
+		rc = TOOL_EXIT_USAGE;
+	else if (ep && (o.server ||
+			tool_wait_joined(perf_prog, ep, (uint32_t)o.join_wait_ms, o.node)))
 		rc = o.server ? perf_server(ep, r) : perf_client(ep, r);
 	if (ep)
 		segnet_close(ep);

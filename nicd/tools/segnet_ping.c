@@ -76,7 +76,7 @@ struct ping_client {
 	uint32_t waiting;		/* seq of the ping in flight (0: none) */
 	bool answered;			/* its echo came */
 	bool failed;			/* its send completed with an error */
-	uint64_t received;		/* echoes that matched */
+	uint64_t received;		/* echoes that matched, within --timeout */
 };
 
 /* Print the usage text. */
@@ -95,14 +95,16 @@ static void ping_usage(FILE *f)
 		"  --vnet ID          virtual network (default 1)\n"
 		"  --key-file FILE    the virtual network's key (--key STRING for tests)\n"
 		"  --server           echo pings until interrupted (or --count echoes)\n"
-		"  --node N, --ep E   the server's node and endpoint (default endpoint 0)\n"
+		"  --node N, --ep E   the server's node and endpoint (default endpoint 0; below\n"
+		"                     nicd's --endpoints)\n"
 		"  --quick            quick channel: 32 bytes of arguments (default)\n"
 		"  --bulk             bulk channel: arguments and --size bytes of payload\n"
 		"  --size BYTES       bulk payload, 0 .. 2048 (default 64)\n"
 		"  --count N          pings to send (default 10; 0 = until interrupted);\n"
 		"                     with --server: echoes to send before exiting\n"
 		"  --interval MS      between pings (default 1000)\n"
-		"  --timeout MS       wait for each echo (default 1000)\n"
+		"  --timeout MS       wait for each echo, 0.001 .. 3600000 (default 1000); an\n"
+		"                     echo after it counts as lost\n"
 		"  --join-wait MS     wait for the NIC to join a cluster (default 10000)\n"
 		"  --csv              one line per ping: seq,bytes,rtt_us (summary on stderr)\n"
 		"  --busy-poll        spin instead of sleeping between polls (lower latency)\n"
@@ -187,9 +189,11 @@ static bool ping_option(void *opts, int c, const char *arg)
 		o->count_given = true;
 		return tool_parse_u64(ping_prog, "--count", arg, 0, UINT32_MAX - 1, &o->count);
 	case 'i':
-		return tool_parse_double(ping_prog, "--interval", arg, 3600e3, &o->interval_ms);
+		return tool_parse_double(ping_prog, "--interval", arg, 0, 3600e3, &o->interval_ms);
 	case 't':
-		return tool_parse_double(ping_prog, "--timeout", arg, 3600e3, &o->timeout_ms);
+		/* No echo comes back within no time: every ping would be lost. */
+		return tool_parse_double(ping_prog, "--timeout", arg, 0.001, 3600e3,
+					 &o->timeout_ms);
 	case 'j':
 		return tool_parse_u64(ping_prog, "--join-wait", arg, 0, 3600000, &o->join_wait_ms);
 	}
@@ -327,6 +331,9 @@ static void ping_on_reply(struct segnet_ep *ep, const struct segnet_msg *m, void
 	if (a.magic != PING_MAGIC || a.seq != c->waiting || c->answered)
 		return;		/* late or foreign */
 	rtt = tool_now_ns() - a.t_send;
+	/* A wait rounds up to whole ms: an echo polled after the timeout is lost. */
+	if ((double)rtt > c->o->timeout_ms * 1e6)
+		return;
 	c->answered = true;
 	c->received++;
 	tool_samples_add(&c->rtt, rtt);
@@ -363,6 +370,7 @@ static int ping_send(struct segnet_ep *ep, const struct ping_opts *o, uint32_t s
 static int ping_await(struct segnet_ep *ep, struct ping_client *c, uint64_t deadline)
 {
 	struct segnet_completion comps[16];
+	uint64_t now;
 	int n;
 
 	while (!tool_stop) {
@@ -378,9 +386,10 @@ static int ping_await(struct segnet_ep *ep, struct ping_client *c, uint64_t dead
 					(unsigned long long)comps[i].cookie,
 					segnet_status_name(comps[i].status));
 		}
-		if (c->answered || c->failed || tool_now_ns() >= deadline)
+		now = tool_now_ns();
+		if (c->answered || c->failed || now >= deadline)
 			return 0;
-		ping_idle(ep, c->o, (int)((deadline - tool_now_ns()) / 1000000 + 1));
+		ping_idle(ep, c->o, (int)((deadline - now) / 1000000 + 1));
 	}
 	return 0;
 }
@@ -399,11 +408,11 @@ static void ping_summary(struct ping_client *c, uint32_t sent)
 {
 	FILE *f = c->o->csv ? stderr : stdout;
 	struct tool_lat l = tool_samples_stats(&c->rtt);
+	char pct[32];
 
 	fprintf(f, "--- node %ld ep %u segnet-ping statistics ---\n", c->o->node, c->o->dst_ep);
-	fprintf(f, "%u sent, %llu received, %.0f%% lost\n", sent,
-		(unsigned long long)c->received,
-		sent ? 100.0 * (double)(sent - c->received) / sent : 0.0);
+	fprintf(f, "%u sent, %llu received, %s%% lost\n", sent, (unsigned long long)c->received,
+		tool_percent(sent - c->received, sent, pct, sizeof(pct)));
 	if (c->received)
 		fprintf(f, "rtt min/mean/p50/p99/max = %.1f/%.1f/%.1f/%.1f/%.1f us\n",
 			l.min, l.mean, l.p50, l.p99, l.max);
@@ -445,7 +454,7 @@ static int ping_client_run(struct segnet_ep *ep, const struct ping_opts *o)
 		sent++;
 		rc = ping_await(ep, &c, tool_now_ns() + (uint64_t)(o->timeout_ms * 1e6));
 		if (!c.answered && !c.failed && rc == 0 && !tool_stop && !o->quiet)
-			fprintf(o->csv ? stderr : stdout, "seq %u: no echo within %.0f ms\n", seq,
+			fprintf(o->csv ? stderr : stdout, "seq %u: no echo within %g ms\n", seq,
 				o->timeout_ms);
 	}
 	if (rc == -ESHUTDOWN)
@@ -470,6 +479,10 @@ int main(int argc, char **argv)
 	ep = tool_ep_open(ping_prog, &o.ep, &oo);
 	if (!ep)
 		return TOOL_EXIT_FAIL;
+	if (!o.server && !tool_check_ep(ping_prog, ep, o.dst_ep)) {
+		segnet_close(ep);
+		return TOOL_EXIT_USAGE;
+	}
 	if (!o.server && !tool_wait_joined(ping_prog, ep, (uint32_t)o.join_wait_ms, o.node)) {
 		segnet_close(ep);
 		return TOOL_EXIT_FAIL;

@@ -142,7 +142,7 @@ static bool stat_option(void *opts, int c, const char *arg)
 		o->cmds[o->n_cmds++] = arg;
 		return true;
 	case 'i':
-		if (!tool_parse_double(stat_prog, "--interval", arg, 3600, &o->interval))
+		if (!tool_parse_double(stat_prog, "--interval", arg, 0, 3600, &o->interval))
 			return false;
 		if (o->interval < 0.01) {
 			fprintf(stderr, "%s: --interval %s: at least 0.01\n", stat_prog, arg);

@@ -2,6 +2,7 @@
 /* What the segnet tools share. */
 #include <endian.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,12 +83,12 @@ bool tool_parse_u64(const char *prog, const char *opt, const char *arg, uint64_t
 	return true;
 }
 
-bool tool_parse_double(const char *prog, const char *opt, const char *arg, double max,
-		       double *out)
+bool tool_parse_double(const char *prog, const char *opt, const char *arg, double min,
+		       double max, double *out)
 {
 	char err[192];
 
-	if (dp_opt_double(opt, arg, 0, max, out, err, sizeof(err))) {
+	if (dp_opt_double(opt, arg, min, max, out, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return false;
 	}
@@ -139,39 +140,25 @@ struct segnet_ep *tool_ep_open(const char *prog, const struct tool_ep_opts *o,
 			       const struct segnet_open_opts *oo)
 {
 	struct segnet_ep *ep = segnet_open(o->nicd, o->vnet, o->key, (size_t)o->key_len, oo);
-	const char *why;
+	char why[256];
 
 	if (ep)
 		return ep;
-	switch (errno) {
-	case EACCES:
-		why = "wrong key for this virtual network";
-		break;
-	case EPERM:
-		why = "no permission to connect to nicd's socket (nicd --socket-mode, or its directory)";
-		break;
-	case ETIMEDOUT:
-		why = "nicd did not answer in 5 s (stopped, or its backlog is full)";
-		break;
-	case EMFILE:
-	case ENFILE:
-		why = "out of file descriptors, here or in nicd (ulimit -n)";
-		break;
-	case ENOSPC:
-		why = "the endpoint table is full";
-		break;
-	case ENOENT:
-		why = "no such virtual network, or no nicd socket";
-		break;
-	case ECONNREFUSED:
-		why = "no nicd answers (stale socket)";
-		break;
-	default:
-		why = strerror(errno);
-	}
 	fprintf(stderr, "%s: cannot open an endpoint of vnet %u at nicd %s: %s\n", prog,
-		o->vnet, o->nicd ? o->nicd : "segnet0", why);
+		o->vnet, o->nicd ? o->nicd : "segnet0",
+		segnet_open_error(o->nicd, o->vnet, errno, why, sizeof(why)));
 	return NULL;
+}
+
+bool tool_check_ep(const char *prog, const struct segnet_ep *ep, unsigned int dst_ep)
+{
+	unsigned int max = segnet_max_endpoints(ep);
+
+	if (dst_ep < max)
+		return true;
+	fprintf(stderr, "%s: --ep %u: nicd has endpoints 0 .. %u (its --endpoints)\n", prog,
+		dst_ep, max - 1);
+	return false;
 }
 
 const char *tool_ep_where(const struct segnet_ep *ep, unsigned int vnet, char *buf,
@@ -211,6 +198,20 @@ bool tool_wait_joined(const char *prog, struct segnet_ep *ep, uint32_t ms, long 
 		return false;
 	}
 	return true;
+}
+
+const char *tool_percent(uint64_t part, uint64_t whole, char *buf, size_t len)
+{
+	double v = whole ? 100.0 * (double)part / (double)whole : 0;
+	int prec = 0;
+
+	if (part && v < 1)
+		prec = (int)ceil(-log10(v));
+	if (part < whole && 100 - v < 1 && (int)ceil(-log10(100 - v)) > prec)
+		prec = (int)ceil(-log10(100 - v));
+	/* Rounding up to the next digit (0.0096 to 0.010) needs no more: it is not 0. */
+	snprintf(buf, len, "%.*f", prec, v);
+	return buf;
 }
 
 void tool_samples_add(struct tool_samples *s, uint64_t ns)

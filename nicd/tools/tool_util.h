@@ -51,9 +51,9 @@ uint64_t tool_now_ns(void);
 bool tool_parse_u64(const char *prog, const char *opt, const char *arg, uint64_t min,
 		    uint64_t max, uint64_t *out);
 
-/* Parse a number of seconds (or ms, ...) >= 0 and <= max; false after printing why. */
-bool tool_parse_double(const char *prog, const char *opt, const char *arg, double max,
-		       double *out);
+/* Parse a number of seconds (or ms, ...) in [min, max]; false after printing why. */
+bool tool_parse_double(const char *prog, const char *opt, const char *arg, double min,
+		       double max, double *out);
 
 /* How to reach an endpoint: --nicd, --vnet, --key-file / --key. */
 struct tool_ep_opts {
@@ -78,6 +78,12 @@ struct segnet_ep *tool_ep_open(const char *prog, const struct tool_ep_opts *o,
 			       const struct segnet_open_opts *oo);
 
 /*
+ * True when dst_ep (the --ep a client sends to) is an endpoint id the
+ * endpoint's nicd addresses; false after printing the ids it does.
+ */
+bool tool_check_ep(const char *prog, const struct segnet_ep *ep, unsigned int dst_ep);
+
+/*
  * Wait until the endpoint's NIC joined a cluster (cluster size > 0), for at
  * most ms, and check that node (the --node a client sends to) is in it;
  * false (after printing why) on timeout, a signal, nicd's end or a node
@@ -92,6 +98,13 @@ bool tool_wait_joined(const char *prog, struct segnet_ep *ep, uint32_t ms, long 
  */
 const char *tool_ep_where(const struct segnet_ep *ep, unsigned int vnet, char *buf,
 			  size_t len);
+
+/*
+ * part of whole in percent, with as many decimals as it takes never to
+ * print 0 for a share above none or 100 for one below all ("0.05" for 1 of
+ * 1900); "0" when whole is 0. Returns buf.
+ */
+const char *tool_percent(uint64_t part, uint64_t whole, char *buf, size_t len);
 
 /* Latency samples in nanoseconds. */
 struct tool_samples {

@@ -493,33 +493,22 @@ static int msgs_alloc(struct replay_msgs *m, char *err, size_t errlen)
 	return 0;
 }
 
-/* Why segnet_open failed, as the tools say it. */
-static const char *msgs_open_error(int e)
-{
-	switch (e) {
-	case EACCES:
-		return "wrong key for this virtual network";
-	case ENOSPC:
-		return "the endpoint table is full";
-	case ENOENT:
-		return "no such virtual network, or no nicd socket";
-	case ECONNREFUSED:
-		return "no nicd answers (stale socket)";
-	}
-	return strerror(e);
-}
-
 /* Open one endpoint per node, with the handler. */
 static int msgs_open(struct replay_msgs *m, const uint8_t *key, int key_len, char *err,
 		     size_t errlen)
 {
+	char why[256];
+	int e;
+
 	for (unsigned int i = 0; i < m->n; i++) {
 		struct replay_node *node = &m->node[i];
 
 		node->ep = segnet_open(node->nicd, m->o->vnet, key, (size_t)key_len, NULL);
+		e = errno;
 		if (!node->ep)
-			return msgs_fail(errno, err, errlen, "node %u: cannot open an endpoint of vnet %u at nicd %s: %s",
-					 i, m->o->vnet, node->nicd, msgs_open_error(errno));
+			return msgs_fail(e, err, errlen, "node %u: cannot open an endpoint of vnet %u at nicd %s: %s",
+					 i, m->o->vnet, node->nicd,
+					 segnet_open_error(node->nicd, m->o->vnet, e, why, sizeof(why)));
 		segnet_set_handler(node->ep, REPLAY_MSGS_HANDLER, msgs_on_msg, node);
 		m->pfd[i] = (struct pollfd){ .fd = segnet_fd(node->ep), .events = POLLIN };
 	}

@@ -8,8 +8,9 @@
 # scripts/lab.sh up brings switchd and one nicd serving n0, n1 and n2 up;
 # status reports every process alive and every node joined; an echo
 # server on n1 answers 20 quick pings from n0 and 10 bulk pings of 2048
-# bytes from n2, none lost; a ping to a node outside the cluster is
-# refused. lab.sh down then leaves nothing behind.
+# bytes from n2, none lost; a ping whose --timeout (50 us) is under the
+# round trip counts no late echo as received; a ping to a node outside the
+# cluster is refused. lab.sh down then leaves nothing behind.
 # shellcheck source=tests/integration/lab_lib.sh
 . "$(dirname "$0")/lab_lib.sh"
 
@@ -24,6 +25,20 @@ ping_server 1
 "$ping" --nicd n0 --key-file "$SEGNET_LAB_KEY" --node 1 --count 20 --interval 5 \
 	>"$tmp/ping-quick.log" 2>&1 || fail "quick ping n0 -> n1"
 grep -q "20 sent, 20 received, 0% lost" "$tmp/ping-quick.log" || fail "quick pings lost"
+# A timeout under the round trip (50 us: a lab's takes longer): an echo after
+# it is lost, not received, and the timeout is printed as given.
+"$ping" --nicd n0 --key-file "$SEGNET_LAB_KEY" --node 1 --count 5 --interval 5 \
+	--timeout 0.05 >"$tmp/ping-timeout.log" 2>&1
+cat "$tmp/ping-timeout.log"
+late=$(sed -n 's/.* time=\([0-9.]*\) us$/\1/p' "$tmp/ping-timeout.log" |
+	awk '$1 > 50' | wc -l)
+[ "$late" = 0 ] || fail "--timeout 0.05: $late echoes after 50 us counted as received"
+! grep -q "within 0 ms" "$tmp/ping-timeout.log" || fail "--timeout 0.05 printed as 0 ms"
+got=$(grep -c " time=" "$tmp/ping-timeout.log")
+grep -q "5 sent, $got received" "$tmp/ping-timeout.log" ||
+	fail "--timeout 0.05: the summary does not count the $got echoes in time"
+[ "$got" = 5 ] || grep -q "no echo within 0.05 ms" "$tmp/ping-timeout.log" ||
+	fail "--timeout 0.05: a lost ping not named with its timeout"
 "$ping" --nicd n2 --key-file "$SEGNET_LAB_KEY" --node 1 --bulk --size 2048 --count 10 \
 	--interval 5 --csv >"$tmp/ping-bulk.csv" 2>"$tmp/ping-bulk.log" || fail "bulk ping n2 -> n1"
 [ "$(grep -c '^[0-9]*,2048,' "$tmp/ping-bulk.csv")" = 10 ] || fail "bulk ping: not 10 echoes of 2048 bytes"

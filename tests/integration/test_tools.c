@@ -359,8 +359,17 @@ Test(tools, ping_and_perf_arguments)
 	t_usage_error("--key-file /nonexistent", SEGNET_PING_BIN,
 		      "--key-file", "/nonexistent", "--node", "1", NULL);
 	t_usage_error("--server or --client", SEGNET_PERF_BIN, "--key", "k", NULL);
-	t_usage_error("--server or --client", SEGNET_PERF_BIN,
+	t_usage_error("--server and --client do not go together", SEGNET_PERF_BIN,
 		      "--key", "k", "--server", "--client", NULL);
+	/* A number too large for any type is out of range, not "not a whole number". */
+	t_usage_error("--count 99999999999999999999: out of range, must be between 0 and 4294967294",
+		      SEGNET_PING_BIN, "--key", "k", "--node", "1", "--count",
+		      "99999999999999999999", NULL);
+	t_usage_error("--messages 99999999999999999999: out of range", SEGNET_PERF_BIN,
+		      "--key", "k", "--server", "--messages", "99999999999999999999", NULL);
+	/* No echo can come within no time at all. */
+	t_usage_error("--timeout 0: must be between 0.001 and", SEGNET_PING_BIN,
+		      "--key", "k", "--node", "1", "--timeout", "0", NULL);
 	t_usage_error("--client needs --node", SEGNET_PERF_BIN, "--key", "k", "--client", NULL);
 	t_usage_error("--window 0", SEGNET_PERF_BIN,
 		      "--key", "k", "--client", "--node=1", "--window=0", NULL);
@@ -390,7 +399,15 @@ Test(tools, no_daemon)
 	rc = t_cmd(t_out, SEGNET_PING_BIN, "--nicd", "/nonexistent/x.sock", "--key", "k",
 		   "--node", "1", NULL);
 	cr_assert_eq(rc, 1, "%s", t_read_file(t_out));
-	cr_assert(strstr(t_read_file(t_out), "cannot open an endpoint"), "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out),
+			 "cannot open an endpoint of vnet 1 at nicd /nonexistent/x.sock: no nicd socket at /nonexistent/x.sock"),
+		  "%s", t_read_file(t_out));
+	/* A file that is not a socket is not a stale socket. */
+	t_write_file(t_empty, "");
+	rc = t_cmd(t_out, SEGNET_PING_BIN, "--nicd", t_empty, "--key", "k", "--node", "1", NULL);
+	cr_assert_eq(rc, 1, "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "is not a socket"), "%s", t_read_file(t_out));
+	cr_assert(!strstr(t_read_file(t_out), "stale"), "%s", t_read_file(t_out));
 	rc = t_cmd(t_out, SEGNET_PERF_BIN, "--nicd", "/nonexistent/x.sock", "--key", "k",
 		   "--server", NULL);
 	cr_assert_eq(rc, 1, "%s", t_read_file(t_out));
@@ -479,5 +496,41 @@ Test(tools, stat_and_ping_on_a_lonely_nicd, .timeout = 60)
 	rc = t_cmd(t_out, SEGNET_PING_BIN, "--nicd", n.sock, "--key", "wrong", "--node", "1", NULL);
 	cr_assert_eq(rc, 1, "%s", t_read_file(t_out));
 	cr_assert(strstr(t_read_file(t_out), "wrong key"), "%s", t_read_file(t_out));
+	t_nicd_fini(&n);
+}
+
+/*
+ * A nicd that is there but does not serve the virtual network says so (not
+ * "or no nicd socket"); an endpoint id beyond nicd's table is refused
+ * naming --ep and the table, exit 2, before any ping is sent.
+ */
+Test(tools, ping_and_perf_name_what_a_lonely_nicd_refuses, .timeout = 60)
+{
+	struct t_nicd n;
+	int rc;
+
+	t_nicd_init(&n, "refuse");
+	t_nicd_start(&n, "--endpoints", "8", NULL);
+	rc = t_cmd(t_out, SEGNET_PING_BIN, "--nicd", n.sock, "--key", "k", "--vnet", "9",
+		   "--node", "1", NULL);
+	cr_assert_eq(rc, 1, "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "does not serve virtual network 9"), "%s",
+		  t_read_file(t_out));
+	cr_assert(!strstr(t_read_file(t_out), "no nicd socket"), "%s", t_read_file(t_out));
+	rc = t_cmd(t_out, SEGNET_PING_BIN, "--nicd", n.sock, "--key-file", n.key1, "--node", "1",
+		   "--ep", "8", "--join-wait", "200", NULL);
+	cr_assert_eq(rc, 2, "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "--ep 8: nicd has endpoints 0 .. 7"), "%s",
+		  t_read_file(t_out));
+	rc = t_cmd(t_out, SEGNET_PERF_BIN, "--nicd", n.sock, "--key-file", n.key1, "--client",
+		   "--node", "1", "--ep", "70", "--join-wait", "200", NULL);
+	cr_assert_eq(rc, 2, "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "--ep 70: nicd has endpoints 0 .. 7"), "%s",
+		  t_read_file(t_out));
+	/* The last endpoint is a good one: the client goes on to wait for the join. */
+	rc = t_cmd(t_out, SEGNET_PING_BIN, "--nicd", n.sock, "--key-file", n.key1, "--node", "1",
+		   "--ep", "7", "--join-wait", "200", NULL);
+	cr_assert_eq(rc, 1, "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out), "did not join"), "%s", t_read_file(t_out));
 	t_nicd_fini(&n);
 }

@@ -76,6 +76,10 @@ Test(opts, numbers_out_of_range_or_malformed_are_refused_naming_the_option)
 	cr_assert_eq(u, 7, "a refused value is not stored");
 	cr_assert_eq(dp_opt_ulong("--n", "100", 0, 100, &u, err, sizeof(err)), 0);
 	cr_assert_eq(u, 100);
+	/* Too large for an unsigned long is a number out of range too, not "not a whole number". */
+	cr_assert_eq(dp_opt_ulong("--n", "99999999999999999999999", 0, 100, &u, err, sizeof(err)),
+		     -EINVAL);
+	cr_assert_str_eq(err, "--n 99999999999999999999999: out of range, must be between 0 and 100");
 	for (size_t i = 0; i < sizeof(bad_double) / sizeof(bad_double[0]); i++) {
 		err[0] = '\0';
 		cr_assert_eq(dp_opt_double("--g", bad_double[i], 0, 10, &d, err, sizeof(err)),
