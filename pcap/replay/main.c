@@ -99,6 +99,7 @@ static int replay_check_outputs(const struct replay_opts *o)
 static int replay_load(struct replay_main *r)
 {
 	struct trace_err terr = { 0 };
+	char err[512];
 
 	r->mode = replay_mode_find(r->opts.mode);
 	if (r->mode->unavailable) {
@@ -109,6 +110,11 @@ static int replay_load(struct replay_main *r)
 	r->trace = trace_load(r->opts.file, &terr);
 	if (r->trace == NULL) {
 		fprintf(stderr, "segnet-replay: %s (nothing sent)\n", terr.msg);
+		return REPLAY_EXIT_FAIL;
+	}
+	/* A trace the mode cannot read is refused here, by --check as by a replay. */
+	if (r->mode->check_trace && r->mode->check_trace(r->trace, err, sizeof(err))) {
+		fprintf(stderr, "segnet-replay: %s: %s (nothing sent)\n", r->opts.file, err);
 		return REPLAY_EXIT_FAIL;
 	}
 	/* --check says a valid empty trace is valid; a replay has nothing to send. */

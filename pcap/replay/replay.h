@@ -39,6 +39,9 @@ enum replay_exit {
 	REPLAY_EXIT_SIGNAL = 128,	/* + the signal (SIGINT, SIGTERM) that stopped it early */
 };
 
+/* LINKTYPE_ETHERNET: the only link type the modes read. */
+enum { REPLAY_LINKTYPE_ETHERNET = 1 };
+
 /* Limits of the options. */
 enum {
 	REPLAY_BURST_MAX = 64,		/* --burst at most */
@@ -139,6 +142,11 @@ struct replay_mode {
 	bool no_eal;
 	/* Check the options the mode needs (before the EAL); 0 or -EINVAL. */
 	int (*check)(const struct replay_opts *o, char *err, size_t errlen);
+	/*
+	 * Refuse a trace the mode cannot replay, once it is loaded (--check
+	 * too): 0 or -errno with a message. NULL: any trace.
+	 */
+	int (*check_trace)(const struct trace *t, char *err, size_t errlen);
 	/* Build the mode's state (EAL up); 0 or -errno with a message. */
 	int (*setup)(const struct replay_env *env, void **state, char *err, size_t errlen);
 	/*
@@ -180,6 +188,12 @@ const struct replay_mode *replay_mode_find(const char *name);
 
 /* The mode table, NULL-terminated. */
 const struct replay_mode *const *replay_mode_list(void);
+
+/*
+ * 0 when t is an Ethernet trace; else -EPROTONOSUPPORT with "link type N
+ * (its name) is not Ethernet (1): what" in err.
+ */
+int replay_trace_ethernet(const struct trace *t, const char *what, char *err, size_t errlen);
 
 /* How the sender loop runs. */
 struct replay_loop_conf {

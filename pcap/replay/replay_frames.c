@@ -19,9 +19,6 @@
 
 #include "pcap/replay/replay_frames.h"
 
-/* LINKTYPE_ETHERNET: the only link type frames mode sends. */
-enum { REPLAY_FRAMES_LINKTYPE = 1 };
-
 /* Frames mode over one port. */
 struct replay_frames {
 	/* where frames go */
@@ -66,7 +63,7 @@ uint32_t replay_frames_mtu_needed(const struct trace *t, const struct dp_frame_l
 	const struct trace_rec *best = NULL;
 	uint32_t max = 0, mtu;
 
-	for (uint64_t k = 0; t->info.linktype == REPLAY_FRAMES_LINKTYPE && k < t->n; k++) {
+	for (uint64_t k = 0; t->info.linktype == REPLAY_LINKTYPE_ETHERNET && k < t->n; k++) {
 		mtu = dp_frame_mtu_needed(t->recs[k].data, t->recs[k].caplen, rule);
 		if (best == NULL || mtu > max) {
 			max = mtu;
@@ -202,9 +199,7 @@ struct replay_frames *replay_frames_create(struct dp_port *port, struct trace *t
 	uint32_t room;
 	int rc;
 
-	if (t->info.linktype != REPLAY_FRAMES_LINKTYPE) {
-		snprintf(err, errlen, "link type %u is not Ethernet (1): frames mode sends Ethernet frames",
-			 t->info.linktype);
+	if (replay_trace_ethernet(t, REPLAY_FRAMES_ETHERNET, err, errlen)) {
 		errno = EPROTONOSUPPORT;
 		return NULL;
 	}

@@ -103,6 +103,9 @@ uint32_t replay_frames_mtu_needed(const struct trace *t, const struct dp_frame_l
 /* Frames mode over one port; opaque. */
 struct replay_frames;
 
+/* Why frames mode refuses a trace of another link type than Ethernet. */
+#define REPLAY_FRAMES_ETHERNET "frames mode sends Ethernet frames"
+
 /*
  * Frames mode sending t's frames on port (which stays the caller's).
  * Records longer than c->limit allows (or an mbuf), and records shorter

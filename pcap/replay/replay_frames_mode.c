@@ -269,10 +269,17 @@ static void replay_frames_mode_report(void *state, FILE *f)
 }
 
 /* The frames mode entry of the mode table. */
+/* Frames mode sends Ethernet frames only: refuse another trace before the EAL. */
+static int replay_frames_mode_check_trace(const struct trace *t, char *err, size_t errlen)
+{
+	return replay_trace_ethernet(t, REPLAY_FRAMES_ETHERNET, err, errlen);
+}
+
 const struct replay_mode replay_mode_frames = {
 	.name = "frames",
 	.help = "the raw frames out of a DPDK port (--port), a traffic generator",
 	.check = replay_frames_mode_check,
+	.check_trace = replay_frames_mode_check_trace,
 	.setup = replay_frames_mode_setup,
 	.send = replay_frames_mode_send,
 	.flush = replay_frames_mode_flush,

@@ -80,6 +80,13 @@ static int msgs_check(const struct replay_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/* The plan reads the addresses of Ethernet frames: refuse another trace. */
+static int msgs_check_trace(const struct trace *t, char *err, size_t errlen)
+{
+	return replay_trace_ethernet(t, "messages mode reads the addresses of Ethernet frames",
+				     err, errlen);
+}
+
 /* The clock of the loop, without the mode's work. */
 static uint64_t msgs_now(const struct replay_msgs *m)
 {
@@ -344,6 +351,22 @@ static unsigned int msgs_flush(void *state)
 	return sent;
 }
 
+/* True when the replay must not wait any longer: a signal or a fatal error. */
+static bool msgs_halted(const struct replay_msgs *m)
+{
+	return m->error || (m->stop && *m->stop);
+}
+
+/* Messages sent that were neither delivered nor failed (still tracked). */
+static uint64_t msgs_in_flight(const struct replay_msgs *m)
+{
+	uint64_t n = 0;
+
+	for (uint64_t i = 0; i < REPLAY_MSGS_RING; i++)
+		n += (m->ring[i].flags & (REPLAY_FL_SENT | REPLAY_FL_DELIVERED)) == REPLAY_FL_SENT;
+	return n;
+}
+
 /* Wait for the messages in flight, up to --drain-ms (not after a signal). */
 static void msgs_drain(void *state)
 {
@@ -351,16 +374,22 @@ static void msgs_drain(void *state)
 	uint64_t t0 = msgs_now(m), now = t0;
 	uint64_t end = t0 + (uint64_t)m->o->drain_ms * 1000000u;
 
+	m->drain_skipped = msgs_halted(m);
 	msgs_poll_all(m);
-	while (m->outstanding && !m->error && !(m->stop && *m->stop)) {
+	m->drain_end = REPLAY_DRAIN_ALL_IN;
+	while (m->outstanding && !msgs_halted(m)) {
 		now = msgs_now(m);
 		if (now >= end) {
-			m->drain_timeout = true;
+			m->drain_end = REPLAY_DRAIN_TIMEOUT;
 			break;
 		}
 		msgs_sleep(m, end - now < REPLAY_MSGS_DRAIN_STEP_NS ? end - now :
 			   REPLAY_MSGS_DRAIN_STEP_NS);
 	}
+	/* A signal first: the Ctrl-C of a lab's process group stops its nicds too. */
+	if (m->outstanding && m->drain_end != REPLAY_DRAIN_TIMEOUT)
+		m->drain_end = m->stop && *m->stop ? REPLAY_DRAIN_STOPPED : REPLAY_DRAIN_ERROR;
+	m->in_flight = msgs_in_flight(m);
 	m->drain_ns = msgs_now(m) - t0;
 	if (m->lat_csv && (fclose(m->lat_csv) || m->lat_csv_failed)) {
 		fprintf(stderr, "segnet-replay: --latency-csv %s: write failed\n", m->o->latency_csv);
@@ -599,6 +628,7 @@ const struct replay_mode replay_mode_messages = {
 	.help = "each record a segnet message between two nodes, through nicd",
 	.no_eal = true,
 	.check = msgs_check,
+	.check_trace = msgs_check_trace,
 	.setup = msgs_setup,
 	.send = msgs_send,
 	.flush = msgs_flush,

@@ -46,6 +46,14 @@ enum replay_flight_flag {
 	REPLAY_FL_FAILED = 1u << 3,	/* ... with an error status */
 };
 
+/* How the drain after the loop ended (struct replay_msgs.drain_end). */
+enum replay_drain_end {
+	REPLAY_DRAIN_ALL_IN,	/* every message sent finished */
+	REPLAY_DRAIN_TIMEOUT,	/* --drain-ms ran out first */
+	REPLAY_DRAIN_STOPPED,	/* a signal stopped the replay or the drain */
+	REPLAY_DRAIN_ERROR,	/* a fatal error (a nicd went away) ended it */
+};
+
 /* One message in flight, at ring[number % REPLAY_MSGS_RING]. */
 struct replay_flight {
 	/* its number in the replay (the header carries the low 32 bits) */
@@ -140,10 +148,14 @@ struct replay_msgs {
 	uint64_t unmatched;
 	/* messages still unfinished when their ring entry was reused */
 	uint64_t lost_track;
-	/* drain: how long it waited, ns, and whether it ran out of time */
+	/* drain: how long it waited, ns */
 	uint64_t drain_ns;
-	/* drain ended on --drain-ms */
-	bool drain_timeout;
+	/* how it ended */
+	enum replay_drain_end drain_end;
+	/* it did not begin: a signal or an error came first */
+	bool drain_skipped;
+	/* messages sent, neither delivered nor failed when it ended */
+	uint64_t in_flight;
 	/* the first fatal error of a send or poll (-ESHUTDOWN ...) */
 	int error;
 	/* --latency-csv, or NULL */

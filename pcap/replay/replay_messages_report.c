@@ -77,6 +77,35 @@ uint64_t replay_msgs_failures(const struct replay_msgs *m)
 	       (m->error != 0) + m->lat_csv_failed;
 }
 
+/* Name of how the drain ended, for JSON. */
+static const char *msgs_drain_end_name(enum replay_drain_end e)
+{
+	static const char *const names[] = {
+		[REPLAY_DRAIN_ALL_IN] = "all_in", [REPLAY_DRAIN_TIMEOUT] = "timeout",
+		[REPLAY_DRAIN_STOPPED] = "stopped", [REPLAY_DRAIN_ERROR] = "error",
+	};
+
+	return names[e];
+}
+
+/* The delivered line's end: how the drain ended, the messages still in flight. */
+static void msgs_print_drain(const struct replay_msgs *m, FILE *f)
+{
+	double ms = (double)m->drain_ns / 1e6;
+	const char *why = m->drain_end == REPLAY_DRAIN_ERROR ? "the replay failed" : "stopped";
+
+	if (m->drain_end == REPLAY_DRAIN_ALL_IN)
+		fprintf(f, "all in %.1f ms after the last send\n", ms);
+	else if (m->drain_end == REPLAY_DRAIN_TIMEOUT)
+		fprintf(f, "gave up (--drain-ms) %.1f ms after the last send, %" PRIu64
+			" still in flight\n", ms, m->in_flight);
+	else if (m->drain_skipped)
+		fprintf(f, "%" PRIu64 " still in flight when %s (no drain)\n", m->in_flight, why);
+	else
+		fprintf(f, "%" PRIu64 " still in flight when %s %.1f ms into the drain\n",
+			m->in_flight, why, ms);
+}
+
 /* The per-node lines of the table. */
 static void msgs_print_nodes(const struct replay_msgs *m, FILE *f)
 {
@@ -134,9 +163,8 @@ void replay_msgs_print(const struct replay_msgs *m, FILE *f)
 		p->same_node, p->unmapped);
 	msgs_print_nodes(m, f);
 	msgs_print_chans(m, f);
-	fprintf(f, "%-14s %" PRIu64 " of %" PRIu64 " sent, %s %.1f ms after the last send\n",
-		"delivered", dlvd, sent, m->drain_timeout ? "gave up (--drain-ms)" : "all in",
-		(double)m->drain_ns / 1e6);
+	fprintf(f, "%-14s %" PRIu64 " of %" PRIu64 " sent, ", "delivered", dlvd, sent);
+	msgs_print_drain(m, f);
 	if (m->duplicates || m->unmatched || m->lost_track)
 		fprintf(f, "%-14s %" PRIu64 " duplicates, %" PRIu64 " unmatched, %" PRIu64
 			" no longer tracked\n", "odd deliveries", m->duplicates, m->unmatched,
@@ -275,10 +303,12 @@ static int msgs_json(const struct replay_msgs *m, const struct replay_summary *s
 	msgs_json_chan(&m->chan[REPLAY_BULK], f);
 	fprintf(f, "},\n \"messages\": {\"sent\": %" PRIu64 ", \"delivered\": %" PRIu64
 		", \"undelivered\": %" PRIu64 ", \"duplicates\": %" PRIu64 ", \"unmatched\": %"
-		PRIu64 ", \"drain_ms\": %.3f, \"drain_timeout\": %s, \"error\": %d}}\n",
+		PRIu64 ", \"drain_ms\": %.3f, \"drain_timeout\": %s, \"in_flight\": %" PRIu64
+		", \"drain_end\": \"%s\", \"error\": %d}}\n",
 		m->chan[0].sent + m->chan[1].sent, m->chan[0].delivered + m->chan[1].delivered,
 		msgs_undelivered(m), m->duplicates, m->unmatched, (double)m->drain_ns / 1e6,
-		m->drain_timeout ? "true" : "false", m->error);
+		m->drain_end == REPLAY_DRAIN_TIMEOUT ? "true" : "false", m->in_flight,
+		msgs_drain_end_name(m->drain_end), m->error);
 	return rc;
 }
 

@@ -3,7 +3,9 @@
  * The mode table of segnet-replay. A mode is a struct replay_mode in a file
  * of its own and one line here.
  */
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pcap/replay/replay.h"
@@ -24,6 +26,35 @@ static const struct replay_mode *const replay_modes[] = {
 const struct replay_mode *const *replay_mode_list(void)
 {
 	return replay_modes;
+}
+
+/* The name of a link type a trace other than Ethernet is likely to have, or "". */
+static const char *replay_linktype_name(uint32_t linktype)
+{
+	switch (linktype) {
+	case 0:
+		return " (BSD loopback)";
+	case 101:
+		return " (raw IP)";
+	case 113:
+		return " (Linux cooked)";
+	case 228:
+		return " (raw IPv4)";
+	case 229:
+		return " (raw IPv6)";
+	case 276:
+		return " (Linux cooked v2)";
+	}
+	return "";
+}
+
+int replay_trace_ethernet(const struct trace *t, const char *what, char *err, size_t errlen)
+{
+	if (t->info.linktype == REPLAY_LINKTYPE_ETHERNET)
+		return 0;
+	snprintf(err, errlen, "link type %u%s is not Ethernet (%d): %s", t->info.linktype,
+		 replay_linktype_name(t->info.linktype), REPLAY_LINKTYPE_ETHERNET, what);
+	return -EPROTONOSUPPORT;
 }
 
 const struct replay_mode *replay_mode_find(const char *name)

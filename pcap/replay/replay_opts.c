@@ -117,8 +117,9 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"                      for every node to join the cluster (default %d)\n"
 		"  --csv FILE          also write the report as CSV to FILE\n"
 		"  --json FILE         also write the report as JSON to FILE\n"
-		"  --check             read and validate the whole trace, print one line and\n"
-		"                      exit: no EAL, port, nicd or lab needed, nothing sent\n"
+		"  --check             read and validate the whole trace (Ethernet, as both\n"
+		"                      modes need), print one line and exit: no EAL, port,\n"
+		"                      nicd or lab needed, nothing sent\n"
 		"  --help              this text\n"
 		"\n"
 		"Frames mode (EAL arguments before --):\n"
@@ -152,7 +153,8 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"  --quick-max BYTES   auto: content up to BYTES goes quick (0 .. %d, default %d)\n"
 		"  --latency-csv FILE  one line per delivered message: channel, latency_ns, ...\n"
 		"  --drain-ms MS       after the last send, wait up to MS for the deliveries\n"
-		"                      (default %d)\n"
+		"                      (default %d; none after a signal: the report says how\n"
+		"                      many were still in flight)\n"
 		"\n"
 		"Modes:\n",
 		prog, prog, REPLAY_BURST_MAX, REPLAY_BURST_DEFAULT, REPLAY_BURST_TOPSPEED,

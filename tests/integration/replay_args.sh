@@ -7,7 +7,8 @@
 # a FIFO) fails with 1 before any port is touched, and messages mode with 1
 # when no nicd answers or the lab is not up (a lab without the key of the
 # network is fine with --key-file); --check passes a valid empty trace; a
-# replay that sent nothing reports no timing error; a port that stops
+# replay that sent nothing reports no timing error; a trace that is not
+# Ethernet is refused by both modes, --check included; a port that stops
 # taking frames costs the stall time-out once, not once per burst:
 #
 #   replay_args.sh SEGNET_REPLAY SAMPLE_PCAP
@@ -29,6 +30,7 @@ empty=$out.empty.pcap
 json=$out.json
 newcsv=$out.new.csv
 jumbo=$out.jumbo.pcap
+linktype=$out.linktype.pcap
 key=$out.key
 lab=$out.lab.state
 eal="--no-huge -m 64 --no-pci --no-shconf --no-telemetry -l 0 --file-prefix $tag \
@@ -40,7 +42,7 @@ passed=0
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
 # shellcheck source=tests/integration/test_lib.sh
 . "$(dirname "$0")/test_lib.sh"
-trap 'rm -rf "$out" "$cut" "$fifo" "$empty" "$json" "$newcsv" "$jumbo" "$key" "$lab" "$(dpdk_runtime_dir "$tag")"' EXIT
+trap 'rm -rf "$out" "$cut" "$fifo" "$empty" "$json" "$newcsv" "$jumbo" "$linktype" "$key" "$lab" "$(dpdk_runtime_dir "$tag")"' EXIT
 printf 'secret\n' >"$key"
 
 expect_prog=$replay
@@ -113,6 +115,18 @@ expect 1 "not a regular file" -- --check /tmp
 # A FIFO is refused at once, not waited on for a writer.
 mkfifo "$fifo" || exit 1
 expect 1 "not a regular file" -- --check "$fifo"
+# Both modes read Ethernet frames: another link type is refused when the
+# trace is loaded, by --check as by a replay, before any port or nicd.
+{ head -c 20 "$sample"; printf '\145\000\000\000'; tail -c +25 "$sample"; } >"$linktype"
+expect 1 "link type 101 (raw IP) is not Ethernet (1): messages mode reads the addresses of Ethernet frames (nothing sent)" -- \
+	$m $two --key-file "$key" "$linktype"
+expect 1 "link type 101 (raw IP) is not Ethernet (1): messages mode" -- $m --check "$linktype"
+{ head -c 20 "$sample"; printf '\223\000\000\000'; tail -c +25 "$sample"; } >"$linktype"
+expect 1 "link type 147 is not Ethernet (1): messages mode" -- $m $two --key-file "$key" "$linktype"
+expect 1 "link type 147 is not Ethernet (1): messages mode" -- $m --check "$linktype"
+expect 1 "link type 147 is not Ethernet (1): frames mode sends Ethernet frames (nothing sent)" -- \
+	$p "$linktype"
+expect 1 "link type 147 is not Ethernet (1): frames mode" -- --check "$linktype"
 # --check reads and validates the trace only: no port, no lab, nothing sent.
 expect 0 "260 records, valid (--check: nothing sent)" -- --check "$sample"
 expect 0 "260 records, valid" -- --mode messages --check "$sample"

@@ -15,6 +15,8 @@
 # 3. Again with a map file putting 10.0.0.1 and 10.0.0.2 on node 0, at top
 #    speed, every message on the bulk channel: the packets between them
 #    are skipped and counted, 10.0.0.4 is unmapped, the rest arrive.
+#    Then a replay that never ends, stopped by SIGINT: exit 130, and the
+#    report (table and JSON) says how many messages were in flight.
 # 4. SIGTERM stops nicd: its summary ends with the capture's line, no mbuf
 #    leaked; tshark with proto/segnet.lua decodes every frame of the capture
 #    as segnet, BREQ and QREQ among them (skipped without tshark).
@@ -101,6 +103,32 @@ cat "$tmp/replay-map.log"
 [ "$rc" = 0 ] || fail "segnet-replay --map FILE exited $rc"
 $check "$sample" 4 "$tmp/map.json" "$tmp/map-lat.csv" "$tmp/hosts.map" --channel bulk ||
 	fail "the --map FILE report is wrong"
+
+# 3b. SIGINT during a replay that never ends (every message bulk, at top
+# speed, on a 0.1 Gbit/s bulk channel: always some in flight): exit 130,
+# no drain, and the report says how many were still in flight, not "all in".
+# shellcheck disable=SC2086
+"$replay" --mode messages $nicds --key-file "$tmp/vnet1.key" --topspeed --loop 0 \
+	--channel bulk --json "$tmp/int.json" "$sample" >"$tmp/replay-int.log" 2>&1 &
+pids=$!
+wait_grep "$tmp/replay-int.log" "260 records, mode messages" "$pids" ||
+	fail "segnet-replay did not start its replay in 10 s"
+sleep 1
+kill -INT "$pids"
+wait_exit "$pids" 100
+pids=
+cat "$tmp/replay-int.log"
+[ "$st" = 130 ] || fail "segnet-replay exited $st after SIGINT, want 130"
+line=$(grep "^delivered " "$tmp/replay-int.log")
+dlvd=$(echo "$line" | sed -n 's/^delivered  *\([0-9]*\) of \([0-9]*\) sent, .*/\1/p')
+sent=$(echo "$line" | sed -n 's/^delivered  *\([0-9]*\) of \([0-9]*\) sent, .*/\2/p')
+if [ -z "$dlvd" ] || [ "$dlvd" -ge "$sent" ]; then
+	fail "SIGINT: no message in flight at the stop, or no delivered line: $line"
+fi
+echo "$line" | grep -q "$((sent - dlvd)) still in flight when stopped (no drain)$" ||
+	fail "SIGINT: the report does not say that $((sent - dlvd)) were in flight: $line"
+grep -q "\"in_flight\": $((sent - dlvd)), \"drain_end\": \"stopped\"" "$tmp/int.json" ||
+	fail "SIGINT: --json does not say $((sent - dlvd)) in flight, drain stopped: $(cat "$tmp/int.json")"
 
 # 4. Stop nicd; its capture decodes as segnet.
 kill -TERM "$nicpid"
