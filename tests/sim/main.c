@@ -90,12 +90,14 @@ static const char sim_help[] =
 "  --traffic PATTERN       uniform | hotspot | diagonal (default uniform)\n"
 "  --hot-share F           hotspot: share of traffic to node 0 (default 0.25)\n"
 "  --bursty                bursts of uniform length 1..K to one destination\n"
-"  --no-bursty             single messages only (with --preset: not both)\n"
+"  --no-bursty             single messages only (with --preset: not both);\n"
+"                          one of --bursty and --no-bursty\n"
 "  --burst-max K           K for --bursty (default 5)\n"
 "  --channels WHICH        both | bulk | quick (default both)\n"
 "  --duration T            generation time, e.g. 20ms, 0.5s (default 20ms)\n"
-"  --messages N            instead: generate N messages, then drain (the run\n"
-"                          fails if none completes for a simulated second)\n"
+"  --messages N            instead of --duration (not with it): generate N\n"
+"                          messages, then drain (the run fails if none\n"
+"                          completes for a simulated second)\n"
 "Protocol and faults:\n"
 "  --conf NAME             conf1 | conf2 | conf3 | conf4-gbn | conf4-sr, or a\n"
 "                          stage list (default conf2)\n"
@@ -419,9 +421,16 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 	}
 }
 
-/* One load or a sweep of them. */
+/*
+ * Options of which one may be given: one load or a sweep of them; a run of
+ * a duration or of a number of messages; bursts or not.
+ */
 static const int sim_load_group[] = { O_LOAD, O_LOAD_SWEEP, 0 };
-static const int *const sim_groups[] = { sim_load_group, NULL };
+static const int sim_length_group[] = { O_DURATION, O_MESSAGES, 0 };
+static const int sim_bursty_group[] = { O_BURSTY, O_NO_BURSTY, 0 };
+static const int *const sim_groups[] = {
+	sim_load_group, sim_length_group, sim_bursty_group, NULL,
+};
 
 /* Parse the command line (after EAL's arguments were removed). */
 static void parse_args(struct sim_cli *cli, int argc, char **argv)

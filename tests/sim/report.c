@@ -42,6 +42,21 @@ void sim_print_header(const struct sim_cli *cli)
 	       "mean_us", "p99_us", "e2e_mean", "e2e_p99", "coll", "retx", "match");
 }
 
+/* The outage's line: its window, and whether the run reached it or caught a message in it. */
+static void sim_print_outage(const struct simrun_config *c, const struct simrun_result *r)
+{
+	printf("outage of node 0's links: %.1f us from %.1f us after the cluster formed",
+	       (double)c->outage_ns / 1000.0, (double)c->outage_at_ns / 1000.0);
+	if (!r->outage_ran_ns)
+		printf(": never began, the run ended first\n");
+	else if (r->outage_ran_ns < c->outage_ns)
+		printf(", the run ended %.1f us into it\n", (double)r->outage_ran_ns / 1000.0);
+	else if (r->recovery_ns < 0)
+		printf(", no message of node 0 was caught in it\n");
+	else
+		printf("\n");
+}
+
 void sim_print_row(const struct sim_cli *cli, int i)
 {
 	const struct simrun_config *c = &cli->runs[i];
@@ -52,8 +67,7 @@ void sim_print_row(const struct sim_cli *cli, int i)
 		return;
 	}
 	if (c->outage_ns)
-		printf("outage of node 0's links: %.1f us, %s\n", (double)c->outage_ns / 1000.0,
-		       o->res.recovery_ns >= 0 ? "" : "no message of node 0 was caught in it");
+		sim_print_outage(c, &o->res);
 	if (o->res.recovery_ns >= 0)
 		printf("recovery: node 0's last earlier message arrived %.1f us after the outage ended\n",
 		       (double)o->res.recovery_ns / 1000.0);

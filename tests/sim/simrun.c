@@ -436,6 +436,16 @@ static const struct dp_port_ops outage_ops = {
 	.tx_gbps = outage_tx_gbps,
 };
 
+/* How much of the outage window the run simulated up to now (0: none, or no window yet). */
+static uint64_t sim_outage_ran(const struct simctx *ctx, uint64_t now)
+{
+	const struct outage_port *o = ctx->outage[0];
+
+	if (!o || !ctx->outage_end || now <= o->from)
+		return 0;
+	return (now < o->to ? now : o->to) - o->from;
+}
+
 /* Wrap p in an outage window (the window is set once the cluster formed). */
 static struct dp_port *sim_outage(struct simctx *ctx, struct dp_port *p)
 {
@@ -802,6 +812,7 @@ static void sim_collect(struct simctx *ctx)
 	res->frames = sim_frames(ctx);
 	res->recovery_ns = ctx->recovered > ctx->outage_end && ctx->outage_end ?
 		(int64_t)(ctx->recovered - ctx->outage_end) : -1;
+	res->outage_ran_ns = sim_outage_ran(ctx, sim_engine_now(ctx->eng));
 	{
 		uint64_t acks = 0, data = 0;
 

@@ -103,6 +103,8 @@ struct simrun_result {
 	double acks_per_data;		/* standalone acks (QACK) per quick data frame */
 	int64_t recovery_ns;		/* outage: last delivery of node 0's earlier
 					 * messages after the outage ended (-1: none) */
+	uint64_t outage_ran_ns;		/* outage: how much of it the run simulated
+					 * (0: the run ended before it began) */
 	struct sw_stats sw;		/* switch counters */
 };
 

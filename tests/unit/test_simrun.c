@@ -364,6 +364,12 @@ Test(simrun, bad_arguments_exit_2_naming_the_argument)
 		{ { "--load", "0.3", "--load-sweep", "0.1:0.2:0.1", NULL },
 		  "--load and --load-sweep do not go together" },
 		{ { "--dur", "1ms", NULL }, "give the whole name, --duration" },
+		/* One of each pair would be ignored: both are refused, by name. */
+		{ { "--duration", "1ms", "--messages", "10", NULL },
+		  "--duration and --messages do not go together" },
+		{ { "--messages", "10", "--duration", "1ms", NULL },
+		  "--messages and --duration do not go together" },
+		{ { "--bursty", "--no-bursty", NULL }, "--bursty and --no-bursty do not go together" },
 	};
 	struct t_run *r = calloc(1, sizeof(*r));
 
@@ -393,6 +399,35 @@ Test(simrun, help_exits_0)
 	cr_assert_not_null(strstr(r->out, "Usage: segnet-sim"));
 	cr_assert_not_null(strstr(r->out, "Exit status"));
 	cr_assert_eq(r->err[0], '\0', "--help wrote to stderr: %s", r->err);
+	free(r);
+}
+
+/*
+ * An outage due after the run ended never began: the report says so, not
+ * that it lasted its length and caught no message.
+ */
+Test(simrun, an_outage_after_the_end_of_the_run_is_said_never_to_have_begun)
+{
+	static const char *const late[] = {
+		"--nodes", "4", "--duration", "1ms", "--load", "0.3", "--outage", "1s:1ms", NULL,
+	};
+	static const char *const early[] = {
+		"--nodes", "4", "--duration", "2ms", "--load", "0.3", "--outage", "100us:200us",
+		NULL,
+	};
+	struct t_run *r = calloc(1, sizeof(*r));
+
+	cr_assert_not_null(r);
+	t_sim(late, r);
+	cr_assert_eq(r->status, 0, "exit %d: %s", r->status, r->err);
+	cr_assert_not_null(strstr(r->out, "outage of node 0's links: 1000.0 us from 1000000.0 us after the cluster formed: never began, the run ended first"),
+			   "%s", r->out);
+	cr_assert_null(strstr(r->out, "was caught in it"), "%s", r->out);
+	t_sim(early, r);
+	cr_assert_eq(r->status, 0, "exit %d: %s", r->status, r->err);
+	cr_assert_not_null(strstr(r->out, "outage of node 0's links: 200.0 us from 100.0 us after the cluster formed"),
+			   "%s", r->out);
+	cr_assert_null(strstr(r->out, "never began"), "%s", r->out);
 	free(r);
 }
 
