@@ -32,7 +32,8 @@
 # (segnet-replay --csv/--json), latency.csv (channel, latency_ns, ... of
 # every delivered message), latency.png (latency distribution per channel),
 # lab.log (lab.sh's output). Exit status: 0 every message delivered, 1 a
-# failure (the message says which), 2 bad arguments.
+# failure (the message says which), 2 bad arguments, 130 (143) interrupted
+# by Ctrl-C, SIGINT (SIGTERM): the lab is taken down all the same.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -129,6 +130,12 @@ teardown() {
 	exit "$rc"
 }
 
+# interrupted STATUS: a signal stopped the demo; say so and exit (the EXIT trap takes the lab down).
+interrupted() {
+	echo "$prog: interrupted" >&2
+	exit "$1"
+}
+
 # Bring up the lab: N nodes on memif, in a directory of its own.
 lab_up() {
 	lab_name="demo-$$"
@@ -155,8 +162,9 @@ replay() {
 	say "to 24 bytes on the quick channel, larger ones on the bulk channel"
 	say "segnet-replay ${args[*]} $pcap"
 	echo
-	"$build/pcap/replay/segnet-replay" "${args[@]}" "$pcap" 2>&1 | tee "$out/report.txt" ||
-		rc=$?
+	# tee outlives a Ctrl-C: segnet-replay prints its report when stopped.
+	"$build/pcap/replay/segnet-replay" "${args[@]}" "$pcap" 2>&1 |
+		(trap '' INT TERM HUP; exec tee "$out/report.txt") || rc=$?
 	echo
 	return "$rc"
 }
@@ -213,12 +221,16 @@ main() {
 	*"nothing to replay"*) die "--pcap $pcap: no records, nothing to replay" ;;
 	esac
 	trap teardown EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM HUP
+	trap 'interrupted 130' INT
+	trap 'interrupted 143' TERM HUP
 	rm -f "$out/report.txt" "$out/report.csv" "$out/report.json" "$out/latency.csv" \
 		"$out/latency.png"
 	lab_up
 	replay || rc=$?
+	# Stopped by a signal this shell ignores (started in the background by a script).
+	case "$rc" in
+	130 | 143) interrupted "$rc" ;;
+	esac
 	[ "$rc" != 0 ] || plot || rc=1
 	say "output in $out/:"
 	for f in report.txt report.csv report.json latency.csv latency.png lab.log; do

@@ -12,6 +12,9 @@
 #    message is delivered, the report names every node and both channels,
 #    the output directory holds the CSV, JSON, latency CSV and a PNG, and
 #    the lab is down afterwards (no process, no directory left).
+# 3. Ctrl-C (SIGINT to the process group) during the replay, whether the
+#    demo's shell takes SIGINT or ignores it: "interrupted", exit 130, the
+#    lab down.
 # The checks of 2. are strings eval'd later: single quotes on purpose.
 # shellcheck disable=SC2016
 set -u
@@ -73,5 +76,45 @@ check 'grep -q "is down" "$tmp/run.log"' "the lab is taken down"
 lab=$(sed -n 's/.*--lab \([^ ]*\) .*/\1/p' "$tmp/run.log" | head -1)
 check '[ -n "$lab" ] && [ ! -e "$lab" ]' "the lab's directory ($lab) is gone"
 check '[ -s "$o/lab.log" ]' "lab.log holds lab.sh's output"
+
+# 3. Ctrl-C: SIGINT to the demo's process group while it replays, with the
+#    demo's shell taking SIGINT (a terminal) and ignoring it (started in the
+#    background by a script: only segnet-replay stops, exit 130). Either
+#    way: "interrupted", exit 130, the lab down and its directory gone.
+# interrupt NAME DISPOSITION: run the demo in a process group of its own
+# (SIGINT default or ignore), SIGINT the group once the replay runs; its
+# exit status in $rc, its output in $tmp/NAME.log.
+interrupt() {
+	rc=$(python3 - "$demo" "$build" "$tmp/out-$1" "$tmp/$1.log" "$2" <<-'EOF'
+		import os, signal, subprocess, sys, time
+		demo, build, out, log, how = sys.argv[1:6]
+		signal.signal(signal.SIGINT, signal.SIG_IGN if how == "ignore" else signal.SIG_DFL)
+		with open(log, "w") as f:
+		    p = subprocess.Popen([demo, "--no-build", "--build", build, "--loop", "100",
+		                          "--out", out], stdout=f, stderr=subprocess.STDOUT,
+		                         start_new_session=True)
+		end = time.time() + 60
+		while time.time() < end and "mode messages" not in open(log).read():
+		    time.sleep(0.1)
+		time.sleep(1)
+		os.killpg(p.pid, signal.SIGINT)
+		try:
+		    print(p.wait(timeout=60))
+		except subprocess.TimeoutExpired:
+		    os.killpg(p.pid, signal.SIGKILL)
+		    print("timeout")
+		EOF
+	)
+	cat "$tmp/$1.log"
+}
+for how in default ignore; do
+	interrupt "int-$how" "$how"
+	check '[ "$rc" = 130 ]' "SIGINT ($how in the shell): the demo exits 130 (it exited $rc)"
+	check 'grep -q "^demo.sh: interrupted" "$tmp/int-$how.log"' "SIGINT ($how): it says it was interrupted"
+	check '! grep -q "reported a failure" "$tmp/int-$how.log"' "SIGINT ($how): not reported as a failure"
+	check 'grep -q "is down" "$tmp/int-$how.log"' "SIGINT ($how): the lab is taken down"
+	lab=$(sed -n 's/.*--lab \([^ ]*\) .*/\1/p' "$tmp/int-$how.log" | head -1)
+	check '[ -n "$lab" ] && [ ! -e "$lab" ]' "SIGINT ($how): the lab's directory ($lab) is gone"
+done
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
