@@ -93,9 +93,6 @@ struct sn_conn {
 	bool rx_heard;			/* a frame of the peer taken since the last restart */
 	uint8_t fresh_seen;		/* enum sn_fresh_seen: what fresh_nonce is */
 	uint16_t fresh_nonce;		/* boot nonce of the peer's FRESH frames taken */
-	bool restart_owed;		/* this NIC rejoined after taking the peer's FRESH
-					 * frames: its frames say RESTART until the
-					 * peer's show it knows the epoch */
 	/* transmit side: maintained by genp */
 	uint32_t tx_next;		/* next packet number to assign */
 	struct sn_pkt *unacked;		/* numbered, unacknowledged, oldest first */

@@ -456,8 +456,6 @@ enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *c,
 	if (!c->epoch_known || epoch == c->epoch) {
 		if (!c->epoch_known)
 			c->epoch_adopted = true;
-		else
-			c->restart_owed = false;	/* the peer knows this epoch */
 		c->epoch = epoch;
 		c->epoch_known = true;
 		c->rx_heard = true;
@@ -465,7 +463,6 @@ enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *c,
 	}
 	if (pipeline_epoch_newer(pl, c, epoch)) {
 		pipeline_conn_restart(pl, c, now);
-		c->restart_owed = false;	/* the peer restarted after it */
 		c->epoch = epoch;
 		c->rx_heard = true;
 		return PIPELINE_EPOCH_NEWER;
@@ -473,21 +470,25 @@ enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *c,
 	return pipeline_rx_stale(pl, c, now);
 }
 
-void pipeline_conn_owe_restart(struct sn_conn *c)
+enum pipeline_epoch pipeline_rx_unwelcome(struct pipeline *pl, struct sn_conn *c,
+					  uint64_t now)
 {
-	if (c->fresh_seen == SN_FRESH_RETIRED)
-		c->restart_owed = true;
+	return pipeline_rx_stale(pl, c, now);
 }
 
-bool pipeline_rx_restart_asked(struct pipeline *pl, struct sn_conn *c, uint16_t epoch,
-			       uint64_t now)
+enum pipeline_epoch pipeline_rx_welcome(struct pipeline *pl, struct sn_conn *c,
+					uint16_t epoch, uint16_t nonce, bool restart,
+					uint64_t now)
 {
-	if (c->epoch_known)
-		return false;
-	pipeline_conn_restart(pl, c, now);
+	if (restart)
+		pipeline_conn_restart(pl, c, now);
 	c->epoch = epoch;
 	c->epoch_known = true;
-	return true;
+	c->epoch_adopted = true;
+	c->rx_heard = true;
+	c->fresh_nonce = nonce;
+	c->fresh_seen = SN_FRESH_CURRENT;
+	return restart ? PIPELINE_EPOCH_NEWER : PIPELINE_EPOCH_CURRENT;
 }
 
 /*
@@ -495,7 +496,9 @@ bool pipeline_rx_restart_asked(struct pipeline *pl, struct sn_conn *c, uint16_t 
  * whose FRESH frame brought nonce: it took another nonce since its last
  * restart, or frames of the peer at an epoch it knew itself (an epoch taken
  * while it knew none is from the peer's present process as far as it can
- * tell: its own process is newer).
+ * tell: its own process is newer). Packets it only sent since its last
+ * restart are taken to have gone to the new process (see doc/protocol.md
+ * for when that is wrong).
  */
 static bool pipeline_fresh_is_new_process(const struct sn_conn *c, uint16_t nonce)
 {
@@ -510,12 +513,12 @@ enum pipeline_epoch pipeline_rx_fresh(struct pipeline *pl, struct sn_conn *c,
 	enum pipeline_epoch r = PIPELINE_EPOCH_CURRENT;
 
 	/*
-	 * From before a restart here. When that restart was this NIC's rejoin,
-	 * the answer says RESTART (restart_owed); after another, the peer's
-	 * process knows an epoch already, or is gone.
+	 * From before a restart here: the peer's process may still know no
+	 * epoch and hold packets delivered here before it (the NIC's answer
+	 * says RESTART), or know one (the frame was late: it ignores that).
 	 */
 	if (c->fresh_seen == SN_FRESH_RETIRED && c->fresh_nonce == nonce)
-		return pipeline_rx_stale(pl, c, now);
+		return PIPELINE_EPOCH_STALE;
 	if (pipeline_fresh_is_new_process(c, nonce)) {
 		pipeline_conn_reset(pl, c, true, now);
 		r = PIPELINE_EPOCH_FRESH_RESTART;
@@ -524,7 +527,6 @@ enum pipeline_epoch pipeline_rx_fresh(struct pipeline *pl, struct sn_conn *c,
 	c->fresh_seen = SN_FRESH_CURRENT;
 	c->epoch_known = true;	/* both ends fresh: this one's epoch stands */
 	c->rx_heard = true;
-	c->restart_owed = false;	/* a process this end has not restarted on */
 	return r;
 }
 

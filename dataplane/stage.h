@@ -233,32 +233,36 @@ enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *conn,
  * The same for a frame flagged FRESH (its sender's connection knows no epoch
  * yet) carrying the boot nonce of its sender's process instead of an epoch
  * (doc/protocol.md, connection epochs). Taken (CURRENT) when conn took that
- * nonce already, or heard nothing of the peer since its last restart, or
- * took its own epoch from the peer while it knew none itself; stale when
- * conn took that nonce before its last restart; otherwise conn holds state
- * of an earlier process of the peer: it restarts at the next epoch and
- * takes the frame (FRESH_RESTART). Taken, conn knows its epoch from then on.
+ * nonce already (a FRESH frame or a WELCOME of it), or heard nothing of the
+ * peer since its last restart, or took its own epoch from the peer while it
+ * knew none itself; stale when conn took that nonce before its last
+ * restart (no answer: the caller's WELCOME says RESTART); otherwise conn
+ * holds state of an earlier process of the peer: it restarts at the next
+ * epoch and takes the frame (FRESH_RESTART). Taken, conn knows its epoch
+ * from then on, and the caller answers with a WELCOME.
  */
 enum pipeline_epoch pipeline_rx_fresh(struct pipeline *pl, struct sn_conn *conn,
 				      uint16_t nonce, uint64_t now);
 
 /*
- * A RESTART answer came on conn, at the peer's epoch: conn's FRESH packets
- * reached an earlier incarnation of the peer's connection, which may have
- * delivered them. A conn that still knows no epoch restarts (its messages
- * fail SN_ERR_DOWN, numbering starts over) and takes epoch: true. One that
- * knows an epoch goes by the usual epoch rules: false.
+ * A frame without FRESH came on conn, which knows no epoch, and it is no
+ * WELCOME of this process's nonce: it may be from before this process
+ * (its peer never heard of it), so it is dropped and conn answers at once
+ * with an ack-only frame, which says FRESH. STALE.
  */
-bool pipeline_rx_restart_asked(struct pipeline *pl, struct sn_conn *c, uint16_t epoch,
-			       uint64_t now);
+enum pipeline_epoch pipeline_rx_unwelcome(struct pipeline *pl, struct sn_conn *conn,
+					  uint64_t now);
 
 /*
- * This NIC rejoined (its connections restarted): a connection that had taken
- * FRESH frames of its peer's process owes it a RESTART (restart_owed) until
- * the peer's frames show it knows the epoch: that process may still know
- * none, and would resend at the new epoch what was delivered before.
+ * A WELCOME of this process's nonce came on conn, which knows no epoch: the
+ * peer (process nonce) took conn's FRESH frames. conn takes epoch and notes
+ * the peer's nonce; with restart (the peer took them before a restart of
+ * its own, and may have delivered them) conn restarts first: its messages
+ * fail SN_ERR_DOWN, numbering starts over (NEWER). Else CURRENT.
  */
-void pipeline_conn_owe_restart(struct sn_conn *c);
+enum pipeline_epoch pipeline_rx_welcome(struct pipeline *pl, struct sn_conn *conn,
+					uint16_t epoch, uint16_t nonce, bool restart,
+					uint64_t now);
 
 /* A standalone acknowledgment to conn's peer, not yet sent; NULL: no descriptor. */
 struct sn_pkt *pipeline_ack_only(struct pipeline *pl, struct sn_conn *conn);

@@ -89,8 +89,6 @@ static void nic_stamp_epoch(const struct nic *nic, const struct sn_conn *conn,
 		return;
 	}
 	p->epoch = conn ? conn->epoch : 0;
-	if (conn && conn->restart_owed)
-		p->flags |= PROTO_F_RESTART;
 }
 
 /* Piggyback conn's receive state on p; the connection is then acknowledged. */
@@ -168,6 +166,21 @@ void nic_send_no_vnet(struct nic *nic, const struct proto_pkt *data, uint64_t no
 
 	if (nic_emit(nic, nic->quick, &p, now))
 		nic->stats.no_vnet_sent++;
+}
+
+void nic_send_welcome(struct nic *nic, struct sn_conn *conn, uint16_t nonce, bool restart,
+		      uint64_t now)
+{
+	struct proto_pkt p = {
+		.type = PROTO_T_QACK, .src_node = nic->id, .dst_node = conn->peer,
+		.vnet = conn->vnet, .pkt_num = nonce, .handler = nic->boot_nonce,
+		.epoch = conn->epoch,
+		.flags = (uint16_t)(PROTO_F_WELCOME | (restart ? PROTO_F_RESTART : 0)),
+	};
+
+	nic_add_ack(conn, &p);
+	if (nic_emit(nic, nic->quick, &p, now))
+		nic->stats.welcome_sent++;
 }
 
 void nic_send_control(struct nic *nic, struct proto_pkt *p, uint64_t now)

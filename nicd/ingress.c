@@ -77,19 +77,41 @@ static void nic_split_gnt(struct nic *nic, const struct proto_pkt *p, uint64_t n
 
 /*
  * The epoch check of a frame of conn, before anything in it is used: false
- * when it is from before a reset and must be dropped whole.
+ * when it is from before a reset, or before this process as far as conn
+ * can tell, and must be dropped whole. A connection that knows no epoch
+ * takes one only from a WELCOME of this process's nonce; a FRESH frame
+ * taken is answered with a WELCOME, one from before a restart here with a
+ * WELCOME that says RESTART.
  */
 static bool nic_rx_epoch(struct nic *nic, struct nic_vnet *v, struct sn_conn *conn,
 			 const struct proto_pkt *p, uint64_t now)
 {
 	bool fresh = p->flags & PROTO_F_FRESH;
+	bool welcome = p->flags & PROTO_F_WELCOME;
+	enum pipeline_epoch r;
 
-	if ((p->flags & PROTO_F_RESTART) && pipeline_rx_restart_asked(v->pl, conn, p->epoch, now))
-		nic->stats.epoch_restarts++;
-	switch (fresh ? pipeline_rx_fresh(v->pl, conn, p->epoch, now) :
-			pipeline_rx_epoch(v->pl, conn, p->epoch, now)) {
+	if (welcome && p->pkt_num != nic->boot_nonce) {
+		nic->stats.rx_stale_epoch++;	/* to an earlier process of this node */
+		return false;
+	}
+	if (!fresh && !conn->epoch_known) {
+		if (!welcome) {
+			nic->stats.rx_unwelcome++;
+			pipeline_rx_unwelcome(v->pl, conn, now);
+			return false;
+		}
+		nic->stats.rx_welcome++;
+		r = pipeline_rx_welcome(v->pl, conn, p->epoch, p->handler,
+					p->flags & PROTO_F_RESTART, now);
+	} else {
+		r = fresh ? pipeline_rx_fresh(v->pl, conn, p->epoch, now) :
+			    pipeline_rx_epoch(v->pl, conn, p->epoch, now);
+	}
+	switch (r) {
 	case PIPELINE_EPOCH_STALE:
 		nic->stats.rx_stale_epoch++;
+		if (fresh)
+			nic_send_welcome(nic, conn, p->epoch, true, now);
 		return false;
 	case PIPELINE_EPOCH_NEWER:
 		nic->stats.epoch_restarts++;
@@ -100,7 +122,10 @@ static bool nic_rx_epoch(struct nic *nic, struct nic_vnet *v, struct sn_conn *co
 	default:
 		break;
 	}
-	nic->stats.rx_fresh += fresh;
+	if (fresh) {
+		nic->stats.rx_fresh++;
+		nic_send_welcome(nic, conn, p->epoch, false, now);
+	}
 	nic->noticed[p->src_node] = false;	/* the peer is back: a notice is news again */
 	return true;
 }

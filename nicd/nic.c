@@ -473,7 +473,6 @@ void nic_rejoin(struct nic *nic, uint64_t now)
 			if (!pl->conns[t])
 				continue;
 			pipeline_conn_reset(pl, pl->conns[t], true, now);
-			pipeline_conn_owe_restart(pl->conns[t]);
 		}
 	}
 	nic->next_hello = now;

@@ -120,6 +120,9 @@ struct nic_msg {
 	X(epoch_restarts, "connections restarted by a frame of a newer epoch, or a RESTART answer: the peer restarted them") \
 	X(rx_fresh, "frames flagged FRESH taken: their sender's connection knew no epoch yet (a process just started)") \
 	X(fresh_restarts, "connections restarted by a FRESH frame of a new process of the peer: they held an earlier one's state (its DOWN notice was lost)") \
+	X(welcome_sent, "WELCOMEs sent: answers to a FRESH frame taken, with the epoch for its sender to take") \
+	X(rx_welcome, "WELCOMEs taken by a connection that knew no epoch: it took the epoch") \
+	X(rx_unwelcome, "frames dropped by a connection that knows no epoch yet (not a WELCOME of its own nonce); a FRESH ack-only frame answers") \
 	X(completed_ok, "sends completed successfully") \
 	X(completed_err, "sends completed with an error") \
 	X(cancelled, "sends cancelled: their endpoint closed (among completed_err)") \

@@ -158,6 +158,15 @@ void nic_send_back(struct nic *nic, struct sn_conn *conn, const struct proto_pkt
  */
 void nic_send_no_vnet(struct nic *nic, const struct proto_pkt *data, uint64_t now);
 
+/*
+ * Answer a FRESH frame of nonce that conn took (or, with restart, one it
+ * took before its restart) with a WELCOME: conn's epoch and receive state,
+ * the nonce taken and this process's own (doc/protocol.md, connection
+ * epochs).
+ */
+void nic_send_welcome(struct nic *nic, struct sn_conn *conn, uint16_t nonce, bool restart,
+		      uint64_t now);
+
 /* Egress: send a frame the NIC originates (CFG, HELLO) on the quick port. */
 void nic_send_control(struct nic *nic, struct proto_pkt *p, uint64_t now);
 

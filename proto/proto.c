@@ -23,17 +23,15 @@ struct proto_type_rule {
 /* Indexed by type; entry 0 is unused. */
 static const struct proto_type_rule proto_rules[PROTO_T_MAX + 1] = {
 	[PROTO_T_BREQ] = { "BREQ", PROTO_F_DATA | PROTO_F_ACK | PROTO_F_LAST |
-			   PROTO_F_RETX | PROTO_F_FORCE_ACK | PROTO_F_FRESH | PROTO_F_RESTART,
+			   PROTO_F_RETX | PROTO_F_FORCE_ACK | PROTO_F_FRESH,
 			   PROTO_F_DATA, true },
-	[PROTO_T_BACK] = { "BACK", PROTO_F_ACK | PROTO_F_NACK | PROTO_F_DOWN | PROTO_F_FRESH |
-			   PROTO_F_RESTART,
+	[PROTO_T_BACK] = { "BACK", PROTO_F_ACK | PROTO_F_NACK | PROTO_F_DOWN | PROTO_F_FRESH,
 			   0, true },
 	[PROTO_T_QREQ] = { "QREQ", PROTO_F_DATA | PROTO_F_ACK | PROTO_F_LAST |
-			   PROTO_F_RETX | PROTO_F_FORCE_ACK | PROTO_F_ABANDONED | PROTO_F_FRESH |
-			   PROTO_F_RESTART,
+			   PROTO_F_RETX | PROTO_F_FORCE_ACK | PROTO_F_ABANDONED | PROTO_F_FRESH,
 			   PROTO_F_DATA, true },
 	[PROTO_T_QACK] = { "QACK", PROTO_F_ACK | PROTO_F_DOWN | PROTO_F_NO_VNET | PROTO_F_FRESH |
-			   PROTO_F_RESTART,
+			   PROTO_F_RESTART | PROTO_F_WELCOME,
 			   0, true },
 	[PROTO_T_CFG] = { "CFG", 0, 0, false },
 	[PROTO_T_GNT] = { "GNT", 0, 0, false },
@@ -287,11 +285,13 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 	    (pkt->flags & rule->flags_required) != rule->flags_required)
 		return PROTO_R_FLAGS;
 	/* A switch's notice or a NO_VNET answer is no connection's own frame. */
-	if ((pkt->flags & (PROTO_F_FRESH | PROTO_F_RESTART)) &&
+	if ((pkt->flags & (PROTO_F_FRESH | PROTO_F_RESTART | PROTO_F_WELCOME)) &&
 	    (pkt->flags & (PROTO_F_DOWN | PROTO_F_NO_VNET)))
 		return PROTO_R_FLAGS;
-	/* A RESTART answer comes from an end that knows its epoch. */
-	if ((pkt->flags & PROTO_F_FRESH) && (pkt->flags & PROTO_F_RESTART))
+	/* A WELCOME comes from an end that knows its epoch; only it says RESTART. */
+	if ((pkt->flags & PROTO_F_FRESH) && (pkt->flags & PROTO_F_WELCOME))
+		return PROTO_R_FLAGS;
+	if ((pkt->flags & PROTO_F_RESTART) && !(pkt->flags & PROTO_F_WELCOME))
 		return PROTO_R_FLAGS;
 	r = proto_check_nodes(pkt, max_nodes);
 	if (r != PROTO_R_OK)
@@ -301,7 +301,8 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 	if (rule->data_fields) {
 		if (pkt->src_ep >= max_eps || pkt->dst_ep >= max_eps)
 			return PROTO_R_ENDPOINT;
-		if (pkt->handler && !(pkt->flags & PROTO_F_DATA))
+		/* A WELCOME carries its sender's boot nonce there. */
+		if (pkt->handler && !(pkt->flags & (PROTO_F_DATA | PROTO_F_WELCOME)))
 			return PROTO_R_VNET;
 	} else {
 		if (pkt->src_ep || pkt->dst_ep)
@@ -311,9 +312,14 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 		if (pkt->epoch)
 			return PROTO_R_RESERVED;
 	}
-	/* A BACK names the BREQ it answers by its number (0: none). */
+	/*
+	 * A BACK names the BREQ it answers by its number (0: none), a WELCOME
+	 * the boot nonce it took.
+	 */
 	if (pkt->pkt_num > PROTO_PKT_NUM_MASK ||
-	    (pkt->pkt_num && !(pkt->flags & PROTO_F_DATA) && pkt->type != PROTO_T_BACK))
+	    (pkt->pkt_num && !(pkt->flags & PROTO_F_DATA) && pkt->type != PROTO_T_BACK &&
+	     !(pkt->flags & PROTO_F_WELCOME)) ||
+	    ((pkt->flags & PROTO_F_WELCOME) && pkt->pkt_num > UINT16_MAX))
 		return PROTO_R_PKT_NUM;
 	if (pkt->ack_base > PROTO_PKT_NUM_MASK ||
 	    ((pkt->ack_base | pkt->ack_mask) && !(pkt->flags & PROTO_F_ACK)))

@@ -81,11 +81,15 @@ enum proto_flag {
 					 * vnet of the data frame it answers */
 	PROTO_F_FRESH = 1u << 9,	/* BREQ/BACK/QREQ/QACK from a node: its connection
 					 * knows no epoch yet; epoch holds its boot nonce */
-	PROTO_F_RESTART = 1u << 10,	/* BREQ/BACK/QREQ/QACK from a node that restarted
-					 * after taking FRESH frames of the receiver's
-					 * process: a connection that still knows no epoch
-					 * restarts too */
-	PROTO_F_ALL = (1u << 11) - 1,
+	PROTO_F_RESTART = 1u << 10,	/* with WELCOME only: the sender took the FRESH
+					 * frames of the receiver's process before a restart
+					 * of its own: the receiver's connection, which
+					 * knows no epoch, restarts too */
+	PROTO_F_WELCOME = 1u << 11,	/* QACK from a node that took a FRESH frame:
+					 * pkt_num holds the receiver's boot nonce it
+					 * took, handler the sender's; a connection that
+					 * knows no epoch takes one only from this */
+	PROTO_F_ALL = (1u << 12) - 1,
 };
 
 /*

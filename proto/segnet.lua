@@ -45,7 +45,7 @@ local flag_bits = {
 	{ 0x0001, "DATA" }, { 0x0002, "ACK" }, { 0x0004, "LAST" },
 	{ 0x0008, "RETX" }, { 0x0010, "FORCE_ACK" }, { 0x0020, "NACK" },
 	{ 0x0040, "DOWN" }, { 0x0080, "ABANDONED" }, { 0x0100, "NO_VNET" },
-	{ 0x0200, "FRESH" }, { 0x0400, "RESTART" },
+	{ 0x0200, "FRESH" }, { 0x0400, "RESTART" }, { 0x0800, "WELCOME" },
 }
 
 -- Checksum status values, as Wireshark's own dissectors use them.
@@ -80,10 +80,13 @@ field("flag_fresh", ProtoField.bool("segnet.flags.fresh",
 	"Fresh (the connection knows no epoch yet: the epoch field holds a boot nonce)",
 	16, nil, 0x0200))
 field("flag_restart", ProtoField.bool("segnet.flags.restart",
-	"Restart (answers a FRESH frame of a nonce retired: the connection restarts)",
+	"Restart (a WELCOME to a FRESH frame of a nonce retired: the connection restarts)",
 	16, nil, 0x0400))
+field("flag_welcome", ProtoField.bool("segnet.flags.welcome",
+	"Welcome (answers a FRESH frame taken: the epoch to take, two boot nonces)",
+	16, nil, 0x0800))
 field("flag_undefined", ProtoField.uint16("segnet.flags.undefined", "Undefined flags",
-	base.HEX, nil, 0xF800))
+	base.HEX, nil, 0xF000))
 field("src_node", ProtoField.uint16("segnet.src_node", "Source node", base.DEC))
 field("dst_node", ProtoField.uint16("segnet.dst_node", "Destination node", base.DEC))
 field("vnet", ProtoField.uint16("segnet.vnet", "Virtual network", base.DEC))
@@ -96,6 +99,10 @@ field("ack_mask", ProtoField.uint32("segnet.ack_mask", "Ack mask", base.HEX))
 field("payload_len", ProtoField.uint16("segnet.payload_len", "Payload length", base.DEC))
 field("epoch", ProtoField.uint16("segnet.epoch", "Epoch", base.DEC))
 field("nonce", ProtoField.uint16("segnet.nonce", "Boot nonce (FRESH)", base.HEX))
+field("welcomed_nonce", ProtoField.uint16("segnet.welcomed_nonce",
+	"Boot nonce taken (WELCOME: pkt_num)", base.HEX))
+field("sender_nonce", ProtoField.uint16("segnet.sender_nonce",
+	"Sender's boot nonce (WELCOME: handler)", base.HEX))
 -- enum proto_down_kind: what a DOWN notice says of the node it names.
 local down_kinds = { [0] = "down", [1] = "rejoined", [2] = "not joined" }
 field("down_kind", ProtoField.uint16("segnet.down_kind", "Node (DOWN notice)", base.DEC,
@@ -284,6 +291,7 @@ local function dissect_header(tvb, tree)
 	ft:add(f.flag_no_vnet, tvb(2, 2))
 	ft:add(f.flag_fresh, tvb(2, 2))
 	ft:add(f.flag_restart, tvb(2, 2))
+	ft:add(f.flag_welcome, tvb(2, 2))
 	ft:add(f.flag_undefined, tvb(2, 2))
 	add_node(ht, f.src_node, tvb(4, 2))
 	add_node(ht, f.dst_node, tvb(6, 2))
@@ -292,6 +300,10 @@ local function dissect_header(tvb, tree)
 	ht:add(f.dst_ep, tvb(12, 2))
 	ht:add(f.handler, tvb(14, 2))
 	add_u24(ht, f.pkt_num, tvb(16, 4))
+	if bit32.band(h.flags, 0x0800) ~= 0 then
+		ht:add(f.welcomed_nonce, tvb(18, 2))
+		ht:add(f.sender_nonce, tvb(14, 2))
+	end
 	add_u24(ht, f.ack_base, tvb(20, 4))
 	ht:add(f.ack_mask, tvb(24, 4))
 	ht:add(f.payload_len, tvb(28, 2))

@@ -37,6 +37,7 @@ static const struct {
 	{ PROTO_F_NO_VNET, "segnet.flags.no_vnet" },
 	{ PROTO_F_FRESH, "segnet.flags.fresh" },
 	{ PROTO_F_RESTART, "segnet.flags.restart" },
+	{ PROTO_F_WELCOME, "segnet.flags.welcome" },
 };
 
 /* Print an unsigned expected value. */
@@ -76,6 +77,10 @@ static void gen_hdr(int n, const struct proto_pkt *p)
 	gen_u(n, "segnet.dst_ep", p->dst_ep);
 	gen_u(n, "segnet.handler", p->handler);
 	gen_u(n, "segnet.pkt_num", p->pkt_num);
+	if (p->flags & PROTO_F_WELCOME) {
+		gen_u(n, "segnet.welcomed_nonce", p->pkt_num);
+		gen_u(n, "segnet.sender_nonce", p->handler);
+	}
 	gen_u(n, "segnet.ack_base", p->ack_base);
 	gen_u(n, "segnet.ack_mask", p->ack_mask);
 	gen_u(n, "segnet.payload_len", p->type == PROTO_T_BREQ ? p->payload_len : 0);
@@ -291,9 +296,14 @@ static int gen_all(struct gen *g)
 		{ .type = PROTO_T_BREQ, .flags = PROTO_F_DATA, .src_node = 1,
 		  .dst_node = 2, .args = gen_args, .payload = gen_payload,
 		  .payload_len = PROTO_MAX_PAYLOAD, .slot = 0 },
-		/* the answer to a FRESH frame of a retired nonce: restart */
-		{ .type = PROTO_T_QACK, .flags = PROTO_F_ACK | PROTO_F_RESTART, .src_node = 2,
-		  .dst_node = 4, .vnet = 1, .ack_base = 0, .epoch = 7 },
+		/* the answer to a FRESH frame taken: the epoch, the two boot nonces */
+		{ .type = PROTO_T_QACK, .flags = PROTO_F_ACK | PROTO_F_WELCOME, .src_node = 2,
+		  .dst_node = 4, .vnet = 1, .ack_base = 1, .epoch = 7, .pkt_num = 0xB007,
+		  .handler = 0x2002 },
+		/* ... to one of a nonce retired: it restarts */
+		{ .type = PROTO_T_QACK, .flags = PROTO_F_ACK | PROTO_F_WELCOME | PROTO_F_RESTART,
+		  .src_node = 2, .dst_node = 4, .vnet = 1, .ack_base = 0, .epoch = 8,
+		  .pkt_num = 0xB007, .handler = 0x2002 },
 		/* a NIC just started: its connection knows no epoch (boot nonce) */
 		{ .type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_LAST | PROTO_F_FRESH,
 		  .src_node = 4, .dst_node = 2, .vnet = 1, .handler = 3, .pkt_num = 1,

@@ -125,6 +125,29 @@ static void t_push_gnt_of(struct dp_port *port, uint32_t slot, uint16_t target, 
 	t_push_gnt_to(port, T_NODE, slot, target, n, gflags);
 }
 
+/* T_PEER's boot nonce in the WELCOMEs of t_welcome. */
+#define T_PEER_NONCE 0x7777
+
+/*
+ * T_PEER welcomes nic's process (incarnation 0: nonce 0) in vnet at epoch,
+ * as a peer that took its FRESH frames would: nic's connection takes the
+ * epoch, and frames of T_PEER at it are taken from then on. nic must have
+ * joined; what it sends meanwhile is cleared.
+ */
+static void t_welcome(struct nic *nic, struct dp_port *port, uint16_t vnet, uint16_t epoch,
+		      uint64_t now)
+{
+	struct proto_pkt w = {
+		.type = PROTO_T_QACK, .flags = PROTO_F_WELCOME, .src_node = T_PEER,
+		.dst_node = T_NODE, .vnet = vnet, .epoch = epoch, .handler = T_PEER_NONCE,
+	};
+
+	tport_push(port, tdp_encode(t_mp, &w));
+	nic_poll(nic, now);
+	cr_assert_eq(nic_pipeline(nic, vnet)->conns[T_PEER]->epoch, epoch);
+	tport_clear(port);
+}
+
 /* A NIC on port (bulk and quick) with protocol conf, joined as node T_NODE at time now. */
 static struct nic *t_nic_conf(struct dp_port *port, const char *conf, uint64_t now)
 {
@@ -214,6 +237,7 @@ Test(nic, back_overtakes_queued_qreqs)
 
 		tport_of(port)->gbps = 0.1;	/* a QREQ takes several microseconds */
 		nic = t_nic(port, now);
+		t_welcome(nic, port, T_VNET, 0, now);
 		t_send_quick(nic, now);
 		next = nic_poll(nic, now);
 		cr_assert_lt(t_count(port, PROTO_T_QREQ, &before), T_QREQS,
@@ -459,6 +483,8 @@ Test(nic, a_refused_connection_lets_another_vnet_take_the_grants)
 	t_push_gnt_of(port, slot++, PROTO_NODE_NONE, 4, 0);
 	nic_poll(nic, now);
 	tport_clear(port);
+	t_welcome(nic, port, T_VNET, 0, now);
+	t_welcome(nic, port, 2, 0, now);
 	for (int i = 0; i < 2; i++)
 		t_send_bulk(nic, T_VNET, now);
 	t_send_bulk(nic, 2, now);
@@ -512,6 +538,7 @@ Test(nic, a_hold_made_longer_still_wakes_the_nic_when_it_ends)
 	t_push_gnt_of(port, slot++, PROTO_NODE_NONE, 4, 0);
 	nic_poll(nic, now);
 	tport_clear(port);
+	t_welcome(nic, port, T_VNET, 0, now);
 	for (int i = 0; i < 2; i++)
 		t_send_bulk(nic, T_VNET, now);
 	nic_poll(nic, now);
@@ -741,6 +768,7 @@ Test(nic, packets_out_of_order_are_not_kept_while_the_pool_is_short)
 	nic_poll(nic, now);
 	cr_assert_eq(nic_node_id(nic), T_NODE);
 	tport_clear(port);
+	t_welcome(nic, port, T_VNET, 0, now);
 
 	t_push_qreq(port, 3);		/* 1 is next: kept */
 	nic_poll(nic, now);
@@ -1337,6 +1365,7 @@ Test(nic, frames_are_checked_against_their_connections_epoch)
 
 	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
 	nic_poll(nic, now);
+	t_welcome(nic, port, T_VNET, 7, now);
 	t_push_qreq_of(port, 1, 7);
 	t_push_qreq_of(port, 2, 7);
 	nic_poll(nic, now);
@@ -1384,6 +1413,8 @@ Test(nic, a_back_answers_the_breq_of_its_vnet_and_number)
 	t_push_gnt_k(port, T_NODE, slot++, PROTO_NODE_NONE, 4, 0, 2);	/* joins: 2 frames a slot */
 	nic_poll(nic, now);
 	tport_clear(port);
+	t_welcome(nic, port, T_VNET, 0, now);
+	t_welcome(nic, port, 2, 0, now);
 	t_send_bulk(nic, T_VNET, now);
 	t_send_bulk(nic, 2, now);
 	nic_poll(nic, now);
@@ -1801,6 +1832,57 @@ Test(nic, a_quick_packet_held_behind_a_hole_gives_its_buffer_back)
 	t_pair_free(&tp);
 }
 
+/*
+ * T_PEER's process restarts and the switch's notice of it is lost. The new
+ * process's first frame of T_NODE is mid-stream (packet 4 of epoch 0, 1..3
+ * delivered to the old process): it must not take that epoch, or it holds
+ * packet 4 behind a hole T_NODE never fills (1..3 were acknowledged) and
+ * T_NODE's messages never complete. Now it drops the frame and answers
+ * FRESH, T_NODE restarts for the new process (its messages fail with
+ * SN_ERR_DOWN) and welcomes it, and the next message arrives. No message
+ * completes OK without being delivered.
+ */
+Test(nic, a_new_process_takes_no_epoch_from_a_peer_that_never_heard_of_it)
+{
+	struct nic_msg m = { .vnet = T_VNET, .dst_node = T_PEER, .chan = SN_CHAN_QUICK };
+	struct t_pair tp;
+	struct t_seen *seen = t_pair_open(&tp);
+	unsigned int ok = 0;
+
+	for (uintptr_t i = 0; i < 3; i++) {
+		m.cookie = (void *)(i + 1);
+		cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
+	}
+	for (int s = 0; s < 200 && seen[0].status[2] < 0; s++)
+		t_pair_slot(&tp, true, false);
+	cr_assert_eq(seen[1].n_delivered, 3);
+	nic_destroy(tp.nic[1]);		/* its process restarts; no notice comes */
+	tport_clear(tp.port[1]);
+	tp.nic[1] = t_nic_inc(tp.port[1], "conf4-sr", &tp.ops[1], 1, 5);
+	for (uintptr_t i = 3; i < 6; i++) {
+		m.cookie = (void *)(i + 1);
+		cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
+	}
+	for (int s = 0; s < 2000 && seen[0].status[5] < 0; s++)
+		t_pair_slot(&tp, true, false);
+	for (int i = 3; i < 6; i++)
+		cr_assert_geq(seen[0].status[i], 0, "message %d never completed", i);
+	m.cookie = (void *)7;
+	cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
+	for (int s = 0; s < 2000 && seen[0].status[6] < 0; s++)
+		t_pair_slot(&tp, true, false);
+	cr_assert_eq(seen[0].status[6], SN_OK, "the message after the restart: %d",
+		     seen[0].status[6]);
+	for (int i = 0; i < 7; i++)
+		ok += seen[0].status[i] == SN_OK;
+	cr_assert_leq(ok, seen[1].n_delivered, "%u completed OK, %u delivered", ok,
+		      seen[1].n_delivered);
+	cr_assert_leq(seen[1].n_delivered, 7);
+	cr_assert_geq(nic_stats(tp.nic[1])->rx_unwelcome, 1);
+	cr_assert_eq(nic_stats(tp.nic[0])->fresh_restarts, 1);
+	t_pair_free(&tp);
+}
+
 /* The stresses' random numbers (seeded per run). */
 static uint32_t t_rng_state;
 
@@ -1959,6 +2041,7 @@ Test(nic, reordered_fresh_frames_of_one_process_restart_nothing)
 	struct nic *nic = t_nic_conf(port, "conf4-sr", now);
 	struct proto_pkt q;
 
+	t_welcome(nic, port, T_VNET, 0, now);
 	t_push_qreq_of(port, 1, 0);		/* the peer's earlier process */
 	t_push_down(port, T_NODE, T_PEER);	/* ... is gone: epoch 1 */
 	nic_poll(nic, now);
@@ -2002,6 +2085,7 @@ Test(nic, a_fresh_frame_of_a_new_process_restarts_a_connection_in_use)
 	struct nic *nic = t_nic_conf(port, "conf3", now);
 	struct proto_pkt q;
 
+	t_welcome(nic, port, T_VNET, 0, now);
 	t_push_qreq_of(port, 1, 0);
 	t_push_qreq_of(port, 1, 1);		/* the peer rejoined: epoch 1 */
 	t_push_qreq_of(port, 2, 1);

@@ -716,12 +716,16 @@ static const struct craft crafts[] = {
 	C(TYPE, "type0", B_QREQ, .patch = { P(OFF_TYPE, 1, 0) }),
 	C(TYPE, "type8", B_QREQ, .patch = { P(OFF_TYPE, 1, PROTO_T_MAX + 1) }),
 	C(TYPE, "type255", B_HELLO, .patch = { P(OFF_TYPE, 1, 255) }),
-	C(FLAGS, "undefined-bit11", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x800) }),
+	C(FLAGS, "undefined-bit12", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x1000) }),
+	C(FLAGS, "welcome-on-qreq", B_QREQ, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_DATA | PROTO_F_WELCOME) }),
 	C(FLAGS, "restart-on-gnt", B_GNT, .patch = { P(OFF_FLAGS, 2, PROTO_F_RESTART) }),
-	C(FLAGS, "restart-with-fresh", B_QACK, .patch = { P(OFF_FLAGS, 2,
-		PROTO_F_ACK | PROTO_F_FRESH | PROTO_F_RESTART) }),
-	C(FLAGS, "restart-on-down", B_QACK, .patch = { P(OFF_FLAGS, 2,
-		PROTO_F_ACK | PROTO_F_DOWN | PROTO_F_RESTART) }),
+	C(FLAGS, "restart-without-welcome", B_QACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_ACK | PROTO_F_RESTART) }),
+	C(FLAGS, "welcome-with-fresh", B_QACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_ACK | PROTO_F_FRESH | PROTO_F_WELCOME) }),
+	C(FLAGS, "welcome-on-down", B_QACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_ACK | PROTO_F_DOWN | PROTO_F_WELCOME | PROTO_F_RESTART) }),
 	C(FLAGS, "fresh-on-down-qack", B_QACK, .patch = { P(OFF_FLAGS, 2,
 		PROTO_F_ACK | PROTO_F_DOWN | PROTO_F_FRESH) }),
 	C(FLAGS, "fresh-on-down-back", B_BACK, .patch = { P(OFF_FLAGS, 2,
@@ -782,6 +786,8 @@ static const struct craft crafts[] = {
 	C(PKT_NUM, "breq-25-bits", B_BREQ, .patch = { P(OFF_PKT_NUM, 4, 0x01000000) }),
 	C(PKT_NUM, "qreq-top-byte", B_QREQ, .patch = { P(OFF_PKT_NUM, 4, 0xFF000000) }),
 	C(PKT_NUM, "qack-without-data", B_QACK, .patch = { P(OFF_PKT_NUM, 4, 1) }),
+	C(PKT_NUM, "welcome-nonce-17-bits", B_QACK, .patch = {
+		P(OFF_FLAGS, 2, PROTO_F_WELCOME), P(OFF_PKT_NUM, 4, 0x10000) }),
 	C(PKT_NUM, "back-25-bits", B_BACK, .patch = { P(OFF_PKT_NUM, 4, 0x01000000) }),
 	C(PKT_NUM, "cfg-pkt-num", B_CFG9, .patch = { P(OFF_PKT_NUM, 4, 1) }),
 	C(ACK_FIELDS, "back-base-25-bits", B_BACK, .patch = { P(OFF_ACK_BASE, 4, 0x01000000) }),
@@ -1129,6 +1135,45 @@ Test(proto, epoch_round_trips_on_connection_types)
 	}
 }
 
+/*
+ * A WELCOME (QACK) carries the nonce it took in pkt_num and its sender's in
+ * handler, at their offsets, with or without RESTART and ACK; the same
+ * fields without WELCOME are refused (PKT_NUM, VNET).
+ */
+Test(proto, welcome_carries_two_nonces)
+{
+	static const uint16_t flags[] = {
+		PROTO_F_WELCOME, PROTO_F_WELCOME | PROTO_F_RESTART,
+		PROTO_F_WELCOME | PROTO_F_ACK | PROTO_F_RESTART,
+	};
+
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		struct proto_pkt p = { .type = PROTO_T_QACK, .flags = flags[i], .src_node = 3,
+				       .dst_node = 4, .vnet = 2, .epoch = 9, .pkt_num = 0xBEEF,
+				       .handler = 0xFFFF }, q;
+		struct frame f;
+
+		if (flags[i] & PROTO_F_ACK)
+			p.ack_base = 5;
+		encode_ok(&p, &f);
+		expect_be(&f, OFF_PKT_NUM, 4, 0xBEEF, "pkt_num");
+		expect_be(&f, OFF_HANDLER, 2, 0xFFFF, "handler");
+		cr_assert_eq(decode_guarded(f.buf, f.len, NULL, &q), PROTO_R_OK, "flags 0x%x",
+			     flags[i]);
+		cr_assert_eq(q.pkt_num, 0xBEEF);
+		cr_assert_eq(q.handler, 0xFFFF);
+		cr_assert_eq(q.flags, flags[i]);
+	}
+	{
+		struct proto_pkt p = { .type = PROTO_T_QACK, .src_node = 3, .dst_node = 4,
+				       .vnet = 2, .handler = 1 }, q;
+		struct frame f;
+
+		encode_ok(&p, &f);
+		cr_assert_eq(decode_guarded(f.buf, f.len, NULL, &q), PROTO_R_VNET);
+	}
+}
+
 /* Every body field at its documented offset, and the CRC position. */
 Test(proto, byte_order_bodies)
 {
@@ -1205,10 +1250,10 @@ Test(proto, byte_order_bodies)
 Test(proto, flag_bits_per_type)
 {
 	static const struct { enum base base; uint16_t allowed; } rules[] = {
-		{ B_BREQ, 0x061F },	/* DATA ACK LAST RETX FORCE_ACK FRESH RESTART */
-		{ B_QREQ, 0x069F },	/* and ABANDONED */
-		{ B_BACK, 0x0662 },	/* ACK NACK DOWN FRESH RESTART */
-		{ B_QACK, 0x0742 },	/* ACK DOWN NO_VNET FRESH RESTART */
+		{ B_BREQ, 0x021F },	/* DATA ACK LAST RETX FORCE_ACK FRESH */
+		{ B_QREQ, 0x029F },	/* and ABANDONED */
+		{ B_BACK, 0x0262 },	/* ACK NACK DOWN FRESH */
+		{ B_QACK, 0x0B42 },	/* ACK DOWN NO_VNET FRESH WELCOME (RESTART only with it) */
 		{ B_CFG9, 0 },
 		{ B_GNT, 0 },
 		{ B_HELLO, 0 },
@@ -1222,7 +1267,8 @@ Test(proto, flag_bits_per_type)
 	cr_assert_eq(PROTO_F_NO_VNET, 0x0100);
 	cr_assert_eq(PROTO_F_FRESH, 0x0200);
 	cr_assert_eq(PROTO_F_RESTART, 0x0400);
-	cr_assert_eq(PROTO_F_ALL, 0x07FF);
+	cr_assert_eq(PROTO_F_WELCOME, 0x0800);
+	cr_assert_eq(PROTO_F_ALL, 0x0FFF);
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		for (unsigned int bit = 0; bit < 16; bit++) {
 			uint16_t flag = (uint16_t)(1u << bit);
