@@ -416,6 +416,11 @@ void pipeline_conn_reset(struct pipeline *pl, struct sn_conn *c, bool new_epoch,
 	c->epoch_known = true;
 }
 
+void pipeline_conn_start_over(struct pipeline *pl, struct sn_conn *c, uint64_t now)
+{
+	pipeline_conn_restart(pl, c, now);
+}
+
 struct sn_pkt *pipeline_ack_only(struct pipeline *pl, struct sn_conn *c)
 {
 	struct sn_pkt *a = pl->env.alloc(pl->env.ctx);

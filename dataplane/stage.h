@@ -214,10 +214,16 @@ void pipeline_event(struct pipeline *pl, struct sn_conn *conn,
 /*
  * Reset conn here (its peer is down or restarted): its packets fail with
  * SN_ERR_DOWN, numbering starts over, and with new_epoch it takes the next
- * epoch.
+ * epoch; it knows its epoch from then on.
  */
 void pipeline_conn_reset(struct pipeline *pl, struct sn_conn *conn, bool new_epoch,
 			 uint64_t now);
+
+/*
+ * The same without touching the epoch or whether conn knows one: for a
+ * connection that knows none (a NIC takes an epoch only from a WELCOME).
+ */
+void pipeline_conn_start_over(struct pipeline *pl, struct sn_conn *conn, uint64_t now);
 
 /*
  * Check the epoch of a frame from conn's peer before anything in it is used

@@ -395,9 +395,29 @@ static void nic_fail_in_place(struct nic *nic, struct pipeline *pl, struct sn_co
 }
 
 /*
+ * Restart c at the next epoch (its messages fail, numbering from 1). One
+ * that knows no epoch yet (no peer welcomed this process) keeps knowing
+ * none, since an epoch it gave itself would let it take a peer's frames
+ * never meant for this process: it starts over without one, or with
+ * in_place its messages fail in place and it keeps its numbering, which a
+ * peer that took its FRESH frames still counts on (a peer that restarted
+ * meanwhile answers with a WELCOME that says RESTART).
+ */
+static void nic_restart_conn(struct nic *nic, struct pipeline *pl, struct sn_conn *c,
+			     bool in_place, uint64_t now)
+{
+	if (c->epoch_known)
+		pipeline_conn_reset(pl, c, true, now);
+	else if (in_place)
+		nic_fail_in_place(nic, pl, c, now);
+	else
+		pipeline_conn_start_over(pl, c, now);
+}
+
+/*
  * Fail everything queued for peer. With new_epoch its connections restart
- * (numbering from 1) in the next epoch; without, they keep numbering and
- * epoch, and the messages fail in place (nic_fail_in_place).
+ * (nic_restart_conn); without, they keep numbering and epoch, and the
+ * messages fail in place (nic_fail_in_place).
  */
 static void nic_fail_peer(struct nic *nic, uint16_t peer, bool new_epoch, uint64_t now)
 {
@@ -406,7 +426,7 @@ static void nic_fail_peer(struct nic *nic, uint16_t peer, bool new_epoch, uint64
 		struct sn_conn *c = peer < pl->n_nodes ? pl->conns[peer] : NULL;
 
 		if (c && new_epoch)
-			pipeline_conn_reset(pl, c, true, now);
+			nic_restart_conn(nic, pl, c, true, now);
 		else if (c)
 			nic_fail_in_place(nic, pl, c, now);
 	}
@@ -452,7 +472,12 @@ void nic_left_cluster(struct nic *nic, uint64_t now)
 	/* Not only messages: a marker (of one cancelled before the join) holds a descriptor too. */
 	for (uint16_t t = nic->n_nodes; nic->n_free < nic->cfg.descriptors &&
 	     t < nic->cfg.max_nodes; t++)
-		nic_fail_peer(nic, t, true, now);
+		for (unsigned int i = 0; i < nic->n_vnets; i++) {
+			struct pipeline *pl = nic->vnets[i].pl;
+
+			if (t < pl->n_nodes && pl->conns[t])
+				nic_restart_conn(nic, pl, pl->conns[t], false, now);
+		}
 }
 
 void nic_rejoin(struct nic *nic, uint64_t now)
@@ -472,7 +497,7 @@ void nic_rejoin(struct nic *nic, uint64_t now)
 		for (uint16_t t = 0; t < pl->n_nodes; t++) {
 			if (!pl->conns[t])
 				continue;
-			pipeline_conn_reset(pl, pl->conns[t], true, now);
+			nic_restart_conn(nic, pl, pl->conns[t], true, now);
 		}
 	}
 	nic->next_hello = now;

@@ -128,14 +128,8 @@ static void t_push_gnt_of(struct dp_port *port, uint32_t slot, uint16_t target, 
 /* T_PEER's boot nonce in the WELCOMEs of t_welcome. */
 #define T_PEER_NONCE 0x7777
 
-/*
- * T_PEER welcomes nic's process (incarnation 0: nonce 0) in vnet at epoch,
- * as a peer that took its FRESH frames would: nic's connection takes the
- * epoch, and frames of T_PEER at it are taken from then on. nic must have
- * joined; what it sends meanwhile is cleared.
- */
-static void t_welcome(struct nic *nic, struct dp_port *port, uint16_t vnet, uint16_t epoch,
-		      uint64_t now)
+/* T_PEER's WELCOME of T_NODE's process (incarnation 0: nonce 0) in vnet at epoch arrives. */
+static void t_push_welcome(struct dp_port *port, uint16_t vnet, uint16_t epoch)
 {
 	struct proto_pkt w = {
 		.type = PROTO_T_QACK, .flags = PROTO_F_WELCOME, .src_node = T_PEER,
@@ -143,6 +137,18 @@ static void t_welcome(struct nic *nic, struct dp_port *port, uint16_t vnet, uint
 	};
 
 	tport_push(port, tdp_encode(t_mp, &w));
+}
+
+/*
+ * T_PEER welcomes nic's process in vnet at epoch, as a peer that took its
+ * FRESH frames would: nic's connection takes the epoch, and frames of
+ * T_PEER at it are taken from then on. nic must have joined; what it
+ * sends meanwhile is cleared.
+ */
+static void t_welcome(struct nic *nic, struct dp_port *port, uint16_t vnet, uint16_t epoch,
+		      uint64_t now)
+{
+	t_push_welcome(port, vnet, epoch);
 	nic_poll(nic, now);
 	cr_assert_eq(nic_pipeline(nic, vnet)->conns[T_PEER]->epoch, epoch);
 	tport_clear(port);
@@ -612,6 +618,8 @@ Test(nic, bulk_waiting_across_a_change_of_switch_mode_is_sent)
 		for (int k = 0; k < 4; k++) {
 			t_push_gnt_of(port, slot, T_PEER, 4, fifo_first ? 0 : PROTO_GNT_F_FIFO);
 			nic_poll(nic, now);
+			if (k == 0)	/* the peer took its FRESH frames */
+				t_push_welcome(port, T_VNET, 1);
 			t_push_back(port, slot++, 1);	/* the peer reset too (DOWN notice) */
 			now += T_SLOT_NS;
 			nic_poll(nic, now);
@@ -802,7 +810,9 @@ static uint32_t t_last_qreq_num(struct dp_port *port)
  * new incarnation: the switch tells its peers to start over with it, so it
  * starts over too. Its unacknowledged messages fail (SN_ERR_DOWN) and its
  * next packet to a peer is number 1 again, not the number its peer forgot
- * (which the peer would never accept).
+ * (which the peer would never accept). (A connection that no peer has
+ * welcomed yet keeps its numbering: see
+ * nic::a_new_process_that_rejoins_before_its_welcome_still_waits_for_one.)
  */
 Test(nic, a_node_that_loses_the_switch_starts_its_connections_over)
 {
@@ -816,6 +826,7 @@ Test(nic, a_node_that_loses_the_switch_starts_its_connections_over)
 
 	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
 	nic_poll(nic, now);
+	t_welcome(nic, port, T_VNET, 0, now);
 	for (uint32_t n = 1; n <= 2; n++) {
 		cr_assert_eq(nic_send(nic, &quick, now), 0);
 		nic_poll(nic, now);
@@ -1832,6 +1843,14 @@ Test(nic, a_quick_packet_held_behind_a_hole_gives_its_buffer_back)
 	t_pair_free(&tp);
 }
 
+/* T_PEER's process restarts (a new boot nonce); the switch's notice of it is lost. */
+static void t_pair_new_peer_process(struct t_pair *tp)
+{
+	nic_destroy(tp->nic[1]);
+	tport_clear(tp->port[1]);
+	tp->nic[1] = t_nic_inc(tp->port[1], "conf4-sr", &tp->ops[1], 1, 5);
+}
+
 /*
  * T_PEER's process restarts and the switch's notice of it is lost. The new
  * process's first frame of T_NODE is mid-stream (packet 4 of epoch 0, 1..3
@@ -1856,9 +1875,7 @@ Test(nic, a_new_process_takes_no_epoch_from_a_peer_that_never_heard_of_it)
 	for (int s = 0; s < 200 && seen[0].status[2] < 0; s++)
 		t_pair_slot(&tp, true, false);
 	cr_assert_eq(seen[1].n_delivered, 3);
-	nic_destroy(tp.nic[1]);		/* its process restarts; no notice comes */
-	tport_clear(tp.port[1]);
-	tp.nic[1] = t_nic_inc(tp.port[1], "conf4-sr", &tp.ops[1], 1, 5);
+	t_pair_new_peer_process(&tp);
 	for (uintptr_t i = 3; i < 6; i++) {
 		m.cookie = (void *)(i + 1);
 		cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
@@ -1880,6 +1897,74 @@ Test(nic, a_new_process_takes_no_epoch_from_a_peer_that_never_heard_of_it)
 	cr_assert_leq(seen[1].n_delivered, 7);
 	cr_assert_geq(nic_stats(tp.nic[1])->rx_unwelcome, 1);
 	cr_assert_eq(nic_stats(tp.nic[0])->fresh_restarts, 1);
+	t_pair_free(&tp);
+}
+
+/* Drop every frame T_PEER sent (its answers never reach T_NODE). */
+static bool t_any(const struct proto_pkt *p)
+{
+	(void)p;
+	return true;
+}
+
+/*
+ * As above (T_NODE at epoch 2 after notices, packets 1..3 of it delivered
+ * to the old process), and the new process rejoins (it was told to) after its
+ * first answer to T_NODE was lost, before any WELCOME. The rejoin restarted
+ * its connection at the next epoch (1), which it then knew without ever
+ * being welcomed: T_NODE's mid-stream frame of epoch 2 was newer, the
+ * connection took it, and T_NODE's message 6 never completed. Now a
+ * connection that knows no epoch fails its messages in place at a restart
+ * and still waits for a WELCOME.
+ */
+Test(nic, a_new_process_that_rejoins_before_its_welcome_still_waits_for_one)
+{
+	struct nic_msg m = { .vnet = T_VNET, .dst_node = T_PEER, .chan = SN_CHAN_QUICK };
+	struct t_pair tp;
+	struct t_seen *seen = t_pair_open(&tp);
+	struct sn_conn *c;
+
+	for (uintptr_t i = 0; i < 6; i++) {
+		if (i == 3) {		/* T_NODE moves on to epoch 2, T_PEER follows */
+			t_push_down(tp.port[0], T_NODE, T_PEER);
+			t_push_notice(tp.port[0], T_NODE, T_PEER, PROTO_DOWN_REJOINED);
+			t_push_down(tp.port[0], T_NODE, T_PEER);
+			nic_poll(tp.nic[0], tp.now);
+			cr_assert_eq(nic_pipeline(tp.nic[0], T_VNET)->conns[T_PEER]->epoch, 2);
+		}
+		m.cookie = (void *)(i + 1);
+		cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
+		for (int s = 0; s < 200 && seen[0].status[i] < 0; s++)
+			t_pair_slot(&tp, true, false);
+		cr_assert_eq(seen[0].status[i], SN_OK);
+	}
+	cr_assert_eq(seen[1].n_delivered, 6);
+	t_pair_new_peer_process(&tp);
+	t_push_gnt_to(tp.port[1], T_PEER, tp.slot++, PROTO_NODE_NONE, 4, 0);
+	nic_poll(tp.nic[1], tp.now);
+	m.cookie = (void *)7;
+	cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
+	nic_poll(tp.nic[0], tp.now);
+	t_move_frames(&tp, 0, NULL, NULL, NULL);	/* packet 4 of epoch 2 */
+	nic_poll(tp.nic[1], tp.now);
+	t_move_frames(&tp, 1, t_any, NULL, NULL);	/* its answer is lost */
+	c = nic_pipeline(tp.nic[1], T_VNET)->conns[T_NODE];
+	cr_assert_not_null(c);
+	cr_assert_not(c->epoch_known);
+	t_push_gnt_k(tp.port[1], T_PEER, tp.slot, PROTO_NODE_NONE, 4, PROTO_GNT_F_REJOIN, 1);
+	nic_poll(tp.nic[1], tp.now);
+	cr_assert_eq(nic_stats(tp.nic[1])->told_to_rejoin, 1);
+	cr_assert_not(c->epoch_known, "a restart gave an epoch no peer welcomed it to");
+	for (int s = 0; s < 2000 && seen[0].status[6] < 0; s++)
+		t_pair_slot(&tp, true, false);
+	cr_assert_geq(seen[0].status[6], 0, "message 6 never completed");
+	m.cookie = (void *)8;
+	cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
+	for (int s = 0; s < 2000 && seen[0].status[7] < 0; s++)
+		t_pair_slot(&tp, true, false);
+	cr_assert_eq(seen[0].status[7], SN_OK, "the message after the restart: %d",
+		     seen[0].status[7]);
+	cr_assert_leq(seen[1].n_delivered, 8);
 	t_pair_free(&tp);
 }
 
