@@ -177,8 +177,8 @@ static struct dp_port *fab_port(void *run, const struct fuzz_op *op)
 }
 
 /*
- * Slots count from the clock; the cluster has FAB_NODES nodes; epochs count
- * from 0 (the fabric forwards them unread).
+ * Slots count from the clock; the cluster has FAB_NODES nodes; epochs and
+ * a WELCOME's nonce count from 0 (the fabric forwards them unread).
  */
 static struct fuzz_ctx fab_ctx(void *run, uint64_t now)
 {

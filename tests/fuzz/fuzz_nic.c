@@ -7,11 +7,17 @@
  * a clock the input advances; what it sends is freed. Acknowledgment bases
  * in the input count from the last packet number the NIC sent, so the
  * protocol stages (genp, timer, build_acks, dup_find, order) see acks near
- * their window, and epochs from the last the NIC sent to the frame's
- * source on its vnet, so frames of the current epoch, stale ones and newer
- * ones (pipeline_rx_epoch), FRESH ones (pipeline_rx_fresh), RESTART answers
- * (pipeline_rx_restart_asked) and NO_VNET answers all reach the connections. Besides the sanitizers' checks, it aborts when
- * - a frame the NIC sends does not decode (CRC checked);
+ * their window, epochs from the last the NIC sent to the frame's source on
+ * its vnet, and a WELCOME's nonce from the NIC's boot nonce, so frames of
+ * the current epoch, stale ones and newer ones (pipeline_rx_epoch), FRESH
+ * ones (pipeline_rx_fresh), WELCOMEs of the NIC's process, with and without
+ * RESTART (pipeline_rx_welcome), and of an earlier one, frames to a
+ * connection that knows no epoch yet (pipeline_rx_unwelcome) and NO_VNET
+ * answers all reach the connections. Besides the sanitizers' checks, it
+ * aborts when
+ * - a frame the NIC sends does not decode (CRC checked), or does not carry
+ *   its boot nonce where one belongs (the epoch field of a FRESH frame, the
+ *   handler of a WELCOME);
  * - a completion names a message not sent, or one already completed, or
  *   has an unknown status; a delivery is for a virtual network or endpoint
  *   the NIC does not serve;
@@ -55,6 +61,7 @@ enum {
 	NIC_F_PORT_CAP = 256,	/* frames an array port holds each way */
 	NIC_F_MAX_EPS = 64,	/* endpoint ids must be below this */
 	NIC_F_MSGS = 4096,	/* messages one input may send */
+	NIC_F_INCARNATION = 1,	/* the NIC's incarnation (nic_config) */
 };
 
 /* Header byte 1: the NIC's options. */
@@ -83,6 +90,7 @@ struct nic_run {
 	struct dp_port *bulk;		/* its bulk port */
 	struct dp_port *quick;		/* its quick port (maybe bulk) */
 	uint32_t last_pkt_num;		/* the last packet number it sent */
+	uint16_t nonce;			/* its boot nonce, as its FRESH frames carry it */
 	/* The last epoch it sent on vnet v to node n, without FRESH or NO_VNET. */
 	uint16_t epoch[FUZZ_EPOCH_VNETS][FUZZ_EPOCH_NODES];
 	uint32_t frame_records;		/* frame records so far (packet numbers) */
@@ -208,7 +216,7 @@ static bool nic_f_start(void *run, struct fuzz_in *in)
 		.descriptors = 16u << ((bufs >> 4) & 3),
 		.hello_ns = NIC_F_SLOT_NS, .lost_gnt_slots = 1u + (timing & 15),
 		.mp = nic_f_mp, .check_crc = !(opts & NIC_OPT_NO_CRC),
-		.cfg_keepalive = timing >> 4, .incarnation = 1,
+		.cfg_keepalive = timing >> 4, .incarnation = NIC_F_INCARNATION,
 	};
 	struct nic_ops ops = {
 		.ctx = r, .deliver = nic_f_deliver, .complete = nic_f_complete,
@@ -217,6 +225,8 @@ static bool nic_f_start(void *run, struct fuzz_in *in)
 	char err[256];
 
 	nic_f_ports(r, opts);
+	/* As nic_create derives it; nic_f_drain checks every frame that carries it. */
+	r->nonce = (uint16_t)(cfg.incarnation ^ cfg.incarnation >> 16);
 	r->no_space = opts & NIC_OPT_NO_SPACE;
 	r->nic = nic_create(&cfg, &ops, r->bulk, r->quick, err, sizeof(err));
 	if (!r->nic) {
@@ -241,8 +251,8 @@ static void nic_f_note_epoch(struct nic_run *r, const struct proto_pkt *p)
 
 /*
  * Check and free what the NIC sent on port (one decode per frame, not the
- * second fuzz_drain's check would add); remember the last packet number
- * and each connection's epoch.
+ * second fuzz_drain's check would add; its boot nonce where one belongs);
+ * remember the last packet number and each connection's epoch.
  */
 static void nic_f_drain(struct nic_run *r, struct dp_port *port)
 {
@@ -251,6 +261,10 @@ static void nic_f_drain(struct nic_run *r, struct dp_port *port)
 
 		fuzz_check(tdp_decode(tport_frame(port, i), &p) == PROTO_R_OK,
 			   "every frame sent decodes OK");
+		fuzz_check(!(p.flags & PROTO_F_FRESH) || p.epoch == r->nonce,
+			   "a FRESH frame carries the NIC's boot nonce");
+		fuzz_check(!(p.flags & PROTO_F_WELCOME) || p.handler == r->nonce,
+			   "a WELCOME carries the NIC's boot nonce");
 		if (p.flags & PROTO_F_DATA)
 			r->last_pkt_num = p.pkt_num;
 		nic_f_note_epoch(r, &p);
@@ -354,7 +368,8 @@ static struct dp_port *nic_f_port(void *run, const struct fuzz_op *op)
 /*
  * Slots count from the clock, data packet numbers from the frame records
  * so far, ack bases from the last packet number the NIC sent, epochs from
- * the last the NIC sent on each connection.
+ * the last the NIC sent on each connection, the nonce a WELCOME took from
+ * the NIC's own.
  */
 static struct fuzz_ctx nic_f_ctx(void *run, uint64_t now)
 {
@@ -362,7 +377,7 @@ static struct fuzz_ctx nic_f_ctx(void *run, uint64_t now)
 	struct fuzz_ctx ctx = {
 		.n_nodes = NIC_F_NODES, .slot = (uint32_t)(now / NIC_F_SLOT_NS),
 		.slot_ns = NIC_F_SLOT_NS, .pkt_num = ++r->frame_records,
-		.ack_base = r->last_pkt_num,
+		.ack_base = r->last_pkt_num, .nonce = r->nonce,
 	};
 
 	memcpy(ctx.epoch, r->epoch, sizeof(ctx.epoch));

@@ -6,7 +6,9 @@
  * - skipping the CRC changes nothing but CRC into OK, and tighter limits
  *   never accept what the format's limits reject;
  * - an accepted frame's pointers lie inside the frame; only BREQ and BACK
- *   have a non-zero slot; a GNT's slot_frames is at least 1; the frame's
+ *   have a non-zero slot; a GNT's slot_frames is at least 1; only a QACK
+ *   is a WELCOME, never with FRESH, DOWN or NO_VNET, and its pkt_num (a
+ *   boot nonce) fits 16 bits; only a WELCOME says RESTART; the frame's
  *   length is its content plus at most the padding to 60 bytes;
  *   re-encoding the decoded packet gives back the same bytes (the encoding
  *   is canonical) and a frame that decodes OK to the same fields.
@@ -141,6 +143,15 @@ static bool fuzz_pkt_equal(const struct proto_pkt *a, const struct proto_pkt *b)
 	}
 }
 
+/* The WELCOME and RESTART flags of an accepted packet keep doc/protocol.md's rules. */
+static bool fuzz_welcome_ok(const struct proto_pkt *p)
+{
+	if (!(p->flags & PROTO_F_WELCOME))
+		return !(p->flags & PROTO_F_RESTART);
+	return p->type == PROTO_T_QACK && p->pkt_num <= UINT16_MAX &&
+	       !(p->flags & (PROTO_F_FRESH | PROTO_F_DOWN | PROTO_F_NO_VNET));
+}
+
 /* Re-encode an accepted packet: same bytes, and it decodes to itself. */
 static void fuzz_check_reencode(const uint8_t *f, size_t len,
 				const struct proto_limits *lim,
@@ -182,6 +193,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   pkt.slot == 0, "slot is 0 on types without one");
 		fuzz_check(pkt.type != PROTO_T_GNT || pkt.gnt.slot_frames >= 1,
 			   "an accepted GNT allows at least one BREQ");
+		fuzz_check(fuzz_welcome_ok(&pkt), "WELCOME and RESTART where the format allows");
 		fuzz_check_reencode(data, size, &fuzz_limits[i], &pkt);
 	}
 	fuzz_check(r[FUZZ_LIM_FORMAT] == r[FUZZ_LIM_NOCRC] ||

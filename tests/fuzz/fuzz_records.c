@@ -90,25 +90,43 @@ static uint16_t fuzz_node(uint8_t code)
 }
 
 /* The header flags a frame record can set: every one (fuzz_flags_read). */
-_Static_assert((PROTO_F_ALL & ~(0xFFu | 3u << 8 | 1u << 10)) == 0,
-	       "a frame record sets flags bits 0-10 only: give a new flag a bit of the record");
+_Static_assert((PROTO_F_ALL & ~(0xFFu | 3u << 8 | 3u << 10)) == 0,
+	       "a frame record sets flags bits 0-11 only: give a new flag a bit of the record");
 
 /*
  * The header flags of a frame record: bits 0-7 from its flags byte, 8-9
- * from its epoch byte ecode, 10 from its sel byte.
+ * from its epoch byte ecode, 10 and 11 from its sel byte.
  */
 static uint16_t fuzz_flags_read(uint8_t sel, uint8_t fbyte, uint8_t ecode)
 {
 	unsigned int hi = (ecode >> FUZZ_E_FLAGS_SHIFT) & 3u;
 
-	hi |= ((sel >> FUZZ_SEL_FLAGS_SHIFT) & 1u) << 2;
+	hi |= ((sel >> FUZZ_SEL_RESTART_SHIFT) & 1u) << 2;
+	hi |= ((sel >> FUZZ_SEL_WELCOME_SHIFT) & 1u) << 3;
 	return (uint16_t)((fbyte | hi << 8) & PROTO_F_ALL);
+}
+
+/* The signed delta -8 .. 7 in bits 0-3 of a record byte. */
+static int fuzz_delta4(uint8_t code)
+{
+	return ((code & FUZZ_E_DELTA) ^ 8) - 8;
 }
 
 /* base moved by a signed byte, modulo 2^24. */
 static uint32_t fuzz_seq(uint32_t base, uint8_t delta)
 {
 	return proto_seq_add(base, (uint32_t)(int32_t)(int8_t)delta);
+}
+
+/*
+ * A WELCOME's packet number, the boot nonce it took: ctx's (the
+ * component's own) moved by the delta in bits 0-3 of the packet number
+ * byte code, so that one in 16 welcomes the component's process and the
+ * others an earlier one.
+ */
+static uint16_t fuzz_welcome_nonce(const struct fuzz_ctx *ctx, uint8_t code)
+{
+	return (uint16_t)(ctx->nonce + fuzz_delta4(code));
 }
 
 /* The epoch fuzz_ctx holds for p's connection (from its source, on its vnet), else 0. */
@@ -122,7 +140,7 @@ static uint16_t fuzz_conn_epoch(const struct fuzz_ctx *ctx, const struct proto_p
 /* The epoch field an epoch byte gives for a frame of a connection at conn. */
 static uint16_t fuzz_epoch_read(struct fuzz_in *in, uint8_t code, uint16_t conn)
 {
-	int delta = ((code & FUZZ_E_DELTA) ^ 8) - 8;
+	int delta = fuzz_delta4(code);
 	uint16_t base;
 
 	switch ((code >> FUZZ_E_BASE_SHIFT) & 3) {
@@ -178,23 +196,41 @@ static void fuzz_gnt_read(struct fuzz_in *in, const struct fuzz_ctx *ctx,
 }
 
 /*
+ * The WELCOME flag of p made plausible: only a QACK that is neither a
+ * notice nor a NO_VNET answer is a WELCOME; it is not FRESH, and its
+ * handler, its sender's boot nonce, is the handler byte as a delta from 0
+ * (-128 .. 127), near the nonces of FRESH frames (FUZZ_E_ZERO). Only a
+ * WELCOME says RESTART.
+ */
+static void fuzz_plausible_welcome(struct proto_pkt *p)
+{
+	if (p->type != PROTO_T_QACK || (p->flags & (PROTO_F_DOWN | PROTO_F_NO_VNET)))
+		p->flags &= (uint16_t)~PROTO_F_WELCOME;
+	if (!(p->flags & PROTO_F_WELCOME)) {
+		p->flags &= (uint16_t)~PROTO_F_RESTART;
+		return;
+	}
+	p->flags &= (uint16_t)~PROTO_F_FRESH;
+	p->handler = (uint16_t)(int8_t)p->handler;
+}
+
+/*
  * Make the fields of p plausible for its type, so that the decoder accepts
  * it and the state machines see it: what a field needs zero is zero; a
  * DOWN notice's epoch is its kind, from the epoch byte ecode; neither a
- * notice nor a NO_VNET answer is FRESH or RESTART; a RESTART answer is not
- * FRESH.
+ * notice nor a NO_VNET answer is FRESH; the WELCOME and RESTART flags as
+ * fuzz_plausible_welcome says.
  */
 static void fuzz_plausible(struct proto_pkt *p, uint8_t ecode)
 {
 	if (p->flags & PROTO_F_DOWN)
 		p->epoch = ecode & FUZZ_E_KIND;
 	if (p->flags & (PROTO_F_DOWN | PROTO_F_NO_VNET))
-		p->flags &= (uint16_t)~(PROTO_F_FRESH | PROTO_F_RESTART);
-	if (p->flags & PROTO_F_RESTART)
 		p->flags &= (uint16_t)~PROTO_F_FRESH;
+	fuzz_plausible_welcome(p);
 	if (p->type == PROTO_T_BREQ || p->type == PROTO_T_QREQ)
 		p->flags |= PROTO_F_DATA;
-	if (!(p->flags & PROTO_F_DATA))
+	if (!(p->flags & (PROTO_F_DATA | PROTO_F_WELCOME)))
 		p->pkt_num = p->handler = 0;
 	if (!(p->flags & PROTO_F_ACK))
 		p->ack_base = p->ack_mask = 0;
@@ -243,7 +279,7 @@ static struct rte_mbuf *fuzz_frame_read(struct fuzz_in *in, struct rte_mempool *
 	static const uint8_t bytes[PROTO_MAX_PAYLOAD];
 	static uint8_t vecs[3 * 256];
 	struct proto_pkt p = { .args = bytes, .payload = bytes };
-	uint8_t sel, fbyte, ecode;
+	uint8_t sel, fbyte, pbyte, ecode;
 	int rc;
 
 	if (raw)
@@ -257,7 +293,8 @@ static struct rte_mbuf *fuzz_frame_read(struct fuzz_in *in, struct rte_mempool *
 	p.src_ep = fuzz_u8(in);
 	p.dst_ep = fuzz_u8(in);
 	p.handler = fuzz_u8(in);
-	p.pkt_num = fuzz_seq(ctx->pkt_num, fuzz_u8(in));
+	pbyte = fuzz_u8(in);
+	p.pkt_num = fuzz_seq(ctx->pkt_num, pbyte);
 	p.ack_base = fuzz_seq(ctx->ack_base, fuzz_u8(in));
 	p.ack_mask = fuzz_u8(in);
 	p.slot = ctx->slot + (uint32_t)(int32_t)(int8_t)fuzz_u8(in);
@@ -274,6 +311,8 @@ static struct rte_mbuf *fuzz_frame_read(struct fuzz_in *in, struct rte_mempool *
 		p.hello_nonce = fuzz_u8(in);
 	if (!(sel & FUZZ_SEL_AS_GIVEN))
 		fuzz_plausible(&p, ecode);
+	if (p.flags & PROTO_F_WELCOME)
+		p.pkt_num = fuzz_welcome_nonce(ctx, pbyte);
 	proto_node_mac(p.src_node, p.eth_src);
 	proto_node_mac(p.dst_node, p.eth_dst);
 	return tdp_frame(mp, &p, &rc);

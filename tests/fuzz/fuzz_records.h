@@ -13,9 +13,10 @@
  *           bits 6-7: the time-advance scale (enum fuzz_scale)
  *   adv     time advance, in units of the scale
  *   body    a frame: the fields of fuzz_records.c's fuzz_frame_read (the
- *           sel byte (enum fuzz_sel_byte: type, flags bit 10, as given),
- *           flags bits 0-7, nodes, vnet, endpoints, handler, deltas of
- *           packet number, ack base and slot, ack mask, payload length, the
+ *           sel byte (enum fuzz_sel_byte: type, flags bits 11 and 10, as
+ *           given), flags bits 0-7, nodes, vnet, endpoints, handler, deltas
+ *           of packet number (a WELCOME's: of a boot nonce, fuzz_ctx.nonce),
+ *           ack base and slot, ack mask, payload length, the
  *           epoch byte (enum fuzz_epoch_byte: flags bits 8-9 and the epoch
  *           field, two more bytes when it is given as is), then the CFG, GNT
  *           or HELLO body), or a length and raw bytes; a pool byte (enum
@@ -61,13 +62,14 @@ enum {
 };
 
 /*
- * A frame record's first byte: its type, the one header flag neither the
+ * A frame record's first byte: its type, the two header flags neither the
  * flags byte nor the epoch byte holds, and whether the fields are used as
  * given (else fuzz_records.c's fuzz_plausible makes them so).
  */
 enum fuzz_sel_byte {
-	FUZZ_SEL_TYPE = 0x3F,		/* bits 0-5: the type, modulo PROTO_T_MAX, plus 1 */
-	FUZZ_SEL_FLAGS_SHIFT = 6,	/* bit 6: flags bit 10 (RESTART) */
+	FUZZ_SEL_TYPE = 0x1F,		/* bits 0-4: the type, modulo PROTO_T_MAX, plus 1 */
+	FUZZ_SEL_WELCOME_SHIFT = 5,	/* bit 5: flags bit 11 (WELCOME) */
+	FUZZ_SEL_RESTART_SHIFT = 6,	/* bit 6: flags bit 10 (RESTART) */
 	FUZZ_SEL_AS_GIVEN = 0x80,	/* bit 7: the fields as given, not made plausible */
 };
 
@@ -130,6 +132,7 @@ struct fuzz_ctx {
 	uint32_t slot;		/* slot a BREQ, BACK, CFG or GNT names, +- delta */
 	uint32_t slot_ns;	/* slot length a GNT carries when the record says 0 */
 	uint32_t pkt_num;	/* data packet numbers are this +- delta */
+	uint16_t nonce;		/* a WELCOME's packet number (the nonce it took) is this +- delta */
 	uint32_t ack_base;	/* ack bases are this +- delta */
 	/* The epoch of the connection from node n on vnet v, [v][n], as the
 	 * harness believes it: the last its component sent to n (else 0). */

@@ -20,7 +20,7 @@ import sys
 # Packet types and flags (proto/proto.h).
 BREQ, BACK, QREQ, QACK, CFG, GNT, HELLO = range(1, 8)
 (F_DATA, F_ACK, F_LAST, F_RETX, F_FORCE_ACK, F_NACK, F_DOWN, F_ABANDONED,
- F_NO_VNET, F_FRESH, F_RESTART) = (1 << i for i in range(11))
+ F_NO_VNET, F_FRESH, F_RESTART, F_WELCOME) = (1 << i for i in range(12))
 GNT_F_JOINED = 2
 # What a DOWN notice's epoch says of its node (enum proto_down_kind); 3 is refused.
 DOWN_DOWN, DOWN_REJOINED, DOWN_NOT_JOINED, DOWN_BAD = range(4)
@@ -59,11 +59,13 @@ def frame(ptype, who=0, bulk=False, scale=S_NONE, adv=0, flags=0, src=0, dst=0,
           vnet=0, src_ep=0, dst_ep=0, handler=0, pkt=0, ack=0, mask=0, slot=0,
           plen=0, epoch=0, base=E_CONN, given=0, body=b""):
     """A frame record; pkt, ack, slot and epoch are deltas from the harness's
-    context (epoch from base; a DOWN notice's epoch is its kind, 0 .. 3).
-    Flags bits 0-7 are the flags byte, 8-9 go in the epoch byte and 10 in
-    the sel byte (enum fuzz_sel_byte: type - 1, then bit 6)."""
-    assert flags < 1 << 11, "a frame record sets flags bits 0-10"
-    sel = ptype - 1 | (flags >> 10 & 1) << 6
+    context (epoch from base; a DOWN notice's epoch is its kind, 0 .. 3; a
+    WELCOME's pkt from the NIC's boot nonce, -8 .. 7). Flags bits 0-7 are
+    the flags byte, 8-9 go in the epoch byte, 10 and 11 in the sel byte
+    (enum fuzz_sel_byte: type - 1 in bits 0-4, WELCOME bit 5, RESTART bit 6)."""
+    assert flags < 1 << 12, "a frame record sets flags bits 0-11"
+    assert 1 <= ptype <= 7, "a frame record's type is 1 .. 7"
+    sel = ptype - 1 | (flags >> 11 & 1) << 5 | (flags >> 10 & 1) << 6
     return op(A_FRAME, who, bulk, scale, adv) + bytes([
         sel, flags & 0xFF, src, dst, vnet, src_ep, dst_ep, handler, s8(pkt),
         s8(ack), mask, s8(slot), plen]) + epoch_field(flags, epoch, base, given) + body
@@ -72,6 +74,18 @@ def frame(ptype, who=0, bulk=False, scale=S_NONE, adv=0, flags=0, src=0, dst=0,
 def down(ptype, src, kind=DOWN_DOWN, dst=1, vnet=1, **kw):
     """A DOWN notice (a BACK or QACK from the switch) about node src, of kind."""
     return frame(ptype, flags=F_DOWN, src=src, dst=dst, vnet=vnet, epoch=kind, **kw)
+
+
+def welcome(src, nonce=0, peer=5, restart=False, flags=F_ACK, dst=1, vnet=1, **kw):
+    """A WELCOME (a QACK) from node src, which took the FRESH frames of a
+    process of the NIC: nonce is the delta from the NIC's boot nonce (0: its
+    own process, else an earlier one), peer src's own boot nonce (-128 ..
+    127, as FRESH frames' nonces near 0), the epoch a delta from base."""
+    assert -8 <= nonce <= 7, "a WELCOME's nonce delta is -8 .. 7"
+    assert -128 <= peer <= 127, "a WELCOME's sender's nonce is -128 .. 127"
+    flags |= F_WELCOME | (F_RESTART if restart else 0)
+    return frame(QACK, flags=flags, src=src, dst=dst, vnet=vnet, handler=s8(peer),
+                 pkt=nonce, **kw)
 
 
 def raw(data, who=0, scale=S_NONE, adv=0):
@@ -187,6 +201,7 @@ def fabric_seeds():
                base=E_ZERO) + next_poll(1)
     s += frame(QACK, who=1, flags=F_NO_VNET, src=1, dst=0, vnet=1, base=E_HALF)
     s += frame(QACK, who=3, flags=F_ACK, src=3, dst=2, vnet=1, epoch=1) + next_poll(1)
+    s += welcome(1, who=1, dst=0, restart=True, peer=-3) + next_poll(1)
     s += down(QACK, src=2, kind=DOWN_REJOINED, who=2, dst=0)
     s += down(BACK, src=2, kind=DOWN_BAD, who=2, dst=0) + next_poll(2)
     seeds["seed-epochs-fresh-no-vnet-notices"] = s
@@ -210,20 +225,40 @@ def nic_grants(n, target=NONE):
                     for _ in range(n))
 
 
+def nic_fresh_welcomed(restart):
+    """Node 2 welcomes this new connection (which knows no epoch) at its
+    epoch 1. With restart, it had taken the FRESH frames of this process
+    before a restart of its own (it retired the nonce), and the connection
+    restarts (epoch_restarts) before taking the epoch; without, nothing
+    restarts. A second WELCOME, the epoch known, restarts nothing; then
+    messages go again."""
+    s = nic_joined(confs=4)
+    s += send(2, count=3) + nic_grants(1)
+    for _ in range(2):
+        s += welcome(2, restart=restart, ack=-3, base=E_ZERO, epoch=1) + nic_grants(1)
+    s += send(2, count=2) + nic_grants(1)
+    s += frame(QACK, flags=F_ACK, src=2, dst=1, vnet=1, ack=0, base=E_ZERO, epoch=1)
+    return s + nic_grants(2)
+
+
 def nic_seeds():
     """name -> bytes of the fuzz_nic seeds."""
     seeds = {}
+    # Every seed's peers welcome the NIC's process before their frames
+    # without FRESH (else dropped: rx_unwelcome), as a peer that took its
+    # FRESH frames would.
     s = nic_joined()
     s += send(2, count=3) + next_poll(1)
-    s += frame(QACK, flags=F_ACK, src=2, dst=1, vnet=1, ack=0) + nic_grants(2)
+    s += welcome(2, flags=0) + frame(QACK, flags=F_ACK, src=2, dst=1, vnet=1, ack=0)
+    s += nic_grants(2)
     seeds["seed-join-qreq-qack"] = s
     s = nic_joined(confs=3)
     s += send(2, bulk=True, length=20, count=2) + nic_grants(1)
-    s += nic_grants(2, target=2)
+    s += nic_grants(2, target=2) + welcome(2, flags=0)
     s += frame(BACK, flags=F_ACK, src=2, dst=1, vnet=1, slot=-1) + nic_grants(1)
     s += frame(BACK, flags=F_NACK, src=2, dst=1, vnet=1, slot=0) + nic_grants(3, target=2)
     seeds["seed-bulk-gnt-back-nack"] = s
-    s = nic_joined(confs=4)
+    s = nic_joined(confs=4) + welcome(2, flags=0) + welcome(3, flags=0)
     for pkt in (0, 2, 1, 1, 5):
         s += frame(QREQ, flags=F_DATA | F_LAST, src=2, dst=1, vnet=1, pkt=pkt, handler=4)
     s += next_poll(1)
@@ -235,7 +270,7 @@ def nic_seeds():
     s += frame(QACK, flags=F_DOWN, src=2, dst=1, vnet=2) + nic_grants(2)
     s += frame(BACK, flags=F_DOWN, src=3, dst=1, vnet=1) + nic_grants(1)
     seeds["seed-two-vnets-down-notices"] = s
-    s = nic_joined(confs=0)
+    s = nic_joined(confs=0) + welcome(2, flags=0)
     s += space_toggle() + frame(BREQ, bulk=True, flags=F_DATA, src=2, dst=1, vnet=1,
                                 plen=1) + next_poll(1)
     s += hold(0x3F) + send(2, count=16) + nic_grants(2) + release()
@@ -246,15 +281,17 @@ def nic_seeds():
     s += send(3, vnet=2, count=3) + cancel() + cancel(vnet=2) + next_poll(1)
     s += gnt(flags=GNT_F_JOINED, scale=S_FINE, adv=1) + send(2, count=16)
     s += send(2, bulk=True, length=30, count=3) + nic_grants(1, target=2) + cancel()
-    s += frame(QACK, flags=F_ACK, src=2, dst=1, vnet=1, ack=0) + nic_grants(3, target=2)
+    s += welcome(2, flags=0) + frame(QACK, flags=F_ACK, src=2, dst=1, vnet=1, ack=0)
+    s += nic_grants(3, target=2)
     seeds["seed-cancel-before-and-after-join"] = s
     s = nic_joined(confs=2)
     s += send(2, count=2) + nic_grants(1)
-    s += frame(QACK, flags=F_ACK, src=2, dst=1, vnet=1) + nic_grants(1)
+    s += welcome(2) + nic_grants(1)
     for epoch in (1, -1):
         s += frame(QREQ, flags=F_DATA | F_LAST, src=2, dst=1, vnet=1, epoch=epoch)
         s += nic_grants(1)
     s += frame(QREQ, flags=F_DATA | F_LAST, src=2, dst=1, vnet=1, base=E_HALF)
+    s += welcome(0, flags=0)
     for base in (E_CONN, E_HALF):
         s += frame(QREQ, flags=F_DATA | F_LAST, src=0, dst=1, vnet=1, base=base)
         s += nic_grants(1)
@@ -284,18 +321,33 @@ def nic_seeds():
         s += frame(QACK, flags=F_NO_VNET, src=3, dst=1, vnet=1, epoch=epoch) + nic_grants(1)
     s += nic_grants(2)
     seeds["seed-down-kinds-no-vnet"] = s
-    # Node 2 restarted and retired the nonce of this new connection (which
-    # knows no epoch): it answers its FRESH frames with RESTART, and the
-    # connection restarts at node 2's epoch (epoch_restarts); a second
-    # RESTART, the epoch known, restarts nothing; then messages go again.
-    s = nic_joined(confs=4)
-    s += send(2, count=3) + nic_grants(1)
-    for _ in range(2):
-        s += frame(QACK, flags=F_ACK | F_RESTART, src=2, dst=1, vnet=1, ack=-3,
-                   base=E_ZERO, epoch=1) + nic_grants(1)
-    s += send(2, count=2) + nic_grants(1)
-    s += frame(QACK, flags=F_ACK, src=2, dst=1, vnet=1, ack=0) + nic_grants(2)
-    seeds["seed-fresh-answered-restart"] = s
+    seeds["seed-fresh-answered-restart"] = nic_fresh_welcomed(restart=True)
+    seeds["seed-fresh-welcomed"] = nic_fresh_welcomed(restart=False)
+    # Node 2 missed this NIC's new process and sends at its old epoch: its
+    # frames are dropped and answered FRESH (rx_unwelcome); a WELCOME of an
+    # earlier process of this node is dropped (rx_stale_epoch); the one of
+    # this process is taken (rx_welcome, node 2's nonce noted), then node
+    # 2's data; a FRESH frame of that nonce is node 2's process (rx_fresh),
+    # one of another a new process (fresh_restarts). Node 3's FRESH frame
+    # is taken and welcomed (welcome_sent), and its WELCOME, the epoch
+    # known, is taken as a frame of that epoch. conf3: unordered, so that
+    # the data is delivered whatever its number.
+    s = nic_joined(confs=2)
+    s += frame(QREQ, flags=F_DATA | F_LAST, src=2, dst=1, vnet=1, base=E_GIVEN,
+               given=0x42) + nic_grants(1)
+    s += frame(QACK, flags=F_ACK, src=2, dst=1, vnet=1, base=E_GIVEN, given=0x42)
+    s += nic_grants(1)
+    for nonce in (1, 0):
+        s += welcome(2, nonce=nonce, peer=-3, base=E_GIVEN, given=0x42) + nic_grants(1)
+    s += frame(QREQ, flags=F_DATA | F_LAST, src=2, dst=1, vnet=1, base=E_GIVEN,
+               given=0x42) + nic_grants(1)
+    for nonce in (-3, -4):
+        s += frame(QREQ, flags=F_DATA | F_LAST | F_FRESH, src=2, dst=1, vnet=1,
+                   base=E_ZERO, epoch=nonce) + nic_grants(1)
+    s += frame(QREQ, flags=F_DATA | F_LAST | F_FRESH, src=3, dst=1, vnet=1,
+               base=E_ZERO, epoch=-2) + nic_grants(1)
+    s += send(3, count=2) + nic_grants(1) + welcome(3, peer=-2) + nic_grants(2)
+    seeds["seed-unwelcome-welcome"] = s
     return seeds
 
 

@@ -3,13 +3,14 @@
 # unless each counter named is non-zero after some seed: the seeds (and the
 # record format they are written in) reach those paths. SEED:COUNTER names
 # a counter that seed alone must move (a path the counter shares with
-# others, such as epoch_restarts on a RESTART answer).
+# others, such as epoch_restarts on a WELCOME that says RESTART), and
+# SEED:!COUNTER one it must leave at 0 (the same seed without that flag).
 #
-#   seeds_reach.sh HARNESS CORPUS COUNTER|SEED:COUNTER...
+#   seeds_reach.sh HARNESS CORPUS COUNTER|SEED:COUNTER|SEED:!COUNTER...
 #   e.g. nic.rx_fresh seed-fresh-answered-restart:nic.epoch_restarts
 set -euo pipefail
 
-[ $# -ge 3 ] || { echo "usage: seeds_reach.sh HARNESS CORPUS COUNTER|SEED:COUNTER..." >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: seeds_reach.sh HARNESS CORPUS COUNTER|SEED:COUNTER|SEED:!COUNTER..." >&2; exit 2; }
 harness=$1
 corpus=$2
 shift 2
@@ -29,20 +30,35 @@ counters() {
 all=$(counters "$corpus")
 missing=0
 for arg in "$@"; do
-	counter=${arg#*:}
-	if [ "$counter" = "$arg" ]; then
+	seed=
+	counter=$arg
+	moved=1
+	if [ "${arg#*:}" != "$arg" ]; then
+		seed=${arg%%:*}
+		counter=${arg#*:}
+	fi
+	if [ -n "$seed" ] && [ "${counter#!}" != "$counter" ]; then
+		counter=${counter#!}
+		moved=0
+	fi
+	if [ -z "$seed" ]; then
 		out=$all
 		miss="no seed in $corpus reaches $counter"
 	else
-		seed=${arg%%:*}
 		[ -f "$corpus/$seed" ] || { echo "seeds_reach.sh: no seed $corpus/$seed" >&2; exit 2; }
 		out=$(counters "$corpus/$seed")
 		miss="$corpus/$seed does not reach $counter"
+		[ $moved -eq 1 ] || miss="$corpus/$seed moves $counter"
 	fi
-	if ! grep -qE "^${counter//./\\.} [1-9]" <<<"$out"; then
+	if grep -qE "^${counter//./\\.} [1-9]" <<<"$out"; then
+		reached=1
+	else
+		reached=0
+	fi
+	if [ $reached -ne $moved ]; then
 		echo "seeds_reach.sh: $miss" >&2
 		missing=1
 	fi
 done
-[ $missing -eq 0 ] && echo "seeds_reach.sh: $corpus reaches $*"
+[ $missing -eq 0 ] && echo "seeds_reach.sh: $corpus: every check holds: $*"
 exit $missing
