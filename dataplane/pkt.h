@@ -49,6 +49,9 @@ enum sn_pkt_flag {
 
 struct sn_conn;
 
+/* Boot nonces of a peer's earlier processes a connection remembers (their FRESH frames are stale). */
+#define SN_OLD_NONCES 4
+
 /* What a connection knows of its peer's FRESH frames (pipeline_rx_fresh). */
 enum sn_fresh_seen {
 	SN_FRESH_NONE,		/* none taken */
@@ -93,6 +96,8 @@ struct sn_conn {
 	bool rx_heard;			/* a frame of the peer taken since the last restart */
 	uint8_t fresh_seen;		/* enum sn_fresh_seen: what fresh_nonce is */
 	uint16_t fresh_nonce;		/* boot nonce of the peer's FRESH frames taken */
+	uint16_t old_nonces[SN_OLD_NONCES];	/* nonces of the peer's earlier processes */
+	uint8_t n_old_nonces;		/* how many (the newest last) */
 	/* transmit side: maintained by genp */
 	uint32_t tx_next;		/* next packet number to assign */
 	struct sn_pkt *unacked;		/* numbered, unacknowledged, oldest first */

@@ -475,6 +475,36 @@ enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *c,
 	return pipeline_rx_stale(pl, c, now);
 }
 
+/*
+ * conn's peer is the process of nonce from now on: the nonce it knew (taken
+ * since or before its last restart) is of an earlier process, whose late
+ * FRESH frames are stale, so it joins the few remembered.
+ */
+static void pipeline_note_nonce(struct sn_conn *c, uint16_t nonce)
+{
+	if (c->fresh_seen != SN_FRESH_NONE && c->fresh_nonce != nonce) {
+		if (c->n_old_nonces == SN_OLD_NONCES) {
+			memmove(c->old_nonces, c->old_nonces + 1,
+				(SN_OLD_NONCES - 1) * sizeof(c->old_nonces[0]));
+			c->n_old_nonces--;
+		}
+		c->old_nonces[c->n_old_nonces++] = c->fresh_nonce;
+	}
+	c->fresh_nonce = nonce;
+	c->fresh_seen = SN_FRESH_CURRENT;
+}
+
+/* True when nonce is of an earlier process of conn's peer than the one it knows. */
+static bool pipeline_nonce_is_old(const struct sn_conn *c, uint16_t nonce)
+{
+	if (c->fresh_seen != SN_FRESH_NONE && c->fresh_nonce == nonce)
+		return c->fresh_seen == SN_FRESH_RETIRED;
+	for (unsigned int i = 0; i < c->n_old_nonces; i++)
+		if (c->old_nonces[i] == nonce)
+			return true;
+	return false;
+}
+
 enum pipeline_epoch pipeline_rx_unwelcome(struct pipeline *pl, struct sn_conn *c,
 					  uint64_t now)
 {
@@ -491,8 +521,7 @@ enum pipeline_epoch pipeline_rx_welcome(struct pipeline *pl, struct sn_conn *c,
 	c->epoch_known = true;
 	c->epoch_adopted = true;
 	c->rx_heard = true;
-	c->fresh_nonce = nonce;
-	c->fresh_seen = SN_FRESH_CURRENT;
+	pipeline_note_nonce(c, nonce);
 	return restart ? PIPELINE_EPOCH_NEWER : PIPELINE_EPOCH_CURRENT;
 }
 
@@ -522,14 +551,13 @@ enum pipeline_epoch pipeline_rx_fresh(struct pipeline *pl, struct sn_conn *c,
 	 * epoch and hold packets delivered here before it (the NIC's answer
 	 * says RESTART), or know one (the frame was late: it ignores that).
 	 */
-	if (c->fresh_seen == SN_FRESH_RETIRED && c->fresh_nonce == nonce)
+	if (pipeline_nonce_is_old(c, nonce))
 		return PIPELINE_EPOCH_STALE;
 	if (pipeline_fresh_is_new_process(c, nonce)) {
 		pipeline_conn_reset(pl, c, true, now);
 		r = PIPELINE_EPOCH_FRESH_RESTART;
 	}
-	c->fresh_nonce = nonce;
-	c->fresh_seen = SN_FRESH_CURRENT;
+	pipeline_note_nonce(c, nonce);
 	c->epoch_known = true;	/* both ends fresh: this one's epoch stands */
 	c->rx_heard = true;
 	return r;

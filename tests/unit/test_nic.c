@@ -2860,3 +2860,179 @@ Test(nic, a_fresh_connection_that_hears_the_restarted_peer_first_delivers_nothin
 	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 1)->epoch);
 	t_pair_done(&tp, avail);
 }
+
+/*
+ * The two tests below: both ends at epoch 1 with a message each way, then
+ * T_PEER's process restarts (no notice comes), joins, sends X (FRESH,
+ * lost: message 2 of seen[1]), and gets a DOWN notice about T_NODE before
+ * any WELCOME.
+ */
+static void t_pair_unwelcomed_notice(struct t_pair *tp, struct t_seen *seen)
+{
+	struct nic_msg m = { .vnet = T_VNET, .dst_node = T_NODE, .chan = SN_CHAN_QUICK,
+			     .cookie = (void *)3 };
+
+	t_pair_exchange(tp, seen, 1, "welcome");
+	t_pair_peer_returns(tp);
+	t_pair_exchange(tp, seen, 2, "before");
+	cr_assert_eq(t_pair_conn(tp, 0)->epoch, 1);
+	t_pair_new_peer_process(tp);
+	t_push_gnt_to(tp->port[1], T_PEER, tp->slot++, PROTO_NODE_NONE, 4, 0);
+	nic_poll(tp->nic[1], tp->now);
+	cr_assert_eq(nic_send(tp->nic[1], &m, tp->now), 0);
+	nic_poll(tp->nic[1], tp->now);
+	tport_clear(tp->port[1]);
+	t_push_notice(tp->port[1], T_PEER, T_NODE, PROTO_DOWN_DOWN);
+	nic_poll(tp->nic[1], tp->now);
+	tport_clear(tp->port[1]);
+}
+
+/*
+ * A review. T_PEER's process restarts and T_NODE never hears of it
+ * (its rejoined notice lost): T_NODE keeps epoch 1 of T_PEER's old process,
+ * with packet 1 of it received. The new process sends X (FRESH, lost), then
+ * gets a DOWN notice about T_NODE (kind down) before any WELCOME: the
+ * notice resets its connection (pipeline_conn_reset), which then knows
+ * epoch 0 + 1 = 1 without a WELCOME, the very epoch of T_NODE's old state.
+ * Its next message Y goes out as packet 1 of epoch 1, no FRESH: T_NODE
+ * takes it for a duplicate of the old process's packet 1 and acknowledges
+ * it. Expected: Y delivered if it completes OK, and T_NODE's next message
+ * completes. Now a restart of a connection no peer has welcomed gives it
+ * no epoch (nic_restart_conn).
+ */
+Test(nic, a_notice_gives_no_epoch_to_a_connection_no_peer_welcomed)
+{
+	struct nic_msg m = { .vnet = T_VNET, .dst_node = T_NODE, .chan = SN_CHAN_QUICK };
+	struct t_pair tp;
+	struct t_seen *seen = t_pair_open(&tp);
+	const struct sn_conn *c;
+	unsigned int got;
+
+	t_pair_unwelcomed_notice(&tp, seen);
+	c = t_pair_conn(&tp, 1);
+	cr_log_info("after the notice: X %d, known %u epoch %u", seen[1].status[2],
+		    c->epoch_known, c->epoch);
+	cr_log_info("T_NODE: epoch %u rx_base %u", t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 0)->rx_base);
+	got = seen[0].n_delivered;
+	m.cookie = (void *)4;			/* Y */
+	cr_assert_eq(nic_send(tp.nic[1], &m, tp.now), 0);
+	for (int s = 0; s < 2000 && seen[1].status[3] < 0; s++)
+		t_pair_slot(&tp, true, false);
+	cr_log_info("Y %d, delivered at T_NODE %u (before %u)", seen[1].status[3],
+		    seen[0].n_delivered, got);
+	cr_assert(seen[1].status[3] != SN_OK || seen[0].n_delivered > got,
+		  "Y completed OK and was never delivered");
+	t_pair_free(&tp);
+}
+
+/*
+ * A review. As above, the other way: T_NODE's next message after the
+ * notice, packet 2 of epoch 1 (packet 1 went to T_PEER's old process), is
+ * taken by the new process's connection at epoch 1, which holds it behind
+ * the hole 1 for ever (conf4-sr).
+ */
+Test(nic, after_such_a_notice_the_peers_next_message_completes)
+{
+	struct nic_msg n = { .vnet = T_VNET, .dst_node = T_PEER, .chan = SN_CHAN_QUICK };
+	struct t_pair tp;
+	struct t_seen *seen = t_pair_open(&tp);
+
+	t_pair_unwelcomed_notice(&tp, seen);
+	n.cookie = (void *)4;			/* T_NODE's next message: packet 2 of epoch 1 */
+	cr_assert_eq(nic_send(tp.nic[0], &n, tp.now), 0);
+	for (int s = 0; s < 2000 && seen[0].status[3] < 0; s++)
+		t_pair_slot(&tp, true, false);
+	cr_log_info("T_NODE's message: %d; T_PEER rx_base %u mask %x epoch %u",
+		    seen[0].status[3], t_pair_conn(&tp, 1)->rx_base, t_pair_conn(&tp, 1)->rx_mask,
+		    t_pair_conn(&tp, 1)->epoch);
+	cr_assert_geq(seen[0].status[3], 0, "T_NODE's message never completed");
+	t_pair_free(&tp);
+}
+
+/*
+ * A review. A FRESH frame of T_PEER's earlier process, held late in
+ * the fabric, reaches T_NODE after T_PEER's next process was welcomed.
+ * T_NODE's connection holds the new process's nonce (CURRENT), so the old
+ * nonce looks like yet another process: it restarts (epoch 2) and takes the
+ * late frame as packet 1 of the new incarnation, delivering P1 a second
+ * time (P1 was delivered by its retransmission). Its WELCOME names the old
+ * nonce and is dropped by the new process, which learns epoch 2 from the
+ * answer to its next frame, restarts, and numbers Q3 as packet 1: T_NODE
+ * takes it for a duplicate of the old process's packet 1, and Q3 completes
+ * OK without being delivered. Expected: P1 delivered once; Q3 delivered.
+ * Now a connection remembers its peer's earlier nonces (SN_OLD_NONCES):
+ * the late frame is stale.
+ */
+static bool t_is_fresh_qreq1(const struct proto_pkt *p)
+{
+	return p->type == PROTO_T_QREQ && p->pkt_num == 1 && (p->flags & PROTO_F_FRESH) &&
+	       !(p->flags & PROTO_F_RETX);
+}
+
+Test(nic, a_late_fresh_frame_of_an_earlier_process_is_stale)
+{
+	struct nic_msg m = { .vnet = T_VNET, .dst_node = T_NODE, .chan = SN_CHAN_QUICK };
+	struct rte_mbuf *held = NULL;
+	struct t_pair tp;
+	struct t_seen *seen = t_pair_open(&tp);
+	unsigned int p1, q2, q3;
+
+	m.cookie = (void *)1;			/* P1, from the first process (nonce 0) */
+	cr_assert_eq(nic_send(tp.nic[1], &m, tp.now), 0);
+	for (int s = 0; s < 2000 && seen[1].status[0] < 0; s++) {
+		t_push_gnt_to(tp.port[0], T_NODE, tp.slot, PROTO_NODE_NONE, 4, 0);
+		t_push_gnt_to(tp.port[1], T_PEER, tp.slot, PROTO_NODE_NONE, 4, 0);
+		tp.slot++;
+		for (int round = 0; round < 2; round++) {
+			nic_poll(tp.nic[0], tp.now);
+			nic_poll(tp.nic[1], tp.now);
+			t_move_frames(&tp, 0, NULL, NULL, NULL);
+			t_move_frames(&tp, 1, NULL, t_is_fresh_qreq1, &held);
+		}
+		tp.now += T_SLOT_NS;
+	}
+	cr_assert_not_null(held);
+	cr_assert_eq(seen[1].status[0], SN_OK);
+	cr_assert_eq(seen[0].n_delivered, 1);
+	/* T_PEER's process restarts (nonce 5); the rejoined notice reaches T_NODE */
+	nic_destroy(tp.nic[1]);
+	tport_clear(tp.port[1]);
+	tp.nic[1] = t_nic_inc(tp.port[1], "conf4-sr", &tp.ops[1], 1, 5);
+	t_push_notice(tp.port[0], T_NODE, T_PEER, PROTO_DOWN_REJOINED);
+	m.cookie = (void *)2;			/* Q1 */
+	cr_assert_eq(nic_send(tp.nic[1], &m, tp.now), 0);
+	for (int s = 0; s < 2000 && seen[1].status[1] < 0; s++)
+		t_pair_slot(&tp, true, false);
+	cr_assert_eq(seen[1].status[1], SN_OK);
+	cr_assert_eq(seen[0].n_delivered, 2);
+	/* the old process's FRESH packet 1 arrives at last */
+	tport_push(tp.port[0], held);
+	nic_poll(tp.nic[0], tp.now);
+	p1 = seen[0].n_delivered - 1;
+	cr_log_info("late frame: T_NODE epoch %u, fresh_restarts %llu, deliveries %u",
+		    t_pair_conn(&tp, 0)->epoch,
+		    (unsigned long long)nic_stats(tp.nic[0])->fresh_restarts, seen[0].n_delivered);
+	t_pair_run(&tp, 3);
+	q2 = seen[0].n_delivered;
+	m.cookie = (void *)3;			/* Q2 */
+	cr_assert_eq(nic_send(tp.nic[1], &m, tp.now), 0);
+	for (int s = 0; s < 2000 && seen[1].status[2] < 0; s++)
+		t_pair_slot(&tp, true, false);
+	q3 = seen[0].n_delivered;
+	m.cookie = (void *)4;			/* Q3 */
+	cr_assert_eq(nic_send(tp.nic[1], &m, tp.now), 0);
+	for (int s = 0; s < 2000 && seen[1].status[3] < 0; s++)
+		t_pair_slot(&tp, true, false);
+	cr_log_info("Q2 %d Q3 %d; deliveries %u (before Q2 %u, Q3 %u); epochs %u / %u",
+		    seen[1].status[2], seen[1].status[3], seen[0].n_delivered, q2, q3,
+		    t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 1)->epoch);
+	cr_log_info("new process: epoch_restarts %llu rx_stale_epoch %llu; T_NODE rx_stale_epoch %llu",
+		    (unsigned long long)nic_stats(tp.nic[1])->epoch_restarts,
+		    (unsigned long long)nic_stats(tp.nic[1])->rx_stale_epoch,
+		    (unsigned long long)nic_stats(tp.nic[0])->rx_stale_epoch);
+	cr_expect_eq(p1, 1, "P1 delivered %u times", p1);
+	cr_expect(seen[1].status[2] != SN_OK || q3 > q2, "Q2 completed OK and was never delivered");
+	cr_expect(seen[1].status[3] != SN_OK || seen[0].n_delivered > q3,
+		  "Q3 completed OK and was never delivered");
+	t_pair_free(&tp);
+}
