@@ -301,19 +301,32 @@ static bool chan_quick_may_take(const struct nic *nic, const struct sn_pkt *p)
 }
 
 /*
+ * True when quick packet p is the oldest its connection has not had
+ * acknowledged: the receiver needs it before any other, so it takes a
+ * buffer past the cap, as markers do (chan_sink), or the connection's
+ * markers, holding the buffers until acknowledged, would wait for it for
+ * ever. genp's window bounds them.
+ */
+static bool chan_quick_is_oldest(const struct sn_pkt *p)
+{
+	return p->conn && p->conn->unacked == p;
+}
+
+/*
  * Fill free quick send buffers in order, past the packets of connections
- * that may take no more (chan_quick_may_take). A connection holds at most
- * genp's window in the channel, so the scan's bound passes several.
+ * that may take no more (chan_quick_may_take); a connection's oldest
+ * packet takes one even past the cap. A connection holds at most genp's
+ * window in the channel, so the scan's bound passes several.
  */
 static void chan_prefetch_quick(struct nic *nic)
 {
 	struct nic_chan *ch = &nic->ch;
 	struct sn_pkt *p = ch->qbacklog.head, *next;
 
-	for (unsigned int k = 0; p && k < CHAN_HOLD_SCAN && ch->quick_used < nic->cfg.quick_bufs;
-	     p = next, k++) {
+	for (unsigned int k = 0; p && k < CHAN_HOLD_SCAN; p = next, k++) {
 		next = p->cnext;
-		if (!chan_quick_may_take(nic, p))
+		if (!chan_quick_is_oldest(p) && (ch->quick_used >= nic->cfg.quick_bufs ||
+						 !chan_quick_may_take(nic, p)))
 			continue;
 		chan_unlink(&ch->qbacklog, p);
 		chan_push_tail(&ch->qtx, p, CQ_QTX);

@@ -1968,6 +1968,60 @@ Test(nic, a_new_process_that_rejoins_before_its_welcome_still_waits_for_one)
 	t_pair_free(&tp);
 }
 
+/*
+ * conf4-gbn: 12 quick packets hold the buffers (the other 4 are the
+ * reserve), 13..16 wait for one, and 16 bulk packets behind them are
+ * cancelled: their markers take buffers past the cap. Once 1..12 are
+ * acknowledged the markers hold all 16, and packet 13 waited for a free
+ * one for ever while a go-back-N receiver acknowledges no marker before
+ * it (a stress: T_REJOIN=3 T_PROC=1 T_PNOTICE=5, 10 runs of 1000 with
+ * messages that never completed, all conf4-gbn). A connection's oldest
+ * packet now takes a buffer past the cap, as markers do.
+ */
+Test(nic, the_oldest_quick_packet_is_not_kept_out_by_its_connections_markers)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	uint64_t now = 1000000;
+	struct nic *nic = t_nic_conf(port, "conf4-gbn", now);
+	struct nic_msg quick = {
+		.vnet = T_VNET, .dst_node = T_PEER, .src_ep = 1, .handler = 7,
+		.chan = SN_CHAN_QUICK,
+	};
+	struct nic_msg bulk = quick;
+	struct proto_pkt a = {
+		.type = PROTO_T_QACK, .flags = PROTO_F_ACK, .src_node = T_PEER,
+		.dst_node = T_NODE, .vnet = T_VNET, .ack_base = 12,
+	};
+	bool sent13 = false;
+
+	t_welcome(nic, port, T_VNET, 0, now);
+	for (int i = 0; i < 16; i++)
+		cr_assert_eq(nic_send(nic, &quick, now), 0);
+	bulk.src_ep = 2;
+	bulk.chan = SN_CHAN_BULK;
+	for (int i = 0; i < 16; i++)
+		cr_assert_eq(nic_send(nic, &bulk, now), 0);
+	nic_poll(nic, now);
+	cr_assert_eq(t_last_qreq_num(port), 12, "the quick packets that took a buffer");
+	cr_assert_eq(nic_cancel(nic, T_VNET, 2, now), 16);
+	nic_poll(nic, now);
+	tport_push(port, tdp_encode(t_mp, &a));
+	for (int k = 0; k < 200 && !sent13; k++) {
+		uint32_t num[256];
+		unsigned int n;
+
+		tport_clear(port);
+		now += 10000;
+		nic_poll(nic, now);
+		n = t_sent_of(port, PROTO_T_QREQ, NULL, num, 256);
+		for (unsigned int i = 0; i < n; i++)
+			sent13 |= num[i] == 13;
+	}
+	cr_assert(sent13, "packet 13 never left: %u quick buffers in use", nic->ch.quick_used);
+	t_done(nic, port, avail);
+}
+
 /* The stresses' random numbers (seeded per run). */
 static uint32_t t_rng_state;
 
