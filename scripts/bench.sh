@@ -382,7 +382,7 @@ bench_protocol() {
 	figure "protocol-gbn-goodput-1pct-loss" "$gbn1" "$base_gbn" "$(ratio "$gbn1" "$base_gbn")"
 
 	echo "== protocol: recovery after a 100 us outage of node 0's links (clint rates, load 0.2, both channels on one virtual network)"
-	for conf in conf4-sr conf4-gbn; do
+	for conf in conf4-sr conf4-sr,order:buffer=4 conf4-sr,order:buffer=1 conf4-gbn; do
 		line=$("$sim" --preset clint --arbiter lcf --no-bursty --one-vnet --load 0.2 \
 			--conf "$conf" --duration 10ms --outage 3ms:100us --jobs 1 2>/dev/null |
 			grep '^recovery:' || echo "recovery: none")

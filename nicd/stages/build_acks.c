@@ -45,20 +45,24 @@ struct build_acks_priv {
 	struct sn_conn *owing;		/* connections with unacked packets */
 };
 
-/* The threshold must fit in genp's window, or acks would never be forced. */
+/*
+ * The threshold must fit in genp's window (bounded by order's buffer), or
+ * acks would never be forced.
+ */
 static int build_acks_init(struct stage *st, char *err, size_t errlen)
 {
 	struct stage *genp = stage_below(st, "genp");
+	int64_t window;
 
 	if (!genp) {
 		snprintf(err, errlen, "stage build_acks needs genp below it (packets must be numbered)");
 		return -EINVAL;
 	}
-	if (stage_param(st, "threshold") > stage_param(genp, "window")) {
-		snprintf(err, errlen,
-			 "build_acks threshold=%lld is larger than genp window=%lld",
-			 (long long)stage_param(st, "threshold"),
-			 (long long)stage_param(genp, "window"));
+	window = genp_window(genp);
+	if (stage_param(st, "threshold") > window) {
+		snprintf(err, errlen, "build_acks threshold=%lld is larger than genp window=%lld%s",
+			 (long long)stage_param(st, "threshold"), (long long)window,
+			 window < stage_param(genp, "window") ? " (order buffer + 1)" : "");
 		return -EINVAL;
 	}
 	return 0;

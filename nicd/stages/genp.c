@@ -53,6 +53,7 @@ static const char *const genp_counter_names[] = {
 /* Per-pipeline state. */
 struct genp_priv {
 	bool mask_holds;	/* order above: the mask acknowledges held packets */
+	int64_t window;		/* genp_window: what the receiver can keep */
 };
 
 /* Per-connection state besides the standard fields. */
@@ -64,6 +65,23 @@ struct genp_conn {
 bool genp_goes_back_n(const struct stage *genp)
 {
 	return genp->param[1] == GENP_GBN;
+}
+
+/*
+ * A selective-repeat receiver keeps the packet it expects and `buffer` after
+ * it, and drops the data of any later one: sent, it would only be sent again
+ * (and a bulk one would take a slot for nothing). The oldest packet the
+ * sender has not seen acknowledged is never past the one the receiver
+ * expects, so a span of buffer + 1 from it always fits.
+ */
+int64_t genp_window(struct stage *genp)
+{
+	struct stage *order = stage_above(genp, "order");
+	int64_t keeps = order ? order_sr_buffer(order) : 0;
+
+	if (keeps && keeps + 1 < genp->param[0])
+		return keeps + 1;
+	return genp->param[0];
 }
 
 /* Neighbours genp needs. */
@@ -80,19 +98,22 @@ static int genp_init(struct stage *st, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	((struct genp_priv *)st->priv)->mask_holds = stage_above(st, "order") != NULL;
+	((struct genp_priv *)st->priv)->window = genp_window(st);
 	return 0;
 }
 
 /*
  * True when one more packet fits: the span from the oldest unacknowledged
  * packet to the next number stays within the window, so the receiver can
- * always record it in its 32-bit selective-ack mask.
+ * always record it in its 32-bit selective-ack mask, and keep it in its
+ * reorder buffer (genp_window).
  */
 static bool genp_fits(const struct stage *st, const struct sn_conn *c)
 {
 	if (!c->unacked)
 		return true;
-	return proto_seq_diff(c->tx_next, c->unacked->h.pkt_num) < st->param[0];
+	return proto_seq_diff(c->tx_next, c->unacked->h.pkt_num) <
+	       ((const struct genp_priv *)st->priv)->window;
 }
 
 /* Number pkt and put it on the unacknowledged list. */

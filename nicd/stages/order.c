@@ -51,6 +51,11 @@ struct order_conn {
 	struct sn_pkt *buf[PROTO_SACK_BITS];	/* buf[i]: packet next + 1 + i */
 };
 
+int64_t order_sr_buffer(const struct stage *order)
+{
+	return order->param[0] == ORDER_SR ? order->param[1] : 0;
+}
+
 /* Order needs numbers, duplicates removed before it, and its decisions recorded after it. */
 static int order_init(struct stage *st, char *err, size_t errlen)
 {

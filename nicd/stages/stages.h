@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "dataplane/stage.h"
@@ -18,6 +19,16 @@ extern const struct stage_ops stage_rate;
 
 /* True when the genp stage given retransmits go-back-N (the timer asks). */
 bool genp_goes_back_n(const struct stage *genp);
+
+/*
+ * Packets the genp stage given lets a connection have outstanding: its
+ * window, but at most one more than the reorder buffer of a selective-repeat
+ * order above it, so the receiver can keep every packet it is sent.
+ */
+int64_t genp_window(struct stage *genp);
+
+/* Out-of-order packets the order stage given keeps per connection (sr); 0 with gbn. */
+int64_t order_sr_buffer(const struct stage *order);
 
 /* Every stage, for pipeline specs. */
 extern const struct stage_registry stage_registry;

@@ -2075,14 +2075,21 @@ static void t_pair_start(struct t_pair *tp, int k, const char *conf, struct t_se
 	tp->nic[k] = t_nic_inc(tp->port[k], conf, &ops, 1, inc);
 }
 
-/* Both sides of tp start afresh on conf (incarnations 1 and 2) and join. */
-static void t_pair_up(struct t_pair *tp, const char *conf, struct t_seen seen[2])
+/* The sides of tp start afresh, T_NODE on conf0 and T_PEER on conf1 (incarnations 1 and 2), and join. */
+static void t_pair_up_on(struct t_pair *tp, const char *conf0, const char *conf1,
+			 struct t_seen seen[2])
 {
 	for (int k = 0; k < 2; k++) {
 		tp->port[k] = tport_create(k ? "peer" : "node", 256);
-		t_pair_start(tp, k, conf, &seen[k], (uint32_t)k + 1);
+		t_pair_start(tp, k, k ? conf1 : conf0, &seen[k], (uint32_t)k + 1);
 	}
 	t_pair_slot(tp, true, false);
+}
+
+/* Both sides of tp start afresh on conf and join. */
+static void t_pair_up(struct t_pair *tp, const char *conf, struct t_seen seen[2])
+{
+	t_pair_up_on(tp, conf, conf, seen);
 }
 
 /* A message (quick, or bulk of T_LEN bytes) from side k of tp to the other, with cookie. */
@@ -2396,7 +2403,9 @@ static bool t_is_back(const struct proto_pkt *p)
 }
 
 /*
- * conf4-sr with order:buffer=1. T_NODE sends quick 1, quick 2,
+ * T_PEER on conf4-sr with order:buffer=1, T_NODE on conf4-sr (its window of
+ * 32 is more than the peer can keep: on the same configuration the window
+ * would be 2, and 3 would wait for 1's ack). T_NODE sends quick 1, quick 2,
  * bulk 3; quick 1 is lost, T_PEER holds 2 (acknowledged by mask: SACKED)
  * and, its one-packet reorder buffer full, discards 3's data but answers
  * its BREQ with a positive BACK, which is slower than the retransmission
@@ -2410,14 +2419,15 @@ static bool t_is_back(const struct proto_pkt *p)
  */
 Test(nic, a_bulk_packet_whose_back_comes_after_the_timer_scan_is_resent)
 {
-	const char *conf = "conf4-sr,order:buffer=1,timer:timeout_ns=10000:adaptive=off";
+	const char *conf = "conf4-sr,timer:timeout_ns=10000:adaptive=off";
+	const char *peer_conf = "conf4-sr,order:buffer=1,timer:timeout_ns=10000:adaptive=off";
 	static struct t_seen seen[2];
 	struct t_pair tp = { .now = 1000000, .slot = 1 };
 	unsigned int avail = rte_mempool_avail_count(t_mp);
 	struct rte_mbuf *back = NULL;
 	uint64_t t0;
 
-	t_pair_up(&tp, conf, seen);
+	t_pair_up_on(&tp, conf, peer_conf, seen);
 	t_pair_run(&tp, 3);
 	t_pair_send(&tp, 0, SN_CHAN_QUICK, 1);
 	t_pair_send(&tp, 0, SN_CHAN_QUICK, 2);

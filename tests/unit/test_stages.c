@@ -442,9 +442,9 @@ static const char t_slow_acks[] =
 static const char t_acks4[] = "build_acks:threshold=4:delay_ns=1000000,dup_find,timer,genp";
 static const char t_acks8[] = "build_acks:threshold=8:delay_ns=1000000,dup_find,timer,genp";
 
-/* Selective-repeat order with a reorder buffer of 4. */
+/* Selective-repeat order with a reorder buffer of 4 (so genp's window is 5). */
 static const char t_sr4[] =
-	"build_acks:threshold=32:delay_ns=1000000,order:mode=sr:buffer=4,dup_find,timer,genp";
+	"build_acks:threshold=5:delay_ns=1000000,order:mode=sr:buffer=4,dup_find,timer,genp";
 
 /* A network running spec on both nodes. */
 static struct t_net *t_net_same(const char *spec)
@@ -960,6 +960,76 @@ Test(stages, reorder_buffer_full_discards_and_counts)
 	t_net_free(net);
 }
 
+/*
+ * Runs net in simulated time in 1 us steps: a frame reaches its receiver
+ * delay_ns after it left, unless drop loses it, and both pipelines tick at
+ * every step. Returns when node 1 has delivered want packets, or at limit_ns.
+ */
+static uint64_t t_run_until_delivered(struct t_net *net, uint64_t delay_ns, t_drop_fn drop,
+				      void *arg, int want, uint64_t limit_ns)
+{
+	for (; net->now < limit_ns; net->now += 1000) {
+		while (net->next_wire < net->n_wire &&
+		       net->wire[net->next_wire].t + delay_ns <= net->now) {
+			struct t_frame f = net->wire[net->next_wire++];
+
+			if (!drop || !drop(arg, &f))
+				t_rx_frame(net, &f);
+		}
+		if (net->side[1].n_deliv >= want)
+			return net->now;
+		pipeline_tick(net->side[0].pl, net->now);
+		pipeline_tick(net->side[1].pl, net->now);
+	}
+	return limit_ns;
+}
+
+/* Loses the first transmission of data packets 1 to *arg: a loss burst. */
+static bool t_drop_first_up_to(void *arg, const struct t_frame *f)
+{
+	return (f->h.flags & PROTO_F_DATA) && !(f->h.flags & PROTO_F_RETX) &&
+	       f->h.pkt_num <= *(uint32_t *)arg;
+}
+
+/*
+ * 32 quick packets with a reorder buffer of 4, a round trip of 20 us and a
+ * timer bound of 5 us (so the bound is not trusted: an expiry resends one
+ * packet); the first transmissions of 1 to 3 are lost. The window holds the
+ * sender to what the receiver can keep (1 to 5), so nothing it sends is
+ * dropped for want of buffer space, and once the hole fills the rest follow
+ * a window per round trip: all 32 in 145 us, 36 data frames. With the
+ * window of 32, 6 to 32 were sent and dropped (buffer_full 27), then resent
+ * one timer expiry at a time: 305 us, 62 data frames.
+ */
+Test(stages, a_loss_burst_under_a_small_reorder_buffer_costs_a_few_round_trips)
+{
+	const char *spec = "build_acks:threshold=1:delay_ns=2000,order:mode=sr:buffer=4,"
+			   "dup_find,timer:timeout_ns=5000,genp";
+	struct t_net *net = t_net_same(spec);
+	uint32_t burst = 3;
+	uint64_t done;
+
+	t_send(net, 0, 32, SN_CHAN_QUICK, 0);
+	done = t_run_until_delivered(net, 10000, t_drop_first_up_to, &burst, 32, 20000000);
+	cr_log_info("all 32 delivered at %.1f us; %d data frames sent, %llu dropped beyond the buffer",
+		    (double)done / 1000.0, net->side[0].n_sink,
+		    (unsigned long long)t_cnt(net->side[1].pl, "order", "buffer_full"));
+	t_assert_delivered_in_order(&net->side[1], 1, 32);
+	cr_expect_eq(t_cnt(net->side[1].pl, "order", "buffer_full"), 0,
+		     "%llu packets sent beyond the receiver's buffer",
+		     (unsigned long long)t_cnt(net->side[1].pl, "order", "buffer_full"));
+	cr_expect_leq(net->side[0].n_sink, 32 + 2 * (int)burst, "%d data frames for 32 packets",
+		      net->side[0].n_sink);
+	cr_expect_leq(done, 200000, "all 32 took %.1f us, 10 round trips are 200 us",
+		      (double)done / 1000.0);
+	net->now += 1000000;
+	pipeline_tick(net->side[1].pl, net->now);
+	t_wire_run(net, NULL, NULL);
+	t_assert_all_ok(&net->side[0], 32);
+	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
+	t_net_free(net);
+}
+
 Test(stages, short_of_descriptors_order_holds_nothing_out_of_order)
 {
 	struct t_net *net = t_net_same(t_sr4);
@@ -1052,6 +1122,33 @@ Test(stages, genp_window_limits_outstanding_and_releases_on_ack)
 	t_assert_all_ok(&net->side[0], 10);
 	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
 	t_net_free(net);
+}
+
+/* Under selective-repeat order the window is at most the reorder buffer + 1. */
+Test(stages, genp_window_is_bounded_by_the_reorder_buffer)
+{
+	static const struct { const char *conf; int64_t window; } cases[] = {
+		{ "conf4-sr", 32 },
+		{ "conf4-sr,order:buffer=31", 32 },
+		{ "conf4-sr,order:buffer=4", 5 },
+		{ "conf4-sr,order:buffer=1", 2 },
+		{ "conf4-sr,order:buffer=8,genp:window=4", 4 },
+		{ "conf4-gbn,order:buffer=4", 32 },	/* gbn keeps nothing: goes back N */
+		{ "conf3", 32 },
+	};
+
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char spec[256], err[256] = "";
+		struct t_side side = { .id = 0 };
+		struct pipeline *pl;
+
+		cr_assert_eq(conf_expand(cases[i].conf, spec, sizeof(spec), err, sizeof(err)), 0,
+			     "%s: %s", cases[i].conf, err);
+		pl = t_pipeline(&side, spec);
+		cr_expect_eq(genp_window(t_stage(pl, "genp")), cases[i].window, "%s: window %lld",
+			     cases[i].conf, (long long)genp_window(t_stage(pl, "genp")));
+		pipeline_destroy(pl);
+	}
 }
 
 /* ---- rate ------------------------------------------------------------------- */
@@ -1181,6 +1278,8 @@ Test(stages, bad_configurations_are_refused_with_a_clear_message)
 	t_bad_spec("timer", "timer|genp");
 	t_bad_spec("build_acks,timer,genp,rate", "rate|genp");
 	t_bad_spec("build_acks:threshold=8,timer,genp:window=4", "threshold=8|window=4");
+	t_bad_spec("build_acks:threshold=8,order:buffer=4,dup_find,timer,genp",
+		   "threshold=8|window=5|order buffer");
 	t_bad_spec("build_acks,genp,genp", "genp|twice");
 	t_bad_spec("build_acks,timer,genp,timer", "timer|twice");
 	t_bad_spec("rate,rate,rate,rate,rate,rate,rate,rate,rate,rate,rate,rate,rate", "more than");
