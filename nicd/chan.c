@@ -301,32 +301,50 @@ static bool chan_quick_may_take(const struct nic *nic, const struct sn_pkt *p)
 }
 
 /*
- * True when quick packet p is the oldest its connection has not had
- * acknowledged: the receiver needs it before any other, so it takes a
- * buffer past the cap, as markers do (chan_sink), or the connection's
- * markers, holding the buffers until acknowledged, would wait for it for
- * ever. genp's window bounds them.
+ * With every quick buffer taken, a connection that holds some (markers
+ * past the cap, chan_sink, among them) while its oldest unacknowledged
+ * packet still waits for one would wait for ever: the receiver needs that
+ * packet before any other (a go-back-N one acknowledges nothing after
+ * it). Such a packet takes a buffer past the cap, as markers do; genp's
+ * window bounds them. A look at each connection, only while the buffers
+ * are all taken.
  */
-static bool chan_quick_is_oldest(const struct sn_pkt *p)
+static void chan_unblock_oldest(struct nic *nic)
 {
-	return p->conn && p->conn->unacked == p;
+	for (unsigned int i = 0; i < nic->n_vnets; i++) {
+		struct pipeline *pl = nic->vnets[i].pl;
+
+		for (uint16_t t = 0; t < pl->n_nodes; t++) {
+			struct sn_conn *c = pl->conns[t];
+			struct sn_pkt *p = c ? c->unacked : NULL;
+
+			if (!p || !c->quick_held || p->cq != CQ_QBACKLOG)
+				continue;
+			chan_unlink(&nic->ch.qbacklog, p);
+			chan_push_tail(&nic->ch.qtx, p, CQ_QTX);
+			chan_quick_take(nic, p);
+		}
+	}
 }
 
 /*
  * Fill free quick send buffers in order, past the packets of connections
- * that may take no more (chan_quick_may_take); a connection's oldest
- * packet takes one even past the cap. A connection holds at most genp's
- * window in the channel, so the scan's bound passes several.
+ * that may take no more (chan_quick_may_take) but for the oldest packet of
+ * its connection, which the reserve does not keep out (chan_unblock_oldest
+ * says why). A connection holds at most genp's window in the channel, so
+ * the scan's bound passes several.
  */
 static void chan_prefetch_quick(struct nic *nic)
 {
 	struct nic_chan *ch = &nic->ch;
 	struct sn_pkt *p = ch->qbacklog.head, *next;
 
-	for (unsigned int k = 0; p && k < CHAN_HOLD_SCAN; p = next, k++) {
+	if (ch->quick_used >= nic->cfg.quick_bufs && p)
+		chan_unblock_oldest(nic);
+	for (unsigned int k = 0; p && k < CHAN_HOLD_SCAN && ch->quick_used < nic->cfg.quick_bufs;
+	     p = next, k++) {
 		next = p->cnext;
-		if (!chan_quick_is_oldest(p) && (ch->quick_used >= nic->cfg.quick_bufs ||
-						 !chan_quick_may_take(nic, p)))
+		if (!chan_quick_may_take(nic, p) && !(p->conn && p->conn->unacked == p))
 			continue;
 		chan_unlink(&ch->qbacklog, p);
 		chan_push_tail(&ch->qtx, p, CQ_QTX);
