@@ -250,6 +250,12 @@ static struct t_net *t_net_new(const char *spec0, const char *spec1)
 /* Tear a network down. */
 static void t_net_free(struct t_net *net)
 {
+	/* What the stages still hold goes back first (reset: they let go of it). */
+	for (int k = 0; k < 2; k++)
+		for (uint16_t peer = 0; peer < net->side[k].pl->n_nodes; peer++)
+			if (net->side[k].pl->conns[peer])
+				pipeline_conn_reset(net->side[k].pl, net->side[k].pl->conns[peer],
+						    false, net->now);
 	pipeline_destroy(net->side[0].pl);
 	pipeline_destroy(net->side[1].pl);
 	free(net);
