@@ -292,11 +292,14 @@ static void chan_prefetch_bulk(struct nic *nic, uint64_t now)
  * connections that hold none, one buffer each: peers that do not
  * acknowledge keep all but the reserve waiting (and one more each), so
  * every buffer only when more of them than the reserve are stuck, and one
- * busy connection alone still uses all but the reserve.
+ * busy connection alone still uses all but the reserve. The oldest packet
+ * its connection has not had acknowledged always may (chan_unblock_oldest
+ * says why).
  */
 static bool chan_quick_may_take(const struct nic *nic, const struct sn_pkt *p)
 {
-	return !p->conn || !p->conn->quick_held || !nic->cfg.quick_reserve ||
+	return !p->conn || !p->conn->quick_held || p->conn->unacked == p ||
+	       !nic->cfg.quick_reserve ||
 	       nic->cfg.quick_bufs - nic->ch.quick_used > nic->cfg.quick_reserve;
 }
 
@@ -329,10 +332,8 @@ static void chan_unblock_oldest(struct nic *nic)
 
 /*
  * Fill free quick send buffers in order, past the packets of connections
- * that may take no more (chan_quick_may_take) but for the oldest packet of
- * its connection, which the reserve does not keep out (chan_unblock_oldest
- * says why). A connection holds at most genp's window in the channel, so
- * the scan's bound passes several.
+ * that may take no more (chan_quick_may_take). A connection holds at most
+ * genp's window in the channel, so the scan's bound passes several.
  */
 static void chan_prefetch_quick(struct nic *nic)
 {
@@ -344,7 +345,7 @@ static void chan_prefetch_quick(struct nic *nic)
 	for (unsigned int k = 0; p && k < CHAN_HOLD_SCAN && ch->quick_used < nic->cfg.quick_bufs;
 	     p = next, k++) {
 		next = p->cnext;
-		if (!chan_quick_may_take(nic, p) && !(p->conn && p->conn->unacked == p))
+		if (!chan_quick_may_take(nic, p))
 			continue;
 		chan_unlink(&ch->qbacklog, p);
 		chan_push_tail(&ch->qtx, p, CQ_QTX);

@@ -394,40 +394,36 @@ static void nic_fail_in_place(struct nic *nic, struct pipeline *pl, struct sn_co
 	pipeline_touch(pl);
 }
 
-/*
- * Restart c at the next epoch (its messages fail, numbering from 1). One
- * that knows no epoch yet (no peer welcomed this process) keeps knowing
- * none, since an epoch it gave itself would let it take a peer's frames
- * never meant for this process: it starts over without one, or with
- * in_place its messages fail in place and it keeps its numbering, which a
- * peer that took its FRESH frames still counts on (a peer that restarted
- * meanwhile answers with a WELCOME that says RESTART).
- */
-static void nic_restart_conn(struct nic *nic, struct pipeline *pl, struct sn_conn *c,
-			     bool in_place, uint64_t now)
-{
-	if (c->epoch_known)
-		pipeline_conn_reset(pl, c, true, now);
-	else if (in_place)
-		nic_fail_in_place(nic, pl, c, now);
-	else
-		pipeline_conn_start_over(pl, c, now);
-}
+/* What nic_fail_peer does to the connections to a peer. */
+enum nic_fail_how {
+	NIC_FAIL_IN_PLACE,	/* messages fail, numbering and epoch go on */
+	NIC_FAIL_RESTART,	/* restart at the next epoch (in place while unwelcomed) */
+	NIC_FAIL_START_OVER,	/* restart at the next epoch (over, still without one,
+				 * while unwelcomed): a peer that is gone */
+};
 
 /*
- * Fail everything queued for peer. With new_epoch its connections restart
- * (nic_restart_conn); without, they keep numbering and epoch, and the
- * messages fail in place (nic_fail_in_place).
+ * Fail everything queued for peer, as how says. A connection that knows no
+ * epoch yet (no peer welcomed this process) keeps knowing none at a
+ * restart, since an epoch it gave itself would let it take a peer's frames
+ * never meant for this process: it fails its messages in place and keeps
+ * its numbering, which a peer that took its FRESH frames still counts on
+ * (a peer that restarted meanwhile answers with a WELCOME that says
+ * RESTART), or toward a peer that is gone starts over without one.
  */
-static void nic_fail_peer(struct nic *nic, uint16_t peer, bool new_epoch, uint64_t now)
+static void nic_fail_peer(struct nic *nic, uint16_t peer, enum nic_fail_how how, uint64_t now)
 {
 	for (unsigned int i = 0; i < nic->n_vnets; i++) {
 		struct pipeline *pl = nic->vnets[i].pl;
 		struct sn_conn *c = peer < pl->n_nodes ? pl->conns[peer] : NULL;
 
-		if (c && new_epoch)
-			nic_restart_conn(nic, pl, c, true, now);
-		else if (c)
+		if (!c)
+			continue;
+		if (how != NIC_FAIL_IN_PLACE && c->epoch_known)
+			pipeline_conn_reset(pl, c, true, now);
+		else if (how == NIC_FAIL_START_OVER)
+			pipeline_conn_start_over(pl, c, now);
+		else
 			nic_fail_in_place(nic, pl, c, now);
 	}
 }
@@ -460,10 +456,10 @@ void nic_peer_down(struct nic *nic, uint16_t peer, enum proto_down_kind kind, ui
 {
 	nic->stats.down_notices++;
 	if (kind == PROTO_DOWN_NOT_JOINED) {
-		nic_fail_peer(nic, peer, false, now);
+		nic_fail_peer(nic, peer, NIC_FAIL_IN_PLACE, now);
 		return;
 	}
-	nic_fail_peer(nic, peer, !nic->noticed[peer], now);
+	nic_fail_peer(nic, peer, nic->noticed[peer] ? NIC_FAIL_IN_PLACE : NIC_FAIL_RESTART, now);
 	nic->noticed[peer] = kind == PROTO_DOWN_DOWN;
 }
 
@@ -472,12 +468,7 @@ void nic_left_cluster(struct nic *nic, uint64_t now)
 	/* Not only messages: a marker (of one cancelled before the join) holds a descriptor too. */
 	for (uint16_t t = nic->n_nodes; nic->n_free < nic->cfg.descriptors &&
 	     t < nic->cfg.max_nodes; t++)
-		for (unsigned int i = 0; i < nic->n_vnets; i++) {
-			struct pipeline *pl = nic->vnets[i].pl;
-
-			if (t < pl->n_nodes && pl->conns[t])
-				nic_restart_conn(nic, pl, pl->conns[t], false, now);
-		}
+		nic_fail_peer(nic, t, NIC_FAIL_START_OVER, now);
 }
 
 void nic_rejoin(struct nic *nic, uint64_t now)
@@ -491,15 +482,8 @@ void nic_rejoin(struct nic *nic, uint64_t now)
 	 * peer has not joined it yet that the peer is down. A side that
 	 * kept its packet numbers would never be understood again.
 	 */
-	for (unsigned int i = 0; i < nic->n_vnets; i++) {
-		struct pipeline *pl = nic->vnets[i].pl;
-
-		for (uint16_t t = 0; t < pl->n_nodes; t++) {
-			if (!pl->conns[t])
-				continue;
-			nic_restart_conn(nic, pl, pl->conns[t], true, now);
-		}
-	}
+	for (uint16_t t = 0; t < nic->cfg.max_nodes; t++)
+		nic_fail_peer(nic, t, NIC_FAIL_RESTART, now);
 	nic->next_hello = now;
 }
 

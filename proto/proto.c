@@ -271,6 +271,23 @@ static enum proto_reason proto_check_nodes(const struct proto_pkt *pkt,
 }
 
 /*
+ * How the flags that name processes (FRESH, WELCOME, RESTART) combine with
+ * the others; only a frame carrying one of them comes here.
+ */
+static enum proto_reason proto_check_process_flags(uint16_t flags)
+{
+	/* A switch's notice or a NO_VNET answer is no connection's own frame. */
+	if (flags & (PROTO_F_DOWN | PROTO_F_NO_VNET))
+		return PROTO_R_FLAGS;
+	/* A WELCOME comes from an end that knows its epoch; only it says RESTART. */
+	if ((flags & PROTO_F_FRESH) && (flags & PROTO_F_WELCOME))
+		return PROTO_R_FLAGS;
+	if ((flags & PROTO_F_RESTART) && !(flags & PROTO_F_WELCOME))
+		return PROTO_R_FLAGS;
+	return PROTO_R_OK;
+}
+
+/*
  * Everything in the common header that does not depend on the body. The
  * epoch is a connection's (any value) on the data types; the control types
  * belong to no connection and keep the field reserved.
@@ -284,15 +301,11 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 	if ((pkt->flags & ~rule->flags_allowed) ||
 	    (pkt->flags & rule->flags_required) != rule->flags_required)
 		return PROTO_R_FLAGS;
-	/* A switch's notice or a NO_VNET answer is no connection's own frame. */
-	if ((pkt->flags & (PROTO_F_FRESH | PROTO_F_RESTART | PROTO_F_WELCOME)) &&
-	    (pkt->flags & (PROTO_F_DOWN | PROTO_F_NO_VNET)))
-		return PROTO_R_FLAGS;
-	/* A WELCOME comes from an end that knows its epoch; only it says RESTART. */
-	if ((pkt->flags & PROTO_F_FRESH) && (pkt->flags & PROTO_F_WELCOME))
-		return PROTO_R_FLAGS;
-	if ((pkt->flags & PROTO_F_RESTART) && !(pkt->flags & PROTO_F_WELCOME))
-		return PROTO_R_FLAGS;
+	if (pkt->flags & (PROTO_F_FRESH | PROTO_F_RESTART | PROTO_F_WELCOME)) {
+		r = proto_check_process_flags(pkt->flags);
+		if (r != PROTO_R_OK)
+			return r;
+	}
 	r = proto_check_nodes(pkt, max_nodes);
 	if (r != PROTO_R_OK)
 		return r;
@@ -313,13 +326,13 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 			return PROTO_R_RESERVED;
 	}
 	/*
-	 * A BACK names the BREQ it answers by its number (0: none), a WELCOME
-	 * the boot nonce it took.
+	 * Without data, a BACK names the BREQ it answers by its number (0:
+	 * none), a WELCOME the boot nonce it took; others carry none.
 	 */
-	if (pkt->pkt_num > PROTO_PKT_NUM_MASK ||
-	    (pkt->pkt_num && !(pkt->flags & PROTO_F_DATA) && pkt->type != PROTO_T_BACK &&
-	     !(pkt->flags & PROTO_F_WELCOME)) ||
-	    ((pkt->flags & PROTO_F_WELCOME) && pkt->pkt_num > UINT16_MAX))
+	if (pkt->pkt_num > PROTO_PKT_NUM_MASK)
+		return PROTO_R_PKT_NUM;
+	if (pkt->pkt_num && !(pkt->flags & PROTO_F_DATA) && pkt->type != PROTO_T_BACK &&
+	    !((pkt->flags & PROTO_F_WELCOME) && pkt->pkt_num <= UINT16_MAX))
 		return PROTO_R_PKT_NUM;
 	if (pkt->ack_base > PROTO_PKT_NUM_MASK ||
 	    ((pkt->ack_base | pkt->ack_mask) && !(pkt->flags & PROTO_F_ACK)))

@@ -2962,7 +2962,7 @@ static void t_pair_unwelcomed_notice(struct t_pair *tp, struct t_seen *seen)
  * takes it for a duplicate of the old process's packet 1 and acknowledges
  * it. Expected: Y delivered if it completes OK, and T_NODE's next message
  * completes. Now a restart of a connection no peer has welcomed gives it
- * no epoch (nic_restart_conn).
+ * no epoch (nic_fail_peer).
  */
 Test(nic, a_notice_gives_no_epoch_to_a_connection_no_peer_welcomed)
 {
