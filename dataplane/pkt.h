@@ -98,6 +98,9 @@ struct sn_conn {
 	uint16_t fresh_nonce;		/* boot nonce of the peer's FRESH frames taken */
 	uint16_t old_nonces[SN_OLD_NONCES];	/* nonces of the peer's earlier processes */
 	uint8_t n_old_nonces;		/* how many (the newest last) */
+	bool named;			/* a notice since the last restart named
+					 * the peer's process: named_nonce */
+	uint16_t named_nonce;		/* its boot nonce */
 	/* transmit side: maintained by genp */
 	uint32_t tx_next;		/* next packet number to assign */
 	struct sn_pkt *unacked;		/* numbered, unacknowledged, oldest first */

@@ -403,6 +403,7 @@ static void pipeline_conn_restart(struct pipeline *pl, struct sn_conn *c, uint64
 	c->ack_now = 0;
 	c->rx_heard = false;
 	c->epoch_adopted = false;
+	c->named = false;
 	if (c->fresh_seen == SN_FRESH_CURRENT)
 		c->fresh_seen = SN_FRESH_RETIRED;
 }
@@ -511,6 +512,24 @@ enum pipeline_epoch pipeline_rx_unwelcome(struct pipeline *pl, struct sn_conn *c
 	return pipeline_rx_stale(pl, c, now);
 }
 
+enum pipeline_epoch pipeline_rx_ack_base(struct pipeline *pl, struct sn_conn *c,
+					 uint32_t ack_base, uint64_t now)
+{
+	bool contradicts;
+
+	if (!pl->numbered)
+		return PIPELINE_EPOCH_CURRENT;
+	contradicts = proto_seq_diff(ack_base, c->tx_next) >= 0;	/* never numbered */
+	/* unacked is in number order: what the base covers comes first */
+	for (const struct sn_pkt *p = c->unacked; !contradicts && p &&
+	     proto_seq_diff(p->h.pkt_num, ack_base) <= 0; p = p->next)
+		contradicts = !p->tx_count;
+	if (!contradicts)
+		return PIPELINE_EPOCH_CURRENT;
+	pipeline_conn_reset(pl, c, true, now);
+	return pipeline_rx_stale(pl, c, now);
+}
+
 enum pipeline_epoch pipeline_rx_welcome(struct pipeline *pl, struct sn_conn *c,
 					uint16_t epoch, uint16_t nonce, bool restart,
 					uint64_t now)
@@ -525,20 +544,30 @@ enum pipeline_epoch pipeline_rx_welcome(struct pipeline *pl, struct sn_conn *c,
 	return restart ? PIPELINE_EPOCH_NEWER : PIPELINE_EPOCH_CURRENT;
 }
 
+void pipeline_name_process(struct sn_conn *c, uint16_t nonce)
+{
+	c->named = true;
+	c->named_nonce = nonce;
+}
+
 /*
  * True when conn holds state of an earlier process of its peer than the one
  * whose FRESH frame brought nonce: it took another nonce since its last
  * restart, or frames of the peer at an epoch it knew itself (an epoch taken
  * while it knew none is from the peer's present process as far as it can
- * tell: its own process is newer). Packets it only sent since its last
- * restart are taken to have gone to the new process (see doc/protocol.md
- * for when that is wrong).
+ * tell: its own process is newer). With nothing heard since its last
+ * restart, the packets it numbered since may have gone to any process of
+ * the peer that knew an epoch (a frame of a newer one restarts it): only
+ * one a notice named since is known to be this one. A connection that knows
+ * no epoch itself takes the frame: both ends are new.
  */
 static bool pipeline_fresh_is_new_process(const struct sn_conn *c, uint16_t nonce)
 {
 	if (c->fresh_seen == SN_FRESH_CURRENT)
 		return c->fresh_nonce != nonce;
-	return c->rx_heard && !c->epoch_adopted;
+	if (c->rx_heard)
+		return !c->epoch_adopted;
+	return c->epoch_known && c->tx_next != 1 && !(c->named && c->named_nonce == nonce);
 }
 
 enum pipeline_epoch pipeline_rx_fresh(struct pipeline *pl, struct sn_conn *c,

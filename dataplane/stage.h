@@ -251,6 +251,13 @@ enum pipeline_epoch pipeline_rx_fresh(struct pipeline *pl, struct sn_conn *conn,
 				      uint16_t nonce, uint64_t now);
 
 /*
+ * A notice of the switch named the process of boot nonce `nonce` as conn's
+ * peer (the one it last saw join): until conn restarts, what it numbers
+ * goes to that process, and a FRESH frame of another restarts it.
+ */
+void pipeline_name_process(struct sn_conn *conn, uint16_t nonce);
+
+/*
  * A frame without FRESH came on conn, which knows no epoch, and it is no
  * WELCOME of this process's nonce: it may be from before this process
  * (its peer never heard of it), so it is dropped and conn answers at once
@@ -258,6 +265,18 @@ enum pipeline_epoch pipeline_rx_fresh(struct pipeline *pl, struct sn_conn *conn,
  */
 enum pipeline_epoch pipeline_rx_unwelcome(struct pipeline *pl, struct sn_conn *conn,
 					  uint64_t now);
+
+/*
+ * A frame of conn's current epoch acknowledges every packet up to
+ * ack_base. If one of them was numbered here and never sent, or never
+ * numbered, the peer's receive state is of another numbering of conn (a
+ * process or a restart it missed): conn restarts at the next epoch (its messages fail
+ * SN_ERR_DOWN), answers at once with an ack-only frame of it, from which
+ * the peer restarts too, and the frame is for the caller to drop (STALE).
+ * Else CURRENT.
+ */
+enum pipeline_epoch pipeline_rx_ack_base(struct pipeline *pl, struct sn_conn *conn,
+					 uint32_t ack_base, uint64_t now);
 
 /*
  * A WELCOME of this process's nonce came on conn, which knows no epoch: the

@@ -122,6 +122,11 @@ static bool nic_rx_epoch(struct nic *nic, struct nic_vnet *v, struct sn_conn *co
 	default:
 		break;
 	}
+	if ((p->flags & PROTO_F_ACK) && conn->epoch_known &&
+	    pipeline_rx_ack_base(v->pl, conn, p->ack_base, now) == PIPELINE_EPOCH_STALE) {
+		nic->stats.ack_contradictions++;
+		return false;
+	}
 	if (fresh) {
 		nic->stats.rx_fresh++;
 		nic_send_welcome(nic, conn, p->epoch, false, now);
@@ -237,7 +242,7 @@ static void nic_split(struct nic *nic, struct rte_mbuf *m, const struct proto_pk
 	case PROTO_T_BACK:
 	case PROTO_T_QACK:
 		if (p->flags & PROTO_F_DOWN) {
-			nic_peer_down(nic, p->src_node, p->epoch, now);
+			nic_peer_down(nic, p->src_node, p->epoch, p->handler, now);
 			goto done;
 		}
 		if (p->flags & PROTO_F_NO_VNET) {

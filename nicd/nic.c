@@ -217,9 +217,9 @@ struct nic *nic_create(const struct nic_config *cfg, const struct nic_ops *ops,
 	nic_quick_rate(nic);
 	nic->id = PROTO_NODE_NONE;
 	nic->state = NIC_JOINING;
-	nic->hello_nonce = cfg->incarnation;
-	/* Rejoins move hello_nonce on; this stays for the process's life. */
+	/* This stays for the process's life; rejoins move the HELLO's low half on. */
 	nic->boot_nonce = (uint16_t)(cfg->incarnation ^ cfg->incarnation >> 16);
+	nic->hello_nonce = proto_hello_nonce(nic->boot_nonce, (uint16_t)cfg->incarnation);
 	nic->lim = (struct proto_limits) {
 		.max_nodes = cfg->max_nodes, .max_endpoints = nic->cfg.max_endpoints,
 		.skip_crc = !cfg->check_crc,
@@ -450,9 +450,11 @@ void nic_peer_no_vnet(struct nic *nic, const struct proto_pkt *q, uint64_t now)
  * one came, and neither the rejoin notice nor a frame of the peer since).
  * A node that has not joined this switch (a restarted one) takes a new
  * epoch when it joins, its own rejoin, which this end already matched with
- * its own: none here, or the first message after the restart fails.
+ * its own: none here, or the first message after the restart fails. A
+ * down or rejoined notice names the peer's process (pipeline_name_process).
  */
-void nic_peer_down(struct nic *nic, uint16_t peer, enum proto_down_kind kind, uint64_t now)
+void nic_peer_down(struct nic *nic, uint16_t peer, enum proto_down_kind kind, uint16_t nonce,
+		   uint64_t now)
 {
 	nic->stats.down_notices++;
 	if (kind == PROTO_DOWN_NOT_JOINED) {
@@ -461,6 +463,12 @@ void nic_peer_down(struct nic *nic, uint16_t peer, enum proto_down_kind kind, ui
 	}
 	nic_fail_peer(nic, peer, nic->noticed[peer] ? NIC_FAIL_IN_PLACE : NIC_FAIL_RESTART, now);
 	nic->noticed[peer] = kind == PROTO_DOWN_DOWN;
+	for (unsigned int i = 0; i < nic->n_vnets; i++) {
+		struct pipeline *pl = nic->vnets[i].pl;
+
+		if (peer < pl->n_nodes && pl->conns[peer])
+			pipeline_name_process(pl->conns[peer], nonce);
+	}
 }
 
 void nic_left_cluster(struct nic *nic, uint64_t now)
@@ -475,7 +483,8 @@ void nic_rejoin(struct nic *nic, uint64_t now)
 {
 	nic->stats.rejoins++;
 	nic->state = NIC_JOINING;
-	nic->hello_nonce++;	/* a new incarnation: peers must restart with it */
+	/* a new incarnation of the same process: peers must restart with it */
+	nic->hello_nonce = proto_hello_nonce(nic->boot_nonce, (uint16_t)(nic->hello_nonce + 1));
 	/*
 	 * ... and so must we: a switch that sees us rejoin tells our peers
 	 * to start over with us, and a restarted switch tells a node whose

@@ -123,6 +123,7 @@ struct nic_msg {
 	X(welcome_sent, "WELCOMEs sent: answers to a FRESH frame taken, with the epoch for its sender to take") \
 	X(rx_welcome, "WELCOMEs taken by a connection that knew no epoch: it took the epoch") \
 	X(rx_unwelcome, "frames dropped by a connection that knows no epoch yet (not a WELCOME of its own nonce); a FRESH ack-only frame answers") \
+	X(ack_contradictions, "connections restarted by an acknowledgment of packets they numbered and never sent: the peer's state was of another numbering") \
 	X(completed_ok, "sends completed successfully") \
 	X(completed_err, "sends completed with an error") \
 	X(cancelled, "sends cancelled: their endpoint closed (among completed_err)") \

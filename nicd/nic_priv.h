@@ -110,8 +110,13 @@ void nic_finish(struct nic *nic, struct sn_pkt *pkt, int status, uint64_t now);
  */
 void nic_rejoin(struct nic *nic, uint64_t now);
 
-/* A peer is down, rejoined or not joined (kind): fail and forget everything towards it. */
-void nic_peer_down(struct nic *nic, uint16_t peer, enum proto_down_kind kind, uint64_t now);
+/*
+ * A peer is down, rejoined or not joined (kind): fail and forget everything
+ * towards it. Down or rejoined, the switch names the process it last saw
+ * join as peer by its boot nonce.
+ */
+void nic_peer_down(struct nic *nic, uint16_t peer, enum proto_down_kind kind, uint16_t nonce,
+		   uint64_t now);
 
 /*
  * A NO_VNET answer q: its source does not serve q->vnet. The connection

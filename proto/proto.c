@@ -314,8 +314,12 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 	if (rule->data_fields) {
 		if (pkt->src_ep >= max_eps || pkt->dst_ep >= max_eps)
 			return PROTO_R_ENDPOINT;
-		/* A WELCOME carries its sender's boot nonce there. */
-		if (pkt->handler && !(pkt->flags & (PROTO_F_DATA | PROTO_F_WELCOME)))
+		/*
+		 * A WELCOME carries its sender's boot nonce there, a DOWN
+		 * notice that of the process the switch last saw join.
+		 */
+		if (pkt->handler &&
+		    !(pkt->flags & (PROTO_F_DATA | PROTO_F_WELCOME | PROTO_F_DOWN)))
 			return PROTO_R_VNET;
 	} else {
 		if (pkt->src_ep || pkt->dst_ep)

@@ -104,6 +104,21 @@ enum proto_down_kind {
 	PROTO_DOWN_MAX = 2,
 };
 
+/*
+ * A HELLO's nonce: the high half is the joining process's boot nonce (the
+ * one its FRESH frames carry), the low half tells that process's joins
+ * apart. The switch names the process by it in its DOWN notices (handler).
+ */
+static inline uint32_t proto_hello_nonce(uint16_t boot_nonce, uint16_t join)
+{
+	return (uint32_t)boot_nonce << 16 | join;
+}
+
+static inline uint16_t proto_hello_boot_nonce(uint32_t hello_nonce)
+{
+	return (uint16_t)(hello_nonce >> 16);
+}
+
 /* GNT body flags. */
 enum proto_gnt_flag {
 	PROTO_GNT_F_FIFO = 1u << 0,	/* unscheduled model: request head only */

@@ -103,6 +103,8 @@ field("welcomed_nonce", ProtoField.uint16("segnet.welcomed_nonce",
 	"Boot nonce taken (WELCOME: pkt_num)", base.HEX))
 field("sender_nonce", ProtoField.uint16("segnet.sender_nonce",
 	"Sender's boot nonce (WELCOME: handler)", base.HEX))
+field("down_nonce", ProtoField.uint16("segnet.down_nonce",
+	"Boot nonce of the node's process (DOWN notice: handler)", base.HEX))
 -- enum proto_down_kind: what a DOWN notice says of the node it names.
 local down_kinds = { [0] = "down", [1] = "rejoined", [2] = "not joined" }
 field("down_kind", ProtoField.uint16("segnet.down_kind", "Node (DOWN notice)", base.DEC,
@@ -303,6 +305,9 @@ local function dissect_header(tvb, tree)
 	if bit32.band(h.flags, 0x0800) ~= 0 then
 		ht:add(f.welcomed_nonce, tvb(18, 2))
 		ht:add(f.sender_nonce, tvb(14, 2))
+	end
+	if bit32.band(h.flags, 0x0040) ~= 0 then
+		ht:add(f.down_nonce, tvb(14, 2))
 	end
 	add_u24(ht, f.ack_base, tvb(20, 4))
 	ht:add(f.ack_mask, tvb(24, 4))

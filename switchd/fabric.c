@@ -223,6 +223,8 @@ void sw_notice_down(struct sw_fabric *sw, uint16_t to, uint16_t down,
 		.dst_node = to, .vnet = vnet, .slot = (uint32_t)sw->cur,
 		.epoch = nd->up ? PROTO_DOWN_REJOINED :
 			 nd->joined ? PROTO_DOWN_DOWN : PROTO_DOWN_NOT_JOINED,
+		/* the process it last saw join: what the NIC sent since went to it */
+		.handler = nd->joined ? proto_hello_boot_nonce(nd->hello_nonce) : 0,
 	};
 	struct rte_mbuf *m;
 

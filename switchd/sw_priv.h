@@ -31,7 +31,8 @@ struct sw_node {
 	bool joined;			/* sent HELLO */
 	bool up;			/* sending CFGs */
 	bool announce_join;		/* next GNT carries PROTO_GNT_F_JOINED */
-	uint32_t hello_nonce;		/* incarnation named by its last join */
+	uint32_t hello_nonce;		/* incarnation named by its last join
+					 * (the high half: its process's boot nonce) */
 	uint64_t last_cfg_slot;		/* slot of its last CFG */
 	uint8_t *counts;		/* its last request vector */
 	uint8_t *bulk_en;		/* initiators it accepts on bulk */
@@ -120,7 +121,8 @@ struct proto_pkt sw_gnt_frame(const struct sw_fabric *sw, uint64_t s);
 
 /*
  * Tell initiator `to` that node `down` is down, has not joined, or (up
- * again) rejoined: the notice's epoch field says which (enum proto_down_kind).
+ * again) rejoined: the notice's epoch field says which (enum proto_down_kind),
+ * its handler the boot nonce of the process that last joined as `down`.
  */
 void sw_notice_down(struct sw_fabric *sw, uint16_t to, uint16_t down,
 		    uint8_t type, uint16_t vnet, uint64_t now);

@@ -217,7 +217,8 @@ static void fuzz_plausible_welcome(struct proto_pkt *p)
 /*
  * Make the fields of p plausible for its type, so that the decoder accepts
  * it and the state machines see it: what a field needs zero is zero; a
- * DOWN notice's epoch is its kind, from the epoch byte ecode; neither a
+ * DOWN notice's epoch is its kind, from the epoch byte ecode, and its
+ * handler names a process as a WELCOME's does; neither a
  * notice nor a NO_VNET answer is FRESH; the WELCOME and RESTART flags as
  * fuzz_plausible_welcome says.
  */
@@ -231,7 +232,11 @@ static void fuzz_plausible(struct proto_pkt *p, uint8_t ecode)
 	if (p->type == PROTO_T_BREQ || p->type == PROTO_T_QREQ)
 		p->flags |= PROTO_F_DATA;
 	if (!(p->flags & (PROTO_F_DATA | PROTO_F_WELCOME)))
-		p->pkt_num = p->handler = 0;
+		p->pkt_num = 0;
+	if (p->flags & PROTO_F_DOWN)
+		p->handler = (uint16_t)(int8_t)p->handler;	/* a process near the FRESH nonces */
+	else if (!(p->flags & (PROTO_F_DATA | PROTO_F_WELCOME)))
+		p->handler = 0;
 	if (!(p->flags & PROTO_F_ACK))
 		p->ack_base = p->ack_mask = 0;
 	switch (p->type) {

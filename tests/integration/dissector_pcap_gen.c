@@ -81,6 +81,8 @@ static void gen_hdr(int n, const struct proto_pkt *p)
 		gen_u(n, "segnet.welcomed_nonce", p->pkt_num);
 		gen_u(n, "segnet.sender_nonce", p->handler);
 	}
+	if (p->flags & PROTO_F_DOWN)
+		gen_u(n, "segnet.down_nonce", p->handler);
 	gen_u(n, "segnet.ack_base", p->ack_base);
 	gen_u(n, "segnet.ack_mask", p->ack_mask);
 	gen_u(n, "segnet.payload_len", p->type == PROTO_T_BREQ ? p->payload_len : 0);
@@ -285,9 +287,9 @@ static int gen_all(struct gen *g)
 		  .dst_node = PROTO_NODE_SWITCH, .hello_nonce = 0xC0FFEE12 },
 		/* the switch's DOWN notices: node 1021 is down, rejoined, never joined */
 		{ .type = PROTO_T_BACK, .flags = PROTO_F_DOWN, .src_node = 1021,
-		  .dst_node = 3, .slot = 4000000001u },
+		  .dst_node = 3, .handler = 0xBEEF, .slot = 4000000001u },
 		{ .type = PROTO_T_QACK, .flags = PROTO_F_DOWN, .src_node = 1021,
-		  .dst_node = 3, .vnet = 0x0BEE, .epoch = PROTO_DOWN_REJOINED },
+		  .dst_node = 3, .vnet = 0x0BEE, .handler = 0xC0DE, .epoch = PROTO_DOWN_REJOINED },
 		{ .type = PROTO_T_BACK, .flags = PROTO_F_DOWN, .src_node = 1021,
 		  .dst_node = 3, .epoch = PROTO_DOWN_NOT_JOINED },
 		/* node 5 does not serve vnet 9 (it answers a data frame of epoch 3) */

@@ -97,12 +97,15 @@ static void t_push(struct t_sw *t, int on, struct proto_pkt p)
 	tport_push(t->port[on], tdp_encode(t_mp, &p));
 }
 
-/* HELLO from node i, with src_node set to src (i or PROTO_NODE_NONE). */
+/* The boot nonce of node i's process in t_hello. */
+#define T_BOOT(i) ((uint16_t)(0xB000 + (i)))
+
+/* HELLO from node i (its process T_BOOT(i), join 7), with src_node set to src (i or PROTO_NODE_NONE). */
 static void t_hello(struct t_sw *t, int i, uint16_t src)
 {
 	t_push(t, i, (struct proto_pkt) {
 		.type = PROTO_T_HELLO, .src_node = src, .dst_node = PROTO_NODE_SWITCH,
-		.hello_nonce = 7,
+		.hello_nonce = proto_hello_nonce(T_BOOT(i), 7),
 	});
 }
 
@@ -997,6 +1000,7 @@ Test(fabric, frames_from_a_node_that_has_not_joined_are_dropped)
 	cr_assert_eq(t_sent(t, 0, 0).src_node, 3);
 	cr_assert_eq(t_sent(t, 0, 0).epoch, PROTO_DOWN_NOT_JOINED,
 		     "the notice says node 3 never joined: %u", t_sent(t, 0, 0).epoch);
+	cr_assert_eq(t_sent(t, 0, 0).handler, 0, "it knows no process of node 3");
 	t_sw_free(t);
 }
 
@@ -1018,6 +1022,7 @@ Test(fabric, silent_node_is_marked_down_and_requesters_are_told)
 			if (p.type == PROTO_T_BACK && (p.flags & PROTO_F_DOWN)) {
 				cr_assert_eq(p.src_node, 2, "the notice names the down node");
 				cr_assert_eq(p.epoch, PROTO_DOWN_DOWN, "and says it is down");
+				cr_assert_eq(p.handler, T_BOOT(2), "and names its process");
 				if (first_notice < 0)
 					first_notice = s;
 			}
@@ -1074,20 +1079,24 @@ Test(fabric, a_repeated_hello_resets_nothing_a_new_incarnation_does)
 {
 	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
 
-	/* t_sw_joined joined everyone with nonce 7: the same nonce is a repeat. */
-	t_hello_nonce(t, 2, 7);
+	/* t_sw_joined joined everyone with t_hello: the same nonce is a repeat. */
+	t_hello_nonce(t, 2, proto_hello_nonce(T_BOOT(2), 7));
 	sw_fabric_poll(t->sw, T_SLOT);
 	cr_assert_eq(t_st(t)->hello_repeats, 1);
 	cr_assert_eq(t_st(t)->down_notices, 0, "a repeat must not reset the peers");
 	cr_assert_eq(t_gnt(t, 2).gflags, PROTO_GNT_F_JOINED, "the join is announced again");
 	t_clear(t);
-	/* Another nonce: the NIC restarted, and its peers are told. */
-	t_hello_nonce(t, 2, 8);
+	/* Another nonce: the NIC joins again, and its peers are told which process did. */
+	t_hello_nonce(t, 2, proto_hello_nonce(0x5EED, 1));
 	sw_fabric_poll(t->sw, 2 * T_SLOT);
 	cr_assert_eq(t_st(t)->hello_repeats, 1);
 	for (int i = 0; i < T_N; i++)
-		if (i != 2)
+		if (i != 2) {
 			cr_assert_eq(t_count(t, i, PROTO_T_BACK), 1, "node %d not told", i);
+			cr_assert_eq(t_sent(t, i, 0).epoch, PROTO_DOWN_REJOINED);
+			cr_assert_eq(t_sent(t, i, 0).handler, 0x5EED, "node %d: process %#x named",
+				     i, t_sent(t, i, 0).handler);
+		}
 	t_sw_free(t);
 }
 

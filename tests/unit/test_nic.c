@@ -1575,15 +1575,22 @@ Test(nic, two_silent_peers_leave_a_quick_buffer_to_the_others)
 }
 
 /* The switch's DOWN notice to `to` (on port) that node `down` is down: a QACK (as for a QREQ to a down node). */
-static void t_push_notice(struct dp_port *port, uint16_t to, uint16_t down,
-			  enum proto_down_kind kind)
+static void t_push_notice_of(struct dp_port *port, uint16_t to, uint16_t down,
+			     enum proto_down_kind kind, uint16_t nonce)
 {
 	struct proto_pkt d = {
 		.type = PROTO_T_QACK, .flags = PROTO_F_DOWN, .src_node = down,
-		.dst_node = to, .vnet = T_VNET, .epoch = kind,
+		.dst_node = to, .vnet = T_VNET, .epoch = kind, .handler = nonce,
 	};
 
 	tport_push(port, tdp_encode(t_mp, &d));
+}
+
+/* The same, of the process of boot nonce 0 (incarnation 0). */
+static void t_push_notice(struct dp_port *port, uint16_t to, uint16_t down,
+			  enum proto_down_kind kind)
+{
+	t_push_notice_of(port, to, down, kind, 0);
 }
 
 /* A DOWN notice to `to` that node `down` is down. */
@@ -2732,6 +2739,7 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 		unsigned int pnotice = getenv("T_PNOTICE") ?
 				       (unsigned int)atoi(getenv("T_PNOTICE")) : 8;
 		uint32_t inc = 10;
+		uint16_t nonce[2] = { 0, 0 };	/* each NIC's process (incarnation) */
 
 		t_rng_state = seed;
 		memset(t_trk, 0, sizeof(t_trk));
@@ -2777,7 +2785,8 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 							    (unsigned long long)tp.now, k, kd,
 							    nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]] ? nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]]->epoch : 0,
 							    nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]] ? nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]]->tx_next : 0);
-					t_push_notice(tp.port[k], node[k], node[!k], kd);
+					t_push_notice_of(tp.port[k], node[k], node[!k], kd,
+							 kd == PROTO_DOWN_NOT_JOINED ? 0 : nonce[!k]);
 				}
 			}
 			for (int k = 0; k < 2; k++) {
@@ -2791,9 +2800,11 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 				for (uint32_t id = 0; id < t_trk[k].next_id; id++)
 					if (!t_trk[k].completions[id])
 						t_trk[k].completions[id] = 1, t_trk[k].status[id] = 99;
+				nonce[k] = (uint16_t)inc;
 				tp.nic[k] = t_nic_inc(tp.port[k], confs[c], &ops[k], 2, inc++);
 				if (t_rng() % 10 < pnotice)
-					t_push_notice(tp.port[!k], node[!k], node[k], PROTO_DOWN_REJOINED);
+					t_push_notice_of(tp.port[!k], node[!k], node[k],
+							 PROTO_DOWN_REJOINED, nonce[k]);
 			}
 			for (int k = 0; k < 2; k++) {
 				uint16_t tg = t_rng() % 2 ? node[!k] : PROTO_NODE_NONE;
@@ -2803,7 +2814,8 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 				if (away[k]) {
 					/* k hears no grant: it rejoins; the switch tells !k (maybe lost) */
 					if (--away[k] == 0 && t_rng() % 10 < 8)
-						t_push_notice(tp.port[!k], node[!k], node[k], PROTO_DOWN_REJOINED);
+						t_push_notice_of(tp.port[!k], node[!k], node[k],
+								 PROTO_DOWN_REJOINED, nonce[k]);
 					if (away[k])
 						continue;
 				}
@@ -3099,4 +3111,143 @@ Test(nic, a_late_fresh_frame_of_an_earlier_process_is_stale)
 	cr_expect(seen[1].status[3] != SN_OK || seen[0].n_delivered > q3,
 		  "Q3 completed OK and was never delivered");
 	t_pair_free(&tp);
+}
+
+/*
+ * T_PEER's new process (nonce 5) sends first: T_NODE restarts for it and
+ * welcomes it (epoch 1). The switch's notice of its join comes late and
+ * restarts T_NODE's connection again (epoch 2); T_NODE's next message
+ * reaches that process, which takes the newer epoch and delivers it, and
+ * dies before its acknowledgment leaves. Its successor (nonce 6), whose
+ * notice is lost, answers T_NODE's retransmission FRESH. T_NODE's
+ * connection heard nothing since its restart, so it kept its numbering
+ * and sent the message again: delivered twice (the tagged stress's seed
+ * 93 with T_PROC=1). The notice named the process it restarted for, 5:
+ * a FRESH frame of another means its packets since may have gone to 5.
+ */
+Test(nic, a_message_taken_by_a_process_that_died_is_not_delivered_again_to_the_next)
+{
+	struct nic_msg m = { .vnet = T_VNET, .chan = SN_CHAN_QUICK };
+	struct t_pair tp;
+	struct t_seen *seen = t_pair_open(&tp);
+	unsigned int before;
+
+	m.dst_node = T_PEER;
+	m.cookie = (void *)1;
+	cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
+	for (int s = 0; s < 2000 && seen[0].status[0] < 0; s++)
+		t_pair_slot(&tp, true, false);
+	cr_assert_eq(seen[0].status[0], SN_OK);
+	/* T_PEER's process restarts (nonce 5) and sends first; the notice waits */
+	nic_destroy(tp.nic[1]);
+	tport_clear(tp.port[1]);
+	tp.nic[1] = t_nic_inc(tp.port[1], "conf4-sr", &tp.ops[1], 1, 5);
+	m.dst_node = T_NODE;
+	cr_assert_eq(nic_send(tp.nic[1], &m, tp.now), 0);
+	for (int s = 0; s < 2000 && seen[1].status[0] < 0; s++)
+		t_pair_slot(&tp, true, false);
+	cr_assert_eq(seen[1].status[0], SN_OK);
+	cr_assert_eq(nic_stats(tp.nic[0])->fresh_restarts, 1);
+	/* the notice of that join comes now */
+	t_push_notice_of(tp.port[0], T_NODE, T_PEER, PROTO_DOWN_REJOINED, 5);
+	nic_poll(tp.nic[0], tp.now);
+	tport_clear(tp.port[0]);
+	/* T_NODE's message 2 reaches process 5, whose acknowledgment is lost with it */
+	before = seen[1].n_delivered;
+	m.dst_node = T_PEER;
+	m.cookie = (void *)2;
+	cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
+	nic_poll(tp.nic[0], tp.now);
+	t_carry(tp.port[0], tp.port[1], T_PEER, false);
+	nic_poll(tp.nic[1], tp.now);
+	cr_assert_eq(seen[1].n_delivered, before + 1, "process 5 took message 2");
+	nic_destroy(tp.nic[1]);
+	tport_clear(tp.port[1]);
+	tp.nic[1] = t_nic_inc(tp.port[1], "conf4-sr", &tp.ops[1], 1, 6);
+	for (int s = 0; s < 2000 && seen[0].status[1] < 0; s++)
+		t_pair_slot(&tp, true, false);
+	cr_log_info("message 2: status %d, delivered %u times; T_NODE fresh_restarts %llu",
+		    seen[0].status[1], seen[1].n_delivered - before,
+		    (unsigned long long)nic_stats(tp.nic[0])->fresh_restarts);
+	cr_assert_geq(seen[0].status[1], 0, "message 2 never completed");
+	cr_expect_eq(seen[1].n_delivered, before + 1, "message 2 delivered %u times",
+		     seen[1].n_delivered - before);
+	/* and the next message reaches process 6 */
+	m.cookie = (void *)3;
+	cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
+	for (int s = 0; s < 2000 && seen[0].status[2] < 0; s++)
+		t_pair_slot(&tp, true, false);
+	cr_assert_eq(seen[0].status[2], SN_OK);
+	cr_assert_eq(seen[1].n_delivered, before + 2);
+	t_pair_free(&tp);
+}
+
+/* T_PEER's ack-only QACK of epoch, acknowledging up to base. */
+static void t_push_ack_of(struct dp_port *port, uint32_t base, uint16_t epoch)
+{
+	struct proto_pkt a = {
+		.type = PROTO_T_QACK, .flags = PROTO_F_ACK, .src_node = T_PEER,
+		.dst_node = T_NODE, .vnet = T_VNET, .ack_base = base, .epoch = epoch,
+	};
+
+	tport_push(port, tdp_encode(t_mp, &a));
+}
+
+/*
+ * An acknowledgment of packets this end numbered and never sent can only
+ * come from a receive state of another numbering of the connection (the
+ * tagged stress, T_REJOIN=3 T_PROC=1 T_PNOTICE=5, seed 3: a new process's
+ * message completed OK before it was ever sent, and was never delivered).
+ * Three bulk messages wait for their grants, and T_PEER acknowledges 1
+ * and 2: before, both completed OK. Now the connection restarts at the
+ * next epoch (counter ack_contradictions), the three fail with
+ * SN_ERR_DOWN, and an ack-only frame of the new epoch tells the peer. An
+ * acknowledgment of numbers never given (before, ignored: genp's
+ * stale_acks) does the same.
+ */
+Test(nic, an_ack_of_packets_never_sent_restarts_the_connection)
+{
+	static uint8_t payload[64];
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	static struct t_seen seen;
+	struct nic_ops ops = { .ctx = &seen, .complete = t_seen_complete,
+			       .deliver = t_seen_deliver };
+	struct nic *nic = t_nic_with(port, "conf4-sr", &ops);
+	uint64_t now = 1000000;
+	struct proto_pkt q;
+
+	memset(&seen, 0, sizeof(seen));
+	memset(seen.status, -1, sizeof(seen.status));
+	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
+	nic_poll(nic, now);
+	t_welcome(nic, port, T_VNET, 7, now);
+	for (uintptr_t i = 0; i < 3; i++) {
+		struct nic_msg m = {
+			.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_BULK,
+			.payload = payload, .len = sizeof(payload), .cookie = (void *)(i + 1),
+		};
+
+		cr_assert_eq(nic_send(nic, &m, now), 0);
+	}
+	nic_poll(nic, now);
+	tport_clear(port);
+	t_push_ack_of(port, 2, 7);
+	nic_poll(nic, now);
+	for (int i = 0; i < 3; i++)
+		cr_expect_neq(seen.status[i], SN_OK, "message %d completed OK, never sent", i);
+	cr_assert_eq(seen.status[0], SN_ERR_DOWN);
+	cr_assert_eq(seen.status[2], SN_ERR_DOWN);
+	cr_assert_eq(nic_pipeline(nic, T_VNET)->conns[T_PEER]->epoch, 8);
+	cr_assert_eq(nic_stats(nic)->ack_contradictions, 1);
+	cr_assert(t_last_qack(port, &q), "the peer is not told");
+	cr_assert_eq(q.epoch, 8);
+	tport_clear(port);
+	/* the same for an acknowledgment of numbers never given (genp's stale_acks) */
+	t_push_ack_of(port, 3, 8);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_pipeline(nic, T_VNET)->conns[T_PEER]->epoch, 9);
+	cr_assert_eq(nic_stats(nic)->ack_contradictions, 2);
+	tport_clear(port);
+	t_done(nic, port, avail);
 }

@@ -181,6 +181,12 @@ static const struct valid_case valid_cases[] = {
 	  .src_node = 4, .dst_node = 9, .vnet = 3, .slot = 77 } },
 	{ "back-down-notice", 0, { .type = PROTO_T_BACK, .flags = PROTO_F_DOWN,
 	  .src_node = 6, .dst_node = 2, .slot = 123456 } },
+	/* a notice names the node's process by its boot nonce in handler */
+	{ "back-down-notice-nonce", 0, { .type = PROTO_T_BACK, .flags = PROTO_F_DOWN,
+	  .src_node = 6, .dst_node = 2, .handler = 0xFFFF, .slot = 1,
+	  .epoch = PROTO_DOWN_REJOINED } },
+	{ "qack-down-notice-nonce", 0, { .type = PROTO_T_QACK, .flags = PROTO_F_DOWN,
+	  .src_node = 6, .dst_node = 2, .vnet = 9, .handler = 0x1234 } },
 	{ "qreq-args-zero", 0, { .type = PROTO_T_QREQ, .flags = PROTO_F_DATA,
 	  .src_node = 0, .dst_node = 1023, .pkt_num = 0 } },
 	{ "qreq-args-ones", 0xFF, { .type = PROTO_T_QREQ,
