@@ -14,8 +14,8 @@
 
 /* The daemons' --check in their usage text. */
 #define DP_CHECK_USAGE \
-	"  --check                 check these arguments (nicd: and its key files)\n" \
-	"                          and exit:\n" \
+	"  --check                 check these arguments (nicd: and its key files;\n" \
+	"                          a --capture file is opened for writing) and exit:\n" \
 	"                          0 when they are good, 2 with the message if not\n"
 
 /* Options a parser can tell apart: bits of dp_opt_parser.seen. */

@@ -486,6 +486,9 @@ static int nicd_check(struct nicd_opts *o, const struct nicd_single *s, char *er
 	if (!o->capture && (o->capture_max_bytes || o->capture_max_packets))
 		return dp_opt_fail(err, errlen, "--capture-max-%s needs --capture FILE",
 				 o->capture_max_bytes ? "mb" : "packets");
+	/* A file the run could not open is an argument error, found by --check too. */
+	if (o->capture && dp_opt_output("--capture", o->capture, err, errlen))
+		return -EINVAL;
 	if (!o->per_target_cap)
 		o->per_target_cap = nic_per_target_share(o->send_buffers, NICD_CAP_SHARE);
 	if (o->per_target_cap > o->send_buffers)

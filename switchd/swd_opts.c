@@ -273,6 +273,9 @@ static int swd_check(struct swd_opts *o, struct swd_port_arg *ports,
 	if (!o->capture && (o->capture_max_bytes || o->capture_max_packets))
 		return dp_opt_fail(err, errlen, "--capture-max-%s needs --capture FILE",
 				o->capture_max_bytes ? "mb" : "packets");
+	/* A file the run could not open is an argument error, found by --check too. */
+	if (o->capture && dp_opt_output("--capture", o->capture, err, errlen))
+		return -EINVAL;
 	/* --bulk-gbps and --quick-gbps win over --link-gbps, in any order. */
 	if (!o->bulk_gbps)
 		o->bulk_gbps = o->link_gbps;

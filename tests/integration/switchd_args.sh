@@ -72,11 +72,16 @@ expect 2 "--nodes given twice" -- --nodes 2 --nodes 3 --port 0=a --port 1=b
 expect 2 "--arbiter given twice" -- --nodes 3 --arbiter pim --arbiter lcf --port 0=a --port 1=b
 expect 2 "--capture-max-packets needs --capture FILE" -- --nodes 3 $ports --capture-max-packets 5
 expect 2 "--capture-max-mb x" -- --nodes 3 $ports --capture sw.pcap --capture-max-mb x
+# A capture file that cannot be written is refused with the arguments, --check too.
+expect 2 "--capture /nonexistent-dir/sw.pcap: cannot be written: No such file or directory" \
+	-- --nodes 2 --port 0=a --port 1=b --capture /nonexistent-dir/sw.pcap --check
+expect 2 "--capture /tmp: cannot be written: Is a directory" \
+	-- --nodes 2 --port 0=a --port 1=b --capture /tmp --check
 # shellcheck disable=SC2086
 expect 2 "net_bogus" $eal --vdev net_null0 --vdev net_null1 -- --nodes 3 \
 	--port 0=net_null0 --port 1=net_null1 --port 2=net_bogus
 # shellcheck disable=SC2086
-expect 2 "--capture /nonexistent-dir/sw.pcap: No such file or directory" $eal \
+expect 2 "--capture /nonexistent-dir/sw.pcap: cannot be written: No such file or directory" $eal \
 	--vdev net_null0 --vdev net_null1 -- --nodes 2 --port 0=net_null0 --port 1=net_null1 \
 	--capture /nonexistent-dir/sw.pcap
 # shellcheck disable=SC2086

@@ -138,6 +138,12 @@ Test(tools, nicd_bad_arguments)
 		      "--capture", "n.pcap", "--capture-max-mb", "x", NULL);
 	t_usage_error("--capture needs a file name", NICD_BIN, "--vnet", vnet,
 		      "--bulk-port", "d", "--capture=", NULL);
+	/* A capture file that cannot be written is refused with the arguments, --check too. */
+	t_usage_error("--capture /nonexistent-dir/n.pcap: cannot be written: No such file or directory",
+		      NICD_BIN, "--vnet", vnet, "--bulk-port", "d", "--capture",
+		      "/nonexistent-dir/n.pcap", "--check", NULL);
+	t_usage_error("--capture /tmp: cannot be written: Is a directory", NICD_BIN, "--vnet", vnet,
+		      "--bulk-port", "d", "--capture", "/tmp", "--check", NULL);
 	t_usage_error("--name a.b", NICD_BIN, "--vnet", vnet, "--bulk-port", "d",
 		      "--name", "a.b", NULL);
 	t_usage_error("--socket-dir", NICD_BIN, "--vnet", vnet, "--bulk-port", "d",
@@ -177,7 +183,7 @@ Test(tools, nicd_missing_port_and_busy_name, .timeout = 60)
 		   "--socket-dir", n.dir, NULL);
 	cr_assert_eq(rc, 2, "--vdev naming no driver: exit %d\n%s", rc, t_read_file(t_out));
 	cr_assert(strstr(t_read_file(t_out), "net_nodriver0"), "%s", t_read_file(t_out));
-	/* A capture file that cannot be created fails at start-up. */
+	/* A capture file that cannot be created fails at start-up, before the EAL. */
 	rc = t_cmd(t_out, NICD_BIN, "--no-huge", "-m", "64", "--no-pci", "--no-shconf", "-l", "0",
 		   "--file-prefix", n.prefix, "--vdev", "net_null0,no-rx=1",
 		   "--log-level", "lib.telemetry:error", "--", "--bulk-port", "net_null0",
@@ -185,7 +191,7 @@ Test(tools, nicd_missing_port_and_busy_name, .timeout = 60)
 		   NULL);
 	cr_assert_eq(rc, 2, "bad capture file: exit %d\n%s", rc, t_read_file(t_out));
 	cr_assert(strstr(t_read_file(t_out),
-			 "--capture /nonexistent-dir/n.pcap: No such file or directory"),
+			 "--capture /nonexistent-dir/n.pcap: cannot be written: No such file or directory"),
 		  "%s", t_read_file(t_out));
 	/* A memif server nobody connects to: its link stays down. */
 	{
