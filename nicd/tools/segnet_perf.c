@@ -6,7 +6,10 @@
  * what arrives. Both print messages/s and Gbit/s per channel, and an
  * order-independent hash of what was delivered (client: what completed
  * successfully; server: what arrived) so a transfer can be checked end to
- * end. doc/man/segnet-perf.1.
+ * end. A client's message completes when the target's NIC acknowledges it
+ * (an application need not have received it: the server's count says
+ * that); those that complete with an error are counted by status.
+ * doc/man/segnet-perf.1.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +28,7 @@ enum {
 	PERF_CHANS = 2,			/* bulk and quick */
 	PERF_DRAIN_MS = 5000,		/* wait for the last completions */
 	PERF_WAKE_DELAY_US = 100,	/* longest wait for a batch of events */
+	PERF_STATUSES = 8,		/* completion statuses counted apart (enum segnet_status) */
 };
 
 /* What a test message carries in its arguments. */
@@ -70,6 +74,7 @@ struct perf_chan {
 	uint64_t sent;		/* client: sends accepted */
 	uint64_t msgs;		/* client: completed ok; server: received */
 	uint64_t errors;	/* client: completed with an error */
+	uint64_t by_status[PERF_STATUSES];	/* client: errors per status (the last: any other) */
 	uint64_t corrupt;	/* server: payload not the pattern */
 	uint64_t bytes;		/* payload bytes of msgs (args for quick) */
 	uint64_t hash;		/* sum of the message hashes */
@@ -298,6 +303,54 @@ static const char *perf_chan_name(int ch)
 	return ch == SEGNET_BULK ? "bulk" : "quick";
 }
 
+/* The errors of c by status, as "down 3, retries 1" (JSON: "\"down\": 3, ..."). */
+static const char *perf_status_list(const struct perf_chan *c, bool json, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int st = 1; st < PERF_STATUSES && at < len; st++) {
+		const char *name = st == PERF_STATUSES - 1 ? "other" : segnet_status_name(st);
+
+		if (!c->by_status[st])
+			continue;
+		at += (size_t)snprintf(buf + at, len - at, json ? "%s\"%s\": %llu" : "%s%s %llu",
+				       at ? ", " : "", name, (unsigned long long)c->by_status[st]);
+	}
+	return buf;
+}
+
+/* Print one channel's line of the results. */
+static void perf_report_chan(const struct perf_run *r, int ch, double secs, bool first)
+{
+	const struct perf_chan *c = &r->ch[ch];
+	double dt = c->last > c->first ? (double)(c->last - c->first) / 1e9 : secs;
+	double mps = dt > 0 ? (double)c->msgs / dt : 0;
+	double gbps = dt > 0 ? (double)c->bytes * 8 / dt / 1e9 : 0;
+	char why[160];
+
+	perf_status_list(c, r->o->json, why, sizeof(why));
+	if (r->o->json) {
+		printf("%s\"%s\": {\"sent\": %llu, \"messages\": %llu, \"errors\": %llu, \"errors_by_status\": {%s}, \"corrupt\": %llu, \"bytes\": %llu, \"msgs_per_s\": %.1f, \"gbit_per_s\": %.6f, \"hash\": \"%016llx\"}",
+		       first ? "" : ", ", perf_chan_name(ch), (unsigned long long)c->sent,
+		       (unsigned long long)c->msgs, (unsigned long long)c->errors, why,
+		       (unsigned long long)c->corrupt, (unsigned long long)c->bytes, mps,
+		       gbps, (unsigned long long)c->hash);
+		return;
+	}
+	if (r->o->server)
+		printf("  %-5s: %llu received, %llu corrupt",
+		       perf_chan_name(ch), (unsigned long long)c->msgs,
+		       (unsigned long long)c->corrupt);
+	else
+		printf("  %-5s: %llu sent, %llu acknowledged, %llu failed%s%s%s",
+		       perf_chan_name(ch), (unsigned long long)c->sent,
+		       (unsigned long long)c->msgs, (unsigned long long)c->errors,
+		       why[0] ? " (" : "", why, why[0] ? ")" : "");
+	printf(", %llu bytes, %.0f msg/s, %.3f Gbit/s, hash %016llx\n",
+	       (unsigned long long)c->bytes, mps, gbps, (unsigned long long)c->hash);
+}
+
 /* Print the results. */
 static void perf_report(const struct perf_run *r, double secs)
 {
@@ -311,29 +364,18 @@ static void perf_report(const struct perf_run *r, double secs)
 		printf("segnet-perf %s: %.3f s\n", role, secs);
 	for (int ch = 0; ch < PERF_CHANS; ch++) {
 		const struct perf_chan *c = &r->ch[ch];
-		double dt = c->last > c->first ? (double)(c->last - c->first) / 1e9 : secs;
-		double mps = dt > 0 ? (double)c->msgs / dt : 0;
-		double gbps = dt > 0 ? (double)c->bytes * 8 / dt / 1e9 : 0;
 
 		if (!c->sent && !c->msgs && !c->errors)
 			continue;
-		if (r->o->json) {
-			printf("%s\"%s\": {\"sent\": %llu, \"messages\": %llu, \"errors\": %llu, \"corrupt\": %llu, \"bytes\": %llu, \"msgs_per_s\": %.1f, \"gbit_per_s\": %.6f, \"hash\": \"%016llx\"}",
-			       first ? "" : ", ", perf_chan_name(ch), (unsigned long long)c->sent,
-			       (unsigned long long)c->msgs, (unsigned long long)c->errors,
-			       (unsigned long long)c->corrupt, (unsigned long long)c->bytes, mps,
-			       gbps, (unsigned long long)c->hash);
-			first = false;
-			continue;
-		}
-		printf("  %-5s: %llu %s, %llu errors, %llu corrupt, %llu bytes, %.0f msg/s, %.3f Gbit/s, hash %016llx\n",
-		       perf_chan_name(ch), (unsigned long long)c->msgs,
-		       r->o->server ? "received" : "completed", (unsigned long long)c->errors,
-		       (unsigned long long)c->corrupt, (unsigned long long)c->bytes, mps, gbps,
-		       (unsigned long long)c->hash);
+		perf_report_chan(r, ch, secs, first);
+		first = false;
 	}
 	if (r->o->json)
 		printf("}}\n");
+	else if (!r->o->server)
+		printf("  acknowledged: taken by node %ld's NIC, which also acknowledges and drops\n"
+		       "  a message for an endpoint that is not open (a server that went away):\n"
+		       "  the server's count says what an application received\n", r->o->node);
 	fflush(stdout);
 }
 
@@ -469,6 +511,8 @@ static void perf_complete(struct perf_run *r, const struct segnet_completion *c,
 			ch->hash += s->hash;
 		} else {
 			ch->errors++;
+			ch->by_status[c[i].status > 0 && c[i].status < PERF_STATUSES ?
+				      c[i].status : PERF_STATUSES - 1]++;
 		}
 		ch->last = now;
 		s->next_free = r->free_slot;
