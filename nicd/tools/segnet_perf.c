@@ -246,8 +246,26 @@ static bool perf_option(void *opts, int c, const char *arg)
 	return false;
 }
 
+/* Options a server has no use for, and a client. */
+static const int perf_client_only[] = { 'N', 'e', 'C', 'S', 'w', 'j', 0 };
+static const int perf_server_only[] = { 'D', 'r', 0 };
+
+/* Options that have no effect with the role and channel given; false after saying which. */
+static bool perf_check_effect(const struct perf_opts *o, const struct dp_opt_parser *p)
+{
+	if (o->server)
+		return tool_refuse_given(perf_prog, p, perf_client_only,
+					 "is for the client (a server counts what arrives)");
+	if (!tool_refuse_given(perf_prog, p, perf_server_only,
+			       "is for the server (a client receives nothing)"))
+		return false;
+	return o->mode != PERF_QUICK ||
+	       tool_refuse_given(perf_prog, p, (const int[]){ 'S', 0 },
+				 "is the bulk payload: --chan quick sends 32 bytes of arguments");
+}
+
 /* Cross-option checks; false after printing why. */
-static bool perf_check(struct perf_opts *o)
+static bool perf_check(struct perf_opts *o, const struct dp_opt_parser *p)
 {
 	if (!o->server && !o->client) {
 		fprintf(stderr, "%s: give --server or --client (see --help)\n", perf_prog);
@@ -261,6 +279,8 @@ static bool perf_check(struct perf_opts *o)
 		fprintf(stderr, "%s: --client needs --node N\n", perf_prog);
 		return false;
 	}
+	if (!perf_check_effect(o, p))
+		return false;
 	if (o->duration == 0) {
 		fprintf(stderr, "%s: --duration 0: give a time above 0 (or leave it out)\n",
 			perf_prog);
@@ -279,6 +299,7 @@ static bool perf_check(struct perf_opts *o)
 /* Parse the command line; 0 to run, 1 after --help, 2 on an error. */
 static int perf_parse(struct perf_opts *o, int argc, char **argv)
 {
+	struct dp_opt_parser p;
 	int rc;
 
 	memset(o, 0, sizeof(*o));
@@ -291,10 +312,10 @@ static int perf_parse(struct perf_opts *o, int argc, char **argv)
 	o->recv_bufs = 256;
 	o->duration = -1;	/* not given */
 	rc = tool_getopt(perf_prog, argc, argv, perf_long_opts, NULL, perf_groups, perf_usage,
-			 perf_option, o);
+			 perf_option, o, &p);
 	if (rc)
 		return rc;
-	return perf_check(o) ? 0 : 2;
+	return perf_check(o, &p) ? 0 : 2;
 }
 
 /* Name of channel index ch. */

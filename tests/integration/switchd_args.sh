@@ -97,6 +97,19 @@ expect 1 "net_memif0: link still down after 300 ms" $eal --vdev net_null0 \
 	--vdev net_memif0,role=server,id=0,socket=$sock,socket-abstract=no,bsize=4096 \
 	-- --nodes 2 --port 0=net_null0 --port 1=net_memif0 --link-wait-ms 300
 expect 2 "--core 4096" -- --nodes 2 --port 0=a --port 1=b --core 4096
+# Options without effect with the others given are refused by name.
+expect 2 "^switchd: --idle-sleep-us has no effect with --idle-after-us 0" -- --nodes 2 \
+	--port 0=a --port 1=b --idle-sleep-us 50 --idle-after-us 0 --check
+expect 2 "^switchd: --link-gbps has no effect: --bulk-gbps and --quick-gbps set both rates" \
+	-- --nodes 2 --port 0=a --port 1=b --link-gbps 1 --bulk-gbps 2 --quick-gbps 3 --check
+expect 0 "arguments ok" -- --nodes 2 --port 0=a --port 1=b --link-gbps 1 --bulk-gbps 2 --check
+expect 2 "^switchd: --control-queue is for nodes on one device (--port)" -- --nodes 2 \
+	--bulk-port 0=a --quick-port 0=b --bulk-port 1=c --quick-port 1=d --control-queue on --check
+expect 0 "arguments ok" -- --nodes 2 --bulk-port 0=a --quick-port 0=b --port 1=c \
+	--control-queue on --check
+expect 2 "^switchd: --seed has no effect: arbiter lcf makes no random choice" -- --nodes 2 \
+	--port 0=a --port 1=b --seed 7 --check
+expect 0 "arguments ok" -- --nodes 2 --port 0=a --port 1=b --arbiter pim:2 --seed 7 --check
 # A --vdev that names no driver: the EAL cannot parse it, an argument error;
 # the runtime directory the failed start made is removed.
 expect 2 "net_nodriver0" --no-huge -m 64 --no-pci --no-shconf --no-telemetry -l 0 \

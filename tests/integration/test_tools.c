@@ -398,6 +398,50 @@ Test(tools, ping_and_perf_arguments)
 		      "--prefix", "a", "--socket", "/b", NULL);
 }
 
+/* An option without effect with the role, channel or mode given is refused by name. */
+Test(tools, options_without_effect_are_refused_by_name)
+{
+	const char *key = t_key;
+	char vnet[300];
+
+	t_usage_error("segnet-ping: --ep is for the client (a server echoes whoever pings",
+		      SEGNET_PING_BIN, "--key", "k", "--server", "--ep", "1", NULL);
+	t_usage_error("segnet-ping: --join-wait is for the client", SEGNET_PING_BIN,
+		      "--key", "k", "--server", "--join-wait", "100", NULL);
+	t_usage_error("segnet-ping: --bulk is for the client", SEGNET_PING_BIN,
+		      "--key", "k", "--bulk", "--server", NULL);
+	t_usage_error("segnet-ping: --interval is for the client", SEGNET_PING_BIN,
+		      "--key", "k", "--server", "--interval", "5", NULL);
+	t_usage_error("segnet-ping: --size is the bulk payload: give --bulk", SEGNET_PING_BIN,
+		      "--key", "k", "--node", "1", "--size", "100", NULL);
+	t_usage_error("segnet-perf: --window is for the client (a server counts what arrives)",
+		      SEGNET_PERF_BIN, "--key", "k", "--server", "--window", "4", NULL);
+	t_usage_error("segnet-perf: --node is for the client", SEGNET_PERF_BIN,
+		      "--key", "k", "--server", "--node", "1", NULL);
+	t_usage_error("segnet-perf: --start-delay is for the server", SEGNET_PERF_BIN,
+		      "--key", "k", "--client", "--node", "1", "--start-delay", "5", NULL);
+	t_usage_error("segnet-perf: --recv-buffers is for the server", SEGNET_PERF_BIN,
+		      "--key", "k", "--client", "--node", "1", "--recv-buffers", "5", NULL);
+	t_usage_error("segnet-perf: --size is the bulk payload: --chan quick", SEGNET_PERF_BIN,
+		      "--key", "k", "--client", "--node", "1", "--chan", "quick", "--size", "8",
+		      NULL);
+	t_usage_error("segnet-stat: --count does not go with --once", SEGNET_STAT_BIN,
+		      "--once", "--count", "3", NULL);
+	t_usage_error("segnet-stat: --interval does not go with --once", SEGNET_STAT_BIN,
+		      "--interval", "2", "--once", NULL);
+	t_write_file(key, "k");
+	snprintf(vnet, sizeof(vnet), "1:%s:conf1", key);
+	t_usage_error("nicd: --idle-sleep-us has no effect with --idle-after-us 0", NICD_BIN,
+		      "--vnet", vnet, "--bulk-port", "d", "--idle-sleep-us", "50",
+		      "--idle-after-us", "0", "--check", NULL);
+	t_usage_error("nicd: --control-queue is for a node on one device", NICD_BIN,
+		      "--vnet", vnet, "--bulk-port", "d", "--quick-port", "q",
+		      "--control-queue", "on", "--check", NULL);
+	cr_assert_eq(t_cmd(t_out, NICD_BIN, "--vnet", vnet, "--node", "a:d0:q0", "--node", "b:d1",
+			   "--control-queue", "off", "--check", NULL), 0,
+		     "--control-queue with a node on one device: %s", t_read_file(t_out));
+}
+
 Test(tools, no_daemon)
 {
 	int rc;
