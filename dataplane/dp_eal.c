@@ -3,12 +3,17 @@
  * Around the EAL: initialisation, per-socket frame pools, NUMA placement
  * checks, core pinning, the TSC clock, idle back-off and the stop signal.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +42,20 @@ enum {
 	DP_TSC_CAL_BRACKET = 4000,
 	/* ... tries per bracketed read. */
 	DP_TSC_CAL_TRIES = 100,
+	/* Sockets of its own a process removes from its EAL runtime directory. */
+	DP_RUNDIR_SOCKS = 8,
+};
+
+/*
+ * What this process made in its EAL runtime directory: the sockets it
+ * listens on there (telemetry, and the multi-process socket of a primary
+ * with shared config), noted while they are open.
+ */
+struct dp_rundir {
+	char dir[PATH_MAX];					/* the directory */
+	char sock[DP_RUNDIR_SOCKS][sizeof(((struct sockaddr_un *)0)->sun_path)];	/* paths */
+	unsigned int n_sock;					/* entries in sock */
+	bool primary;		/* one of them is DIR/mp_socket: this process owns the shared config */
 };
 
 volatile sig_atomic_t dp_stop;
@@ -133,28 +152,91 @@ void dp_args_free(struct dp_args *a)
 	a->own = NULL;
 }
 
-/*
- * Remove the EAL's runtime directory dir when it is empty. rmdir never takes
- * files: a directory another process (same --file-prefix) keeps its files
- * in stays.
- */
-static void dp_eal_runtime_dir_remove(const char *dir)
+/* Note r's directory dir and the sockets this process bound in it. */
+static void dp_rundir_note(struct dp_rundir *r, const char *dir)
 {
-	if (dir[0])
-		(void)rmdir(dir);
+	size_t len = strlen(dir);
+	struct dirent *e;
+	DIR *fds;
+
+	memset(r, 0, sizeof(*r));
+	if (!dir[0] || len >= sizeof(r->dir))
+		return;
+	memcpy(r->dir, dir, len + 1);
+	fds = opendir("/proc/self/fd");
+	if (!fds)
+		return;
+	while ((e = readdir(fds)) && r->n_sock < DP_RUNDIR_SOCKS) {
+		struct sockaddr_un a;
+		socklen_t alen = sizeof(a);
+		char *path = r->sock[r->n_sock];
+
+		memset(&a, 0, sizeof(a));
+		if (e->d_name[0] == '.' ||
+		    getsockname(atoi(e->d_name), (struct sockaddr *)&a, &alen) ||
+		    a.sun_family != AF_UNIX || strncmp(a.sun_path, dir, len) ||
+		    a.sun_path[len] != '/')
+			continue;
+		memcpy(path, a.sun_path, sizeof(a.sun_path) - 1);
+		r->primary |= !strcmp(path + len, "/mp_socket");
+		r->n_sock++;
+	}
+	closedir(fds);
+}
+
+/* Unlink the files of pattern (a glob) in r's directory. */
+static void dp_rundir_unlink(const struct dp_rundir *r, const char *pattern)
+{
+	char path[PATH_MAX + 32];
+	glob_t g;
+
+	snprintf(path, sizeof(path), "%s/%s", r->dir, pattern);
+	if (glob(path, GLOB_NOSORT, NULL, &g))
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		(void)unlink(g.gl_pathv[i]);
+	globfree(&g);
+}
+
+/*
+ * Remove what this process made in its EAL runtime directory, then the
+ * directory if nothing else is left: its own sockets and, when it was the
+ * primary process of a shared config, the files of that config (the EAL
+ * leaves them at exit). Another process's files (a primary this one could
+ * not lock out, a process with the same --file-prefix and --no-shconf)
+ * stay, and the directory with them.
+ */
+static void dp_rundir_remove(const struct dp_rundir *r)
+{
+	if (!r->dir[0])
+		return;
+	for (unsigned int i = 0; i < r->n_sock; i++)
+		(void)unlink(r->sock[i]);
+	if (r->primary) {
+		dp_rundir_unlink(r, "config");
+		dp_rundir_unlink(r, "hugepage_info");
+		dp_rundir_unlink(r, "fbarray_*");
+	}
+	(void)rmdir(r->dir);
 }
 
 int dp_eal_init(int argc, char **argv, char *err, size_t errlen)
 {
 	int ret = rte_eal_init(argc, argv);
+	struct dp_rundir r;
 
 	if (ret < 0) {
 		int e = rte_errno ? rte_errno : EINVAL;
 
-		snprintf(err, errlen, "cannot initialise the DPDK EAL: %s",
-			 rte_strerror(e));
-		/* A start that failed (a bad --vdev) made it, and left it. */
-		dp_eal_runtime_dir_remove(rte_eal_get_runtime_dir());
+		/* The EAL's only EACCES: no hugepage it may use (root too). */
+		if (e == EACCES)
+			snprintf(err, errlen, "cannot initialise the DPDK EAL: no usable hugepages (none reserved or mounted, or no access to them): reserve some (doc/operations.md, Bare metal host set-up) or run without them: --no-huge -m 256");
+		else
+			snprintf(err, errlen, "cannot initialise the DPDK EAL: %s",
+				 rte_strerror(e));
+		/* A start that failed (a bad --vdev, no hugepages) made it, and left it. */
+		dp_rundir_note(&r, rte_eal_get_runtime_dir());
+		dp_rundir_remove(&r);
 		return -e;
 	}
 	dp_tsc_calibrate();
@@ -163,23 +245,17 @@ int dp_eal_init(int argc, char **argv, char *err, size_t errlen)
 
 void dp_eal_cleanup(void)
 {
-	char dir[PATH_MAX];
-
-	char sock[PATH_MAX + 32];
+	struct dp_rundir r;
 
 	/*
-	 * The EAL makes its runtime directory even with --no-shconf and leaves
-	 * it behind, with the telemetry socket this process listened on (DPDK
-	 * 22.11 does not unlink it). Remove both when nothing else is left (a
-	 * process with shared config leaves its files to their owner).
+	 * The EAL makes its runtime directory even with --no-shconf and
+	 * leaves it behind, with the telemetry socket (DPDK 22.11 does not
+	 * unlink it) and, with shared config, the config and fbarray files.
+	 * The sockets are noted while this process still holds them.
 	 */
-	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	dp_rundir_note(&r, rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
-	if (!dir[0])
-		return;
-	snprintf(sock, sizeof(sock), "%s/dpdk_telemetry.v2", dir);
-	(void)unlink(sock);
-	dp_eal_runtime_dir_remove(dir);
+	dp_rundir_remove(&r);
 }
 
 struct rte_mempool *dp_pool_for_socket(const char *prefix, int socket,

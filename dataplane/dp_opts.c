@@ -141,6 +141,23 @@ int dp_opt_next(struct dp_opt_parser *p, int argc, char **argv, char *err, size_
 	return c;
 }
 
+bool dp_opt_given(const struct dp_opt_parser *p, int val)
+{
+	int i = dp_opt_index(p->opts, val);
+
+	return i >= 0 && i < DP_OPT_MAX && (p->seen & (1ull << i));
+}
+
+int dp_opt_refuse_given(const struct dp_opt_parser *p, const int *vals, const char *why,
+			char *err, size_t errlen)
+{
+	for (; *vals; vals++)
+		if (dp_opt_given(p, *vals))
+			return dp_opt_fail(err, errlen, "--%s %s (see --help)",
+					   p->opts[dp_opt_index(p->opts, *vals)].name, why);
+	return 0;
+}
+
 int dp_opt_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;

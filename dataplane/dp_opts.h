@@ -14,8 +14,8 @@
 
 /* The daemons' --check in their usage text. */
 #define DP_CHECK_USAGE \
-	"  --check                 check these arguments (nicd: and its key files)\n" \
-	"                          and exit:\n" \
+	"  --check                 check these arguments (nicd: and its key files;\n" \
+	"                          a --capture file is opened for writing) and exit:\n" \
 	"                          0 when they are good, 2 with the message if not\n"
 
 /* Options a parser can tell apart: bits of dp_opt_parser.seen. */
@@ -50,6 +50,17 @@ void dp_opt_start(struct dp_opt_parser *p, const struct option *opts, const int 
  * or after another of its group.
  */
 int dp_opt_next(struct dp_opt_parser *p, int argc, char **argv, char *err, size_t errlen);
+
+/* True when option val (not a list) was on the command line parsed with p. */
+bool dp_opt_given(const struct dp_opt_parser *p, int val);
+
+/*
+ * Refuse the first option of vals (ending in 0; not lists) that was given,
+ * for one that has no effect with the others: -EINVAL with "--NAME WHY" in
+ * err; 0 when none of them was given.
+ */
+int dp_opt_refuse_given(const struct dp_opt_parser *p, const int *vals, const char *why,
+			char *err, size_t errlen);
 
 /* printf into err; returns -EINVAL. */
 int dp_opt_fail(char *err, size_t errlen, const char *fmt, ...)

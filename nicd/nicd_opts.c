@@ -486,6 +486,9 @@ static int nicd_check(struct nicd_opts *o, const struct nicd_single *s, char *er
 	if (!o->capture && (o->capture_max_bytes || o->capture_max_packets))
 		return dp_opt_fail(err, errlen, "--capture-max-%s needs --capture FILE",
 				 o->capture_max_bytes ? "mb" : "packets");
+	/* A file the run could not open is an argument error, found by --check too. */
+	if (o->capture && dp_opt_output("--capture", o->capture, err, errlen))
+		return -EINVAL;
 	if (!o->per_target_cap)
 		o->per_target_cap = nic_per_target_share(o->send_buffers, NICD_CAP_SHARE);
 	if (o->per_target_cap > o->send_buffers)
@@ -521,6 +524,26 @@ static int nicd_parse_one(struct nicd_opts *o, struct nicd_single *s, int c, cha
 	return nicd_parse_value(o, c, optarg, err, errlen);
 }
 
+/* Options that have no effect with the others given; 0 or -EINVAL naming one. */
+static int nicd_check_effect(const struct nicd_opts *o, const struct dp_opt_parser *p,
+			     char *err, size_t errlen)
+{
+	bool one_device = false;
+	int rc = 0;
+
+	for (unsigned int i = 0; i < o->n_nodes; i++)
+		one_device |= !strcmp(o->node[i].bulk, o->node[i].quick);
+	if (!o->idle_after_us)
+		rc = dp_opt_refuse_given(p, (const int[]){ NICD_OPT_IDLE_SLEEP_US, 0 },
+					 "has no effect with --idle-after-us 0 (busy polling never sleeps)",
+					 err, errlen);
+	if (!rc && !one_device)
+		rc = dp_opt_refuse_given(p, (const int[]){ NICD_OPT_CONTROL_QUEUE, 0 },
+					 "is for a node on one device: a node with a quick device of its own gets its control frames there",
+					 err, errlen);
+	return rc;
+}
+
 int nicd_opts_parse(struct nicd_opts *o, int argc, char **argv, char *err,
 		    size_t errlen)
 {
@@ -547,6 +570,8 @@ int nicd_opts_parse(struct nicd_opts *o, int argc, char **argv, char *err,
 		rc = dp_opt_fail(err, errlen, "unexpected argument %s (see --help)", argv[optind]);
 	if (!rc)
 		rc = nicd_check(o, &s, err, errlen);
+	if (!rc)
+		rc = nicd_check_effect(o, &p, err, errlen);
 	return rc;
 }
 

@@ -51,6 +51,7 @@ struct arb_ops {
 	bool takes_iterations;		/* accepts "name:K" */
 	unsigned int default_iterations;
 	bool fifo;			/* nodes request only their head-of-line target */
+	bool seeded;			/* makes random choices, from --seed */
 	enum arb_output output;		/* how the switch treats bulk frames */
 	uint16_t out_buffers;		/* ARB_OUT_BUFFER: frames per output port */
 	size_t priv_size;		/* bytes of per-instance state (any n) */

@@ -95,6 +95,7 @@ const struct arb_ops arb_pim_ops = {
 	.help = "Parallel Iterative Matching with K iterations (default 4): random grant and accept",
 	.takes_iterations = true,
 	.default_iterations = 4,
+	.seeded = true,
 	.output = ARB_OUT_SCHEDULED,
 	.priv_size = sizeof(struct pim_state),
 	.match = pim_match,

@@ -59,6 +59,7 @@ struct swd_opts {
 	bool check_crc;			/* --check-crc */
 	bool control_queue;		/* --control-queue: tx queue 1 for control */
 	uint64_t seed;			/* --seed of randomized arbiters */
+	bool arb_seeded;		/* the arbiter takes --seed (its ops' seeded) */
 	const char *capture;		/* --capture: pcap of every port, or NULL */
 	uint64_t capture_max_bytes;	/* --capture-max-mb in bytes (0 = no bound) */
 	uint64_t capture_max_packets;	/* --capture-max-packets (0 = no bound) */

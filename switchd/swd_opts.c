@@ -273,6 +273,9 @@ static int swd_check(struct swd_opts *o, struct swd_port_arg *ports,
 	if (!o->capture && (o->capture_max_bytes || o->capture_max_packets))
 		return dp_opt_fail(err, errlen, "--capture-max-%s needs --capture FILE",
 				o->capture_max_bytes ? "mb" : "packets");
+	/* A file the run could not open is an argument error, found by --check too. */
+	if (o->capture && dp_opt_output("--capture", o->capture, err, errlen))
+		return -EINVAL;
 	/* --bulk-gbps and --quick-gbps win over --link-gbps, in any order. */
 	if (!o->bulk_gbps)
 		o->bulk_gbps = o->link_gbps;
@@ -281,6 +284,7 @@ static int swd_check(struct swd_opts *o, struct swd_port_arg *ports,
 	a = arb_create(o->arbiter, o->nodes, o->seed, aerr, sizeof(aerr));
 	if (!a)
 		return dp_opt_fail(err, errlen, "--arbiter %s: %s", o->arbiter, aerr);
+	o->arb_seeded = a->ops->seeded;
 	arb_destroy(a);
 	if (swd_opts_slot_ns(o) > UINT32_MAX)
 		return dp_opt_fail(err, errlen, "--bulk-gbps %g with --slot-frames %u: a slot of %llu ns is longer than the 4.29 s a GNT can say",
@@ -393,6 +397,35 @@ static int swd_parse_value(struct swd_opts *o, int c, const char *arg, char *err
 	return dp_opt_fail(err, errlen, "unknown option (see --help)");
 }
 
+/* Options that have no effect with the others given; 0 or -EINVAL naming one. */
+static int swd_check_effect(const struct swd_opts *o, const struct dp_opt_parser *p,
+			    char *err, size_t errlen)
+{
+	bool one_device = false;
+	char why[128];
+	int rc = 0;
+
+	for (uint16_t i = 0; i < o->nodes; i++)
+		one_device |= o->node[i].port != NULL;
+	if (!o->idle_after_us)
+		rc = dp_opt_refuse_given(p, (const int[]){ SWD_OPT_IDLE_SLEEP_US, 0 },
+					 "has no effect with --idle-after-us 0 (busy polling never sleeps)",
+					 err, errlen);
+	if (!rc && dp_opt_given(p, SWD_OPT_BULK_GBPS) && dp_opt_given(p, SWD_OPT_QUICK_GBPS))
+		rc = dp_opt_refuse_given(p, (const int[]){ SWD_OPT_LINK_GBPS, 0 },
+					 "has no effect: --bulk-gbps and --quick-gbps set both rates",
+					 err, errlen);
+	if (!rc && !one_device)
+		rc = dp_opt_refuse_given(p, (const int[]){ SWD_OPT_CONTROL_QUEUE, 0 },
+					 "is for nodes on one device (--port): a node with --bulk-port and --quick-port gets its control frames on the quick port",
+					 err, errlen);
+	snprintf(why, sizeof(why), "has no effect: arbiter %s makes no random choice (pim does)",
+		 o->arbiter);
+	if (!rc && !o->arb_seeded)
+		rc = dp_opt_refuse_given(p, (const int[]){ SWD_OPT_SEED, 0 }, why, err, errlen);
+	return rc;
+}
+
 int swd_opts_parse(struct swd_opts *o, int argc, char **argv, char *err,
 		   size_t errlen)
 {
@@ -428,6 +461,8 @@ int swd_opts_parse(struct swd_opts *o, int argc, char **argv, char *err,
 		rc = dp_opt_fail(err, errlen, "%s: unexpected argument (see --help)", argv[optind]);
 	if (!rc)
 		rc = swd_check(o, ports, n_ports, err, errlen);
+	if (!rc)
+		rc = swd_check_effect(o, &p, err, errlen);
 	free(ports);
 	optind = 1;
 	return rc;

@@ -6,7 +6,10 @@
  * what arrives. Both print messages/s and Gbit/s per channel, and an
  * order-independent hash of what was delivered (client: what completed
  * successfully; server: what arrived) so a transfer can be checked end to
- * end. doc/man/segnet-perf.1.
+ * end. A client's message completes when the target's NIC acknowledges it
+ * (an application need not have received it: the server's count says
+ * that); those that complete with an error are counted by status.
+ * doc/man/segnet-perf.1.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +28,7 @@ enum {
 	PERF_CHANS = 2,			/* bulk and quick */
 	PERF_DRAIN_MS = 5000,		/* wait for the last completions */
 	PERF_WAKE_DELAY_US = 100,	/* longest wait for a batch of events */
+	PERF_STATUSES = 8,		/* completion statuses counted apart (enum segnet_status) */
 };
 
 /* What a test message carries in its arguments. */
@@ -70,6 +74,7 @@ struct perf_chan {
 	uint64_t sent;		/* client: sends accepted */
 	uint64_t msgs;		/* client: completed ok; server: received */
 	uint64_t errors;	/* client: completed with an error */
+	uint64_t by_status[PERF_STATUSES];	/* client: errors per status (the last: any other) */
 	uint64_t corrupt;	/* server: payload not the pattern */
 	uint64_t bytes;		/* payload bytes of msgs (args for quick) */
 	uint64_t hash;		/* sum of the message hashes */
@@ -241,8 +246,26 @@ static bool perf_option(void *opts, int c, const char *arg)
 	return false;
 }
 
+/* Options a server has no use for, and a client. */
+static const int perf_client_only[] = { 'N', 'e', 'C', 'S', 'w', 'j', 0 };
+static const int perf_server_only[] = { 'D', 'r', 0 };
+
+/* Options that have no effect with the role and channel given; false after saying which. */
+static bool perf_check_effect(const struct perf_opts *o, const struct dp_opt_parser *p)
+{
+	if (o->server)
+		return tool_refuse_given(perf_prog, p, perf_client_only,
+					 "is for the client (a server counts what arrives)");
+	if (!tool_refuse_given(perf_prog, p, perf_server_only,
+			       "is for the server (a client receives nothing)"))
+		return false;
+	return o->mode != PERF_QUICK ||
+	       tool_refuse_given(perf_prog, p, (const int[]){ 'S', 0 },
+				 "is the bulk payload: --chan quick sends 32 bytes of arguments");
+}
+
 /* Cross-option checks; false after printing why. */
-static bool perf_check(struct perf_opts *o)
+static bool perf_check(struct perf_opts *o, const struct dp_opt_parser *p)
 {
 	if (!o->server && !o->client) {
 		fprintf(stderr, "%s: give --server or --client (see --help)\n", perf_prog);
@@ -256,6 +279,8 @@ static bool perf_check(struct perf_opts *o)
 		fprintf(stderr, "%s: --client needs --node N\n", perf_prog);
 		return false;
 	}
+	if (!perf_check_effect(o, p))
+		return false;
 	if (o->duration == 0) {
 		fprintf(stderr, "%s: --duration 0: give a time above 0 (or leave it out)\n",
 			perf_prog);
@@ -274,6 +299,7 @@ static bool perf_check(struct perf_opts *o)
 /* Parse the command line; 0 to run, 1 after --help, 2 on an error. */
 static int perf_parse(struct perf_opts *o, int argc, char **argv)
 {
+	struct dp_opt_parser p;
 	int rc;
 
 	memset(o, 0, sizeof(*o));
@@ -286,16 +312,64 @@ static int perf_parse(struct perf_opts *o, int argc, char **argv)
 	o->recv_bufs = 256;
 	o->duration = -1;	/* not given */
 	rc = tool_getopt(perf_prog, argc, argv, perf_long_opts, NULL, perf_groups, perf_usage,
-			 perf_option, o);
+			 perf_option, o, &p);
 	if (rc)
 		return rc;
-	return perf_check(o) ? 0 : 2;
+	return perf_check(o, &p) ? 0 : 2;
 }
 
 /* Name of channel index ch. */
 static const char *perf_chan_name(int ch)
 {
 	return ch == SEGNET_BULK ? "bulk" : "quick";
+}
+
+/* The errors of c by status, as "down 3, retries 1" (JSON: "\"down\": 3, ..."). */
+static const char *perf_status_list(const struct perf_chan *c, bool json, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int st = 1; st < PERF_STATUSES && at < len; st++) {
+		const char *name = st == PERF_STATUSES - 1 ? "other" : segnet_status_name(st);
+
+		if (!c->by_status[st])
+			continue;
+		at += (size_t)snprintf(buf + at, len - at, json ? "%s\"%s\": %llu" : "%s%s %llu",
+				       at ? ", " : "", name, (unsigned long long)c->by_status[st]);
+	}
+	return buf;
+}
+
+/* Print one channel's line of the results. */
+static void perf_report_chan(const struct perf_run *r, int ch, double secs, bool first)
+{
+	const struct perf_chan *c = &r->ch[ch];
+	double dt = c->last > c->first ? (double)(c->last - c->first) / 1e9 : secs;
+	double mps = dt > 0 ? (double)c->msgs / dt : 0;
+	double gbps = dt > 0 ? (double)c->bytes * 8 / dt / 1e9 : 0;
+	char why[160];
+
+	perf_status_list(c, r->o->json, why, sizeof(why));
+	if (r->o->json) {
+		printf("%s\"%s\": {\"sent\": %llu, \"messages\": %llu, \"errors\": %llu, \"errors_by_status\": {%s}, \"corrupt\": %llu, \"bytes\": %llu, \"msgs_per_s\": %.1f, \"gbit_per_s\": %.6f, \"hash\": \"%016llx\"}",
+		       first ? "" : ", ", perf_chan_name(ch), (unsigned long long)c->sent,
+		       (unsigned long long)c->msgs, (unsigned long long)c->errors, why,
+		       (unsigned long long)c->corrupt, (unsigned long long)c->bytes, mps,
+		       gbps, (unsigned long long)c->hash);
+		return;
+	}
+	if (r->o->server)
+		printf("  %-5s: %llu received, %llu corrupt",
+		       perf_chan_name(ch), (unsigned long long)c->msgs,
+		       (unsigned long long)c->corrupt);
+	else
+		printf("  %-5s: %llu sent, %llu acknowledged, %llu failed%s%s%s",
+		       perf_chan_name(ch), (unsigned long long)c->sent,
+		       (unsigned long long)c->msgs, (unsigned long long)c->errors,
+		       why[0] ? " (" : "", why, why[0] ? ")" : "");
+	printf(", %llu bytes, %.0f msg/s, %.3f Gbit/s, hash %016llx\n",
+	       (unsigned long long)c->bytes, mps, gbps, (unsigned long long)c->hash);
 }
 
 /* Print the results. */
@@ -311,29 +385,18 @@ static void perf_report(const struct perf_run *r, double secs)
 		printf("segnet-perf %s: %.3f s\n", role, secs);
 	for (int ch = 0; ch < PERF_CHANS; ch++) {
 		const struct perf_chan *c = &r->ch[ch];
-		double dt = c->last > c->first ? (double)(c->last - c->first) / 1e9 : secs;
-		double mps = dt > 0 ? (double)c->msgs / dt : 0;
-		double gbps = dt > 0 ? (double)c->bytes * 8 / dt / 1e9 : 0;
 
 		if (!c->sent && !c->msgs && !c->errors)
 			continue;
-		if (r->o->json) {
-			printf("%s\"%s\": {\"sent\": %llu, \"messages\": %llu, \"errors\": %llu, \"corrupt\": %llu, \"bytes\": %llu, \"msgs_per_s\": %.1f, \"gbit_per_s\": %.6f, \"hash\": \"%016llx\"}",
-			       first ? "" : ", ", perf_chan_name(ch), (unsigned long long)c->sent,
-			       (unsigned long long)c->msgs, (unsigned long long)c->errors,
-			       (unsigned long long)c->corrupt, (unsigned long long)c->bytes, mps,
-			       gbps, (unsigned long long)c->hash);
-			first = false;
-			continue;
-		}
-		printf("  %-5s: %llu %s, %llu errors, %llu corrupt, %llu bytes, %.0f msg/s, %.3f Gbit/s, hash %016llx\n",
-		       perf_chan_name(ch), (unsigned long long)c->msgs,
-		       r->o->server ? "received" : "completed", (unsigned long long)c->errors,
-		       (unsigned long long)c->corrupt, (unsigned long long)c->bytes, mps, gbps,
-		       (unsigned long long)c->hash);
+		perf_report_chan(r, ch, secs, first);
+		first = false;
 	}
 	if (r->o->json)
 		printf("}}\n");
+	else if (!r->o->server)
+		printf("  acknowledged: taken by node %ld's NIC, which also acknowledges and drops\n"
+		       "  a message for an endpoint that is not open (a server that went away):\n"
+		       "  the server's count says what an application received\n", r->o->node);
 	fflush(stdout);
 }
 
@@ -469,6 +532,8 @@ static void perf_complete(struct perf_run *r, const struct segnet_completion *c,
 			ch->hash += s->hash;
 		} else {
 			ch->errors++;
+			ch->by_status[c[i].status > 0 && c[i].status < PERF_STATUSES ?
+				      c[i].status : PERF_STATUSES - 1]++;
 		}
 		ch->last = now;
 		s->next_free = r->free_slot;

@@ -201,9 +201,23 @@ static bool ping_option(void *opts, int c, const char *arg)
 	return false;
 }
 
+/* Options a server has no use for: it echoes whoever pings, on their channel. */
+static const int ping_client_only[] = { 'e', 'q', 'b', 'S', 'i', 't', 'j', 'C', 'Q', 0 };
+
+/* Options that have no effect with the role and channel given; false after saying which. */
+static bool ping_check_effect(const struct ping_opts *o, const struct dp_opt_parser *p)
+{
+	if (o->server)
+		return tool_refuse_given(ping_prog, p, ping_client_only,
+					 "is for the client (a server echoes whoever pings, on the channel it came on)");
+	return o->bulk || tool_refuse_given(ping_prog, p, (const int[]){ 'S', 0 },
+					    "is the bulk payload: give --bulk (a quick ping carries 32 bytes of arguments)");
+}
+
 /* Parse the command line; 0 to run, 1 after --help, 2 on an error. */
 static int ping_parse(struct ping_opts *o, int argc, char **argv)
 {
+	struct dp_opt_parser p;
 	int rc;
 
 	memset(o, 0, sizeof(*o));
@@ -215,7 +229,7 @@ static int ping_parse(struct ping_opts *o, int argc, char **argv)
 	o->timeout_ms = 1000;
 	o->join_wait_ms = 10000;
 	rc = tool_getopt(ping_prog, argc, argv, ping_long_opts, NULL, ping_groups, ping_usage,
-			 ping_option, o);
+			 ping_option, o, &p);
 	if (rc)
 		return rc;
 	if (!o->ep.key_len) {
@@ -234,7 +248,7 @@ static int ping_parse(struct ping_opts *o, int argc, char **argv)
 			ping_prog);
 		return 2;
 	}
-	return 0;
+	return ping_check_effect(o, &p) ? 0 : 2;
 }
 
 /* Wait for something to poll, or spin. */

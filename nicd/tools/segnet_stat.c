@@ -159,19 +159,24 @@ static bool stat_option(void *opts, int c, const char *arg)
 /* Parse the command line; 0 to run, 1 after --help, 2 on an error. */
 static int stat_parse(struct stat_opts *o, int argc, char **argv)
 {
+	struct dp_opt_parser p;
 	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->prefix = "rte";
 	o->interval = 1;
 	rc = tool_getopt(stat_prog, argc, argv, stat_long_opts, stat_list_opts, stat_groups,
-			 stat_usage, stat_option, o);
+			 stat_usage, stat_option, o, &p);
 	if (rc)
 		return rc;
 	if (o->json && !o->once) {
 		fprintf(stderr, "%s: --json goes with --once\n", stat_prog);
 		return 2;
 	}
+	/* One sample: no refreshes to count or space out. */
+	if (o->once && !tool_refuse_given(stat_prog, &p, (const int[]){ 'n', 'i', 0 },
+					  "does not go with --once (one sample, no refreshes)"))
+		return 2;
 	if (o->once)
 		o->count = 1;
 	return 0;

@@ -34,7 +34,7 @@ void tool_signals(void)
 
 int tool_getopt(const char *prog, int argc, char **argv, const struct option *longopts,
 		const int *lists, const int *const *groups, void (*usage)(FILE *f),
-		tool_option_fn option, void *opts)
+		tool_option_fn option, void *opts, struct dp_opt_parser *parsed)
 {
 	struct dp_opt_parser p;
 	char err[256];
@@ -58,7 +58,20 @@ int tool_getopt(const char *prog, int argc, char **argv, const struct option *lo
 		fprintf(stderr, "%s: unexpected argument %s (see --help)\n", prog, argv[optind]);
 		return 2;
 	}
+	if (parsed)
+		*parsed = p;
 	return 0;
+}
+
+bool tool_refuse_given(const char *prog, const struct dp_opt_parser *parsed, const int *vals,
+		       const char *why)
+{
+	char err[256];
+
+	if (!dp_opt_refuse_given(parsed, vals, why, err, sizeof(err)))
+		return true;
+	fprintf(stderr, "%s: %s\n", prog, err);
+	return false;
 }
 
 uint64_t tool_now_ns(void)

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dataplane/dp_opts.h"
 #include "nicd/segnet.h"
 
 /* Exit statuses of the tools. */
@@ -32,11 +33,20 @@ typedef bool (*tool_option_fn)(void *opts, int c, const char *arg);
  * option is refused the second time, and so is one of groups (sets of
  * which one may be given, struct dp_opt_parser; or NULL) after another of
  * its set; usage prints --help. Returns 0 when every argument was taken, 1
- * after --help, 2 after a bad argument (with a message naming it).
+ * after --help, 2 after a bad argument (with a message naming it). The
+ * parser is left in *parsed (NULL: not wanted): which options were given.
  */
 int tool_getopt(const char *prog, int argc, char **argv, const struct option *longopts,
 		const int *lists, const int *const *groups, void (*usage)(FILE *f),
-		tool_option_fn option, void *opts);
+		tool_option_fn option, void *opts, struct dp_opt_parser *parsed);
+
+/*
+ * Refuse the first option of vals (getopt_long vals ending in 0) that
+ * tool_getopt saw, with "PROG: --NAME WHY" on stderr: an option without
+ * effect with the others given. True when none of them was given.
+ */
+bool tool_refuse_given(const char *prog, const struct dp_opt_parser *parsed, const int *vals,
+		       const char *why);
 
 /* Set by SIGINT and SIGTERM once tool_signals() ran. */
 extern volatile sig_atomic_t tool_stop;

@@ -285,7 +285,8 @@ int main(int argc, char **argv)
 	dp_args_free(&args);
 	if (done)
 		return rc;
-	rc = r.opts.check ? 0 : replay_check_outputs(&r.opts);
+	/* --check too: a report file a replay could not write is found now. */
+	rc = replay_check_outputs(&r.opts);
 	if (!rc)
 		rc = replay_load(&r);
 	if (!rc && r.opts.check) {

@@ -384,6 +384,11 @@ int replay_opts_parse(struct replay_opts *o, int argc, char **argv, char *err,
 		rc = c;
 	if (!rc)
 		rc = replay_check(o, argc, argv, err, errlen);
+	/* --channel quick or bulk sends everything there, whatever its length. */
+	if (!rc && o->channel != REPLAY_CHAN_AUTO)
+		rc = dp_opt_refuse_given(&p, (const int[]){ REPLAY_OPT_QUICK_MAX, 0 },
+					 "only applies to --channel auto (content up to it goes quick)",
+					 err, errlen);
 	optind = 1;
 	return rc;
 }

@@ -11,7 +11,8 @@
 # messages from n0 to n1 the whole time. n2 answers pings, then
 # lab.sh stop-node n2 takes it away: its ping server sees nicd go, messages
 # from n0 to n2 complete with SEGNET_EDOWN, lab.sh status reports it, and
-# n1 keeps receiving from n0. lab.sh start-node n2 brings it back: it
+# n1 keeps receiving from n0; a segnet-perf client to n2 counts its
+# failures as "down". lab.sh start-node n2 brings it back: it
 # joins as node 2 again and answers pings. At the end the stream from n0
 # to n1 had no error and its hash matches at n1.
 # shellcheck source=tests/integration/lab_lib.sh
@@ -41,6 +42,13 @@ grep -q "nicd went away" "$tmp/ping-server-n2.log" || fail "n2's ping server did
 "$app" probe --nicd n0 --node 2 --key-file "$SEGNET_LAB_KEY" --count 4 --expect down \
 	--timeout-ms 10000 >"$tmp/probe-down.log" 2>&1 || fail "messages to the departed n2"
 cat "$tmp/probe-down.log"
+# segnet-perf says why its messages to n2 failed, by status, and fails.
+if "$perf" --nicd n0 --key-file "$SEGNET_LAB_KEY" --client --node 2 --chan quick --messages 8 \
+	--window 4 >"$tmp/perf-down.log" 2>&1; then
+	fail "segnet-perf to the departed n2 exited 0"
+fi
+grep -q "quick: 8 sent, 0 acknowledged, 8 failed (down 8)" "$tmp/perf-down.log" ||
+	fail "segnet-perf to the departed n2: failures not counted by status: $(cat "$tmp/perf-down.log")"
 if lab status >"$tmp/status-down.log" 2>&1; then
 	fail "lab.sh status says all is well with n2 away"
 fi

@@ -59,7 +59,7 @@ for i in 0 1; do
 		fail "node $i did not join in 10 s: $(grep -v VHOST "$tmp/nicd.log" | tail -3)"
 done
 
-common="--key-file $tmp/vnet1.key --vnet 1 --join-wait 15000"
+common="--key-file $tmp/vnet1.key --vnet 1"
 # shellcheck disable=SC2086
 "$ping" --nicd "$tmp/run/n1.sock" $common --server >"$tmp/ping-server.log" 2>&1 &
 pingsrv=$!
@@ -67,7 +67,7 @@ pids="$pingsrv"
 wait_grep "$tmp/ping-server.log" "echoing on node 1 endpoint 0" "$pingsrv" ||
 	fail "the ping server did not start: $(cat "$tmp/ping-server.log")"
 # shellcheck disable=SC2086
-"$ping" --nicd "$tmp/run/n0.sock" $common --node 1 --count 5 --interval 20 \
+"$ping" --nicd "$tmp/run/n0.sock" $common --join-wait 15000 --node 1 --count 5 --interval 20 \
 	>"$tmp/ping.log" 2>&1 || fail "quick pings from node 0 to node 1 did not come back"
 grep -q "5 received" "$tmp/ping.log" || fail "not every ping came back: $(tail -2 "$tmp/ping.log")"
 echo "PASS: nicd first with one queue pair per late virtio-user device; joined and 5 of 5 pings came back"

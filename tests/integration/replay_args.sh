@@ -91,6 +91,9 @@ expect 2 "--quick-max 30: must be between 0 and 24" -- $m $two --key-file "$key"
 	--quick-max 30 "$sample"
 expect 2 "--channel fast: must be auto, quick or bulk" -- $m $two --key-file "$key" \
 	--channel fast "$sample"
+# --channel quick or bulk sends everything there: --quick-max would do nothing.
+expect 2 "--quick-max only applies to --channel auto" -- $m $two --key-file "$key" \
+	--channel bulk --quick-max 10 "$sample"
 expect 2 "--map /nonexistent/hosts.map: No such file" -- $m $two --key-file "$key" \
 	--map /nonexistent/hosts.map "$sample"
 expect 2 "--mode messages starts no EAL: give no arguments before --" --no-huge -- \
@@ -129,6 +132,9 @@ expect 1 "link type 147 is not Ethernet (1): frames mode sends Ethernet frames (
 expect 1 "link type 147 is not Ethernet (1): frames mode" -- --check "$linktype"
 # --check reads and validates the trace only: no port, no lab, nothing sent.
 expect 0 "260 records, valid (--check: nothing sent)" -- --check "$sample"
+# --check also finds a report file the replay could not write.
+expect 2 "--csv /nonexistent/r.csv: cannot be written: No such file or directory" -- \
+	--check --csv /nonexistent/r.csv "$sample"
 expect 0 "260 records, valid" -- --mode messages --check "$sample"
 # A valid trace without records passes --check; a replay of it has nothing to send.
 head -c 24 "$sample" >"$empty"

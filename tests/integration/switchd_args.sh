@@ -9,8 +9,11 @@
 # All but the last cases fail before the EAL starts; the unknown ethdev is
 # found after it (net_null, no hugepages, no telemetry). A link that stays
 # down (a memif server nobody connects to) is a failure at run time: exit 1
-# naming the port. Last, switchd runs for a second on a 10 Gbit/s slot
-# and says the slot is short for its back-off sleeps.
+# naming the port. Then switchd runs for a second on a 10 Gbit/s slot
+# and says the slot is short for its back-off sleeps. Last, what the EAL
+# leaves in its runtime directory: a start without hugepages fails with a
+# message that says so, and a run with shared config (no --no-shconf,
+# telemetry on) stopped by SIGINT; neither leaves its runtime directory.
 set -u
 
 switchd=${1:?usage: switchd_args.sh SWITCHD}
@@ -26,7 +29,9 @@ passed=0
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
 # shellcheck source=tests/integration/test_lib.sh
 . "$(dirname "$0")/test_lib.sh"
-trap 'rm -rf "$out" "$sock" "$(dpdk_runtime_dir "$tag")" "$(dpdk_runtime_dir "$tag-nodrv")"' EXIT
+trap 'rm -rf "$out" "$out.shconf" "$out.first" "$sock" "$(dpdk_runtime_dir "$tag")" \
+	"$(dpdk_runtime_dir "$tag-nodrv")" "$(dpdk_runtime_dir "$tag-nohuge")" \
+	"$(dpdk_runtime_dir "$tag-shconf")" "$(dpdk_runtime_dir "$tag-two")"' EXIT
 
 expect_prog=$switchd
 
@@ -72,11 +77,16 @@ expect 2 "--nodes given twice" -- --nodes 2 --nodes 3 --port 0=a --port 1=b
 expect 2 "--arbiter given twice" -- --nodes 3 --arbiter pim --arbiter lcf --port 0=a --port 1=b
 expect 2 "--capture-max-packets needs --capture FILE" -- --nodes 3 $ports --capture-max-packets 5
 expect 2 "--capture-max-mb x" -- --nodes 3 $ports --capture sw.pcap --capture-max-mb x
+# A capture file that cannot be written is refused with the arguments, --check too.
+expect 2 "--capture /nonexistent-dir/sw.pcap: cannot be written: No such file or directory" \
+	-- --nodes 2 --port 0=a --port 1=b --capture /nonexistent-dir/sw.pcap --check
+expect 2 "--capture /tmp: cannot be written: Is a directory" \
+	-- --nodes 2 --port 0=a --port 1=b --capture /tmp --check
 # shellcheck disable=SC2086
 expect 2 "net_bogus" $eal --vdev net_null0 --vdev net_null1 -- --nodes 3 \
 	--port 0=net_null0 --port 1=net_null1 --port 2=net_bogus
 # shellcheck disable=SC2086
-expect 2 "--capture /nonexistent-dir/sw.pcap: No such file or directory" $eal \
+expect 2 "--capture /nonexistent-dir/sw.pcap: cannot be written: No such file or directory" $eal \
 	--vdev net_null0 --vdev net_null1 -- --nodes 2 --port 0=net_null0 --port 1=net_null1 \
 	--capture /nonexistent-dir/sw.pcap
 # shellcheck disable=SC2086
@@ -87,17 +97,35 @@ expect 1 "net_memif0: link still down after 300 ms" $eal --vdev net_null0 \
 	--vdev net_memif0,role=server,id=0,socket=$sock,socket-abstract=no,bsize=4096 \
 	-- --nodes 2 --port 0=net_null0 --port 1=net_memif0 --link-wait-ms 300
 expect 2 "--core 4096" -- --nodes 2 --port 0=a --port 1=b --core 4096
+# Options without effect with the others given are refused by name.
+expect 2 "^switchd: --idle-sleep-us has no effect with --idle-after-us 0" -- --nodes 2 \
+	--port 0=a --port 1=b --idle-sleep-us 50 --idle-after-us 0 --check
+expect 2 "^switchd: --link-gbps has no effect: --bulk-gbps and --quick-gbps set both rates" \
+	-- --nodes 2 --port 0=a --port 1=b --link-gbps 1 --bulk-gbps 2 --quick-gbps 3 --check
+expect 0 "arguments ok" -- --nodes 2 --port 0=a --port 1=b --link-gbps 1 --bulk-gbps 2 --check
+expect 2 "^switchd: --control-queue is for nodes on one device (--port)" -- --nodes 2 \
+	--bulk-port 0=a --quick-port 0=b --bulk-port 1=c --quick-port 1=d --control-queue on --check
+expect 0 "arguments ok" -- --nodes 2 --bulk-port 0=a --quick-port 0=b --port 1=c \
+	--control-queue on --check
+expect 2 "^switchd: --seed has no effect: arbiter lcf makes no random choice" -- --nodes 2 \
+	--port 0=a --port 1=b --seed 7 --check
+expect 0 "arguments ok" -- --nodes 2 --port 0=a --port 1=b --arbiter pim:2 --seed 7 --check
 # A --vdev that names no driver: the EAL cannot parse it, an argument error;
 # the runtime directory the failed start made is removed.
 expect 2 "net_nodriver0" --no-huge -m 64 --no-pci --no-shconf --no-telemetry -l 0 \
 	--file-prefix "$tag-nodrv" --vdev net_nodriver0 -- --nodes 2 --port 0=a --port 1=b
-if [ -e "$(dpdk_runtime_dir "$tag-nodrv")" ]; then
-	failed=$((failed + 1))
-	echo "FAIL: a failed EAL start left $(dpdk_runtime_dir "$tag-nodrv")"
-else
-	passed=$((passed + 1))
-	echo "ok: a failed EAL start left no runtime directory"
-fi
+# no_runtime_dir SUFFIX WHAT: the runtime directory of prefix $tag-SUFFIX is gone.
+no_runtime_dir() {
+	if [ -e "$(dpdk_runtime_dir "$tag-$1")" ]; then
+		failed=$((failed + 1))
+		echo "FAIL: $2 left $(dpdk_runtime_dir "$tag-$1"):"
+		ls -l "$(dpdk_runtime_dir "$tag-$1")"
+	else
+		passed=$((passed + 1))
+		echo "ok: $2 left no runtime directory"
+	fi
+}
+no_runtime_dir nodrv "a failed EAL start"
 # A slot too short for the back-off sleeps: the notice names the option that
 # sets the slot, --bulk-gbps (a --link-gbps loses to it). Stopped by SIGINT.
 expect_prog=timeout
@@ -105,5 +133,68 @@ expect_prog=timeout
 expect 0 "or a lower --bulk-gbps" -s INT --preserve-status 1 "$switchd" $eal \
 	--log-level "segnet.switchd.*:notice" --vdev net_null0,no-rx=1 --vdev net_null1,no-rx=1 \
 	-- --nodes 2 --port 0=net_null0 --port 1=net_null1 --bulk-gbps 10
+expect_prog=$switchd
+# No hugepage to use (none mounted at --huge-dir): the EAL's "Permission
+# denied" would send a root user the wrong way. Shared config: the EAL made
+# its config and multi-process socket before it failed.
+expect 1 "no usable hugepages .* or run without them: --no-huge -m 256" -l 0 --no-pci \
+	--no-telemetry --huge-dir /nonexistent-dir --file-prefix "$tag-nohuge" \
+	--log-level "*:error" -- --nodes 2 --port 0=a --port 1=b
+no_runtime_dir nohuge "a start without hugepages (shared config)"
+# Shared config and telemetry, as the README's commands run it: the EAL
+# leaves its config and fbarray files at exit, switchd removes them.
+"$switchd" --no-huge -m 64 --no-pci -l 0 --file-prefix "$tag-shconf" --log-level "*:error" \
+	--vdev net_null0,no-rx=1 --vdev net_null1,no-rx=1 -- --nodes 2 --port 0=net_null0 \
+	--port 1=net_null1 --bulk-gbps 0.02 >"$out.shconf" 2>&1 &
+swpid=$!
+wait_grep "$out.shconf" "switchd: 2 nodes" "$swpid"
+if [ -S "$(dpdk_runtime_dir "$tag-shconf")/dpdk_telemetry.v2" ] &&
+	[ -e "$(dpdk_runtime_dir "$tag-shconf")/config" ]; then
+	passed=$((passed + 1))
+	echo "ok: shared config and telemetry socket while switchd runs"
+else
+	failed=$((failed + 1))
+	echo "FAIL: no config or telemetry socket in $(dpdk_runtime_dir "$tag-shconf") while switchd runs"
+	cat "$out.shconf"
+fi
+kill -INT "$swpid"
+wait "$swpid"
+rc=$?
+if [ "$rc" = 0 ] && grep -q "no mbuf leaked" "$out.shconf"; then
+	passed=$((passed + 1))
+	echo "ok: switchd stopped by SIGINT: exit 0"
+else
+	failed=$((failed + 1))
+	echo "FAIL: switchd stopped by SIGINT: exit $rc"
+	cat "$out.shconf"
+fi
+no_runtime_dir shconf "a run with shared config stopped by SIGINT"
+# Two switchds with one prefix and --no-shconf: the second listens on
+# dpdk_telemetry.v2:1 and removes that at exit, not the first one's socket.
+two="--no-huge -m 64 --no-pci --no-shconf --file-prefix $tag-two --log-level *:error"
+# shellcheck disable=SC2086
+"$switchd" $two -l 0 --vdev net_null0,no-rx=1 --vdev net_null1,no-rx=1 -- --nodes 2 \
+	--port 0=net_null0 --port 1=net_null1 --bulk-gbps 0.02 >"$out.first" 2>&1 &
+first=$!
+wait_grep "$out.first" "switchd: 2 nodes" "$first"
+# shellcheck disable=SC2086
+"$switchd" $two -l 0 --vdev net_null0,no-rx=1 --vdev net_null1,no-rx=1 -- --nodes 2 \
+	--port 0=net_null0 --port 1=net_null1 --bulk-gbps 0.02 >"$out.shconf" 2>&1 &
+second=$!
+wait_grep "$out.shconf" "switchd: 2 nodes" "$second"
+kill -INT "$second"
+wait "$second"
+if [ -S "$(dpdk_runtime_dir "$tag-two")/dpdk_telemetry.v2" ] &&
+	[ ! -e "$(dpdk_runtime_dir "$tag-two")/dpdk_telemetry.v2:1" ]; then
+	passed=$((passed + 1))
+	echo "ok: the second switchd of a prefix removed its own telemetry socket only"
+else
+	failed=$((failed + 1))
+	echo "FAIL: the second switchd of a prefix left:"
+	ls -l "$(dpdk_runtime_dir "$tag-two")"
+fi
+kill -INT "$first"
+wait "$first"
+no_runtime_dir two "two runs with one prefix and --no-shconf"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

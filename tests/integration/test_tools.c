@@ -138,6 +138,12 @@ Test(tools, nicd_bad_arguments)
 		      "--capture", "n.pcap", "--capture-max-mb", "x", NULL);
 	t_usage_error("--capture needs a file name", NICD_BIN, "--vnet", vnet,
 		      "--bulk-port", "d", "--capture=", NULL);
+	/* A capture file that cannot be written is refused with the arguments, --check too. */
+	t_usage_error("--capture /nonexistent-dir/n.pcap: cannot be written: No such file or directory",
+		      NICD_BIN, "--vnet", vnet, "--bulk-port", "d", "--capture",
+		      "/nonexistent-dir/n.pcap", "--check", NULL);
+	t_usage_error("--capture /tmp: cannot be written: Is a directory", NICD_BIN, "--vnet", vnet,
+		      "--bulk-port", "d", "--capture", "/tmp", "--check", NULL);
 	t_usage_error("--name a.b", NICD_BIN, "--vnet", vnet, "--bulk-port", "d",
 		      "--name", "a.b", NULL);
 	t_usage_error("--socket-dir", NICD_BIN, "--vnet", vnet, "--bulk-port", "d",
@@ -177,7 +183,7 @@ Test(tools, nicd_missing_port_and_busy_name, .timeout = 60)
 		   "--socket-dir", n.dir, NULL);
 	cr_assert_eq(rc, 2, "--vdev naming no driver: exit %d\n%s", rc, t_read_file(t_out));
 	cr_assert(strstr(t_read_file(t_out), "net_nodriver0"), "%s", t_read_file(t_out));
-	/* A capture file that cannot be created fails at start-up. */
+	/* A capture file that cannot be created fails at start-up, before the EAL. */
 	rc = t_cmd(t_out, NICD_BIN, "--no-huge", "-m", "64", "--no-pci", "--no-shconf", "-l", "0",
 		   "--file-prefix", n.prefix, "--vdev", "net_null0,no-rx=1",
 		   "--log-level", "lib.telemetry:error", "--", "--bulk-port", "net_null0",
@@ -185,7 +191,7 @@ Test(tools, nicd_missing_port_and_busy_name, .timeout = 60)
 		   NULL);
 	cr_assert_eq(rc, 2, "bad capture file: exit %d\n%s", rc, t_read_file(t_out));
 	cr_assert(strstr(t_read_file(t_out),
-			 "--capture /nonexistent-dir/n.pcap: No such file or directory"),
+			 "--capture /nonexistent-dir/n.pcap: cannot be written: No such file or directory"),
 		  "%s", t_read_file(t_out));
 	/* A memif server nobody connects to: its link stays down. */
 	{
@@ -390,6 +396,50 @@ Test(tools, ping_and_perf_arguments)
 		      "--interval", "2", NULL);
 	t_usage_error("--prefix and --socket do not go together", SEGNET_STAT_BIN,
 		      "--prefix", "a", "--socket", "/b", NULL);
+}
+
+/* An option without effect with the role, channel or mode given is refused by name. */
+Test(tools, options_without_effect_are_refused_by_name)
+{
+	const char *key = t_key;
+	char vnet[300];
+
+	t_usage_error("segnet-ping: --ep is for the client (a server echoes whoever pings",
+		      SEGNET_PING_BIN, "--key", "k", "--server", "--ep", "1", NULL);
+	t_usage_error("segnet-ping: --join-wait is for the client", SEGNET_PING_BIN,
+		      "--key", "k", "--server", "--join-wait", "100", NULL);
+	t_usage_error("segnet-ping: --bulk is for the client", SEGNET_PING_BIN,
+		      "--key", "k", "--bulk", "--server", NULL);
+	t_usage_error("segnet-ping: --interval is for the client", SEGNET_PING_BIN,
+		      "--key", "k", "--server", "--interval", "5", NULL);
+	t_usage_error("segnet-ping: --size is the bulk payload: give --bulk", SEGNET_PING_BIN,
+		      "--key", "k", "--node", "1", "--size", "100", NULL);
+	t_usage_error("segnet-perf: --window is for the client (a server counts what arrives)",
+		      SEGNET_PERF_BIN, "--key", "k", "--server", "--window", "4", NULL);
+	t_usage_error("segnet-perf: --node is for the client", SEGNET_PERF_BIN,
+		      "--key", "k", "--server", "--node", "1", NULL);
+	t_usage_error("segnet-perf: --start-delay is for the server", SEGNET_PERF_BIN,
+		      "--key", "k", "--client", "--node", "1", "--start-delay", "5", NULL);
+	t_usage_error("segnet-perf: --recv-buffers is for the server", SEGNET_PERF_BIN,
+		      "--key", "k", "--client", "--node", "1", "--recv-buffers", "5", NULL);
+	t_usage_error("segnet-perf: --size is the bulk payload: --chan quick", SEGNET_PERF_BIN,
+		      "--key", "k", "--client", "--node", "1", "--chan", "quick", "--size", "8",
+		      NULL);
+	t_usage_error("segnet-stat: --count does not go with --once", SEGNET_STAT_BIN,
+		      "--once", "--count", "3", NULL);
+	t_usage_error("segnet-stat: --interval does not go with --once", SEGNET_STAT_BIN,
+		      "--interval", "2", "--once", NULL);
+	t_write_file(key, "k");
+	snprintf(vnet, sizeof(vnet), "1:%s:conf1", key);
+	t_usage_error("nicd: --idle-sleep-us has no effect with --idle-after-us 0", NICD_BIN,
+		      "--vnet", vnet, "--bulk-port", "d", "--idle-sleep-us", "50",
+		      "--idle-after-us", "0", "--check", NULL);
+	t_usage_error("nicd: --control-queue is for a node on one device", NICD_BIN,
+		      "--vnet", vnet, "--bulk-port", "d", "--quick-port", "q",
+		      "--control-queue", "on", "--check", NULL);
+	cr_assert_eq(t_cmd(t_out, NICD_BIN, "--vnet", vnet, "--node", "a:d0:q0", "--node", "b:d1",
+			   "--control-queue", "off", "--check", NULL), 0,
+		     "--control-queue with a node on one device: %s", t_read_file(t_out));
 }
 
 Test(tools, no_daemon)

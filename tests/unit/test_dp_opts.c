@@ -253,6 +253,26 @@ Test(opts, one_of_a_group_is_taken_and_a_second_one_is_refused_by_name)
 	cr_assert_str_eq(err, "--name and --check do not go together: give one of --name, --check (see --help)");
 }
 
+Test(opts, an_option_without_effect_is_refused_by_its_name_only_when_given)
+{
+	static const int idle[] = { T_NAME, T_CHECK, 0 };
+	char *argv[] = { "prog", "--nodes", "2", "--check", "--port", "a" };
+	struct dp_opt_parser p;
+	char err[160] = "";
+	int c;
+
+	dp_opt_start(&p, t_opts, t_lists, false);
+	while ((c = dp_opt_next(&p, 6, argv, err, sizeof(err))) > 0)
+		;
+	cr_assert_eq(c, 0, "%s", err);
+	cr_assert(dp_opt_given(&p, T_NODES));
+	cr_assert(dp_opt_given(&p, T_CHECK));
+	cr_assert_not(dp_opt_given(&p, T_NAME));
+	cr_assert_eq(dp_opt_refuse_given(&p, idle, "has no effect here", err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "--check has no effect here (see --help)");
+	cr_assert_eq(dp_opt_refuse_given(&p, (const int[]){ T_NAME, 0 }, "x", err, sizeof(err)), 0);
+}
+
 Test(opts, a_parse_starts_afresh_after_one_that_stopped_inside_a_cluster)
 {
 	char err[160];

@@ -508,12 +508,12 @@ Test(replay_plan, messages_command_line)
 
 	snprintf(kf, sizeof(kf), "%s", key);
 	cr_assert_eq(parse(&o, err, sizeof(err), "--mode", "messages", "--nicd", "a", "--nicd", "b",
-			   "--key-file", kf, "--map", "mac", "--channel", "bulk", "--quick-max", "7",
+			   "--key-file", kf, "--map", "mac", "--channel", "auto", "--quick-max", "7",
 			   "--vnet", "9", "--drain-ms", "100", "--latency-csv", "l.csv", "--pps", "10",
 			   SAMPLE, NULL), 0, "%s", err);
 	cr_assert_eq(o.n_nicd, 2);
 	cr_assert_str_eq(o.nicd[1], "b");
-	cr_assert_eq(o.channel, REPLAY_CHAN_BULK);
+	cr_assert_eq(o.channel, REPLAY_CHAN_AUTO);
 	cr_assert_eq(o.quick_max, 7);
 	cr_assert_eq(o.vnet, 9);
 	cr_assert_eq(o.drain_ms, 100);
@@ -537,6 +537,13 @@ Test(replay_plan, messages_command_line)
 		"25", SAMPLE, NULL);
 	refused("--channel both: must be auto, quick or bulk", "--mode", "messages", "--channel",
 		"both", SAMPLE, NULL);
+	cr_assert_eq(parse(&o, err, sizeof(err), "--mode", "messages", "--nicd", "a", "--nicd", "b",
+			   "--key-file", kf, "--channel", "bulk", SAMPLE, NULL), 0, "%s", err);
+	cr_assert_eq(o.channel, REPLAY_CHAN_BULK);
+	/* Every message goes on the one channel: --quick-max would sort nothing. */
+	refused("--quick-max only applies to --channel auto", "--mode", "messages", "--nicd", "a",
+		"--nicd", "b", "--key-file", kf, "--channel", "quick", "--quick-max", "7", SAMPLE,
+		NULL);
 	refused("--vnet 70000", "--mode", "messages", "--vnet", "70000", SAMPLE, NULL);
 	refused("--drain-ms x", "--mode", "messages", "--drain-ms", "x", SAMPLE, NULL);
 	refused("--map /nonexistent/m", "--mode", "messages", "--nicd", "a", "--nicd", "b",
