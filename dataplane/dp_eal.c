@@ -3,6 +3,12 @@
  * Around the EAL: initialisation, per-socket frame pools, NUMA placement
  * checks, core pinning, the TSC clock, idle back-off and the stop signal.
  */
+/*
+ * rte_intr_instance_alloc and the handle setters are experimental in DPDK
+ * 22.11 (a handle of our own for dp_eal_intr_hold).
+ */
+#define ALLOW_EXPERIMENTAL_API
+
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
@@ -13,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/eventfd.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +28,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_interrupts.h>
 #include <rte_lcore.h>
 
 #include "dp_eal.h"
@@ -44,6 +52,19 @@ enum {
 	DP_TSC_CAL_TRIES = 100,
 	/* Sockets of its own a process removes from its EAL runtime directory. */
 	DP_RUNDIR_SOCKS = 8,
+	/* How often dp_eal_intr_hold looks whether the interrupt thread came (us). */
+	DP_INTR_POLL_US = 50,
+	/* The held interrupt thread's sleeps (us). */
+	DP_INTR_HELD_SLEEP_US = 100 * 1000,
+	/* dp_eal_cleanup waits this long at most for the interrupt thread (ms). */
+	DP_INTR_CLEANUP_WAIT_MS = 1000,
+};
+
+/* Where the EAL interrupt thread is, for dp_eal_intr_hold. */
+enum dp_intr_state {
+	DP_INTR_FREE,		/* not held */
+	DP_INTR_ASKED,		/* the holding callback is registered */
+	DP_INTR_HELD,		/* the thread is in it, for good */
 };
 
 /*
@@ -65,6 +86,12 @@ static uint64_t dp_tsc_mult;
 
 /* Names of the ports dp_numa_check warned about. */
 static char dp_numa_warned[DP_NUMA_WARNED_MAX][DP_NUMA_NAME_LEN];
+
+/* An enum dp_intr_state, written by the interrupt thread too. */
+static int dp_intr_state;
+
+/* The interrupt source dp_eal_intr_hold registers (an eventfd's). */
+static struct rte_intr_handle *dp_intr_handle;
 
 /* Guards dp_numa_warned (set-up code may run on several threads). */
 static pthread_mutex_t dp_numa_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -254,6 +281,16 @@ void dp_eal_cleanup(void)
 	 * The sockets are noted while this process still holds them.
 	 */
 	dp_rundir_note(&r, rte_eal_get_runtime_dir());
+	/*
+	 * DPDK 22.11 does not stop its interrupt thread: a callback, or the
+	 * rebuild of its wait list (memif's listening socket stays on it,
+	 * with a handle in the EAL's memory), ran while the memory was
+	 * unmapped.
+	 */
+	if (dp_eal_intr_hold(DP_INTR_CLEANUP_WAIT_MS))
+		DP_LOG(dp_eal_logtype, WARNING,
+		       "the EAL interrupt thread stayed busy for %u ms: cleaning up while it runs",
+		       DP_INTR_CLEANUP_WAIT_MS);
 	rte_eal_cleanup();
 	dp_rundir_remove(&r);
 }
@@ -469,6 +506,78 @@ uint64_t dp_idle_poll(struct dp_idle *idle, bool did_work, uint64_t now,
 	idle->slept_ns += took;
 	idle->last_sleep_ns = ns;
 	return now + took;
+}
+
+/* The holding callback: the interrupt thread stays in it until the process ends. */
+static void dp_intr_wait_here(void *arg)
+{
+	int asked = DP_INTR_ASKED;
+
+	(void)arg;
+	if (!__atomic_compare_exchange_n(&dp_intr_state, &asked, DP_INTR_HELD, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	for (;;)
+		rte_delay_us_sleep(DP_INTR_HELD_SLEEP_US);
+}
+
+/*
+ * The interrupt source that holds the thread: an eventfd, always readable,
+ * in a handle of its own (not an alarm: the EAL's cleanup waits until no
+ * alarm runs). 0 or -errno.
+ */
+static int dp_intr_source(void)
+{
+	int efd;
+
+	if (dp_intr_handle)
+		return 0;
+	efd = eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (efd < 0)
+		return -errno;
+	dp_intr_handle = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	if (!dp_intr_handle || rte_intr_fd_set(dp_intr_handle, efd) ||
+	    rte_intr_type_set(dp_intr_handle, RTE_INTR_HANDLE_EXT)) {
+		rte_intr_instance_free(dp_intr_handle);
+		dp_intr_handle = NULL;
+		close(efd);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int dp_eal_intr_hold(unsigned int wait_ms)
+{
+	uint64_t end = dp_mono_ns() + (uint64_t)wait_ms * 1000000;
+	int asked = DP_INTR_ASKED;
+	int ret;
+
+	if (__atomic_load_n(&dp_intr_state, __ATOMIC_ACQUIRE) == DP_INTR_HELD)
+		return 0;
+	ret = dp_intr_source();
+	if (ret)
+		return ret;
+	__atomic_store_n(&dp_intr_state, DP_INTR_ASKED, __ATOMIC_RELEASE);
+	ret = rte_intr_callback_register(dp_intr_handle, dp_intr_wait_here, NULL);
+	if (ret) {
+		__atomic_store_n(&dp_intr_state, DP_INTR_FREE, __ATOMIC_RELEASE);
+		return ret;
+	}
+	while (__atomic_load_n(&dp_intr_state, __ATOMIC_ACQUIRE) != DP_INTR_HELD) {
+		if (dp_mono_ns() < end) {
+			rte_delay_us_sleep(DP_INTR_POLL_US);
+			continue;
+		}
+		/* Still busy elsewhere: withdraw (the callback returns at once if it starts). */
+		if (!__atomic_compare_exchange_n(&dp_intr_state, &asked, DP_INTR_FREE, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return 0;	/* it came just now */
+		while (rte_intr_callback_unregister(dp_intr_handle, dp_intr_wait_here,
+						    NULL) == -EAGAIN)
+			rte_delay_us_sleep(DP_INTR_POLL_US);
+		return -ETIMEDOUT;
+	}
+	return 0;
 }
 
 /* Ask the poll loops to stop, saying which signal came. */

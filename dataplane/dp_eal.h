@@ -151,6 +151,16 @@ uint32_t dp_idle_sleep_us(const struct dp_idle *idle, uint32_t first_us, bool aw
 uint64_t dp_idle_poll(struct dp_idle *idle, bool did_work, uint64_t now,
 		      uint64_t next_due);
 
+/*
+ * Hold the EAL interrupt thread, where drivers' socket and alarm callbacks
+ * run, in a callback of its own until the process ends, so that none of
+ * them runs while devices stop and close and the EAL's memory is unmapped:
+ * for the end of a process (no alarm or device interrupt is served after
+ * it). 0 (also when it is held already), or -errno (-ETIMEDOUT: it did not
+ * come within wait_ms, busy in another callback; it is then not held).
+ */
+int dp_eal_intr_hold(unsigned int wait_ms);
+
 /* 0, or the signal (SIGINT, SIGTERM) that came once dp_signals_install() ran. */
 extern volatile sig_atomic_t dp_stop;
 

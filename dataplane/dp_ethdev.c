@@ -63,6 +63,8 @@ enum {
 	DP_ETHDEV_RESTART_MAX_MS = 2000,
 	/* dp_ethdev_close waits this long at most for a watch's fence (ms). */
 	DP_ETHDEV_FENCE_WAIT_MS = 1000,
+	/* dp_ethdev_close_all waits this long at most for the EAL interrupt thread (ms). */
+	DP_ETHDEV_INTR_WAIT_MS = 1000,
 	/*
 	 * A vhost-user server silent this long since the probe connected is
 	 * said to be (ms): DPDK 22.11's, just started, answers within its
@@ -992,8 +994,16 @@ static int dp_ethdev_start(struct dp_ethdev *dev, const struct dp_ethdev_conf *c
 			return ret;
 	}
 	ret = dp_ethdev_wait_link(dev, conf->link_wait_ms, err, errlen);
-	if (ret && !dev->stopped)
+	if (ret && !dev->stopped) {
+		/*
+		 * Stopped by a signal, the process ends; its peer may be
+		 * stopping too, and no driver callback may run with the stop
+		 * (memif's, on the peer's hang-up).
+		 */
+		if (ret == -EINTR)
+			dp_eal_intr_hold(DP_ETHDEV_INTR_WAIT_MS);
 		rte_eth_dev_stop(dev->port_id);
+	}
 	return ret;
 }
 
@@ -1280,17 +1290,23 @@ static void dp_ethdev_probe_end(struct dp_ethdev *dev)
 	dev->watch.probing = false;
 }
 
+/* What dp_ethdev_close does before stopping dev: wait for its fence, end its probe. */
+static void dp_ethdev_close_begin(struct dp_ethdev *dev)
+{
+	dp_ethdev_fence_wait(dev);
+	dp_ethdev_probe_end(dev);
+	free(dev->vdev_args);
+	dev->vdev_args = NULL;
+	dev->unplugged = false;
+}
+
 void dp_ethdev_close(struct dp_ethdev *dev)
 {
 	int ret;
 
 	if (!dev)
 		return;
-	dp_ethdev_fence_wait(dev);
-	dp_ethdev_probe_end(dev);
-	free(dev->vdev_args);
-	dev->vdev_args = NULL;
-	dev->unplugged = false;
+	dp_ethdev_close_begin(dev);
 	if (!rte_eth_dev_is_valid_port(dev->port_id))
 		return;
 	/*
@@ -1309,6 +1325,22 @@ void dp_ethdev_close(struct dp_ethdev *dev)
 		       dev->name, rte_strerror(-ret));
 	dev->port_id = RTE_MAX_ETHPORTS;
 	dev->stopped = false;
+}
+
+void dp_ethdev_close_all(struct dp_ethdev *const *devs, unsigned int n)
+{
+	int ret;
+
+	/* A virtio-user device's fence is an alarm: it must run before the hold. */
+	for (unsigned int i = 0; i < n; i++)
+		dp_ethdev_close_begin(devs[i]);
+	ret = dp_eal_intr_hold(DP_ETHDEV_INTR_WAIT_MS);
+	if (ret)
+		DP_LOG(dp_ethdev_logtype, WARNING,
+		       "the EAL interrupt thread stayed busy (%s): devices closed while their drivers' callbacks may run",
+		       rte_strerror(-ret));
+	for (unsigned int i = 0; i < n; i++)
+		dp_ethdev_close(devs[i]);
 }
 
 int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen)

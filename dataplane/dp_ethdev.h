@@ -217,6 +217,18 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 void dp_ethdev_close(struct dp_ethdev *dev);
 
 /*
+ * Close devs[0 .. n-1] as dp_ethdev_close does, at the end of the process
+ * (whenever a signal stopped it, set-up included, while a memif peer may
+ * be stopping too): first the EAL interrupt thread is held for good
+ * (dp_eal_intr_hold), so that no driver callback runs while the devices
+ * stop and close, nor after. DPDK 22.11's memif driver, stopped in that
+ * thread by its peer's hang-up and in this one by the stop, frees its
+ * regions twice; and it never unregisters its listening socket's
+ * callback, which a connection after the close ran on freed memory.
+ */
+void dp_ethdev_close_all(struct dp_ethdev *const *devs, unsigned int n);
+
+/*
  * Stop the device and start it again (its queues, MTU and promiscuous mode
  * stay as set up): what brings back the link of a memif client whose
  * server restarted, as DPDK 22.11's memif driver connects only in

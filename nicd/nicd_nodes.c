@@ -434,6 +434,10 @@ int nicd_nodes_capture(struct nicd_nodes *ns, struct port_capture *cap)
 
 void nicd_nodes_close(struct nicd_nodes *ns)
 {
+	/* At most RTE_MAX_ETHPORTS devices (dp_ethdev_devices_fit). */
+	struct dp_ethdev *eth[RTE_MAX_ETHPORTS];
+	unsigned int n_eth = 0;
+
 	for (unsigned int i = 0; ns->node && i < ns->n; i++) {
 		struct nicd_node *n = &ns->node[i];
 
@@ -448,8 +452,9 @@ void nicd_nodes_close(struct nicd_nodes *ns)
 		n->host = NULL;
 		n->bulk = n->quick = NULL;
 	}
-	for (unsigned int k = 0; k < ns->n_dev; k++)
-		dp_ethdev_close(&ns->dev[k].eth);
+	for (unsigned int k = 0; k < ns->n_dev && n_eth < RTE_MAX_ETHPORTS; k++)
+		eth[n_eth++] = &ns->dev[k].eth;
+	dp_ethdev_close_all(eth, n_eth);
 }
 
 unsigned int nicd_nodes_check_pools(const struct nicd_nodes *ns, FILE *f)

@@ -314,6 +314,10 @@ int swd_ports_open(struct swd_ports *p, const struct swd_opts *o, int poll_socke
 
 void swd_ports_close(struct swd_ports *p)
 {
+	/* At most RTE_MAX_ETHPORTS devices (dp_ethdev_devices_fit). */
+	struct dp_ethdev *eth[RTE_MAX_ETHPORTS];
+	unsigned int n_eth = 0;
+
 	for (uint16_t i = 0; p->node && i < p->n; i++) {
 		struct swd_node *sn = &p->node[i];
 
@@ -323,8 +327,9 @@ void swd_ports_close(struct swd_ports *p)
 		dp_port_destroy(sn->control);
 		memset(sn, 0, sizeof(*sn));
 	}
-	for (unsigned int k = 0; k < p->n_dev; k++)
-		dp_ethdev_close(&p->dev[k].eth);
+	for (unsigned int k = 0; k < p->n_dev && n_eth < RTE_MAX_ETHPORTS; k++)
+		eth[n_eth++] = &p->dev[k].eth;
+	dp_ethdev_close_all(eth, n_eth);
 }
 
 unsigned int swd_ports_check_pools(const struct swd_ports *p, FILE *f)

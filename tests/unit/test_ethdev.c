@@ -26,10 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_alarm.h>
 #include <rte_dev.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_log.h>
 
 #include "dataplane/dp_eal.h"
 #include "dataplane/dp_ethdev.h"
@@ -160,7 +162,38 @@ static void eal_down_peerless(void)
 	rmdir(vhost_dir);
 }
 
+/* A memif server on a socket file of its own, for memif_end. */
+static char memif_server[192];
+
+/* Where memif_server's socket is. */
+static char memif_sock[96];
+
+/* What the DPDK log says, for memif_end (tmpfile). */
+static FILE *dpdk_log;
+
+/* The EAL of eal_up, a memif server and the DPDK log in dpdk_log. */
+static void eal_up_memif(void)
+{
+	const char *extra[] = { "--vdev", memif_server, "--log-level", "pmd.net.memif:info" };
+
+	snprintf(memif_sock, sizeof(memif_sock), "/tmp/segnet-ut-memif-end-%d.sock", (int)getpid());
+	snprintf(memif_server, sizeof(memif_server),
+		 "net_memif0,role=server,id=0,socket=%s,socket-abstract=no,bsize=4096", memif_sock);
+	dpdk_log = tmpfile();
+	cr_assert_not_null(dpdk_log);
+	eal_start(extra, (int)RTE_DIM(extra));
+	cr_assert_eq(rte_openlog_stream(dpdk_log), 0);
+}
+
+/* eal_down, and memif_sock removed if the driver left it. */
+static void eal_down_memif(void)
+{
+	eal_down();
+	unlink(memif_sock);
+}
+
 TestSuite(ethdev, .init = eal_up, .fini = eal_down);
+TestSuite(memif_end, .init = eal_up_memif, .fini = eal_down_memif);
 TestSuite(eal, .init = eal_up, .fini = eal_down);
 TestSuite(peerless, .init = eal_up_peerless, .fini = eal_down_peerless);
 TestSuite(idle);
@@ -1034,6 +1067,117 @@ Test(peerless, a_vdev_its_driver_refused_is_named)
 	cr_assert(strstr(err, "--vdev net_virtio_user0,path=/nonexistent-segnet-ut/vh0.sock") &&
 		  strstr(err, "no vhost-user server at /nonexistent-segnet-ut/vh0.sock") &&
 		  strstr(err, "server=1"), "%s", err);
+}
+
+/* Where busy_alarm is: 1 while it keeps the EAL interrupt thread, 2 once it returned. */
+static int busy_state;
+
+/* An alarm that keeps the EAL interrupt thread busy for 300 ms, as a burst of events would. */
+static void busy_alarm(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&busy_state, 1, __ATOMIC_RELEASE);
+	rte_delay_us_sleep(300 * 1000);
+	__atomic_store_n(&busy_state, 2, __ATOMIC_RELEASE);
+}
+
+/* Wait (5 s at most) until busy_state is want. */
+static void busy_wait_for(int want)
+{
+	for (int ms = 0; ms < 5000 && __atomic_load_n(&busy_state, __ATOMIC_ACQUIRE) != want; ms++)
+		rte_delay_us_sleep(1000);
+	cr_assert_eq(__atomic_load_n(&busy_state, __ATOMIC_ACQUIRE), want);
+}
+
+/* True when the DPDK log so far has needle in it. */
+static bool dpdk_log_says(const char *needle)
+{
+	char line[512];
+	bool found = false;
+
+	fflush(dpdk_log);
+	rewind(dpdk_log);
+	while (!found && fgets(line, sizeof(line), dpdk_log))
+		found = strstr(line, needle) != NULL;
+	fseek(dpdk_log, 0, SEEK_END);
+	return found;
+}
+
+/*
+ * A client connects to a memif server while the process closes it, the
+ * EAL interrupt thread busy elsewhere (what a lab's Ctrl-C made): DPDK
+ * 22.11's memif driver never unregisters its listening socket's callback,
+ * which then ran on the freed socket (accept on fd -1 in a loop, and a
+ * SIGSEGV once the EAL's cleanup unmapped its memory). After
+ * dp_ethdev_close_all nothing runs in the interrupt thread any more.
+ */
+Test(memif_end, a_connection_while_the_server_closes_runs_no_callback)
+{
+	struct dp_ethdev_conf conf = { .rx_queues = 1, .tx_queues = 1, .promiscuous = true };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct dp_ethdev dev, *devs[] = { &dev };
+	char err[256] = "";
+	int fd;
+
+	cr_assert_eq(dp_ethdev_setup("net_memif0", &conf, pool, &dev, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(rte_eal_alarm_set(1, busy_alarm, NULL), 0);
+	busy_wait_for(1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	cr_assert_geq(fd, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", memif_sock);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0, "connect %s: %s",
+		     memif_sock, strerror(errno));
+
+	dp_ethdev_close_all(devs, 1);
+	cr_assert_eq(dev.port_id, RTE_MAX_ETHPORTS);
+	busy_wait_for(2);
+	/* The interrupt thread's next round would serve the listening socket. */
+	rte_delay_us_sleep(100 * 1000);
+	cr_assert_not(dpdk_log_says("Failed to accept connection request"),
+		      "the listening socket's callback ran after the close");
+	cr_assert(access(memif_sock, F_OK) && errno == ENOENT, "the driver removes the socket file");
+	close(fd);
+}
+
+/* What a_held_interrupt_thread_runs_no_alarm's alarm sets. */
+static int alarm_ran;
+
+/* Note that the alarm ran. */
+static void note_alarm(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&alarm_ran, 1, __ATOMIC_RELEASE);
+}
+
+Test(eal, a_held_interrupt_thread_runs_no_alarm)
+{
+	cr_assert_eq(rte_eal_alarm_set(1, note_alarm, NULL), 0);
+	for (int ms = 0; ms < 1000 && !__atomic_load_n(&alarm_ran, __ATOMIC_ACQUIRE); ms++)
+		rte_delay_us_sleep(1000);
+	cr_assert_eq(__atomic_load_n(&alarm_ran, __ATOMIC_ACQUIRE), 1, "not held: it runs");
+	__atomic_store_n(&alarm_ran, 0, __ATOMIC_RELEASE);
+	cr_assert_eq(dp_eal_intr_hold(1000), 0);
+	cr_assert_eq(dp_eal_intr_hold(1000), 0, "held already");
+	cr_assert_eq(rte_eal_alarm_set(1, note_alarm, NULL), 0);
+	rte_delay_us_sleep(100 * 1000);
+	cr_assert_eq(__atomic_load_n(&alarm_ran, __ATOMIC_ACQUIRE), 0, "held: no alarm ran");
+	/* The suite's teardown (dp_eal_cleanup) ends with it held. */
+}
+
+/* Keep the interrupt thread busy for 300 ms: a hold that waits 100 ms at most gives up. */
+Test(eal, a_hold_gives_up_on_a_busy_interrupt_thread)
+{
+	cr_assert_eq(rte_eal_alarm_set(1, busy_alarm, NULL), 0);
+	busy_wait_for(1);
+	cr_assert_eq(dp_eal_intr_hold(100), -ETIMEDOUT);
+	busy_wait_for(2);
+	/* The withdrawn hold did not keep it: alarms run, and a hold now comes. */
+	cr_assert_eq(rte_eal_alarm_set(1, note_alarm, NULL), 0);
+	for (int ms = 0; ms < 1000 && !__atomic_load_n(&alarm_ran, __ATOMIC_ACQUIRE); ms++)
+		rte_delay_us_sleep(1000);
+	cr_assert_eq(__atomic_load_n(&alarm_ran, __ATOMIC_ACQUIRE), 1);
+	cr_assert_eq(dp_eal_intr_hold(1000), 0);
 }
 
 Test(ethdev, multi_segment_frames_are_dropped_and_counted)
