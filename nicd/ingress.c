@@ -167,9 +167,12 @@ static void nic_split_ack(struct nic *nic, const struct proto_pkt *p, uint64_t n
 	a->chan = SN_CHAN_QUICK;
 	a->conn = conn;
 	pipeline_rx(v->pl, &a, 1, now);
-	/* After its acknowledgment: what that took is no longer resent. */
-	if (refused)
-		nic_rx_refusal(nic, v->pl, conn, p, now);
+	/*
+	 * After its acknowledgment: what that took is no longer resent. A
+	 * refusal not acted on is a negative BACK as any: requested again.
+	 */
+	if (refused && !nic_rx_refusal(nic, v->pl, conn, p, now) && p->type == PROTO_T_BACK)
+		chan_back(nic, p, now);
 }
 
 /* Refuse a data frame of conn: a BREQ gets a negative BACK, a QREQ is retried. */

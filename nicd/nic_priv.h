@@ -194,9 +194,10 @@ enum nic_admit nic_rx_admit(struct nic *nic, struct pipeline *pl, struct sn_conn
  * Push-back: a REFUSED answer r (its acknowledgment already taken) on
  * connection c of pipeline pl: the refused packet and the others to its
  * endpoint that r's receiver did not take become markers, and genp sends
- * their messages again after a hold.
+ * their messages again after a hold. False when it did nothing (stale, or
+ * no descriptor or hold free): the packet keeps its number.
  */
-void nic_rx_refusal(struct nic *nic, struct pipeline *pl, struct sn_conn *c,
+bool nic_rx_refusal(struct nic *nic, struct pipeline *pl, struct sn_conn *c,
 		    const struct proto_pkt *r, uint64_t now);
 
 /*

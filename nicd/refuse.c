@@ -183,7 +183,7 @@ static void nic_make_refused_marker(struct nic *nic, struct sn_pkt *q, uint32_t 
 	q->h.handler = (uint16_t)proto_seq_diff(resume, q->h.pkt_num);
 }
 
-void nic_rx_refusal(struct nic *nic, struct pipeline *pl, struct sn_conn *c,
+bool nic_rx_refusal(struct nic *nic, struct pipeline *pl, struct sn_conn *c,
 		    const struct proto_pkt *r, uint64_t now)
 {
 	struct stage *genp = pipeline_stage(pl, "genp");
@@ -197,7 +197,7 @@ void nic_rx_refusal(struct nic *nic, struct pipeline *pl, struct sn_conn *c,
 	/* Made a marker at an earlier answer, acknowledged since, or no protocol's. */
 	if (!genp || !(r->flags & PROTO_F_ACK) || !k || !nic_refused_too(k, k->h.dst_ep, r)) {
 		nic->stats.ep_refusals_stale++;
-		return;
+		return false;
 	}
 	ep = k->h.dst_ep;
 	for (q = c->unacked; q; q = q->next)
@@ -206,7 +206,7 @@ void nic_rx_refusal(struct nic *nic, struct pipeline *pl, struct sn_conn *c,
 	if (n > PROTO_SACK_BITS || nic->n_free < n + nic->cfg.descriptors / 8 ||
 	    !genp_may_hold(genp, c, ep, now)) {
 		nic->stats.ep_refusals_ignored++;
-		return;
+		return false;
 	}
 	n = 0;
 	for (q = c->unacked; q; q = q->next) {
@@ -228,4 +228,5 @@ void nic_rx_refusal(struct nic *nic, struct pipeline *pl, struct sn_conn *c,
 	 */
 	if (genp_goes_back_n(genp))
 		pipeline_event(pl, c, STAGE_EV_TIMEOUT, marks[0], now);
+	return true;
 }

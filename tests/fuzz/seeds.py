@@ -364,9 +364,9 @@ def nic_seeds():
     s += frame(QREQ, flags=F_DATA | F_ABANDONED | F_REFUSED, src=2, dst=1, vnet=1,
                pkt=0, handler=2) + space_toggle() + nic_grants(1)
     s += send(2, count=3) + nic_grants(1)
-    s += frame(QACK, flags=F_ACK | F_REFUSED, src=2, dst=1, vnet=1, pkt=-2, ack=-3)
+    s += frame(QACK, flags=F_ACK | F_REFUSED, src=2, dst=1, vnet=1, pkt=-1, ack=-2)
     s += nic_grants(1)
-    s += frame(QACK, flags=F_ACK | F_REFUSED, src=2, dst=1, vnet=1, pkt=-2, ack=-3)
+    s += frame(QACK, flags=F_ACK | F_REFUSED, src=2, dst=1, vnet=1, pkt=-1, ack=-2)
     s += send(2, bulk=True, length=8) + nic_grants(3, target=2)
     s += frame(BACK, flags=F_ACK | F_NACK | F_REFUSED, src=2, dst=1, vnet=1, slot=-1)
     s += nic_grants(4, target=2)
