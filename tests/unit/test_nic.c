@@ -3421,3 +3421,56 @@ Test(nic, a_stuck_endpoint_does_not_stall_the_other_endpoints_of_its_node)
 		t_pair_free(&tp);
 	}
 }
+
+/*
+ * doc/protocol.md, per-endpoint push-back: a receiver that never polls
+ * again. Its endpoint refuses the message every time it comes, under a
+ * new number each time, and the message fails with SN_ERR_RETRIES once it
+ * was sent max_retx times in all (T_PB_RETX here), as a packet refused
+ * with its number kept did; the other endpoint's message, sent after it,
+ * arrives meanwhile. T_PB_PATIENCE_NS: with the defaults (max_retx 1000),
+ * how long the sender waits (the hold backs off to timer's timeout_ns,
+ * 1 ms; the same as a refused packet's retransmissions did).
+ */
+Test(nic, a_message_to_an_endpoint_that_never_polls_fails_after_max_retx)
+{
+	static const struct { const char *conf; unsigned int retx; } cases[] = {
+		{ "conf4-sr,genp:max_retx=20", 20 }, { "conf4-sr", 1000 },
+	};
+
+	for (unsigned int c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct t_pair tp;
+		struct t_seen *seen;
+		uint64_t start;
+
+		t_ep_space[0] = false;
+		t_ep_space[1] = true;
+		seen = t_pair_open_on(&tp, cases[c].conf, t_ep_space_of);
+		start = tp.now;
+		for (uint8_t ep = 0; ep < 2; ep++) {
+			uint8_t args[PROTO_ARGS_LEN] = { ep };
+			struct nic_msg m = {
+				.vnet = T_VNET, .dst_node = T_PEER, .dst_ep = ep, .handler = 7,
+				.chan = SN_CHAN_QUICK, .args = args,
+				.cookie = (void *)(uintptr_t)(ep + 1),
+			};
+
+			cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
+		}
+		while (seen[0].status[0] < 0) {
+			cr_assert_lt(tp.now - start, 5000000000ull, "%s: still pending after 5 s",
+				     cases[c].conf);
+			t_pair_slot(&tp, true, false);
+		}
+		cr_log_info("%s: failed after %.3f s, %llu refusals", cases[c].conf,
+			    (double)(tp.now - start) / 1e9,
+			    (unsigned long long)nic_stats(tp.nic[1])->ep_refusals_sent);
+		cr_assert_eq(seen[0].status[0], SN_ERR_RETRIES);
+		cr_assert_eq(seen[0].status[1], SN_OK);
+		cr_assert_eq(seen[1].n_delivered, 1);
+		cr_assert_eq(seen[1].delivered_ep[0], 1);
+		cr_assert_geq(nic_stats(tp.nic[1])->ep_refusals_sent, cases[c].retx / 2);
+		cr_assert_leq(nic_stats(tp.nic[1])->ep_refusals_sent, cases[c].retx);
+		t_pair_free(&tp);
+	}
+}
