@@ -45,6 +45,8 @@ enum sn_pkt_flag {
 	SN_PKT_ACK_ONLY = 1u << 6,	/* tx: a standalone acknowledgment */
 	SN_PKT_SENDING = 1u << 7,	/* tx: the channel will send it or awaits its BACK */
 	SN_PKT_SACKED = 1u << 8,	/* tx: its receiver holds it behind a hole (genp) */
+	SN_PKT_UNSENT = 1u << 9,	/* tx: go-back-N genp keeps it until it may leave
+					 * in number order (genp_may_leave) */
 };
 
 struct sn_conn;
@@ -154,11 +156,13 @@ void pipeline_touch(struct pipeline *pl);
 
 /*
  * True when pkt has left and waits for nothing but its acknowledgment: not
- * being sent, and not acknowledged by mask already (its receiver holds it).
+ * being sent or about to be, and not acknowledged by mask already (its
+ * receiver holds it).
  */
 static inline bool sn_pkt_awaits_ack(const struct sn_pkt *pkt)
 {
-	return pkt->tx_count && !(pkt->flags & (SN_PKT_SENDING | SN_PKT_SACKED));
+	return pkt->tx_count &&
+	       !(pkt->flags & (SN_PKT_SENDING | SN_PKT_SACKED | SN_PKT_UNSENT));
 }
 
 /*

@@ -161,6 +161,8 @@ struct pipeline {
 	struct pipeline_env env;	/* the outside */
 	bool numbered;			/* has genp: packets carry numbers */
 	bool acked;			/* has build_acks: frames carry acks */
+	bool goes_back_n;		/* genp goes back N: its receiver discards what
+					 * comes out of order */
 	/*
 	 * pipeline_tick has nothing to do before this time: the earliest
 	 * deadline its stages returned, or 0 once a packet passed a stage, an

@@ -10,7 +10,9 @@
  * packets of other connections to that target take its grants. Quick:
  * packets take a quick send buffer, leave when the quick link's transmit
  * backlog is short, and keep the buffer until acknowledged when a protocol
- * holds them (the timer retransmits from it). BACKs, QACKs and CFGs never
+ * holds them (the timer retransmits from it); a go-back-N connection that
+ * holds one takes another only after the other connections' packets took
+ * theirs (chan_quick_hostage). BACKs, QACKs and CFGs never
  * wait: holding QREQs in the buffers instead of the link's FIFO keeps them
  * from queuing behind QREQs and missing their deadlines.
  */
@@ -331,25 +333,48 @@ static void chan_unblock_oldest(struct nic *nic)
 }
 
 /*
+ * True when p's connection goes back N and holds a quick buffer already.
+ * Its receiver discards whatever arrives after a lost packet, so when one
+ * of its packets is lost, the packets it sent after it keep their buffers
+ * until the sender goes back, and the NIC's other connections wait for
+ * them: such a connection takes a second buffer only while no packet of
+ * another connection waits for one.
+ */
+static bool chan_quick_hostage(const struct sn_pkt *p)
+{
+	return p->conn && p->conn->quick_held && p->conn->pl->goes_back_n;
+}
+
+/*
  * Fill free quick send buffers in order, past the packets of connections
- * that may take no more (chan_quick_may_take). A connection holds at most
- * genp's window in the channel, so the scan's bound passes several.
+ * that may take no more (chan_quick_may_take), then give what is left to
+ * the go-back-N connections that hold one (chan_quick_hostage). A
+ * connection holds at most genp's window in the channel, so the scan's
+ * bound passes several.
  */
 static void chan_prefetch_quick(struct nic *nic)
 {
 	struct nic_chan *ch = &nic->ch;
 	struct sn_pkt *p = ch->qbacklog.head, *next;
+	bool second = false;
 
 	if (ch->quick_used >= nic->cfg.quick_bufs && p)
 		chan_unblock_oldest(nic);
-	for (unsigned int k = 0; p && k < CHAN_HOLD_SCAN && ch->quick_used < nic->cfg.quick_bufs;
-	     p = next, k++) {
-		next = p->cnext;
-		if (!chan_quick_may_take(nic, p))
-			continue;
-		chan_unlink(&ch->qbacklog, p);
-		chan_push_tail(&ch->qtx, p, CQ_QTX);
-		chan_quick_take(nic, p);
+	for (int pass = 0; pass < 1 + second; pass++) {
+		p = ch->qbacklog.head;
+		for (unsigned int k = 0; p && k < CHAN_HOLD_SCAN &&
+		     ch->quick_used < nic->cfg.quick_bufs; p = next, k++) {
+			next = p->cnext;
+			if (!chan_quick_may_take(nic, p))
+				continue;
+			if (!pass && chan_quick_hostage(p) && p->conn->unacked != p) {
+				second = true;
+				continue;
+			}
+			chan_unlink(&ch->qbacklog, p);
+			chan_push_tail(&ch->qtx, p, CQ_QTX);
+			chan_quick_take(nic, p);
+		}
 	}
 }
 

@@ -217,9 +217,13 @@ bool nic_rx_refusal(struct nic *nic, struct pipeline *pl, struct sn_conn *c,
 		nic_make_refused_marker(nic, q, resume);
 		marks[n++] = q;
 	}
-	/* Markers go first in the quick send buffers (chan_sink), in number order. */
+	/*
+	 * Markers go first in the quick send buffers (chan_sink), in number
+	 * order; one go-back-N genp keeps unsent leaves when it sends it.
+	 */
 	for (uint16_t i = n; i-- > 0;)
-		chan_sink(nic, marks[i], now);
+		if (!(marks[i]->flags & SN_PKT_UNSENT))
+			chan_sink(nic, marks[i], now);
 	nic->stats.requeued += n;
 	genp_hold(genp, c, ep, msgs, n, now);
 	/*

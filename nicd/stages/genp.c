@@ -7,7 +7,8 @@
  * also resends a packet at once when the mask shows a later packet, sent
  * after it, has arrived. Under `order` a packet acknowledged by the mask is
  * only held by the receiver, behind a hole: it is no longer resent, but
- * completes with the ack base, when it is delivered.
+ * completes with the ack base, when it is delivered. Go-back-N sends in
+ * number order across both channels (genp_may_leave).
  */
 #include <string.h>
 
@@ -42,6 +43,7 @@ enum genp_counter {
 	GENP_GAVE_UP,
 	GENP_STALE_ACKS,
 	GENP_CANCELLED,
+	GENP_KEPT_IN_ORDER,
 	GENP_HELD_BACK,
 	GENP_REQUEUED,
 };
@@ -49,12 +51,13 @@ enum genp_counter {
 static const char *const genp_counter_names[] = {
 	"numbered", "window_waits", "acked", "sacked", "timeout_retx",
 	"fast_retx", "gave_up", "stale_acks",
-	"cancelled_unnumbered", "held_for_endpoint", "requeued", NULL,
+	"cancelled_unnumbered", "kept_in_order", "held_for_endpoint", "requeued", NULL,
 };
 
 /* Per-pipeline state. */
 struct genp_priv {
 	bool mask_holds;	/* order above: the mask acknowledges held packets */
+	bool in_order;		/* gbn: packets leave in number order (genp_may_leave) */
 	int64_t window;		/* genp_window: what the receiver can keep */
 	uint64_t hold_min_ns;	/* the first hold of a refused endpoint, at least (timer's min_ns) */
 	uint64_t hold_max_ns;	/* its longest (timer's timeout_ns) */
@@ -85,6 +88,8 @@ struct genp_hold {
 struct genp_conn {
 	struct sn_pkt *wait_head;	/* waiting for window space, in order */
 	struct sn_pkt *wait_tail;	/* last of those */
+	uint32_t unsent;		/* gbn: numbered packets kept until they may
+					 * leave in order (SN_PKT_UNSENT) */
 	struct genp_hold holds[GENP_HOLDS];	/* endpoints held back */
 	uint8_t n_holds;		/* entries in use */
 	bool on_held;			/* on genp_priv.held */
@@ -128,6 +133,8 @@ static int genp_init(struct stage *st, char *err, size_t errlen)
 	}
 	((struct genp_priv *)st->priv)->mask_holds = stage_above(st, "order") != NULL;
 	((struct genp_priv *)st->priv)->window = genp_window(st);
+	((struct genp_priv *)st->priv)->in_order = genp_goes_back_n(st);
+	st->pl->goes_back_n = genp_goes_back_n(st);
 	((struct genp_priv *)st->priv)->hold_min_ns =
 		(uint64_t)stage_param(stage_above(st, "timer"), "min_ns");
 	((struct genp_priv *)st->priv)->hold_max_ns =
@@ -166,6 +173,61 @@ static void genp_number(struct stage *st, struct sn_conn *c, struct sn_pkt *p)
 	st->cnt[GENP_NUMBERED]++;
 }
 
+/* True when genp goes back N and so sends in number order. */
+static bool genp_in_order(const struct stage *st)
+{
+	return ((const struct genp_priv *)st->priv)->in_order;
+}
+
+/*
+ * A go-back-N receiver keeps nothing out of order: a packet that reaches it
+ * before one numbered earlier is discarded, and its sender goes back. One
+ * channel keeps a connection's packets in order, but the two channels do
+ * not: a quick packet sent while the bulk packet before it waits for its
+ * grant overtakes it, and so does a bulk packet granted while the quick
+ * packet before it waits for a quick send buffer; a bulk packet sent
+ * behind a quick one that is then lost in a collision is discarded, and
+ * takes another slot when resent. So p leaves right after the packet before
+ * it on its connection (prev) when both take the same channel, and
+ * otherwise once everything before it is acknowledged (prev is NULL).
+ */
+static bool genp_may_leave(const struct sn_pkt *prev, const struct sn_pkt *p)
+{
+	return !prev || (!(prev->flags & SN_PKT_UNSENT) && prev->chan == p->chan);
+}
+
+/* Keep p (numbered) until genp_send_in_order lets it leave. */
+static void genp_keep(struct stage *st, struct sn_pkt *p)
+{
+	struct genp_conn *g = stage_conn(st, p->conn);
+
+	if (p->flags & SN_PKT_UNSENT)
+		return;
+	p->flags |= SN_PKT_UNSENT;
+	g->unsent++;
+}
+
+/*
+ * Hand c's kept packets to the channel in number order while they may
+ * leave. What lets one leave later is an acknowledgment (genp_ack runs
+ * this again).
+ */
+static void genp_send_in_order(struct stage *st, struct sn_conn *c, uint64_t now)
+{
+	struct genp_conn *g = stage_conn(st, c);
+	struct sn_pkt *p, *prev = NULL;
+
+	for (p = c->unacked; p && g->unsent; prev = p, p = p->next) {
+		if (!(p->flags & SN_PKT_UNSENT))
+			continue;
+		if (!genp_may_leave(prev, p))
+			break;
+		p->flags &= (uint16_t)~SN_PKT_UNSENT;
+		g->unsent--;
+		stage_pass_down(st, &p, 1, now);
+	}
+}
+
 /* p waits for window space, after those waiting already. */
 static void genp_wait(struct stage *st, struct genp_conn *g, struct sn_pkt *p)
 {
@@ -202,12 +264,18 @@ static uint16_t genp_tx(struct stage *st, struct sn_pkt **pkts, uint16_t n,
 			continue;
 		}
 		genp_number(st, c, p);
+		if (genp_in_order(st)) {
+			genp_keep(st, p);
+			genp_send_in_order(st, c, now);
+			st->cnt[GENP_KEPT_IN_ORDER] += !!(p->flags & SN_PKT_UNSENT);
+			continue;
+		}
 		pkts[out++] = p;
 	}
 	return out;
 }
 
-/* Send the packets that now fit in the window. */
+/* Send the packets that now fit in the window (going back N, those that may leave). */
 static void genp_release(struct stage *st, struct sn_conn *c, uint64_t now)
 {
 	struct genp_conn *g = stage_conn(st, c);
@@ -219,8 +287,13 @@ static void genp_release(struct stage *st, struct sn_conn *c, uint64_t now)
 		if (!g->wait_head)
 			g->wait_tail = NULL;
 		genp_number(st, c, p);
-		stage_pass_down(st, &p, 1, now);
+		if (genp_in_order(st))
+			genp_keep(st, p);
+		else
+			stage_pass_down(st, &p, 1, now);
 	}
+	if (genp_in_order(st))
+		genp_send_in_order(st, c, now);
 }
 
 /*
@@ -374,8 +447,13 @@ static void genp_hold_release(struct stage *st, struct sn_conn *c, struct genp_h
 			continue;
 		}
 		genp_number(st, c, p);
-		stage_pass_down(st, &p, 1, now);
+		if (genp_in_order(st))
+			genp_keep(st, p);
+		else
+			stage_pass_down(st, &p, 1, now);
 	}
+	if (genp_in_order(st))
+		genp_send_in_order(st, c, now);
 }
 
 /* Release c's holds that are over; the earliest one still on (UINT64_MAX: none). */
@@ -495,8 +573,13 @@ void genp_hold(struct stage *genp, struct sn_conn *c, uint16_t ep, struct sn_pkt
 }
 
 /* Take p off the unacknowledged list (prev is its predecessor or NULL). */
-static void genp_unlink(struct sn_conn *c, struct sn_pkt *prev, struct sn_pkt *p)
+static void genp_unlink(struct stage *st, struct sn_conn *c, struct sn_pkt *prev,
+			struct sn_pkt *p)
 {
+	if (p->flags & SN_PKT_UNSENT) {
+		((struct genp_conn *)stage_conn(st, c))->unsent--;
+		p->flags &= (uint16_t)~SN_PKT_UNSENT;
+	}
 	if (prev)
 		prev->next = p->next;
 	else
@@ -518,10 +601,16 @@ static bool genp_covered(uint32_t n, uint32_t base, uint32_t mask, bool use_mask
 	return use_mask && d <= PROTO_SACK_BITS && ((mask >> (d - 1)) & 1);
 }
 
-/* Resend p (it goes back to the channel). */
+/*
+ * Resend p (it goes back to the channel); going back N, p is kept for
+ * genp_send_in_order, which the caller runs.
+ */
 static void genp_resend(struct stage *st, struct sn_pkt *p, uint64_t now)
 {
-	stage_pass_down(st, &p, 1, now);
+	if (genp_in_order(st))
+		genp_keep(st, p);
+	else
+		stage_pass_down(st, &p, 1, now);
 }
 
 /*
@@ -576,7 +665,7 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 			continue;
 		}
 		st->cnt[GENP_ACKED]++;
-		genp_unlink(c, prev, p);
+		genp_unlink(st, c, prev, p);
 		if (((struct genp_conn *)stage_conn(st, c))->n_holds)
 			genp_hold_took(st, c, p, now);
 		pipeline_complete(st->pl, p, SN_OK, now);
@@ -667,6 +756,7 @@ static void genp_timeout(struct stage *st, struct sn_conn *c, struct sn_pkt *p,
 			if (sn_pkt_awaits_ack(p))
 				genp_retry(st, p, now);
 		}
+		genp_send_in_order(st, c, now);
 	}
 	genp_release(st, c, now);
 }
@@ -678,7 +768,7 @@ static void genp_reset(struct stage *st, struct sn_conn *c, uint64_t now)
 	struct sn_pkt *p;
 
 	while ((p = c->unacked)) {
-		genp_unlink(c, NULL, p);
+		genp_unlink(st, c, NULL, p);
 		pipeline_complete(st->pl, p, SN_ERR_DOWN, now);
 	}
 	while ((p = g->wait_head)) {
@@ -686,6 +776,7 @@ static void genp_reset(struct stage *st, struct sn_conn *c, uint64_t now)
 		pipeline_complete(st->pl, p, SN_ERR_DOWN, now);
 	}
 	g->wait_tail = NULL;
+	g->unsent = 0;
 	genp_drop_held(st, c, -1, SN_ERR_DOWN, now);
 }
 
