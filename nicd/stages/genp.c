@@ -431,29 +431,21 @@ static void genp_drop_held(struct stage *st, struct sn_conn *c, int src_ep, int 
 	}
 }
 
-/* Number h's messages now, in order (behind those waiting for window space). */
+/* Number h's messages now, in order, behind those waiting for window space. */
 static void genp_hold_release(struct stage *st, struct sn_conn *c, struct genp_hold *h,
 			      uint64_t now)
 {
 	struct genp_conn *g = stage_conn(st, c);
-	struct sn_pkt *p;
 
-	while ((p = h->head)) {
-		h->head = p->next;
-		if (!h->head)
-			h->tail = NULL;
-		if (g->wait_head || !genp_fits(st, c)) {
-			genp_wait(st, g, p);
-			continue;
-		}
-		genp_number(st, c, p);
-		if (genp_in_order(st))
-			genp_keep(st, p);
-		else
-			stage_pass_down(st, &p, 1, now);
-	}
-	if (genp_in_order(st))
-		genp_send_in_order(st, c, now);
+	if (!h->head)
+		return;
+	if (g->wait_tail)
+		g->wait_tail->next = h->head;
+	else
+		g->wait_head = h->head;
+	g->wait_tail = h->tail;
+	h->head = h->tail = NULL;
+	genp_release(st, c, now);
 }
 
 /* Release c's holds that are over; the earliest one still on (UINT64_MAX: none). */
