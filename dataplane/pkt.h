@@ -54,6 +54,23 @@ struct sn_conn;
 /* Boot nonces of a peer's earlier processes a connection remembers (their FRESH frames are stale). */
 #define SN_OLD_NONCES 4
 
+/* Endpoints of this node a connection refuses data for at once (doc/protocol.md, push-back). */
+#define SN_RX_BLOCKS 8
+
+/*
+ * A receive-side block: data of the connection for endpoint ep numbered from
+ * `from` on (up to `until`, once bounded) is refused, REFUSED, and its
+ * sender sends those messages again under later numbers.
+ */
+struct sn_rx_block {
+	uint32_t from;			/* the lowest number refused (moves up with rx_base) */
+	uint32_t until;			/* bounded: the first number not refused */
+	uint32_t refused_max;		/* the highest number refused so far */
+	uint16_t ep;			/* the endpoint */
+	bool used;			/* the entry is in use */
+	bool bounded;			/* until is known (a REFUSED marker said it) */
+};
+
 /* What a connection knows of its peer's FRESH frames (pipeline_rx_fresh). */
 enum sn_fresh_seen {
 	SN_FRESH_NONE,		/* none taken */
@@ -75,6 +92,8 @@ struct sn_pkt {
 	uint64_t t_tx;			/* tx: last transmission started */
 	uint32_t slot;			/* tx bulk: slot of the last transmission */
 	uint16_t tx_count;		/* tx: transmissions so far (at most UINT16_MAX) */
+	uint16_t tries;			/* tx: transmissions of its message under earlier
+					 * numbers (refused by its endpoint: genp) */
 	uint16_t flags;			/* enum sn_pkt_flag */
 	uint8_t chan;			/* enum sn_chan */
 	uint8_t cq;			/* which channel queue holds it (NIC private) */
@@ -120,6 +139,7 @@ struct sn_conn {
 	uint32_t rx_unacked;		/* data received since the last ack left */
 	uint64_t rx_first_unacked;	/* when the oldest of those arrived */
 	uint8_t ack_now;		/* an ack must leave at once */
+	struct sn_rx_block rx_blocks[SN_RX_BLOCKS];	/* endpoints refused (nicd's ingress) */
 	uint8_t on_active;		/* on the pipeline's active list */
 	struct sn_conn *active_next;	/* next on that list */
 	/* bulk channel: maintained by the NIC's channel layer */

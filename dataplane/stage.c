@@ -279,6 +279,25 @@ void pipeline_touch(struct pipeline *pl)
 	pl->tick_due = 0;
 }
 
+struct stage *pipeline_stage(struct pipeline *pl, const char *name)
+{
+	for (unsigned int i = 0; i < pl->n_stages; i++)
+		if (strcmp(pl->stages[i].ops->name, name) == 0)
+			return &pl->stages[i];
+	return NULL;
+}
+
+bool pipeline_holds_later(struct pipeline *pl, struct sn_conn *conn, uint16_t ep, uint32_t n)
+{
+	for (unsigned int i = 0; i < pl->n_stages; i++) {
+		struct stage *st = &pl->stages[i];
+
+		if (st->ops->holds_later && st->ops->holds_later(st, conn, ep, n))
+			return true;
+	}
+	return false;
+}
+
 /* Run stages from index `from` downwards, then the sink. */
 static void pipeline_run_tx(struct pipeline *pl, unsigned int from,
 			    struct sn_pkt **pkts, uint16_t n, uint64_t now)
@@ -401,6 +420,7 @@ static void pipeline_conn_restart(struct pipeline *pl, struct sn_conn *c, uint64
 	c->rx_mask = 0;
 	c->rx_unacked = 0;
 	c->ack_now = 0;
+	memset(c->rx_blocks, 0, sizeof(c->rx_blocks));
 	c->rx_heard = false;
 	c->epoch_adopted = false;
 	c->named = false;

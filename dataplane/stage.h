@@ -82,6 +82,12 @@ struct stage_ops {
 	 * turns them into markers (nic_cancel).
 	 */
 	void (*cancel)(struct stage *st, uint16_t src_ep, uint64_t now);
+	/*
+	 * True when the stage keeps a received data packet of conn for
+	 * endpoint ep numbered after n, to be delivered (a reorder buffer):
+	 * refusing n would let that message pass n's (NULL: keeps none).
+	 */
+	bool (*holds_later)(struct stage *st, struct sn_conn *conn, uint16_t ep, uint32_t n);
 	/* Set up a new connection's state (already zeroed). */
 	void (*conn_init)(struct stage *st, struct sn_conn *conn);
 	/* Release what a connection's state holds (pipeline teardown). */
@@ -192,6 +198,12 @@ struct sn_conn *pipeline_conn(struct pipeline *pl, uint16_t peer);
 
 /* Put conn on the pipeline's list of connections with packets in flight. */
 void pipeline_conn_activate(struct pipeline *pl, struct sn_conn *conn);
+
+/* The stage named name in pl, or NULL. */
+struct stage *pipeline_stage(struct pipeline *pl, const char *name);
+
+/* True when a stage of pl holds a packet of conn for ep after n (stage_ops.holds_later). */
+bool pipeline_holds_later(struct pipeline *pl, struct sn_conn *conn, uint16_t ep, uint32_t n);
 
 /* Run a transmit burst from the top. */
 void pipeline_tx(struct pipeline *pl, struct sn_pkt **pkts, uint16_t n,

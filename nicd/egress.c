@@ -123,7 +123,8 @@ bool nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 	}
 	p.type = bulk ? PROTO_T_BREQ : PROTO_T_QREQ;
 	p.slot = bulk ? pkt->slot : 0;
-	p.flags = (uint16_t)(p.flags & (PROTO_F_DATA | PROTO_F_LAST | PROTO_F_ABANDONED));
+	p.flags = (uint16_t)(p.flags & (PROTO_F_DATA | PROTO_F_LAST | PROTO_F_ABANDONED |
+					PROTO_F_REFUSED));
 	nic_stamp_epoch(nic, pkt->conn, &p);
 	if (pkt->tx_count)
 		p.flags |= PROTO_F_RETX | PROTO_F_FORCE_ACK;
@@ -155,6 +156,33 @@ void nic_send_back(struct nic *nic, struct sn_conn *conn, const struct proto_pkt
 		nic_add_ack(conn, &p);
 	if (nic_emit(nic, nic->quick, &p, now))
 		nic->stats.back_sent++;
+}
+
+void nic_send_refusal(struct nic *nic, struct sn_conn *conn, const struct proto_pkt *data,
+		      uint64_t now)
+{
+	struct proto_pkt p = {
+		.type = PROTO_T_QACK, .flags = PROTO_F_REFUSED, .src_node = nic->id,
+		.dst_node = data->src_node, .vnet = data->vnet, .src_ep = data->dst_ep,
+		.dst_ep = data->src_ep, .pkt_num = data->pkt_num,
+	};
+
+	if (data->type == PROTO_T_BREQ) {
+		p = (struct proto_pkt) {
+			.type = PROTO_T_BACK, .flags = PROTO_F_NACK | PROTO_F_REFUSED,
+			.src_node = nic->id, .dst_node = data->src_node, .vnet = data->vnet,
+			.pkt_num = data->pkt_num, .slot = data->slot,
+		};
+	}
+	nic_stamp_epoch(nic, conn, &p);
+	nic_add_ack(conn, &p);
+	if (!nic_emit(nic, nic->quick, &p, now))
+		return;
+	nic->stats.ep_refusals_sent++;
+	if (p.type == PROTO_T_BACK)
+		nic->stats.back_sent++;
+	else
+		nic->stats.qack_sent++;
 }
 
 void nic_send_no_vnet(struct nic *nic, const struct proto_pkt *data, uint64_t now)

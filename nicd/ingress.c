@@ -142,9 +142,12 @@ static void nic_split_ack(struct nic *nic, const struct proto_pkt *p, uint64_t n
 	struct sn_conn *conn = v ? pipeline_conn(v->pl, p->src_node) : NULL;
 	struct sn_pkt *a;
 
+	bool refused = (p->flags & PROTO_F_REFUSED) && conn && v->pl->numbered;
+
 	if (conn && !nic_rx_epoch(nic, v, conn, p, now))
 		return;
-	if (p->type == PROTO_T_BACK)
+	/* A refusal for the endpoint alone: no BREQ is requested again. */
+	if (p->type == PROTO_T_BACK && !refused)
 		chan_back(nic, p, now);
 	if (!(p->flags & PROTO_F_ACK))
 		return;
@@ -164,6 +167,12 @@ static void nic_split_ack(struct nic *nic, const struct proto_pkt *p, uint64_t n
 	a->chan = SN_CHAN_QUICK;
 	a->conn = conn;
 	pipeline_rx(v->pl, &a, 1, now);
+	/*
+	 * After its acknowledgment: what that took is no longer resent. A
+	 * refusal not acted on is a negative BACK as any: requested again.
+	 */
+	if (refused && !nic_rx_refusal(nic, v->pl, conn, p, now) && p->type == PROTO_T_BACK)
+		chan_back(nic, p, now);
 }
 
 /* Refuse a data frame of conn: a BREQ gets a negative BACK, a QREQ is retried. */
@@ -195,12 +204,18 @@ static void nic_split_data(struct nic *nic, struct rte_mbuf *m,
 		rte_pktmbuf_free(m);	/* a stale BREQ gets no BACK: nothing waits for it now */
 		return;
 	}
-	/* A marker of a message given up is never delivered: it needs no buffer. */
-	if (nic->ops.rx_space && !(p->flags & PROTO_F_ABANDONED) &&
-	    !nic->ops.rx_space(nic->ops.ctx, p->vnet, p->dst_ep)) {
+	switch (nic_rx_admit(nic, v->pl, conn, p)) {
+	case NIC_ADMIT_REFUSE:
 		nic->stats.rx_no_space++;
 		nic_refuse(nic, conn, m, p, now);
 		return;
+	case NIC_ADMIT_REFUSE_EP:
+		nic->stats.rx_no_space++;
+		nic_send_refusal(nic, conn, p, now);
+		rte_pktmbuf_free(m);
+		return;
+	default:
+		break;
 	}
 	d = conn ? nic_desc_alloc(nic) : NULL;
 	if (!d) {

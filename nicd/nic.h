@@ -87,6 +87,9 @@ struct nic_msg {
 	X(rx_unexpected, "frames of a type a NIC does not take (CFG, HELLO)") \
 	X(rx_no_desc, "frames dropped: no packet descriptor") \
 	X(rx_no_space, "data frames refused: no receive buffer (bulk: NACK sent)") \
+	X(ep_refusals_sent, "of those, refused for their endpoint alone (REFUSED): the sender sends the message again, the connection goes on") \
+	X(ep_blocks_full, "refusals that could not name their endpoint (all the connection's blocks in use): the packet keeps its number") \
+	X(rx_over_promise, "data frames taken for an endpoint without a receive buffer: a later message for it waited in order already (held back in nicd)") \
 	X(rx_stale_epoch, "frames of a connection dropped whole: from before a reset (an older epoch); an ack-only frame answers") \
 	X(rx_before_join, "frames received before the NIC had an id") \
 	X(rx_data, "data frames for this node (BREQ + QREQ), taken or refused") \
@@ -107,6 +110,10 @@ struct nic_msg {
 	X(breq_sent, "BREQs sent") \
 	X(back_ok, "positive BACKs") \
 	X(back_nack, "negative BACKs (target had no buffer): requested again") \
+	X(ep_refusals_received, "REFUSED answers (BACK or QACK): the target's endpoint refused a packet") \
+	X(ep_refusals_stale, "of those, for a packet no longer a message (a marker already, or acknowledged)") \
+	X(ep_refusals_ignored, "of those, not acted on (no descriptor or hold free): the packet keeps its number and is resent") \
+	X(requeued, "messages sent again under a new number after their endpoint refused them") \
 	X(bulk_held_back, "connections held back from the bulk send buffers after a negative BACK") \
 	X(back_missing, "BACKs that did not come in time") \
 	X(back_unmatched, "BACKs matching no BREQ in flight") \

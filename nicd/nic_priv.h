@@ -175,6 +175,39 @@ void nic_send_welcome(struct nic *nic, struct sn_conn *conn, uint16_t nonce, boo
 /* Egress: send a frame the NIC originates (CFG, HELLO) on the quick port. */
 void nic_send_control(struct nic *nic, struct proto_pkt *p, uint64_t now);
 
+/* What ingress does with a data frame (nic_rx_admit). */
+enum nic_admit {
+	NIC_ADMIT_TAKE,		/* into its pipeline */
+	NIC_ADMIT_REFUSE,	/* refused, its number kept: a BREQ gets a NACK, a QREQ is resent */
+	NIC_ADMIT_REFUSE_EP,	/* refused for its endpoint alone: answered REFUSED */
+};
+
+/*
+ * Push-back: may data frame p of conn c (NULL: none) in pipeline pl come in?
+ * Refused for its endpoint when it has no receive buffer or is blocked on
+ * c (doc/protocol.md, per-endpoint push-back); a REFUSED marker may end a block.
+ */
+enum nic_admit nic_rx_admit(struct nic *nic, struct pipeline *pl, struct sn_conn *c,
+			    const struct proto_pkt *p);
+
+/*
+ * Push-back: a REFUSED answer r (its acknowledgment already taken) on
+ * connection c of pipeline pl: the refused packet and the others to its
+ * endpoint that r's receiver did not take become markers, and genp sends
+ * their messages again after a hold. False when it did nothing (stale, or
+ * no descriptor or hold free): the packet keeps its number.
+ */
+bool nic_rx_refusal(struct nic *nic, struct pipeline *pl, struct sn_conn *c,
+		    const struct proto_pkt *r, uint64_t now);
+
+/*
+ * Egress: refuse data frame p of conn for its endpoint alone: a BREQ's BACK
+ * says NACK and REFUSED, a QREQ is answered by a QACK that says REFUSED
+ * with its number, both with conn's acknowledgment.
+ */
+void nic_send_refusal(struct nic *nic, struct sn_conn *conn, const struct proto_pkt *p,
+		      uint64_t now);
+
 /* Channel: take a packet from the bottom of a pipeline. */
 void chan_sink(struct nic *nic, struct sn_pkt *pkt, uint64_t now);
 

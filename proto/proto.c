@@ -25,13 +25,13 @@ static const struct proto_type_rule proto_rules[PROTO_T_MAX + 1] = {
 	[PROTO_T_BREQ] = { "BREQ", PROTO_F_DATA | PROTO_F_ACK | PROTO_F_LAST |
 			   PROTO_F_RETX | PROTO_F_FORCE_ACK | PROTO_F_FRESH,
 			   PROTO_F_DATA, true },
-	[PROTO_T_BACK] = { "BACK", PROTO_F_ACK | PROTO_F_NACK | PROTO_F_DOWN | PROTO_F_FRESH,
-			   0, true },
+	[PROTO_T_BACK] = { "BACK", PROTO_F_ACK | PROTO_F_NACK | PROTO_F_DOWN | PROTO_F_FRESH |
+			   PROTO_F_REFUSED, 0, true },
 	[PROTO_T_QREQ] = { "QREQ", PROTO_F_DATA | PROTO_F_ACK | PROTO_F_LAST |
-			   PROTO_F_RETX | PROTO_F_FORCE_ACK | PROTO_F_ABANDONED | PROTO_F_FRESH,
-			   PROTO_F_DATA, true },
+			   PROTO_F_RETX | PROTO_F_FORCE_ACK | PROTO_F_ABANDONED | PROTO_F_FRESH |
+			   PROTO_F_REFUSED, PROTO_F_DATA, true },
 	[PROTO_T_QACK] = { "QACK", PROTO_F_ACK | PROTO_F_DOWN | PROTO_F_NO_VNET | PROTO_F_FRESH |
-			   PROTO_F_RESTART | PROTO_F_WELCOME,
+			   PROTO_F_RESTART | PROTO_F_WELCOME | PROTO_F_REFUSED,
 			   0, true },
 	[PROTO_T_CFG] = { "CFG", 0, 0, false },
 	[PROTO_T_GNT] = { "GNT", 0, 0, false },
@@ -271,8 +271,8 @@ static enum proto_reason proto_check_nodes(const struct proto_pkt *pkt,
 }
 
 /*
- * How the flags that name processes (FRESH, WELCOME, RESTART) combine with
- * the others; only a frame carrying one of them comes here.
+ * How the flags that name processes (FRESH, WELCOME, RESTART), and REFUSED,
+ * combine with the others; only a frame carrying one of them comes here.
  */
 static enum proto_reason proto_check_process_flags(uint16_t flags)
 {
@@ -283,6 +283,22 @@ static enum proto_reason proto_check_process_flags(uint16_t flags)
 	if ((flags & PROTO_F_FRESH) && (flags & PROTO_F_WELCOME))
 		return PROTO_R_FLAGS;
 	if ((flags & PROTO_F_RESTART) && !(flags & PROTO_F_WELCOME))
+		return PROTO_R_FLAGS;
+	return PROTO_R_OK;
+}
+
+/*
+ * REFUSED (after proto_check_process_flags: not on a switch's notice nor a
+ * NO_VNET answer): on a BACK only with NACK, on a QREQ only with ABANDONED
+ * (a marker), never on a WELCOME.
+ */
+static enum proto_reason proto_check_refused(const struct proto_pkt *pkt)
+{
+	if (pkt->flags & PROTO_F_WELCOME)
+		return PROTO_R_FLAGS;
+	if (pkt->type == PROTO_T_BACK && !(pkt->flags & PROTO_F_NACK))
+		return PROTO_R_FLAGS;
+	if (pkt->type == PROTO_T_QREQ && !(pkt->flags & PROTO_F_ABANDONED))
 		return PROTO_R_FLAGS;
 	return PROTO_R_OK;
 }
@@ -301,8 +317,11 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 	if ((pkt->flags & ~rule->flags_allowed) ||
 	    (pkt->flags & rule->flags_required) != rule->flags_required)
 		return PROTO_R_FLAGS;
-	if (pkt->flags & (PROTO_F_FRESH | PROTO_F_RESTART | PROTO_F_WELCOME)) {
+	/* The rare flags behind one test: it is on every frame the switch forwards. */
+	if (pkt->flags & (PROTO_F_FRESH | PROTO_F_RESTART | PROTO_F_WELCOME | PROTO_F_REFUSED)) {
 		r = proto_check_process_flags(pkt->flags);
+		if (r == PROTO_R_OK && (pkt->flags & PROTO_F_REFUSED))
+			r = proto_check_refused(pkt);
 		if (r != PROTO_R_OK)
 			return r;
 	}
@@ -331,11 +350,13 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 	}
 	/*
 	 * Without data, a BACK names the BREQ it answers by its number (0:
-	 * none), a WELCOME the boot nonce it took; others carry none.
+	 * none), a REFUSED QACK the packet refused, a WELCOME the boot nonce
+	 * it took; others carry none.
 	 */
 	if (pkt->pkt_num > PROTO_PKT_NUM_MASK)
 		return PROTO_R_PKT_NUM;
-	if (pkt->pkt_num && !(pkt->flags & PROTO_F_DATA) && pkt->type != PROTO_T_BACK &&
+	if (pkt->pkt_num && !(pkt->flags & (PROTO_F_DATA | PROTO_F_REFUSED)) &&
+	    pkt->type != PROTO_T_BACK &&
 	    !((pkt->flags & PROTO_F_WELCOME) && pkt->pkt_num <= UINT16_MAX))
 		return PROTO_R_PKT_NUM;
 	if (pkt->ack_base > PROTO_PKT_NUM_MASK ||

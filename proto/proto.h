@@ -89,7 +89,13 @@ enum proto_flag {
 					 * pkt_num holds the receiver's boot nonce it
 					 * took, handler the sender's; a connection that
 					 * knows no epoch takes one only from this */
-	PROTO_F_ALL = (1u << 12) - 1,
+	PROTO_F_REFUSED = 1u << 12,	/* BACK (with NACK), QACK: the receiving endpoint
+					 * refused packet pkt_num, whose number is not
+					 * taken: make it a marker, send its message again;
+					 * QREQ (a marker, with ABANDONED): its message was
+					 * refused and is sent again from number pkt_num +
+					 * handler on */
+	PROTO_F_ALL = (1u << 13) - 1,
 };
 
 /*

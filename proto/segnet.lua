@@ -46,6 +46,7 @@ local flag_bits = {
 	{ 0x0008, "RETX" }, { 0x0010, "FORCE_ACK" }, { 0x0020, "NACK" },
 	{ 0x0040, "DOWN" }, { 0x0080, "ABANDONED" }, { 0x0100, "NO_VNET" },
 	{ 0x0200, "FRESH" }, { 0x0400, "RESTART" }, { 0x0800, "WELCOME" },
+	{ 0x1000, "REFUSED" },
 }
 
 -- Checksum status values, as Wireshark's own dissectors use them.
@@ -85,8 +86,11 @@ field("flag_restart", ProtoField.bool("segnet.flags.restart",
 field("flag_welcome", ProtoField.bool("segnet.flags.welcome",
 	"Welcome (answers a FRESH frame taken: the epoch to take, two boot nonces)",
 	16, nil, 0x0800))
+field("flag_refused", ProtoField.bool("segnet.flags.refused",
+	"Refused (the endpoint refused the packet: its message comes again under a later number)",
+	16, nil, 0x1000))
 field("flag_undefined", ProtoField.uint16("segnet.flags.undefined", "Undefined flags",
-	base.HEX, nil, 0xF000))
+	base.HEX, nil, 0xE000))
 field("src_node", ProtoField.uint16("segnet.src_node", "Source node", base.DEC))
 field("dst_node", ProtoField.uint16("segnet.dst_node", "Destination node", base.DEC))
 field("vnet", ProtoField.uint16("segnet.vnet", "Virtual network", base.DEC))
@@ -103,6 +107,8 @@ field("welcomed_nonce", ProtoField.uint16("segnet.welcomed_nonce",
 	"Boot nonce taken (WELCOME: pkt_num)", base.HEX))
 field("sender_nonce", ProtoField.uint16("segnet.sender_nonce",
 	"Sender's boot nonce (WELCOME: handler)", base.HEX))
+field("resume", ProtoField.uint32("segnet.resume",
+	"Refused messages come again from number (REFUSED marker: pkt_num + handler)", base.DEC))
 field("down_nonce", ProtoField.uint16("segnet.down_nonce",
 	"Boot nonce of the node's process (DOWN notice: handler)", base.HEX))
 -- enum proto_down_kind: what a DOWN notice says of the node it names.
@@ -294,6 +300,7 @@ local function dissect_header(tvb, tree)
 	ft:add(f.flag_fresh, tvb(2, 2))
 	ft:add(f.flag_restart, tvb(2, 2))
 	ft:add(f.flag_welcome, tvb(2, 2))
+	ft:add(f.flag_refused, tvb(2, 2))
 	ft:add(f.flag_undefined, tvb(2, 2))
 	add_node(ht, f.src_node, tvb(4, 2))
 	add_node(ht, f.dst_node, tvb(6, 2))
@@ -308,6 +315,10 @@ local function dissect_header(tvb, tree)
 	end
 	if bit32.band(h.flags, 0x0040) ~= 0 then
 		ht:add(f.down_nonce, tvb(14, 2))
+	end
+	if h.type == T_QREQ and bit32.band(h.flags, 0x1000) ~= 0 then
+		ht:add(f.resume, tvb(14, 2), bit32.band(tvb(17, 3):uint() + h.handler, 0xFFFFFF))
+			:set_generated()
 	end
 	add_u24(ht, f.ack_base, tvb(20, 4))
 	ht:add(f.ack_mask, tvb(24, 4))

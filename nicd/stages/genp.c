@@ -44,12 +44,14 @@ enum genp_counter {
 	GENP_STALE_ACKS,
 	GENP_CANCELLED,
 	GENP_KEPT_IN_ORDER,
+	GENP_HELD_BACK,
+	GENP_REQUEUED,
 };
 
 static const char *const genp_counter_names[] = {
 	"numbered", "window_waits", "acked", "sacked", "timeout_retx",
 	"fast_retx", "gave_up", "stale_acks",
-	"cancelled_unnumbered", "kept_in_order", NULL,
+	"cancelled_unnumbered", "kept_in_order", "held_for_endpoint", "requeued", NULL,
 };
 
 /* Per-pipeline state. */
@@ -57,6 +59,29 @@ struct genp_priv {
 	bool mask_holds;	/* order above: the mask acknowledges held packets */
 	bool in_order;		/* gbn: packets leave in number order (genp_may_leave) */
 	int64_t window;		/* genp_window: what the receiver can keep */
+	uint64_t hold_min_ns;	/* the first hold of a refused endpoint, at least (timer's min_ns) */
+	uint64_t hold_max_ns;	/* its longest (timer's timeout_ns) */
+	struct sn_conn *held;	/* connections with messages held for an endpoint */
+};
+
+/* Endpoints of the peer one connection holds messages back for, at most. */
+enum { GENP_HOLDS = 8 };
+
+/* Longest back-off of a refused endpoint: the hold grows at most 2^10 times. */
+enum { GENP_HOLD_MAX_BACKOFF = 10 };
+
+/*
+ * An endpoint of the peer that refused messages (doc/protocol.md,
+ * per-endpoint push-back): its messages wait, in send order, until the
+ * hold ends, then are numbered again.
+ */
+struct genp_hold {
+	struct sn_pkt *head;	/* its messages waiting, in send order */
+	struct sn_pkt *tail;	/* last of those */
+	uint64_t until;		/* none is numbered before then */
+	uint16_t ep;		/* the peer's endpoint */
+	uint8_t backoff;	/* refusals since the last message it took */
+	bool used;		/* the entry is in use */
 };
 
 /* Per-connection state besides the standard fields. */
@@ -65,6 +90,10 @@ struct genp_conn {
 	struct sn_pkt *wait_tail;	/* last of those */
 	uint32_t unsent;		/* gbn: numbered packets kept until they may
 					 * leave in order (SN_PKT_UNSENT) */
+	struct genp_hold holds[GENP_HOLDS];	/* endpoints held back */
+	uint8_t n_holds;		/* entries in use */
+	bool on_held;			/* on genp_priv.held */
+	struct sn_conn *next_held;	/* next on that list */
 };
 
 bool genp_goes_back_n(const struct stage *genp)
@@ -106,6 +135,10 @@ static int genp_init(struct stage *st, char *err, size_t errlen)
 	((struct genp_priv *)st->priv)->window = genp_window(st);
 	((struct genp_priv *)st->priv)->in_order = genp_goes_back_n(st);
 	st->pl->goes_back_n = genp_goes_back_n(st);
+	((struct genp_priv *)st->priv)->hold_min_ns =
+		(uint64_t)stage_param(stage_above(st, "timer"), "min_ns");
+	((struct genp_priv *)st->priv)->hold_max_ns =
+		(uint64_t)stage_param(stage_above(st, "timer"), "timeout_ns");
 	return 0;
 }
 
@@ -195,6 +228,20 @@ static void genp_send_in_order(struct stage *st, struct sn_conn *c, uint64_t now
 	}
 }
 
+/* p waits for window space, after those waiting already. */
+static void genp_wait(struct stage *st, struct genp_conn *g, struct sn_pkt *p)
+{
+	p->next = NULL;
+	if (g->wait_tail)
+		g->wait_tail->next = p;
+	else
+		g->wait_head = p;
+	g->wait_tail = p;
+	st->cnt[GENP_WINDOW_WAITS]++;
+}
+
+static bool genp_hold_back(struct stage *st, struct sn_conn *c, struct sn_pkt *p, uint64_t now);
+
 /* Transmit: number what fits in the window, hold the rest in order. */
 static uint16_t genp_tx(struct stage *st, struct sn_pkt **pkts, uint16_t n,
 			uint64_t now)
@@ -210,14 +257,10 @@ static uint16_t genp_tx(struct stage *st, struct sn_pkt **pkts, uint16_t n,
 			pkts[out++] = p;
 			continue;
 		}
+		if (g->n_holds && genp_hold_back(st, c, p, now))
+			continue;
 		if (g->wait_head || !genp_fits(st, c)) {
-			p->next = NULL;
-			if (g->wait_tail)
-				g->wait_tail->next = p;
-			else
-				g->wait_head = p;
-			g->wait_tail = p;
-			st->cnt[GENP_WINDOW_WAITS]++;
+			genp_wait(st, g, p);
 			continue;
 		}
 		genp_number(st, c, p);
@@ -251,6 +294,274 @@ static void genp_release(struct stage *st, struct sn_conn *c, uint64_t now)
 	}
 	if (genp_in_order(st))
 		genp_send_in_order(st, c, now);
+}
+
+/*
+ * Per-endpoint push-back (doc/protocol.md). When an endpoint of the peer
+ * refuses a message, the NIC makes its packet the marker of its number
+ * and hands genp a copy of the message (genp_hold): it waits, with the
+ * connection's other messages to that endpoint, for a hold that doubles
+ * with every refusal in a row (from the connection's round trip, at least
+ * timer's min_ns, to timer's timeout_ns), and is then numbered again, in
+ * send order. Messages to the peer's other endpoints are numbered as ever.
+ */
+
+/* c's entry for the peer's endpoint ep, or NULL. */
+static struct genp_hold *genp_hold_of(struct genp_conn *g, uint16_t ep)
+{
+	for (unsigned int i = 0; i < GENP_HOLDS; i++)
+		if (g->holds[i].used && g->holds[i].ep == ep)
+			return &g->holds[i];
+	return NULL;
+}
+
+/* True when entry h has nothing to hold back: no message waits and its hold is over. */
+static bool genp_hold_idle(const struct genp_hold *h, uint64_t now)
+{
+	return !h->head && now >= h->until;
+}
+
+/* A free entry of g for ep (an idle one is taken over), or NULL. */
+static struct genp_hold *genp_hold_new(struct genp_conn *g, uint16_t ep, uint64_t now)
+{
+	struct genp_hold *h = NULL;
+
+	for (unsigned int i = 0; i < GENP_HOLDS && !h; i++)
+		if (!g->holds[i].used)
+			h = &g->holds[i];
+	for (unsigned int i = 0; i < GENP_HOLDS && !h; i++)
+		if (genp_hold_idle(&g->holds[i], now))
+			h = &g->holds[i];
+	if (!h)
+		return NULL;
+	if (!h->used)
+		g->n_holds++;
+	*h = (struct genp_hold) { .ep = ep, .used = true };
+	return h;
+}
+
+/* Forget entry h of g. */
+static void genp_hold_free(struct genp_conn *g, struct genp_hold *h)
+{
+	*h = (struct genp_hold) { 0 };
+	g->n_holds--;
+}
+
+/* Append p to h's messages. */
+static void genp_hold_push(struct genp_hold *h, struct sn_pkt *p)
+{
+	p->next = NULL;
+	if (h->tail)
+		h->tail->next = p;
+	else
+		h->head = p;
+	h->tail = p;
+}
+
+/* c has messages held: genp_tick looks at it. */
+static void genp_hold_watch(struct stage *st, struct sn_conn *c)
+{
+	struct genp_priv *priv = st->priv;
+	struct genp_conn *g = stage_conn(st, c);
+
+	if (g->on_held)
+		return;
+	g->on_held = true;
+	g->next_held = priv->held;
+	priv->held = c;
+}
+
+/* True (p kept) when p's endpoint is held back on c: p waits behind its messages. */
+static bool genp_hold_back(struct stage *st, struct sn_conn *c, struct sn_pkt *p, uint64_t now)
+{
+	struct genp_hold *h = genp_hold_of(stage_conn(st, c), p->h.dst_ep);
+
+	if (!h || genp_hold_idle(h, now))
+		return false;
+	genp_hold_push(h, p);
+	genp_hold_watch(st, c);
+	st->cnt[GENP_HELD_BACK]++;
+	return true;
+}
+
+/* p's endpoint took p: its back-off starts over (an idle entry goes). */
+static void genp_hold_took(struct stage *st, struct sn_conn *c, const struct sn_pkt *p,
+			   uint64_t now)
+{
+	struct genp_conn *g = stage_conn(st, c);
+	struct genp_hold *h;
+
+	if (p->h.flags & PROTO_F_ABANDONED)
+		return;
+	h = genp_hold_of(g, p->h.dst_ep);
+	if (!h)
+		return;
+	h->backoff = 0;
+	if (genp_hold_idle(h, now))
+		genp_hold_free(g, h);
+}
+
+/*
+ * Complete the held messages of c sent by src_ep (-1: all, and the entries
+ * go) with status; the others keep their order.
+ */
+static void genp_drop_held(struct stage *st, struct sn_conn *c, int src_ep, int status,
+			   uint64_t now)
+{
+	struct genp_conn *g = stage_conn(st, c);
+
+	for (unsigned int i = 0; i < GENP_HOLDS; i++) {
+		struct genp_hold *h = &g->holds[i];
+		struct sn_pkt *p = h->head, *next;
+
+		if (!h->used)
+			continue;
+		h->head = h->tail = NULL;
+		for (; p; p = next) {
+			next = p->next;
+			if (src_ep >= 0 && p->h.src_ep != src_ep) {
+				genp_hold_push(h, p);
+				continue;
+			}
+			st->cnt[GENP_CANCELLED] += status == SN_ERR_CANCELLED;
+			pipeline_complete(st->pl, p, status, now);
+		}
+		if (src_ep < 0)
+			genp_hold_free(g, h);
+	}
+}
+
+/* Number h's messages now, in order, behind those waiting for window space. */
+static void genp_hold_release(struct stage *st, struct sn_conn *c, struct genp_hold *h,
+			      uint64_t now)
+{
+	struct genp_conn *g = stage_conn(st, c);
+
+	if (!h->head)
+		return;
+	if (g->wait_tail)
+		g->wait_tail->next = h->head;
+	else
+		g->wait_head = h->head;
+	g->wait_tail = h->tail;
+	h->head = h->tail = NULL;
+	genp_release(st, c, now);
+}
+
+/* Release c's holds that are over; the earliest one still on (UINT64_MAX: none). */
+static uint64_t genp_holds_due(struct stage *st, struct sn_conn *c, uint64_t now)
+{
+	struct genp_conn *g = stage_conn(st, c);
+	uint64_t next = UINT64_MAX;
+
+	for (unsigned int i = 0; i < GENP_HOLDS; i++) {
+		struct genp_hold *h = &g->holds[i];
+
+		if (!h->used || !h->head)
+			continue;
+		if (now >= h->until)
+			genp_hold_release(st, c, h, now);
+		else if (h->until < next)
+			next = h->until;
+	}
+	return next;
+}
+
+/* Holds: number the messages of endpoints whose hold is over. */
+static uint64_t genp_tick(struct stage *st, uint64_t now)
+{
+	struct genp_priv *priv = st->priv;
+	struct sn_conn **link = &priv->held;
+	uint64_t next = UINT64_MAX;
+
+	while (*link) {
+		struct sn_conn *c = *link;
+		struct genp_conn *g = stage_conn(st, c);
+		uint64_t t = genp_holds_due(st, c, now);
+
+		if (t == UINT64_MAX) {
+			*link = g->next_held;
+			g->on_held = false;
+			continue;
+		}
+		if (t < next)
+			next = t;
+		link = &g->next_held;
+	}
+	return next;
+}
+
+bool genp_may_hold(struct stage *genp, struct sn_conn *c, uint16_t ep, uint64_t now)
+{
+	struct genp_conn *g = stage_conn(genp, c);
+
+	if (genp_hold_of(g, ep))
+		return true;
+	for (unsigned int i = 0; i < GENP_HOLDS; i++)
+		if (!g->holds[i].used || genp_hold_idle(&g->holds[i], now))
+			return true;
+	return false;
+}
+
+/* How long h holds after one more refusal: the round trip doubled per refusal in a row. */
+static uint64_t genp_hold_ns(const struct stage *st, const struct sn_conn *c,
+			     const struct genp_hold *h)
+{
+	const struct genp_priv *priv = st->priv;
+	uint64_t t = c->srtt_ns > priv->hold_min_ns ? c->srtt_ns : priv->hold_min_ns;
+
+	t <<= h->backoff;
+	return t < priv->hold_max_ns ? t : priv->hold_max_ns;
+}
+
+void genp_hold(struct stage *genp, struct sn_conn *c, uint16_t ep, struct sn_pkt **msgs,
+	       uint16_t n, uint64_t now)
+{
+	struct genp_conn *g = stage_conn(genp, c);
+	struct genp_hold *h = genp_hold_of(g, ep);
+	struct sn_pkt *first = NULL, *last = NULL, **link = &g->wait_head, *p;
+	int64_t max_retx = genp->param[2];
+
+	if (!h)
+		h = genp_hold_new(g, ep, now);
+	h->until = now + genp_hold_ns(genp, c, h);
+	if (h->backoff < GENP_HOLD_MAX_BACKOFF)
+		h->backoff++;
+	/* They were numbered before anything that waits for ep: first. */
+	for (uint16_t i = 0; i < n; i++) {
+		p = msgs[i];
+		if (max_retx && p->tries >= max_retx) {
+			genp->cnt[GENP_GAVE_UP]++;
+			pipeline_complete(genp->pl, p, SN_ERR_RETRIES, now);
+			continue;
+		}
+		genp->cnt[GENP_REQUEUED]++;
+		p->next = NULL;
+		if (last)
+			last->next = p;
+		else
+			first = p;
+		last = p;
+	}
+	if (last) {
+		last->next = h->head;
+		h->head = first;
+		if (!h->tail)
+			h->tail = last;
+	}
+	/* Those waiting for window space for ep were sent after them. */
+	g->wait_tail = NULL;
+	while ((p = *link)) {
+		if (p->h.dst_ep != ep) {
+			g->wait_tail = p;
+			link = &p->next;
+			continue;
+		}
+		*link = p->next;
+		genp_hold_push(h, p);
+	}
+	genp_hold_watch(genp, c);
+	pipeline_touch(genp->pl);
 }
 
 /* Take p off the unacknowledged list (prev is its predecessor or NULL). */
@@ -347,6 +658,8 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 		}
 		st->cnt[GENP_ACKED]++;
 		genp_unlink(st, c, prev, p);
+		if (((struct genp_conn *)stage_conn(st, c))->n_holds)
+			genp_hold_took(st, c, p, now);
 		pipeline_complete(st->pl, p, SN_OK, now);
 		progress = true;
 	}
@@ -411,7 +724,9 @@ static void genp_retry(struct stage *st, struct sn_pkt *p, uint64_t now)
 {
 	int64_t max_retx = st->param[2];
 
-	if (max_retx && p->tx_count >= max_retx && !(p->h.flags & PROTO_F_ABANDONED)) {
+	/* tries: its message's transmissions under numbers its endpoint refused */
+	if (max_retx && p->tries + p->tx_count >= max_retx &&
+	    !(p->h.flags & PROTO_F_ABANDONED)) {
 		genp_give_up(st, p, now);
 		return;
 	}
@@ -454,6 +769,7 @@ static void genp_reset(struct stage *st, struct sn_conn *c, uint64_t now)
 	}
 	g->wait_tail = NULL;
 	g->unsent = 0;
+	genp_drop_held(st, c, -1, SN_ERR_DOWN, now);
 }
 
 /*
@@ -477,6 +793,8 @@ static void genp_drop_waiting(struct stage *st, struct sn_conn *c, int src_ep, i
 		pipeline_complete(st->pl, p, status, now);
 	}
 	g->wait_tail = kept;
+	if (g->n_holds)
+		genp_drop_held(st, c, src_ep, status, now);
 }
 
 /*
@@ -515,4 +833,5 @@ const struct stage_ops stage_genp = {
 	.rx = genp_rx,
 	.event = genp_event,
 	.cancel = genp_cancel,
+	.tick = genp_tick,
 };

@@ -177,6 +177,19 @@ static uint16_t order_rx(struct stage *st, struct sn_pkt **pkts, uint16_t n,
 	return 0;
 }
 
+/* A packet for ep after n waits in c's reorder buffer (it will be delivered). */
+static bool order_holds_later(struct stage *st, struct sn_conn *c, uint16_t ep, uint32_t n)
+{
+	struct order_conn *oc = stage_conn(st, c);
+
+	for (int i = 0; i < PROTO_SACK_BITS; i++)
+		if (oc->buf[i] && oc->buf[i]->h.dst_ep == ep &&
+		    !(oc->buf[i]->h.flags & PROTO_F_ABANDONED) &&
+		    proto_seq_lt(n, oc->buf[i]->h.pkt_num))
+			return true;
+	return false;
+}
+
 /* Drop the reorder buffer of c. */
 static void order_flush(struct stage *st, struct sn_conn *c)
 {
@@ -209,6 +222,7 @@ const struct stage_ops stage_order = {
 	.init = order_init,
 	.rx = order_rx,
 	.event = order_event,
+	.holds_later = order_holds_later,
 	.conn_init = order_conn_init,
 	.conn_fini = order_flush,
 };

@@ -27,6 +27,24 @@ bool genp_goes_back_n(const struct stage *genp);
  */
 int64_t genp_window(struct stage *genp);
 
+/*
+ * True when the genp stage given can hold messages back for the peer's
+ * endpoint ep on c (it has an entry for it, or one free): genp_hold would
+ * take them.
+ */
+bool genp_may_hold(struct stage *genp, struct sn_conn *c, uint16_t ep, uint64_t now);
+
+/*
+ * The peer's endpoint ep refused the messages msgs (n, in send order:
+ * unnumbered copies of packets the NIC made markers of their numbers). Each
+ * waits for ep's hold, which doubles with every refusal in a row, and is
+ * then numbered again, ahead of the connection's other messages to ep;
+ * one sent max_retx times already fails (SN_ERR_RETRIES). genp_may_hold
+ * must have said yes.
+ */
+void genp_hold(struct stage *genp, struct sn_conn *c, uint16_t ep, struct sn_pkt **msgs,
+	       uint16_t n, uint64_t now);
+
 /* Out-of-order packets the order stage given keeps per connection (sr); 0 with gbn. */
 int64_t order_sr_buffer(const struct stage *order);
 

@@ -90,12 +90,12 @@ static uint16_t fuzz_node(uint8_t code)
 }
 
 /* The header flags a frame record can set: every one (fuzz_flags_read). */
-_Static_assert((PROTO_F_ALL & ~(0xFFu | 3u << 8 | 3u << 10)) == 0,
-	       "a frame record sets flags bits 0-11 only: give a new flag a bit of the record");
+_Static_assert((PROTO_F_ALL & ~(0xFFu | 3u << 8 | 3u << 10 | 1u << 12)) == 0,
+	       "a frame record sets flags bits 0-12 only: give a new flag a bit of the record");
 
 /*
  * The header flags of a frame record: bits 0-7 from its flags byte, 8-9
- * from its epoch byte ecode, 10 and 11 from its sel byte.
+ * from its epoch byte ecode, 10 to 12 from its sel byte.
  */
 static uint16_t fuzz_flags_read(uint8_t sel, uint8_t fbyte, uint8_t ecode)
 {
@@ -103,6 +103,7 @@ static uint16_t fuzz_flags_read(uint8_t sel, uint8_t fbyte, uint8_t ecode)
 
 	hi |= ((sel >> FUZZ_SEL_RESTART_SHIFT) & 1u) << 2;
 	hi |= ((sel >> FUZZ_SEL_WELCOME_SHIFT) & 1u) << 3;
+	hi |= ((sel >> FUZZ_SEL_REFUSED_SHIFT) & 1u) << 4;
 	return (uint16_t)((fbyte | hi << 8) & PROTO_F_ALL);
 }
 
@@ -215,12 +216,30 @@ static void fuzz_plausible_welcome(struct proto_pkt *p)
 }
 
 /*
+ * The REFUSED flag of p made plausible: a QACK's or a BACK's that is
+ * neither a notice, a NO_VNET answer nor a WELCOME (a BACK's says NACK
+ * too), a QREQ's that is a marker (ABANDONED); no BREQ's.
+ */
+static void fuzz_plausible_refused(struct proto_pkt *p)
+{
+	if (!(p->flags & PROTO_F_REFUSED))
+		return;
+	if (p->type == PROTO_T_BREQ ||
+	    (p->flags & (PROTO_F_DOWN | PROTO_F_NO_VNET | PROTO_F_WELCOME)))
+		p->flags &= (uint16_t)~PROTO_F_REFUSED;
+	else if (p->type == PROTO_T_BACK)
+		p->flags |= PROTO_F_NACK;
+	else if (p->type == PROTO_T_QREQ)
+		p->flags |= PROTO_F_ABANDONED;
+}
+
+/*
  * Make the fields of p plausible for its type, so that the decoder accepts
  * it and the state machines see it: what a field needs zero is zero; a
  * DOWN notice's epoch is its kind, from the epoch byte ecode, and its
  * handler names a process as a WELCOME's does; neither a
  * notice nor a NO_VNET answer is FRESH; the WELCOME and RESTART flags as
- * fuzz_plausible_welcome says.
+ * fuzz_plausible_welcome says, REFUSED as fuzz_plausible_refused.
  */
 static void fuzz_plausible(struct proto_pkt *p, uint8_t ecode)
 {
@@ -229,9 +248,10 @@ static void fuzz_plausible(struct proto_pkt *p, uint8_t ecode)
 	if (p->flags & (PROTO_F_DOWN | PROTO_F_NO_VNET))
 		p->flags &= (uint16_t)~PROTO_F_FRESH;
 	fuzz_plausible_welcome(p);
+	fuzz_plausible_refused(p);
 	if (p->type == PROTO_T_BREQ || p->type == PROTO_T_QREQ)
 		p->flags |= PROTO_F_DATA;
-	if (!(p->flags & (PROTO_F_DATA | PROTO_F_WELCOME)))
+	if (!(p->flags & (PROTO_F_DATA | PROTO_F_WELCOME | PROTO_F_REFUSED)))
 		p->pkt_num = 0;
 	if (p->flags & PROTO_F_DOWN)
 		p->handler = (uint16_t)(int8_t)p->handler;	/* a process near the FRESH nonces */
@@ -318,6 +338,9 @@ static struct rte_mbuf *fuzz_frame_read(struct fuzz_in *in, struct rte_mempool *
 		fuzz_plausible(&p, ecode);
 	if (p.flags & PROTO_F_WELCOME)
 		p.pkt_num = fuzz_welcome_nonce(ctx, pbyte);
+	/* A refusal names a packet the component sent: near the last one. */
+	if ((p.flags & PROTO_F_REFUSED) && p.type != PROTO_T_QREQ)
+		p.pkt_num = fuzz_seq(ctx->ack_base, pbyte);
 	proto_node_mac(p.src_node, p.eth_src);
 	proto_node_mac(p.dst_node, p.eth_dst);
 	return tdp_frame(mp, &p, &rc);

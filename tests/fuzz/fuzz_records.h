@@ -62,12 +62,13 @@ enum {
 };
 
 /*
- * A frame record's first byte: its type, the two header flags neither the
+ * A frame record's first byte: its type, the three header flags neither the
  * flags byte nor the epoch byte holds, and whether the fields are used as
  * given (else fuzz_records.c's fuzz_plausible makes them so).
  */
 enum fuzz_sel_byte {
-	FUZZ_SEL_TYPE = 0x1F,		/* bits 0-4: the type, modulo PROTO_T_MAX, plus 1 */
+	FUZZ_SEL_TYPE = 0x0F,		/* bits 0-3: the type, modulo PROTO_T_MAX, plus 1 */
+	FUZZ_SEL_REFUSED_SHIFT = 4,	/* bit 4: flags bit 12 (REFUSED) */
 	FUZZ_SEL_WELCOME_SHIFT = 5,	/* bit 5: flags bit 11 (WELCOME) */
 	FUZZ_SEL_RESTART_SHIFT = 6,	/* bit 6: flags bit 10 (RESTART) */
 	FUZZ_SEL_AS_GIVEN = 0x80,	/* bit 7: the fields as given, not made plausible */

@@ -20,7 +20,7 @@ import sys
 # Packet types and flags (proto/proto.h).
 BREQ, BACK, QREQ, QACK, CFG, GNT, HELLO = range(1, 8)
 (F_DATA, F_ACK, F_LAST, F_RETX, F_FORCE_ACK, F_NACK, F_DOWN, F_ABANDONED,
- F_NO_VNET, F_FRESH, F_RESTART, F_WELCOME) = (1 << i for i in range(12))
+ F_NO_VNET, F_FRESH, F_RESTART, F_WELCOME, F_REFUSED) = (1 << i for i in range(13))
 GNT_F_JOINED = 2
 # What a DOWN notice's epoch says of its node (enum proto_down_kind); 3 is refused.
 DOWN_DOWN, DOWN_REJOINED, DOWN_NOT_JOINED, DOWN_BAD = range(4)
@@ -60,12 +60,15 @@ def frame(ptype, who=0, bulk=False, scale=S_NONE, adv=0, flags=0, src=0, dst=0,
           plen=0, epoch=0, base=E_CONN, given=0, body=b""):
     """A frame record; pkt, ack, slot and epoch are deltas from the harness's
     context (epoch from base; a DOWN notice's epoch is its kind, 0 .. 3; a
-    WELCOME's pkt from the NIC's boot nonce, -8 .. 7). Flags bits 0-7 are
-    the flags byte, 8-9 go in the epoch byte, 10 and 11 in the sel byte
-    (enum fuzz_sel_byte: type - 1 in bits 0-4, WELCOME bit 5, RESTART bit 6)."""
-    assert flags < 1 << 12, "a frame record sets flags bits 0-11"
+    WELCOME's pkt from the NIC's boot nonce, -8 .. 7; a REFUSED QACK's or
+    BACK's from the last packet number the NIC sent). Flags bits 0-7 are
+    the flags byte, 8-9 go in the epoch byte, 10 to 12 in the sel byte
+    (enum fuzz_sel_byte: type - 1 in bits 0-3, REFUSED bit 4, WELCOME bit 5,
+    RESTART bit 6)."""
+    assert flags < 1 << 13, "a frame record sets flags bits 0-12"
     assert 1 <= ptype <= 7, "a frame record's type is 1 .. 7"
-    sel = ptype - 1 | (flags >> 11 & 1) << 5 | (flags >> 10 & 1) << 6
+    sel = (ptype - 1 | (flags >> 12 & 1) << 4 | (flags >> 11 & 1) << 5 |
+           (flags >> 10 & 1) << 6)
     return op(A_FRAME, who, bulk, scale, adv) + bytes([
         sel, flags & 0xFF, src, dst, vnet, src_ep, dst_ep, handler, s8(pkt),
         s8(ack), mask, s8(slot), plen]) + epoch_field(flags, epoch, base, given) + body
@@ -348,6 +351,26 @@ def nic_seeds():
                base=E_ZERO, epoch=-2) + nic_grants(1)
     s += send(3, count=2) + nic_grants(1) + welcome(3, peer=-2) + nic_grants(2)
     seeds["seed-unwelcome-welcome"] = s
+    # Push-back on conf4-sr. This NIC's endpoint has no receive space: node
+    # 2's QREQ and BREQ are refused for it (ep_refusals_sent), and a REFUSED
+    # marker of node 2 is taken. Node 2's endpoint refuses the first of
+    # three quick messages (QACK) and a bulk one (BACK): they become
+    # markers and come again (requeued); a REFUSED answer for a marker is
+    # stale.
+    s = nic_joined(confs=4) + welcome(2, flags=0) + space_toggle()
+    s += frame(QREQ, flags=F_DATA | F_LAST, src=2, dst=1, vnet=1, pkt=0, handler=4)
+    s += frame(BREQ, bulk=True, flags=F_DATA | F_LAST, src=2, dst=1, vnet=1, pkt=1,
+               slot=0, plen=3) + next_poll(1)
+    s += frame(QREQ, flags=F_DATA | F_ABANDONED | F_REFUSED, src=2, dst=1, vnet=1,
+               pkt=0, handler=2) + space_toggle() + nic_grants(1)
+    s += send(2, count=3) + nic_grants(1)
+    s += frame(QACK, flags=F_ACK | F_REFUSED, src=2, dst=1, vnet=1, pkt=-1, ack=-2)
+    s += nic_grants(1)
+    s += frame(QACK, flags=F_ACK | F_REFUSED, src=2, dst=1, vnet=1, pkt=-1, ack=-2)
+    s += send(2, bulk=True, length=8) + nic_grants(3, target=2)
+    s += frame(BACK, flags=F_ACK | F_NACK | F_REFUSED, src=2, dst=1, vnet=1, slot=-1)
+    s += nic_grants(4, target=2)
+    seeds["seed-refused-endpoint"] = s
     return seeds
 
 

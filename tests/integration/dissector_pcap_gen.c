@@ -38,6 +38,7 @@ static const struct {
 	{ PROTO_F_FRESH, "segnet.flags.fresh" },
 	{ PROTO_F_RESTART, "segnet.flags.restart" },
 	{ PROTO_F_WELCOME, "segnet.flags.welcome" },
+	{ PROTO_F_REFUSED, "segnet.flags.refused" },
 };
 
 /* Print an unsigned expected value. */
@@ -83,6 +84,8 @@ static void gen_hdr(int n, const struct proto_pkt *p)
 	}
 	if (p->flags & PROTO_F_DOWN)
 		gen_u(n, "segnet.down_nonce", p->handler);
+	if (p->type == PROTO_T_QREQ && (p->flags & PROTO_F_REFUSED))
+		gen_u(n, "segnet.resume", proto_seq_add(p->pkt_num, p->handler));
 	gen_u(n, "segnet.ack_base", p->ack_base);
 	gen_u(n, "segnet.ack_mask", p->ack_mask);
 	gen_u(n, "segnet.payload_len", p->type == PROTO_T_BREQ ? p->payload_len : 0);
@@ -306,6 +309,17 @@ static int gen_all(struct gen *g)
 		{ .type = PROTO_T_QACK, .flags = PROTO_F_ACK | PROTO_F_WELCOME | PROTO_F_RESTART,
 		  .src_node = 2, .dst_node = 4, .vnet = 1, .ack_base = 0, .epoch = 8,
 		  .pkt_num = 0xB007, .handler = 0x2002 },
+		/* endpoint 6 refused packet 0xFFFFFF (quick) and packet 9 (bulk, slot 40) */
+		{ .type = PROTO_T_QACK, .flags = PROTO_F_ACK | PROTO_F_REFUSED, .src_node = 2,
+		  .dst_node = 4, .vnet = 1, .src_ep = 6, .dst_ep = 3, .pkt_num = 0xFFFFFF,
+		  .ack_base = 0xFFFFFE, .epoch = 7 },
+		{ .type = PROTO_T_BACK, .flags = PROTO_F_ACK | PROTO_F_NACK | PROTO_F_REFUSED,
+		  .src_node = 2, .dst_node = 4, .vnet = 1, .pkt_num = 9, .ack_base = 8,
+		  .slot = 40, .epoch = 7 },
+		/* ... the marker of 0xFFFFFF: its messages come again from 2 (wrapped) */
+		{ .type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_LAST | PROTO_F_ABANDONED |
+		  PROTO_F_REFUSED, .src_node = 4, .dst_node = 2, .vnet = 1, .dst_ep = 6,
+		  .handler = 3, .pkt_num = 0xFFFFFF, .args = gen_args, .epoch = 7 },
 		/* a NIC just started: its connection knows no epoch (boot nonce) */
 		{ .type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_LAST | PROTO_F_FRESH,
 		  .src_node = 4, .dst_node = 2, .vnet = 1, .handler = 3, .pkt_num = 1,

@@ -984,10 +984,12 @@ static void t_pair_slot(struct t_pair *tp, bool up, bool lost)
 }
 
 /*
- * A joined pair on conf4-sr at time 1 ms, slot 1, whose owners record in the
- * two t_seen returned (no completion yet: status -1).
+ * A joined pair on conf at time 1 ms, slot 1, whose owners record in the
+ * two t_seen returned (no completion yet: status -1); T_PEER's owner says
+ * whether an endpoint has a receive buffer by rx_space (NULL: always).
  */
-static struct t_seen *t_pair_open(struct t_pair *tp)
+static struct t_seen *t_pair_open_on(struct t_pair *tp, const char *conf,
+				     bool (*rx_space)(void *, uint16_t, uint16_t))
 {
 	static struct t_seen seen[2];
 
@@ -997,12 +999,19 @@ static struct t_seen *t_pair_open(struct t_pair *tp)
 		memset(&seen[k], 0, sizeof(seen[k]));
 		memset(seen[k].status, -1, sizeof(seen[k].status));
 		tp->ops[k] = (struct nic_ops) { .ctx = &seen[k], .complete = t_seen_complete,
-						.deliver = t_seen_deliver };
+						.deliver = t_seen_deliver,
+						.rx_space = k ? rx_space : NULL };
 		tp->port[k] = tport_create(k ? "peer" : "node", 256);
-		tp->nic[k] = t_nic_with(tp->port[k], "conf4-sr", &tp->ops[k]);
+		tp->nic[k] = t_nic_with(tp->port[k], conf, &tp->ops[k]);
 	}
 	t_pair_slot(tp, true, false);
 	return seen;
+}
+
+/* The same on conf4-sr, every endpoint with buffers. */
+static struct t_seen *t_pair_open(struct t_pair *tp)
+{
+	return t_pair_open_on(tp, "conf4-sr", NULL);
 }
 
 /* Take a pair of t_pair_open down; the pool is back where it was. */
@@ -2608,16 +2617,18 @@ Test(nic, a_fresh_connection_answered_restart_restarts_and_delivers_nothing_twic
  * T_SEED0, T_SEEDS, T_CONF, T_KINDS, T_ITERS (3000), T_NPCT, T_REJOIN,
  * T_PROC (process restarts per 1000 steps and NIC, 0), T_PNOTICE (in how
  * many of 10 process restarts the peer gets the rejoined notice, 8),
- * T_NOLATEFRESH, T_TLO/T_THI, T_DUMP.
+ * T_NOSPACE (in how many of 100 asks an endpoint has no receive buffer
+ * while faults last, 0: messages then go to T_EPS endpoints at random, and
+ * order is checked per endpoint), T_NOLATEFRESH, T_TLO/T_THI, T_DUMP.
  */
-enum { T_IDS = 8192 };
+enum { T_IDS = 8192, T_EPS = 3 };
 
 struct t_idtrack {
 	uint32_t next_id;
 	uint8_t completions[T_IDS];
 	int8_t status[T_IDS];
 	uint8_t deliveries[T_IDS];	/* at the peer: this end's messages delivered there */
-	uint32_t last_delivered;	/* at the peer: the highest id delivered so far (+1) */
+	uint32_t last_delivered[T_EPS];	/* at the peer: per endpoint, the highest id delivered (+1) */
 	unsigned long twice, out_of_order;
 	uint32_t first_twice, first_ooo, first_ooo_prev;
 };
@@ -2691,12 +2702,26 @@ static void t_id_deliver(void *ctx, const struct sn_pkt *pkt, uint64_t now)
 			    pkt->h.epoch, pkt->h.flags, pkt->h.type);
 	if (t->deliveries[id]++ && !t->twice++)
 		t->first_twice = id;
-	if (id + 1 < t->last_delivered) {
+	if (id + 1 < t->last_delivered[pkt->h.dst_ep % T_EPS]) {
 		if (!t->out_of_order++)
-			t->first_ooo = id, t->first_ooo_prev = t->last_delivered - 1;
+			t->first_ooo = id,
+			t->first_ooo_prev = t->last_delivered[pkt->h.dst_ep % T_EPS] - 1;
 	} else {
-		t->last_delivered = id + 1;
+		t->last_delivered[pkt->h.dst_ep % T_EPS] = id + 1;
 	}
+}
+
+/* The stress's T_NOSPACE, and whether faults last (endpoints refuse only then). */
+static unsigned int t_nospace;
+static bool t_faults;
+
+/* Receive space in the stress: none in T_NOSPACE of 100 asks while faults last. */
+static bool t_id_rx_space(void *ctx, uint16_t vnet, uint16_t ep)
+{
+	(void)ctx;
+	(void)vnet;
+	(void)ep;
+	return !t_faults || t_rng() % 100 >= t_nospace;
 }
 
 Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
@@ -2743,14 +2768,18 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 
 		t_rng_state = seed;
 		memset(t_trk, 0, sizeof(t_trk));
+		t_nospace = getenv("T_NOSPACE") ? (unsigned int)atoi(getenv("T_NOSPACE")) : 0;
 		for (int k = 0; k < 2; k++) {
 			ops[k] = (struct nic_ops) { .ctx = &ctx[k], .complete = t_id_complete,
-						     .deliver = t_id_deliver };
+						     .deliver = t_id_deliver,
+						     .rx_space = t_nospace ? t_id_rx_space : NULL };
 			tp.port[k] = tport_create(k ? "peer" : "node", 1024);
 			tp.nic[k] = t_nic_cap(tp.port[k], confs[c], &ops[k], 2);
 		}
 		for (unsigned int it = 0; it < iters + 1000; it++) {
 			bool faults = it < iters;
+
+			t_faults = faults;
 
 			for (int k = 0; k < 2; k++) {
 				unsigned int r = t_rng() % 100;
@@ -2766,6 +2795,8 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 					};
 
 					memcpy(args, &id, sizeof(id));
+					if (t_nospace)
+						m.dst_ep = (uint16_t)(t_rng() % T_EPS);
 					if (m.chan == SN_CHAN_QUICK)
 						m.len = 0, m.payload = NULL;
 					t_trk[k].status[id] = -1;
@@ -2861,13 +2892,15 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 				if (t->status[id] == SN_OK && !t->deliveries[id] && !ok_lost++)
 					first_lost = id;
 			}
-			cr_log_info("%s seed %u nic %d: sent %u never completed %lu, ok %lu (%lu not delivered, first %u), st1 %lu st2 %lu down %lu cancelled %lu, twice %lu (first %u), out of order %lu (%u after %u); rejoins %llu epoch_restarts %llu fresh_restarts %llu",
+			cr_log_info("%s seed %u nic %d: sent %u never completed %lu, ok %lu (%lu not delivered, first %u), st1 %lu st2 %lu down %lu cancelled %lu, twice %lu (first %u), out of order %lu (%u after %u); rejoins %llu epoch_restarts %llu fresh_restarts %llu; endpoint refusals %llu, requeued %llu",
 				    confs[c], seed, k, t->next_id, never, st[SN_OK], ok_lost, first_lost,
 				    st[1], st[2], st[SN_ERR_DOWN], st[SN_ERR_CANCELLED], t->twice,
 				    t->first_twice, t->out_of_order, t->first_ooo, t->first_ooo_prev,
 				    (unsigned long long)nic_stats(tp.nic[k])->rejoins,
 				    (unsigned long long)nic_stats(tp.nic[k])->epoch_restarts,
-				    (unsigned long long)nic_stats(tp.nic[k])->fresh_restarts);
+				    (unsigned long long)nic_stats(tp.nic[k])->fresh_restarts,
+				    (unsigned long long)nic_stats(tp.nic[!k])->ep_refusals_sent,
+				    (unsigned long long)nic_stats(tp.nic[k])->requeued);
 			if (never && getenv("T_DUMP")) {
 				const struct sn_conn *sc = nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]];
 				const struct sn_conn *rc = nic_pipeline(tp.nic[!k], T_VNET)->conns[node[k]];
@@ -3385,4 +3418,193 @@ Test(nic, a_go_back_n_connection_leaves_quick_buffers_to_others_first)
 	to_peer = nic->ch.quick_used;
 	cr_assert_eq(to_peer, 4, "the buffers left: %u in use", to_peer);
 	t_done(nic, port, avail);
+}
+
+/* Push-back tests: whether T_PEER's endpoints 0 and 1 have a receive buffer. */
+static bool t_ep_space[2];
+
+/* T_PEER's owner: receive space as t_ep_space says (other endpoints: always). */
+static bool t_ep_space_of(void *ctx, uint16_t vnet, uint16_t ep)
+{
+	(void)ctx;
+	(void)vnet;
+	return ep >= 2 || t_ep_space[ep];
+}
+
+enum {
+	T_PB_MSGS = 40,		/* messages sent, alternating endpoints 0 and 1 */
+	T_PB_STUCK_SLOTS = 3000,	/* slots (30 ms) endpoint 0 has no buffer, at most */
+	T_PB_MAX_SLOTS = 3000,	/* slots for endpoint 0's to arrive once it has */
+};
+
+/*
+ * Send T_PB_MSGS messages from T_NODE to endpoints 0 and 1 of T_PEER in
+ * turn, two quick then two bulk: message i has cookie i + 1 and args (its
+ * endpoint, its sequence number to that endpoint).
+ */
+static void t_pb_send(struct t_pair *tp)
+{
+	static uint8_t payload[T_PB_MSGS][T_LEN];
+	uint16_t seq[2] = { 0, 0 };
+
+	for (unsigned int i = 0; i < T_PB_MSGS; i++) {
+		uint8_t ep = (uint8_t)(i % 2);
+		uint8_t args[PROTO_ARGS_LEN] = { ep, (uint8_t)seq[ep], (uint8_t)(seq[ep] >> 8) };
+		bool bulk = i % 4 >= 2;
+		struct nic_msg m = {
+			.vnet = T_VNET, .dst_node = T_PEER, .dst_ep = ep, .handler = 7,
+			.chan = bulk ? SN_CHAN_BULK : SN_CHAN_QUICK, .args = args,
+			.payload = bulk ? payload[i] : NULL, .len = bulk ? T_LEN : 0,
+			.cookie = (void *)(uintptr_t)(i + 1),
+		};
+
+		for (unsigned int k = 0; k < T_LEN; k++)
+			payload[i][k] = t_byte(seq[ep], k);
+		cr_assert_eq(nic_send(tp->nic[0], &m, tp->now), 0, "send %u", i);
+		seq[ep]++;
+	}
+}
+
+/*
+ * Deliveries to endpoint ep in seen: how many, checking none came twice
+ * and, ordered, that they came in the order sent.
+ */
+static unsigned int t_pb_delivered(const struct t_seen *seen, uint8_t ep, bool ordered,
+				   const char *conf)
+{
+	bool got[T_PB_MSGS] = { false };
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < seen->n_delivered; i++) {
+		uint16_t q = seen->delivered_seq[i];
+
+		if (seen->delivered_ep[i] != ep)
+			continue;
+		cr_assert(q < T_PB_MSGS && !got[q], "%s: endpoint %u got message %u twice",
+			  conf, ep, q);
+		cr_assert(!ordered || q == n, "%s: endpoint %u got message %u where %u was due",
+			  conf, ep, q, n);
+		got[q] = true;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * doc/endpoints.md, push-back: endpoint 0 of T_PEER has no receive buffer
+ * (its application stopped polling) while endpoint 1 has. The messages
+ * T_NODE sends to endpoint 1, on the same connection, arrive and complete;
+ * those to endpoint 0 neither arrive nor complete while it has no buffer,
+ * and once it has, all arrive, once each, in the order sent (ordered
+ * configurations), and complete OK. Before, the refused packet kept its
+ * number, genp numbered nothing past its window of 32, and the ordered
+ * receivers delivered nothing after the refused packet: endpoint 1 got 0
+ * of its 20 messages in 30 ms on conf4-sr and conf4-gbn, and 8 on conf3. Now conf4-sr: 22 slots of 10 us (the
+ * same 40 messages with both endpoints willing: 41); conf4-gbn, whose
+ * receiver discards every packet after the refused one until the markers
+ * come and the sender goes back: 147 (51 with both willing).
+ */
+Test(nic, a_stuck_endpoint_does_not_stall_the_other_endpoints_of_its_node)
+{
+	static const char *confs[] = { "conf4-sr", "conf4-gbn", "conf3" };
+
+	for (unsigned int c = 0; c < sizeof(confs) / sizeof(confs[0]); c++) {
+		bool ordered = strncmp(confs[c], "conf4", 5) == 0;
+		unsigned int slots = 0;
+		struct t_seen *seen;
+		struct t_pair tp;
+
+		t_ep_space[0] = false;
+		t_ep_space[1] = true;
+		seen = t_pair_open_on(&tp, confs[c], t_ep_space_of);
+		t_pb_send(&tp);
+		while (t_pb_delivered(&seen[1], 1, ordered, confs[c]) < T_PB_MSGS / 2 ||
+		       seen[0].status[T_PB_MSGS - 1] != SN_OK) {
+			cr_assert_lt(slots++, T_PB_STUCK_SLOTS,
+				     "%s: endpoint 1 got %u of its %u messages while endpoint 0 was stuck",
+				     confs[c], t_pb_delivered(&seen[1], 1, ordered, confs[c]),
+				     T_PB_MSGS / 2);
+			t_pair_slot(&tp, true, false);
+		}
+		cr_log_info("%s: endpoint 1's messages arrived in %u slots", confs[c], slots);
+		cr_assert_eq(t_pb_delivered(&seen[1], 0, ordered, confs[c]), 0);
+		for (unsigned int i = 0; i < T_PB_MSGS; i++)
+			cr_assert_eq(seen[0].status[i], i % 2 ? SN_OK : -1,
+				     "%s: message %u (to endpoint %u) completed %d", confs[c], i,
+				     i % 2, seen[0].status[i]);
+
+		t_ep_space[0] = true;
+		slots = 0;
+		while (t_pb_delivered(&seen[1], 0, ordered, confs[c]) < T_PB_MSGS / 2 ||
+		       nic_pending(tp.nic[0])) {
+			cr_assert_lt(slots++, T_PB_MAX_SLOTS,
+				     "%s: endpoint 0 got %u of its %u messages, %u pending",
+				     confs[c], t_pb_delivered(&seen[1], 0, ordered, confs[c]),
+				     T_PB_MSGS / 2, nic_pending(tp.nic[0]));
+			t_pair_slot(&tp, true, false);
+		}
+		cr_log_info("%s: endpoint 0's messages arrived %u slots after it had buffers",
+			    confs[c], slots);
+		cr_assert_eq(seen[1].n_delivered, T_PB_MSGS, "%s: %u deliveries", confs[c],
+			     seen[1].n_delivered);
+		cr_assert_eq(seen[1].bad_payload, 0);
+		for (unsigned int i = 0; i < T_PB_MSGS; i++)
+			cr_assert(seen[0].status[i] == SN_OK && seen[0].completions[i] == 1,
+				  "%s: message %u completed %u times, status %d", confs[c], i,
+				  seen[0].completions[i], seen[0].status[i]);
+		t_pair_free(&tp);
+	}
+}
+
+/*
+ * doc/protocol.md, per-endpoint push-back: a receiver that never polls
+ * again. Its endpoint refuses the message every time it comes, under a
+ * new number each time, and the message fails with SN_ERR_RETRIES once it
+ * was sent max_retx times in all (T_PB_RETX here), as a packet refused
+ * with its number kept did; the other endpoint's message, sent after it,
+ * arrives meanwhile. T_PB_PATIENCE_NS: with the defaults (max_retx 1000),
+ * how long the sender waits (the hold backs off to timer's timeout_ns,
+ * 1 ms; the same as a refused packet's retransmissions did).
+ */
+Test(nic, a_message_to_an_endpoint_that_never_polls_fails_after_max_retx)
+{
+	static const struct { const char *conf; unsigned int retx; } cases[] = {
+		{ "conf4-sr,genp:max_retx=20", 20 }, { "conf4-sr", 1000 },
+	};
+
+	for (unsigned int c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct t_pair tp;
+		struct t_seen *seen;
+		uint64_t start;
+
+		t_ep_space[0] = false;
+		t_ep_space[1] = true;
+		seen = t_pair_open_on(&tp, cases[c].conf, t_ep_space_of);
+		start = tp.now;
+		for (uint8_t ep = 0; ep < 2; ep++) {
+			uint8_t args[PROTO_ARGS_LEN] = { ep };
+			struct nic_msg m = {
+				.vnet = T_VNET, .dst_node = T_PEER, .dst_ep = ep, .handler = 7,
+				.chan = SN_CHAN_QUICK, .args = args,
+				.cookie = (void *)(uintptr_t)(ep + 1),
+			};
+
+			cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
+		}
+		while (seen[0].status[0] < 0) {
+			cr_assert_lt(tp.now - start, 5000000000ull, "%s: still pending after 5 s",
+				     cases[c].conf);
+			t_pair_slot(&tp, true, false);
+		}
+		cr_log_info("%s: failed after %.3f s, %llu refusals", cases[c].conf,
+			    (double)(tp.now - start) / 1e9,
+			    (unsigned long long)nic_stats(tp.nic[1])->ep_refusals_sent);
+		cr_assert_eq(seen[0].status[0], SN_ERR_RETRIES);
+		cr_assert_eq(seen[0].status[1], SN_OK);
+		cr_assert_eq(seen[1].n_delivered, 1);
+		cr_assert_eq(seen[1].delivered_ep[0], 1);
+		cr_assert_geq(nic_stats(tp.nic[1])->ep_refusals_sent, cases[c].retx / 2);
+		cr_assert_leq(nic_stats(tp.nic[1])->ep_refusals_sent, cases[c].retx);
+		t_pair_free(&tp);
+	}
 }

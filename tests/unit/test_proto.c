@@ -722,7 +722,20 @@ static const struct craft crafts[] = {
 	C(TYPE, "type0", B_QREQ, .patch = { P(OFF_TYPE, 1, 0) }),
 	C(TYPE, "type8", B_QREQ, .patch = { P(OFF_TYPE, 1, PROTO_T_MAX + 1) }),
 	C(TYPE, "type255", B_HELLO, .patch = { P(OFF_TYPE, 1, 255) }),
-	C(FLAGS, "undefined-bit12", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x1000) }),
+	C(FLAGS, "undefined-bit13", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x2000) }),
+	C(FLAGS, "refused-on-breq", B_BREQ, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_DATA | PROTO_F_REFUSED) }),
+	C(FLAGS, "refused-back-without-nack", B_BACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_ACK | PROTO_F_REFUSED) }),
+	C(FLAGS, "refused-qreq-not-a-marker", B_QREQ, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_DATA | PROTO_F_REFUSED) }),
+	C(FLAGS, "refused-on-welcome", B_QACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_ACK | PROTO_F_WELCOME | PROTO_F_REFUSED) }),
+	C(FLAGS, "refused-on-down", B_BACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_NACK | PROTO_F_DOWN | PROTO_F_REFUSED) }),
+	C(FLAGS, "refused-on-no-vnet", B_QACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_NO_VNET | PROTO_F_REFUSED) }),
+	C(FLAGS, "refused-on-gnt", B_GNT, .patch = { P(OFF_FLAGS, 2, PROTO_F_REFUSED) }),
 	C(FLAGS, "welcome-on-qreq", B_QREQ, .patch = { P(OFF_FLAGS, 2,
 		PROTO_F_DATA | PROTO_F_WELCOME) }),
 	C(FLAGS, "restart-on-gnt", B_GNT, .patch = { P(OFF_FLAGS, 2, PROTO_F_RESTART) }),
@@ -1180,6 +1193,52 @@ Test(proto, welcome_carries_two_nonces)
 	}
 }
 
+/*
+ * REFUSED names a packet: a QACK's pkt_num is the packet refused (any 24
+ * bits), a BACK's the BREQ's as ever (with NACK), a marker's handler says
+ * from which number its messages come again. Without REFUSED a QACK's
+ * pkt_num must be 0.
+ */
+Test(proto, refused_names_the_packet)
+{
+	static const struct proto_pkt pkts[] = {
+		{ .type = PROTO_T_QACK, .flags = PROTO_F_REFUSED | PROTO_F_ACK, .src_node = 3,
+		  .dst_node = 4, .vnet = 2, .src_ep = 1, .dst_ep = 5, .pkt_num = 0xFFFFFF,
+		  .ack_base = 0xFFFFFE, .epoch = 7 },
+		{ .type = PROTO_T_BACK, .flags = PROTO_F_REFUSED | PROTO_F_NACK | PROTO_F_ACK,
+		  .src_node = 3, .dst_node = 4, .vnet = 2, .pkt_num = 12, .slot = 99,
+		  .ack_base = 11, .ack_mask = 0x5 },
+		{ .type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_LAST | PROTO_F_ABANDONED |
+		  PROTO_F_REFUSED, .src_node = 4, .dst_node = 3, .vnet = 2, .dst_ep = 1,
+		  .pkt_num = 12, .handler = 32 },
+	};
+
+	for (size_t i = 0; i < sizeof(pkts) / sizeof(pkts[0]); i++) {
+		static const uint8_t args[PROTO_ARGS_LEN];
+		struct proto_pkt p = pkts[i], q;
+		struct frame f;
+
+		p.args = p.type == PROTO_T_QREQ ? args : NULL;
+		encode_ok(&p, &f);
+		expect_be(&f, OFF_FLAGS, 2, p.flags, "flags");
+		expect_be(&f, OFF_PKT_NUM, 4, p.pkt_num, "pkt_num");
+		cr_assert_eq(decode_guarded(f.buf, f.len, NULL, &q), PROTO_R_OK, "%s",
+			     proto_type_name(p.type));
+		cr_assert_eq(q.flags, p.flags);
+		cr_assert_eq(q.pkt_num, p.pkt_num);
+		cr_assert_eq(q.handler, p.handler);
+		cr_assert_eq(q.src_ep, p.src_ep);
+	}
+	{
+		struct proto_pkt p = { .type = PROTO_T_QACK, .flags = PROTO_F_ACK, .src_node = 3,
+				       .dst_node = 4, .vnet = 2, .pkt_num = 12 }, q;
+		struct frame f;
+
+		encode_ok(&p, &f);
+		cr_assert_eq(decode_guarded(f.buf, f.len, NULL, &q), PROTO_R_PKT_NUM);
+	}
+}
+
 /* Every body field at its documented offset, and the CRC position. */
 Test(proto, byte_order_bodies)
 {
@@ -1259,7 +1318,9 @@ Test(proto, flag_bits_per_type)
 		{ B_BREQ, 0x021F },	/* DATA ACK LAST RETX FORCE_ACK FRESH */
 		{ B_QREQ, 0x029F },	/* and ABANDONED */
 		{ B_BACK, 0x0262 },	/* ACK NACK DOWN FRESH */
-		{ B_QACK, 0x0B42 },	/* ACK DOWN NO_VNET FRESH WELCOME (RESTART only with it) */
+		{ B_QACK, 0x1B42 },	/* ACK DOWN NO_VNET FRESH WELCOME REFUSED (RESTART only
+					 * with WELCOME; REFUSED needs NACK on a BACK, ABANDONED
+					 * on a QREQ) */
 		{ B_CFG9, 0 },
 		{ B_GNT, 0 },
 		{ B_HELLO, 0 },
@@ -1274,7 +1335,8 @@ Test(proto, flag_bits_per_type)
 	cr_assert_eq(PROTO_F_FRESH, 0x0200);
 	cr_assert_eq(PROTO_F_RESTART, 0x0400);
 	cr_assert_eq(PROTO_F_WELCOME, 0x0800);
-	cr_assert_eq(PROTO_F_ALL, 0x0FFF);
+	cr_assert_eq(PROTO_F_REFUSED, 0x1000);
+	cr_assert_eq(PROTO_F_ALL, 0x1FFF);
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		for (unsigned int bit = 0; bit < 16; bit++) {
 			uint16_t flag = (uint16_t)(1u << bit);
