@@ -604,8 +604,11 @@ int main(int argc, char **argv)
 	struct perf_opts o;
 	struct perf_run *r;
 	struct segnet_ep *ep;
-	int rc = perf_parse(&o, argc, argv);
+	int rc;
 
+	/* A log file gets each line when it is written, in order with stderr. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	rc = perf_parse(&o, argc, argv);
 	if (rc)
 		return rc == 1 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
 	tool_signals();
