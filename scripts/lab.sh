@@ -883,7 +883,15 @@ do_up() {
 	fi
 	exec 9<"$dir"
 	flock -n 9 || die "another lab.sh is working on $dir"
+	# DIR of a lab that died is as much up's as that lab's was (a state
+	# file without dir_made: up made it).
+	local prev_made=0
+	if [ -f "$state" ]; then
+		prev_made=$(st_get dir_made)
+		prev_made=${prev_made:-1}
+	fi
 	check_not_up
+	[ "$prev_made" = 0 ] || dir_made=1
 	# Teardown removes DIR's logs/, links/ and nicd/: never in a folder of the user's.
 	[ -z "$(ls -A "$dir")" ] ||
 		die_usage "--dir $dir is not empty and holds no lab: give a new or empty directory"
