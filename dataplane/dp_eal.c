@@ -32,6 +32,7 @@
 #include <rte_lcore.h>
 
 #include "dp_eal.h"
+#include "dp_in_use.h"
 #include "dp_log.h"
 #include "dp_mbuf.h"
 
@@ -249,9 +250,14 @@ static void dp_rundir_remove(const struct dp_rundir *r)
 
 int dp_eal_init(int argc, char **argv, char *err, size_t errlen)
 {
-	int ret = rte_eal_init(argc, argv);
 	struct dp_rundir r;
+	int ret;
 
+	/* Before anything is made: what another process holds is said as such. */
+	ret = dp_in_use_check(argc, argv, err, errlen);
+	if (ret)
+		return ret;
+	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
 		int e = rte_errno ? rte_errno : EINVAL;
 

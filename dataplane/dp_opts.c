@@ -114,6 +114,21 @@ static int dp_opt_whole_name(const struct dp_opt_parser *p, int i, char **argv, 
 			   (int)len, word, p->opts[i].name);
 }
 
+/*
+ * Refuse a value, given as the next word, that is an option ("--key-file
+ * --server": the value is missing, not the file --server). A value that
+ * starts with "--" is given as --opt=VALUE.
+ */
+static int dp_opt_value_check(const struct dp_opt_parser *p, int i, char **argv, char *err,
+			      size_t errlen)
+{
+	if (p->opts[i].has_arg != required_argument || optarg != argv[optind - 1] ||
+	    strncmp(optarg, "--", 2) || !isalpha((unsigned char)optarg[2]))
+		return 0;
+	return dp_opt_fail(err, errlen, "--%s needs a value (see --help): %s is an option (a value that starts with -- goes as --%s=VALUE)",
+			   p->opts[i].name, optarg, p->opts[i].name);
+}
+
 int dp_opt_next(struct dp_opt_parser *p, int argc, char **argv, char *err, size_t errlen)
 {
 	int at = optind ? optind : 1, i = -1;
@@ -123,7 +138,8 @@ int dp_opt_next(struct dp_opt_parser *p, int argc, char **argv, char *err, size_
 		return 0;
 	if (c == '?' || c == ':')
 		return dp_opt_refuse(p, c, argv, at, err, errlen);
-	if (i >= 0 && dp_opt_whole_name(p, i, argv, err, errlen))
+	if (i >= 0 && (dp_opt_whole_name(p, i, argv, err, errlen) ||
+		       dp_opt_value_check(p, i, argv, err, errlen)))
 		return -EINVAL;
 	if (i < 0)
 		i = dp_opt_index(p->opts, c);	/* -h */

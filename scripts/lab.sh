@@ -61,11 +61,21 @@
 #                      else ${XDG_RUNTIME_DIR:-/tmp}/segnet-lab/NAME): state
 #                      file, logs, link sockets (DIR/links), nicd control
 #                      sockets (DIR/nicd: SEGNET_SOCKET_DIR), key files;
-#                      up wants it new or empty, and down removes it. With
-#                      --dir alone a command finds the lab's name in DIR
+#                      up wants it new or empty, and down removes it if up
+#                      made it. With --dir alone a command finds the lab's
+#                      name in DIR
+# Which lab: --dir, else --name (its default directory), else, for every
+# command but up, $SEGNET_LAB_DIR (eval "$(scripts/lab.sh env)" exports
+# it), else the lab named lab.
+#
+# The daemons run in sessions of their own: a Ctrl-C in the terminal or
+# script that ran up does not stop them once up has returned (down does).
+# A Ctrl-C (SIGINT, SIGTERM, SIGHUP) during up tears down what up started
+# and exits 130 (143, 129).
 #
 # Exit status: 0 done (status: the lab is up and every node joined), 1 a
-# failure or a lab not up (the message says which), 2 bad arguments.
+# failure or a lab not up (the message says which), 2 bad arguments, 130
+# up interrupted.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -105,7 +115,8 @@ name=lab
 name_given=0	# --name was given (else a lab found by --dir keeps its own)
 dir=
 stop_timeout=5
-keep_dir=0	# teardown keeps DIR (up reuses it)
+keep_dir=0	# teardown keeps DIR (up reuses it, or the user's --dir)
+dir_from_env=0	# DIR is $SEGNET_LAB_DIR (no --name, no --dir)
 
 # need OPTION VALUE-COUNT [VALUE]: check that an option has its value (not
 # the next option: --link --nodes 3 is a missing value, not link '--nodes').
@@ -488,14 +499,19 @@ proc_cmd() {
 }
 
 # Start process $1 in the background, log in DIR/logs/$1.log; record its
-# PID. On veth, ip(8) enters the namespace and then execs the daemon: wait
-# for that, so that the PID names the daemon when it is first checked.
+# PID. It runs in a session of its own (setsid), so that a Ctrl-C or a
+# SIGINT to the process group of whoever called lab.sh (a script that ran
+# up, then was interrupted) does not reach the lab: down stops it. setsid
+# execs without forking (a background job of a shell without job control
+# does not lead its process group), so the PID stays the daemon's. On
+# veth, ip(8) enters the namespace and then execs the daemon: wait for
+# that, so that the PID names the daemon when it is first checked.
 start_proc() {
 	local p=$1 args=() log="$dir/logs/$1.log" pid bin i
 	mapfile -t args < <(proc_cmd "$p")
 	bin=$(readlink -f "$(proc_bin "$p")")
 	echo "${args[*]}" >"$log"
-	"${args[@]}" </dev/null >>"$log" 2>&1 9<&- &
+	setsid "${args[@]}" </dev/null >>"$log" 2>&1 9<&- &
 	pid=$!
 	st_set "proc.$p.pid" "$pid"
 	for ((i = 0; i < 100; i++)); do
@@ -609,16 +625,47 @@ check_not_up() {
 	[ "$rc" = 0 ] || die "could not clean up what a previous run left in $dir"
 }
 
-# On a failed or interrupted up: undo what was made.
+# What up made, for up_exit: DIR (and the default parent), the state file.
+dir_made=0
+parent_made=0
+up_started=0
+
+# On a failed or interrupted up: undo what was made, and only that (a
+# --dir the user gave stays, a refusal before anything started says only
+# why). A second signal does not cut the teardown short.
 up_exit() {
 	local rc=$?
 	[ "$rc" = 0 ] && return 0
-	echo "$prog: up failed; tearing down what it started" >&2
-	teardown >/dev/null || true
-	rmdir "$dir" 2>/dev/null || true
+	trap '' INT TERM HUP
+	if [ "$up_started" = 1 ]; then
+		if [ "$rc" -ge 128 ]; then
+			echo "$prog: up interrupted; tearing down what it started" >&2
+		else
+			echo "$prog: up failed; tearing down what it started" >&2
+		fi
+		[ "$dir_made" = 1 ] || keep_dir=1
+		teardown >/dev/null || true
+	fi
 	# (not empty while another lab is in it; errexit must not take rc's place)
-	[ "$dir" != "$(default_dir)" ] || rmdir "$(dirname "$dir")" 2>/dev/null || true
+	if [ "$dir_made" = 1 ]; then
+		rmdir "$dir" 2>/dev/null || true
+		[ "$parent_made" = 0 ] || rmdir "$(dirname "$dir")" 2>/dev/null || true
+	fi
 	exit "$rc"
+}
+
+# True when every process of the lab that stop-node did not stop is alive;
+# otherwise says which one is not, with its log.
+all_alive() {
+	local p pid
+	for p in sw $(nicd_procs); do
+		[ "$(st_get "proc.$p.stopped")" = 1 ] && continue
+		pid=$(st_get "proc.$p.pid")
+		pid_alive "$pid" "$(proc_bin "$p")" && continue
+		echo "$prog: $p (pid $pid) exited" >&2
+		show_log "$p"
+		return 1
+	done
 }
 
 # Refuse names another lab (in another directory) is using.
@@ -777,15 +824,7 @@ wait_join() {
 	local want=${1:-all} deadline p pid i ok up id
 	deadline=$(( $(date +%s) + join_timeout ))
 	while :; do
-		for p in sw $(nicd_procs); do
-			pid=$(st_get "proc.$p.pid")
-			[ "$(st_get "proc.$p.stopped")" = 1 ] && continue
-			pid_alive "$pid" "$(proc_bin "$p")" || {
-				echo "$prog: $p (pid $pid) exited" >&2
-				show_log "$p"
-				return 1
-			}
-		done
+		all_alive || return 1
 		ok=1
 		for ((i = 0; i < nodes; i++)); do
 			[ "$want" = all ] || [ "$want" = "$i" ] || continue
@@ -801,7 +840,8 @@ wait_join() {
 				break
 			fi
 		done
-		[ "$ok" = 1 ] && return 0
+		# (a process that died while the nodes were read must not pass)
+		[ "$ok" = 1 ] && { all_alive || return 1; return 0; }
 		if [ "$(date +%s)" -ge "$deadline" ]; then
 			echo "$prog: node n$i has not joined after ${join_timeout}s (switchd: up=${up:-?}; nicd: node_id=${id:-?})" >&2
 			show_log sw
@@ -829,20 +869,39 @@ do_up() {
 		die_usage "--down-ms $down_ms is only $down_slots slots of $slot ns: nodes send a CFG every 8 slots; give at least $(( 16 * slot / 1000000 + 1 )) ms"
 	find_bins
 	[ ! -e "$dir" ] || [ -d "$dir" ] || die_usage "--dir $dir is not a directory"
-	mkdir -p "$dir" 2>/dev/null || die "cannot create $dir (not root? give --dir)"
+	# Names another lab uses: refused before anything is made (a lab in DIR
+	# itself is check_not_up's).
+	[ -f "$state" ] || check_names_free
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	trap 'exit 129' HUP
+	trap up_exit EXIT
+	if [ ! -e "$dir" ]; then
+		[ -e "$(dirname "$dir")" ] || parent_made=1
+		mkdir -p "$dir" 2>/dev/null || die "cannot create $dir (not root? give --dir)"
+		dir_made=1
+	fi
 	exec 9<"$dir"
 	flock -n 9 || die "another lab.sh is working on $dir"
+	# DIR of a lab that died is as much up's as that lab's was (a state
+	# file without dir_made: up made it).
+	local prev_made=0
+	if [ -f "$state" ]; then
+		prev_made=$(st_get dir_made)
+		prev_made=${prev_made:-1}
+	fi
 	check_not_up
+	[ "$prev_made" = 0 ] || dir_made=1
 	# Teardown removes DIR's logs/, links/ and nicd/: never in a folder of the user's.
 	[ -z "$(ls -A "$dir")" ] ||
 		die_usage "--dir $dir is not empty and holds no lab: give a new or empty directory"
-	trap up_exit EXIT
-	trap 'exit 1' INT TERM HUP
 	check_names_free
 
+	up_started=1
 	: >"$state"
 	st_set name "$name"
 	st_set dir "$dir"
+	st_set dir_made "$dir_made"
 	st_set state starting
 	st_set link "$link"
 	st_set nodes "$nodes"
@@ -903,11 +962,21 @@ do_up() {
 	fi
 	[ "$nicd_first" = 1 ] || start_nicds
 	wait_join || exit 1
+	# Up from here: a signal now would tear down a lab that is up, after
+	# every check passed; the rest only prints.
+	trap '' INT TERM HUP
+	all_alive || exit 1
 	st_set state up
-	trap - EXIT INT TERM HUP
+	trap - EXIT
 	print_placement
 	say "all $nodes nodes joined; see: scripts/lab.sh status$(name_opts)"
 	print_env_hint
+}
+
+# Where DIR came from, when it was the environment's: for "not up" messages.
+env_note() {
+	[ "$dir_from_env" = 0 ] ||
+		printf '; SEGNET_LAB_DIR names it: give --name or --dir for another lab'
 }
 
 # The --name/--dir options that name this lab again, for printed commands.
@@ -988,6 +1057,8 @@ teardown() {
 	[ -f "$state" ] || return 0
 	load_config
 	procs=$(st_get procs)
+	# A --dir that was there before up (empty) is the user's: it stays.
+	[ "$(st_get dir_made)" != 0 ] || keep_dir=1
 	# Applications first see their nicd go, then the nodes see switchd go.
 	for p in $procs; do
 		[ "$p" = sw ] && continue
@@ -1027,10 +1098,11 @@ teardown() {
 	[ -n "$mnt" ] && rmdir "$mnt" 2>/dev/null
 	rm -rf "$dir/links" "$dir/nicd" "$dir/logs"
 	rm -f "$state"
-	[ "$keep_dir" = 1 ] && return $bad
-	rmdir "$dir" 2>/dev/null || true
-	# The default parent (/run/segnet-lab) goes when no lab is left in it.
-	[ "$dir" = "$(default_dir)" ] && rmdir "$(dirname "$dir")" 2>/dev/null
+	if [ "$keep_dir" != 1 ]; then
+		rmdir "$dir" 2>/dev/null || true
+		# The default parent (/run/segnet-lab) goes when no lab is left in it.
+		[ "$dir" = "$(default_dir)" ] && rmdir "$(dirname "$dir")" 2>/dev/null
+	fi
 	verify_gone "$procs" || bad=1
 	return $bad
 }
@@ -1043,7 +1115,7 @@ verify_gone() {
 		[ "$link" = veth ] && ip netns list 2>/dev/null | awk '{ print $1 }' |
 			grep -qx "$(netns_of "$p")" && left+=("netns $(netns_of "$p")")
 	done
-	[ -e "$dir" ] && left+=("$dir")
+	[ "$keep_dir" = 1 ] || [ ! -e "$dir" ] || left+=("$dir")
 	if [ ${#left[@]} -gt 0 ]; then
 		echo "$prog: left behind: ${left[*]}" >&2
 		return 1
@@ -1053,7 +1125,7 @@ verify_gone() {
 
 do_down() {
 	if [ ! -f "$state" ]; then
-		say "lab '$name' is not up (no $state): nothing to do"
+		say "lab '$name' is not up (no $state$(env_note)): nothing to do"
 		return 0
 	fi
 	exec 9<"$dir"
@@ -1061,7 +1133,7 @@ do_down() {
 	load_config
 	say "stopping lab '$name' ($link, $nodes nodes)"
 	if teardown; then
-		say "lab '$name' is down"
+		say "lab '$name' is down$([ "$keep_dir" = 1 ] && echo " ($dir stays: it was there before up)")"
 	else
 		die "lab '$name': some things could not be removed (see above)"
 	fi
@@ -1072,7 +1144,7 @@ do_down() {
 do_status() {
 	local p pid alive=0 dead=0 i up id eps bad=0
 	if [ ! -f "$state" ]; then
-		say "lab '$name' is not up (no $state)"
+		say "lab '$name' is not up (no $state$(env_note))"
 		exit 1
 	fi
 	load_config
@@ -1126,7 +1198,7 @@ do_status() {
 
 do_env() {
 	local v
-	[ -f "$state" ] || die "lab '$name' is not up (no $state)"
+	[ -f "$state" ] || die "lab '$name' is not up (no $state$(env_note))"
 	echo "export SEGNET_SOCKET_DIR=$dir/nicd"
 	echo "export SEGNET_LAB_DIR=$dir"
 	echo "export SEGNET_LAB_KEY=$(st_get key.1)"
@@ -1153,7 +1225,7 @@ solo_proc_of() {
 
 do_stop_node() {
 	local p
-	[ -f "$state" ] || die "lab '$name' is not up (no $state)"
+	[ -f "$state" ] || die "lab '$name' is not up (no $state$(env_note))"
 	load_config
 	p=$(solo_proc_of)
 	[ "$(st_get "proc.$p.stopped")" != 1 ] || die "$node_arg is stopped already ($p)"
@@ -1164,7 +1236,7 @@ do_stop_node() {
 
 do_start_node() {
 	local p i=${node_arg#n}
-	[ -f "$state" ] || die "lab '$name' is not up (no $state)"
+	[ -f "$state" ] || die "lab '$name' is not up (no $state$(env_note))"
 	load_config
 	p=$(solo_proc_of)
 	if pid_alive "$(st_get "proc.$p.pid")" "$nicd_bin"; then
@@ -1178,7 +1250,7 @@ do_start_node() {
 
 do_attach() {
 	local p i=${node_arg#n}
-	[ -f "$state" ] || die "lab '$name' is not up (no $state)"
+	[ -f "$state" ] || die "lab '$name' is not up (no $state$(env_note))"
 	load_config
 	p=$(solo_proc_of)
 	if pid_alive "$(st_get "proc.$p.pid")" "$nicd_bin"; then
@@ -1202,7 +1274,7 @@ do_attach() {
 # up.
 do_restart_switchd() {
 	local p t0 i
-	[ -f "$state" ] || die "lab '$name' is not up (no $state)"
+	[ -f "$state" ] || die "lab '$name' is not up (no $state$(env_note))"
 	exec 9<"$dir"
 	flock -w 30 9 || die "another lab.sh is working on $dir"
 	load_config
@@ -1228,6 +1300,13 @@ do_restart_switchd() {
 
 parse_args "$@"
 check_args
+# The lab of the environment (eval "$(scripts/lab.sh env)" exports
+# SEGNET_LAB_DIR) unless --name or --dir names one; up makes a new lab and
+# goes by --name and --dir alone.
+if [ -z "$dir" ] && [ "$name_given" = 0 ] && [ "$cmd" != up ] && [ -n "${SEGNET_LAB_DIR:-}" ]; then
+	dir=$SEGNET_LAB_DIR
+	dir_from_env=1
+fi
 dir=${dir:-$(default_dir)}
 dir=$(realpath -m "$dir")
 # The directory goes into EAL device arguments and socket paths (at most

@@ -243,6 +243,8 @@ int main(int argc, char **argv)
 	char err[512] = "";
 	int rc;
 
+	/* A log file gets each line when it is written, in order with stderr. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	memset(&d, 0, sizeof(d));
 	if (dp_args_split(argc, argv, &args)) {
 		fprintf(stderr, "switchd: out of memory\n");

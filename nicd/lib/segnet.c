@@ -302,15 +302,34 @@ fail:
 	return NULL;
 }
 
+/*
+ * No socket at path, which a nicd name (not a path) gave: is nicd running,
+ * and in which directory are its sockets (its --socket-dir, which
+ * SEGNET_SOCKET_DIR must name; lab.sh env exports it for a lab)?
+ */
+static void segnet_no_socket(const char *path, bool named, char *buf, size_t len)
+{
+	const char *dir = getenv(CTL_SOCKET_DIR_ENV);
+
+	if (!named)
+		snprintf(buf, len, "no nicd socket at %s (is nicd running?)", path);
+	else if (dir && *dir)
+		snprintf(buf, len, "no nicd socket at %s (is nicd running, with --socket-dir %s? SEGNET_SOCKET_DIR names that directory)",
+			 path, dir);
+	else
+		snprintf(buf, len, "no nicd socket at %s (is nicd running? a nicd with another --socket-dir, a lab's included, needs SEGNET_SOCKET_DIR set to that directory: eval \"$(scripts/lab.sh env)\" for a lab)",
+			 path);
+}
+
 /* Why nothing answered at path (ENOENT or ECONNREFUSED), from what is there. */
-static void segnet_socket_error(const char *path, uint16_t vnet, int err, char *buf,
-				size_t len)
+static void segnet_socket_error(const char *path, bool named, uint16_t vnet, int err,
+				char *buf, size_t len)
 {
 	struct stat st;
 	int e = stat(path, &st) ? errno : 0;
 
 	if (e == ENOENT)
-		snprintf(buf, len, "no nicd socket at %s (is nicd running?)", path);
+		segnet_no_socket(path, named, buf, len);
 	else if (e)
 		snprintf(buf, len, "%s: %s", path, strerror(e));
 	else if (!S_ISSOCK(st.st_mode))
@@ -334,7 +353,8 @@ const char *segnet_open_error(const char *nicd, uint16_t vnet, int err, char *bu
 	switch (err) {
 	case ENOENT:
 	case ECONNREFUSED:
-		segnet_socket_error(sa.sun_path, vnet, err, buf, len);
+		segnet_socket_error(sa.sun_path, !nicd || !strchr(nicd, '/'), vnet, err, buf,
+				    len);
 		break;
 	case EACCES:
 		snprintf(buf, len, "wrong key for this virtual network");

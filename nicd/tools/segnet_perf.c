@@ -376,7 +376,7 @@ static void perf_report_chan(const struct perf_run *r, int ch, double secs, bool
 static void perf_report(const struct perf_run *r, double secs)
 {
 	const char *role = r->o->server ? "server" : "client";
-	bool first = true;
+	bool first = true, failed = false;
 
 	if (r->o->json)
 		printf("{\"role\": \"%s\", \"duration_s\": %.6f, \"window\": %llu, \"channels\": {",
@@ -390,6 +390,7 @@ static void perf_report(const struct perf_run *r, double secs)
 			continue;
 		perf_report_chan(r, ch, secs, first);
 		first = false;
+		failed |= c->errors > 0;
 	}
 	if (r->o->json)
 		printf("}}\n");
@@ -397,6 +398,10 @@ static void perf_report(const struct perf_run *r, double secs)
 		printf("  acknowledged: taken by node %ld's NIC, which also acknowledges and drops\n"
 		       "  a message for an endpoint that is not open (a server that went away):\n"
 		       "  the server's count says what an application received\n", r->o->node);
+	/* A message that failed (down, a time-out) may or may not have arrived. */
+	if (!r->o->json && !r->o->server && failed && !r->o->no_verify)
+		printf("  hashes: the client's covers the acknowledged messages only; a failed\n"
+		       "  one may still have reached the server, whose count and hash then differ\n");
 	fflush(stdout);
 }
 
@@ -604,8 +609,11 @@ int main(int argc, char **argv)
 	struct perf_opts o;
 	struct perf_run *r;
 	struct segnet_ep *ep;
-	int rc = perf_parse(&o, argc, argv);
+	int rc;
 
+	/* A log file gets each line when it is written, in order with stderr. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	rc = perf_parse(&o, argc, argv);
 	if (rc)
 		return rc == 1 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
 	tool_signals();

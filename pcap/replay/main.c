@@ -276,6 +276,8 @@ int main(int argc, char **argv)
 	bool done;
 	int rc;
 
+	/* A log file gets each line when it is written, in order with stderr. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	memset(&r, 0, sizeof(r));
 	if (dp_args_split(argc, argv, &args)) {
 		fprintf(stderr, "segnet-replay: out of memory\n");

@@ -386,8 +386,13 @@ static void msgs_drain(void *state)
 		msgs_sleep(m, end - now < REPLAY_MSGS_DRAIN_STEP_NS ? end - now :
 			   REPLAY_MSGS_DRAIN_STEP_NS);
 	}
-	/* A signal first: the Ctrl-C of a lab's process group stops its nicds too. */
-	if (m->outstanding && m->drain_end != REPLAY_DRAIN_TIMEOUT)
+	/*
+	 * Stopped (or failed) before the drain, or during it with messages
+	 * out: no drain ran to its end, whatever was in flight at the stop.
+	 * A signal first: the Ctrl-C of a process group with nicds in it
+	 * stops them too.
+	 */
+	if ((m->outstanding || m->drain_skipped) && m->drain_end != REPLAY_DRAIN_TIMEOUT)
 		m->drain_end = m->stop && *m->stop ? REPLAY_DRAIN_STOPPED : REPLAY_DRAIN_ERROR;
 	m->in_flight = msgs_in_flight(m);
 	m->drain_ns = msgs_now(m) - t0;

@@ -12,7 +12,7 @@
 # lab.sh stop-node n2 takes it away: its ping server sees nicd go, messages
 # from n0 to n2 complete with SEGNET_EDOWN, lab.sh status reports it, and
 # n1 keeps receiving from n0; a segnet-perf client to n2 counts its
-# failures as "down". lab.sh start-node n2 brings it back: it
+# failures as "down" and says why hashes may then differ. lab.sh start-node n2 brings it back: it
 # joins as node 2 again and answers pings. At the end the stream from n0
 # to n1 had no error and its hash matches at n1.
 # shellcheck source=tests/integration/lab_lib.sh
@@ -49,6 +49,8 @@ if "$perf" --nicd n0 --key-file "$SEGNET_LAB_KEY" --client --node 2 --chan quick
 fi
 grep -q "quick: 8 sent, 0 acknowledged, 8 failed (down 8)" "$tmp/perf-down.log" ||
 	fail "segnet-perf to the departed n2: failures not counted by status: $(cat "$tmp/perf-down.log")"
+grep -q "hashes: the client's covers the acknowledged messages only" "$tmp/perf-down.log" ||
+	fail "segnet-perf with failures does not say why the hashes may differ: $(cat "$tmp/perf-down.log")"
 if lab status >"$tmp/status-down.log" 2>&1; then
 	fail "lab.sh status says all is well with n2 away"
 fi

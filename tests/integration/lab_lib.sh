@@ -103,12 +103,18 @@ lab_left_check() {
 	return 0
 }
 
+# More labs a test brings up itself ("NAME:DIR ..."): taken down at exit.
+lab_others=
+
 cleanup() {
 	local rc=$?
 	for p in $pids; do
 		kill "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
+	for o in $lab_others; do
+		"$lab_sh" down --name "${o%%:*}" --dir "${o#*:}" >/dev/null 2>&1
+	done
 	if [ "$lab_up_done" = 1 ]; then
 		if ! lab_down_check; then
 			echo "FAIL: lab.sh down did not clean up"

@@ -16,7 +16,9 @@
 #    speed, every message on the bulk channel: the packets between them
 #    are skipped and counted, 10.0.0.4 is unmapped, the rest arrive.
 #    Then a replay that never ends, stopped by SIGINT: exit 130, and the
-#    report (table and JSON) says how many messages were in flight.
+#    report (table and JSON) says how many messages were in flight; and a
+#    slow one (nothing in flight) stopped so: the drain is "stopped", not
+#    "all in".
 # 4. SIGTERM stops nicd: its summary ends with the capture's line, no mbuf
 #    leaked; tshark with proto/segnet.lua decodes every frame of the capture
 #    as segnet, BREQ and QREQ among them (skipped without tshark).
@@ -104,21 +106,30 @@ cat "$tmp/replay-map.log"
 $check "$sample" 4 "$tmp/map.json" "$tmp/map-lat.csv" "$tmp/hosts.map" --channel bulk ||
 	fail "the --map FILE report is wrong"
 
+# replay_interrupted NAME ARGS...: a messages-mode replay that never ends
+# (--loop 0) with these options, its log $tmp/replay-NAME.log and its JSON
+# $tmp/NAME.json, stopped by SIGINT a second after it began: exit 130.
+replay_interrupted() {
+	_name=$1
+	shift
+	# shellcheck disable=SC2086
+	"$replay" --mode messages $nicds --key-file "$tmp/vnet1.key" --loop 0 "$@" \
+		--json "$tmp/$_name.json" "$sample" >"$tmp/replay-$_name.log" 2>&1 &
+	pids=$!
+	wait_grep "$tmp/replay-$_name.log" "260 records, mode messages" "$pids" ||
+		fail "segnet-replay ($_name) did not start its replay in 10 s"
+	sleep 1
+	kill -INT "$pids"
+	wait_exit "$pids" 100
+	pids=
+	cat "$tmp/replay-$_name.log"
+	[ "$st" = 130 ] || fail "segnet-replay ($_name) exited $st after SIGINT, want 130"
+}
+
 # 3b. SIGINT during a replay that never ends (every message bulk, at top
 # speed, on a 0.1 Gbit/s bulk channel: always some in flight): exit 130,
 # no drain, and the report says how many were still in flight, not "all in".
-# shellcheck disable=SC2086
-"$replay" --mode messages $nicds --key-file "$tmp/vnet1.key" --topspeed --loop 0 \
-	--channel bulk --json "$tmp/int.json" "$sample" >"$tmp/replay-int.log" 2>&1 &
-pids=$!
-wait_grep "$tmp/replay-int.log" "260 records, mode messages" "$pids" ||
-	fail "segnet-replay did not start its replay in 10 s"
-sleep 1
-kill -INT "$pids"
-wait_exit "$pids" 100
-pids=
-cat "$tmp/replay-int.log"
-[ "$st" = 130 ] || fail "segnet-replay exited $st after SIGINT, want 130"
+replay_interrupted int --topspeed --channel bulk
 line=$(grep "^delivered " "$tmp/replay-int.log")
 dlvd=$(echo "$line" | sed -n 's/^delivered  *\([0-9]*\) of \([0-9]*\) sent, .*/\1/p')
 sent=$(echo "$line" | sed -n 's/^delivered  *\([0-9]*\) of \([0-9]*\) sent, .*/\2/p')
@@ -129,6 +140,15 @@ echo "$line" | grep -q "$((sent - dlvd)) still in flight when stopped (no drain)
 	fail "SIGINT: the report does not say that $((sent - dlvd)) were in flight: $line"
 grep -q "\"in_flight\": $((sent - dlvd)), \"drain_end\": \"stopped\"" "$tmp/int.json" ||
 	fail "SIGINT: --json does not say $((sent - dlvd)) in flight, drain stopped: $(cat "$tmp/int.json")"
+
+# 3c. SIGINT during a slow replay that never ends (quick messages, 20 a
+# second: nothing in flight at almost any moment): the drain did not run,
+# and the report says so ("stopped", not "all in ... after the last send").
+replay_interrupted idle --pps 20 --channel quick
+grep -q "^delivered .* still in flight when stopped (no drain)$" "$tmp/replay-idle.log" ||
+	fail "SIGINT with nothing in flight: the report does not say the replay was stopped"
+grep -q '"drain_end": "stopped"' "$tmp/idle.json" ||
+	fail "SIGINT with nothing in flight: --json drain_end is not stopped: $(cat "$tmp/idle.json")"
 
 # 4. Stop nicd; its capture decodes as segnet.
 kill -TERM "$nicpid"

@@ -9,11 +9,14 @@
 # All but the last cases fail before the EAL starts; the unknown ethdev is
 # found after it (net_null, no hugepages, no telemetry). A link that stays
 # down (a memif server nobody connects to) is a failure at run time: exit 1
-# naming the port. Then switchd runs for a second on a 10 Gbit/s slot
+# naming the port, and its stdout (line-buffered) comes before that error
+# in one file. Then switchd runs for a second on a 10 Gbit/s slot
 # and says the slot is short for its back-off sleeps. Last, what the EAL
 # leaves in its runtime directory: a start without hugepages fails with a
 # message that says so, and a run with shared config (no --no-shconf,
 # telemetry on) stopped by SIGINT; neither leaves its runtime directory.
+# What a running switchd holds is in use, exit 1 (not a bad argument): its
+# --file-prefix with shared config, its memif and vhost-user server sockets.
 set -u
 
 switchd=${1:?usage: switchd_args.sh SWITCHD}
@@ -31,7 +34,21 @@ passed=0
 . "$(dirname "$0")/test_lib.sh"
 trap 'rm -rf "$out" "$out.shconf" "$out.first" "$sock" "$(dpdk_runtime_dir "$tag")" \
 	"$(dpdk_runtime_dir "$tag-nodrv")" "$(dpdk_runtime_dir "$tag-nohuge")" \
-	"$(dpdk_runtime_dir "$tag-shconf")" "$(dpdk_runtime_dir "$tag-two")"' EXIT
+	"$(dpdk_runtime_dir "$tag-shconf")" "$(dpdk_runtime_dir "$tag-two")" \
+	"$(dpdk_runtime_dir "$tag-srv")" "$(dpdk_runtime_dir "$tag-srv2")"' EXIT
+
+# tally OK WHAT [FILE]: count a check that passed (OK is 0) or failed; a
+# failure prints FILE, the output it was made on.
+tally() {
+	if [ "$1" = 0 ]; then
+		passed=$((passed + 1))
+		echo "ok: $2"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $2${3:+, output:}"
+		[ -z "${3:-}" ] || cat "$3"
+	fi
+}
 
 expect_prog=$switchd
 
@@ -96,6 +113,11 @@ expect 2 "are the same device" $eal --vdev net_null0 --vdev net_null1 -- --nodes
 expect 1 "net_memif0: link still down after 300 ms" $eal --vdev net_null0 \
 	--vdev net_memif0,role=server,id=0,socket=$sock,socket-abstract=no,bsize=4096 \
 	-- --nodes 2 --port 0=net_null0 --port 1=net_memif0 --link-wait-ms 300
+# Its output in the order it was written, stdout and stderr in one file:
+# stdout is line-buffered, so "polling on CPU" (set-up) comes before the
+# error of the port that followed it, not at exit after it.
+grep -m 1 "polling on CPU\|link still down" "$out" | grep -q "polling on CPU"
+tally $? "stdout before the error that followed it, in one file (stdout line-buffered)" "$out"
 expect 2 "--core 4096" -- --nodes 2 --port 0=a --port 1=b --core 4096
 # Options without effect with the others given are refused by name.
 expect 2 "^switchd: --idle-sleep-us has no effect with --idle-after-us 0" -- --nodes 2 \
@@ -148,26 +170,21 @@ no_runtime_dir nohuge "a start without hugepages (shared config)"
 	--port 1=net_null1 --bulk-gbps 0.02 >"$out.shconf" 2>&1 &
 swpid=$!
 wait_grep "$out.shconf" "switchd: 2 nodes" "$swpid"
-if [ -S "$(dpdk_runtime_dir "$tag-shconf")/dpdk_telemetry.v2" ] &&
-	[ -e "$(dpdk_runtime_dir "$tag-shconf")/config" ]; then
-	passed=$((passed + 1))
-	echo "ok: shared config and telemetry socket while switchd runs"
-else
-	failed=$((failed + 1))
-	echo "FAIL: no config or telemetry socket in $(dpdk_runtime_dir "$tag-shconf") while switchd runs"
-	cat "$out.shconf"
-fi
+[ -S "$(dpdk_runtime_dir "$tag-shconf")/dpdk_telemetry.v2" ] &&
+	[ -e "$(dpdk_runtime_dir "$tag-shconf")/config" ]
+tally $? "shared config and telemetry socket in $(dpdk_runtime_dir "$tag-shconf") while switchd runs" \
+	"$out.shconf"
+# The same prefix again while it runs: in use (its pid named), exit 1, a
+# condition at run time (not the EAL's "Invalid argument", exit 2).
+expect 1 "EAL file prefix $tag-shconf is in use by another process (pid $swpid" \
+	--no-huge -m 64 --no-pci -l 0 --file-prefix "$tag-shconf" --log-level "*:error" \
+	--vdev net_null0,no-rx=1 --vdev net_null1,no-rx=1 -- --nodes 2 --port 0=net_null0 \
+	--port 1=net_null1
 kill -INT "$swpid"
 wait "$swpid"
 rc=$?
-if [ "$rc" = 0 ] && grep -q "no mbuf leaked" "$out.shconf"; then
-	passed=$((passed + 1))
-	echo "ok: switchd stopped by SIGINT: exit 0"
-else
-	failed=$((failed + 1))
-	echo "FAIL: switchd stopped by SIGINT: exit $rc"
-	cat "$out.shconf"
-fi
+[ "$rc" = 0 ] && grep -q "no mbuf leaked" "$out.shconf"
+tally $? "switchd stopped by SIGINT: exit $rc (want 0, no mbuf leaked)" "$out.shconf"
 no_runtime_dir shconf "a run with shared config stopped by SIGINT"
 # Two switchds with one prefix and --no-shconf: the second listens on
 # dpdk_telemetry.v2:1 and removes that at exit, not the first one's socket.
@@ -196,5 +213,29 @@ fi
 kill -INT "$first"
 wait "$first"
 no_runtime_dir two "two runs with one prefix and --no-shconf"
+# A memif or vhost-user server socket another switchd listens on (a lab's
+# command line run again): in use, exit 1, before any device is made (not
+# "its driver did not create the device", exit 2, nor a queue set-up's
+# "Operation not permitted"), and the running switchd unharmed.
+srv="--no-huge -m 64 --no-pci --no-shconf --log-level *:error"
+for dev in "net_memif0,role=server,id=0,socket=$sock,socket-abstract=no" \
+	"net_vhost0,iface=$sock,queues=1"; do
+	# shellcheck disable=SC2086
+	"$switchd" $srv --file-prefix "$tag-srv" -l 0 --vdev net_null0,no-rx=1 --vdev "$dev" -- --nodes 2 \
+		--port 0=net_null0 --port 1="${dev%%,*}" --link-wait-ms 20000 >"$out.first" 2>&1 &
+	first=$!
+	wait_for "$sock" 100 "$first"
+	# shellcheck disable=SC2086
+	expect 1 "${dev%%,*}.*socket $sock is in use by another process" $srv \
+		--file-prefix "$tag-srv2" -l 0 \
+		--vdev net_null0,no-rx=1 --vdev "$dev" -- --nodes 2 --port 0=net_null0 \
+		--port 1="${dev%%,*}"
+	# The check asked the kernel, not the server: the running one is unharmed.
+	kill -0 "$first" 2>/dev/null
+	tally $? "the switchd on ${dev%%,*} still runs after the check" "$out.first"
+	kill -INT "$first"
+	wait "$first"
+	rm -f "$sock"
+done
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

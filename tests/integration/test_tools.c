@@ -364,6 +364,9 @@ Test(tools, ping_and_perf_arguments)
 	t_usage_error("--bogus", SEGNET_PING_BIN, "--bogus", NULL);
 	t_usage_error("--key-file /nonexistent", SEGNET_PING_BIN,
 		      "--key-file", "/nonexistent", "--node", "1", NULL);
+	/* A forgotten file name: the next option is not taken for it. */
+	t_usage_error("--key-file needs a value (see --help): --server is an option", SEGNET_PING_BIN,
+		      "--key-file", "--server", NULL);
 	t_usage_error("--server or --client", SEGNET_PERF_BIN, "--key", "k", NULL);
 	t_usage_error("--server and --client do not go together", SEGNET_PERF_BIN,
 		      "--key", "k", "--server", "--client", NULL);
@@ -451,6 +454,21 @@ Test(tools, no_daemon)
 	cr_assert_eq(rc, 1, "%s", t_read_file(t_out));
 	cr_assert(strstr(t_read_file(t_out),
 			 "cannot open an endpoint of vnet 1 at nicd /nonexistent/x.sock: no nicd socket at /nonexistent/x.sock"),
+		  "%s", t_read_file(t_out));
+	/* A nicd name without a socket: where nicd's sockets are said (SEGNET_SOCKET_DIR). */
+	unsetenv("SEGNET_SOCKET_DIR");
+	rc = t_cmd(t_out, SEGNET_PING_BIN, "--nicd", "segnet-it-none", "--key", "k", "--node", "1",
+		   NULL);
+	cr_assert_eq(rc, 1, "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out),
+			 "needs SEGNET_SOCKET_DIR set to that directory: eval \"$(scripts/lab.sh env)\" for a lab"),
+		  "%s", t_read_file(t_out));
+	setenv("SEGNET_SOCKET_DIR", "/nonexistent-dir", 1);
+	rc = t_cmd(t_out, SEGNET_PING_BIN, "--nicd", "n0", "--key", "k", "--node", "1", NULL);
+	unsetenv("SEGNET_SOCKET_DIR");
+	cr_assert_eq(rc, 1, "%s", t_read_file(t_out));
+	cr_assert(strstr(t_read_file(t_out),
+			 "no nicd socket at /nonexistent-dir/n0.sock (is nicd running, with --socket-dir /nonexistent-dir?"),
 		  "%s", t_read_file(t_out));
 	/* A file that is not a socket is not a stale socket. */
 	t_write_file(t_empty, "");

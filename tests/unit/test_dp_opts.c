@@ -202,9 +202,33 @@ Test(opts, a_long_option_is_refused_by_a_shorter_name)
 	char err[160];
 
 	t_refused(cases, sizeof(cases) / sizeof(cases[0]));
-	/* A value that looks like a shorter name is a value. */
-	cr_assert_eq(t_parse((char *[]){ "--nodes", "2", "--name=n", "--port", "--che", NULL },
+	/* A value that looks like a shorter name is a value, given with '='. */
+	cr_assert_eq(t_parse((char *[]){ "--nodes", "2", "--name=n", "--port=--che", NULL },
 			     false, err, sizeof(err)), 0, "%s", err);
+}
+
+/*
+ * "--key-file --server": the file name was forgotten. The next word is an
+ * option, not the value: refused as a missing value, naming the option
+ * that needs it (not "--server: No such file"). A negative number is a value.
+ */
+Test(opts, a_value_that_is_an_option_is_a_missing_value)
+{
+	const struct t_refusal cases[] = {
+		{ "--port needs a value (see --help): --check is an option (a value that starts with -- goes as --port=VALUE)",
+		  { "--port", "--check" } },
+		{ "--name needs a value (see --help): --nodes is an option (a value that starts with -- goes as --name=VALUE)",
+		  { "--name", "--nodes", "2" } },
+		{ "--port needs a value (see --help): --bogus is an option (a value that starts with -- goes as --port=VALUE)",
+		  { "--nodes", "2", "--port", "--bogus" } },
+	};
+	char err[200];
+
+	t_refused(cases, sizeof(cases) / sizeof(cases[0]));
+	cr_assert_eq(t_parse((char *[]){ "--name", "-1", "--port", "-", NULL }, false, err,
+			     sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t_parse((char *[]){ "--name", "--", NULL }, false, err, sizeof(err)), 0,
+		     "%s", err);
 }
 
 Test(opts, an_option_that_is_not_a_list_is_refused_the_second_time)

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Before the EAL starts: is what these EAL arguments would take held by a
+ * running process? Another primary process on the same --file-prefix (the
+ * EAL's config lock), or a server socket another process listens on (a
+ * memif server's socket=, a vhost-user server's iface=). The EAL and the
+ * drivers would fail on those with messages that point elsewhere ("Invalid
+ * argument", "its driver did not create the device", a queue set-up's
+ * "Operation not permitted"); this says what is in use, and by whom.
+ */
+#ifndef SEGNET_DP_IN_USE_H
+#define SEGNET_DP_IN_USE_H
+
+#include <stddef.h>
+
+/*
+ * Check the EAL arguments argv[1 .. argc-1]: 0 when nothing they name is
+ * in use, else -EADDRINUSE with a message in err (a condition at run time,
+ * not a bad argument).
+ */
+int dp_in_use_check(int argc, char **argv, char *err, size_t errlen);
+
+#endif

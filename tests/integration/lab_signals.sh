@@ -1,0 +1,143 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Virtual lab: scripts/lab.sh and signals, directories and the environment.
+#
+#   lab_signals.sh LAB_SH BUILD_DIR      (lab_lib.sh: link type, clean-up)
+#
+#   1. up interrupted by a SIGINT to its process group (a Ctrl-C), when
+#      switchd has just been started, when the nicd has, and a moment
+#      later: it exits 130 saying "up interrupted" (no "switchd did not
+#      come up", no "up failed") and leaves nothing; or, when up had
+#      already finished, it exited 0 and every daemon is alive;
+#   2. a script that ran up is interrupted afterwards (SIGINT to its
+#      process group): the lab's daemons run on, status exits 0;
+#   3. lab.sh finds the lab of the environment (SEGNET_LAB_DIR, as
+#      lab.sh env exports it); --name goes first;
+#   4. up with the lab's name in another directory (empty, or not there):
+#      refused before anything is made, no teardown message, the empty
+#      directory the user gave stays and the missing one is not made;
+#   5. a lab brought up in a directory that was there (empty) before: down
+#      keeps that directory.
+# shellcheck source=tests/integration/lab_lib.sh
+. "$(dirname "$0")/lab_lib.sh"
+
+# Job control: each background job is a process group of its own, as a
+# command in an interactive shell is, and does not ignore SIGINT.
+set -m
+
+# wait_key STATE KEY: wait up to 20 s for KEY= in the state file STATE.
+wait_key() {
+	local i
+	for ((i = 0; i < 2000; i++)); do
+		grep -q "^$2=" "$1" 2>/dev/null && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+# The daemons' PIDs in state file $1.
+state_pids() {
+	awk -F= '$1 ~ /^proc\..*\.pid$/ { print $2 }' "$1" 2>/dev/null | sort -u | tr '\n' ' '
+}
+
+# shellcheck source=scripts/lib/dpdk.sh
+. "$(dirname "$0")/../../scripts/lib/dpdk.sh"
+
+# 1. up interrupted at three moments.
+iname=${lab_name}i
+idir=$tmp/intr
+# (and the lab's name in other directories, should a refused up succeed)
+lab_others="$iname:$idir ${lab_name}k:$tmp/other $lab_name:$tmp/other $lab_name:$tmp/new/lab"
+for when in sw nicd late; do
+	"$lab_sh" up --link "$link" --nodes 2 --name "$iname" --dir "$idir" --build "$build" \
+		>"$tmp/intr-$when.log" 2>&1 &
+	job=$!
+	key=proc.$when.pid
+	[ "$when" != late ] || key=proc.nicd.pid
+	wait_key "$idir/lab.state" "$key" || fail "up ($when): no $key in its state file"
+	[ "$when" != late ] || sleep 0.3
+	ipids=$(state_pids "$idir/lab.state")
+	kill -INT -- "-$job"
+	wait "$job"
+	rc=$?
+	echo "$test_name: SIGINT to up's process group at $when: exit $rc"
+	sed 's/^/  | /' "$tmp/intr-$when.log"
+	if [ "$rc" = 0 ]; then
+		# up had finished: every daemon must be alive.
+		"$lab_sh" status --name "$iname" --dir "$idir" >"$tmp/intr-status.log" 2>&1 ||
+			fail "up exited 0 after the SIGINT at $when, but status fails: $(cat "$tmp/intr-status.log")"
+		"$lab_sh" down --name "$iname" --dir "$idir" >/dev/null 2>&1 ||
+			fail "down after up ($when)"
+		continue
+	fi
+	[ "$rc" = 130 ] || fail "up interrupted at $when: exit $rc, want 130"
+	grep -q "up interrupted; tearing down what it started" "$tmp/intr-$when.log" ||
+		fail "up interrupted at $when does not say so"
+	if grep -q "did not come up\|up failed\|exited" "$tmp/intr-$when.log"; then
+		fail "up interrupted at $when reports a failure of the lab"
+	fi
+	[ ! -e "$idir" ] || fail "up interrupted at $when left $idir: $(ls -R "$idir")"
+	for p in $ipids; do
+		pid_running "$p" && fail "up interrupted at $when left process $p running"
+	done
+	for p in sw nicd; do
+		[ ! -e "$(dpdk_runtime_dir "segnet-lab-$iname-$p")" ] ||
+			fail "up interrupted at $when left $(dpdk_runtime_dir "segnet-lab-$iname-$p")"
+	done
+done
+
+# 2. A script runs up, then is interrupted (Ctrl-C): the lab stays up.
+lab_up_done=1
+bash -c '"$@" >"'"$tmp/up.log"'" 2>&1; echo $? >"'"$tmp/up.rc"'"; sleep 30' up \
+	"$lab_sh" up --link "$link" --nodes 2 --name "$lab_name" --dir "$lab_dir" --build "$build" &
+job=$!
+wait_for "$tmp/up.rc" 300 "$job" || fail "the script's up did not return"
+[ "$(cat "$tmp/up.rc")" = 0 ] || { cat "$tmp/up.log"; fail "the script's up: exit $(cat "$tmp/up.rc")"; }
+lab_note_pids
+kill -INT -- "-$job"
+wait "$job"
+echo "$test_name: the script that ran up, interrupted: exit $?"
+sleep 0.5
+lab status >"$tmp/status.log" 2>&1 ||
+	fail "the lab did not survive a SIGINT to the script that brought it up: $(cat "$tmp/status.log")"
+echo "ok: the lab survived a SIGINT to the process group of the script that ran up"
+
+# 3. The lab of the environment.
+eval "$(lab env)"
+SEGNET_LAB_DIR=$lab_dir "$lab_sh" status --build "$build" >"$tmp/env-status.log" 2>&1 ||
+	fail "status with SEGNET_LAB_DIR=$lab_dir: $(cat "$tmp/env-status.log")"
+grep -q "lab '$lab_name' in $lab_dir" "$tmp/env-status.log" ||
+	fail "status with SEGNET_LAB_DIR did not find lab $lab_name: $(cat "$tmp/env-status.log")"
+if SEGNET_LAB_DIR=$lab_dir "$lab_sh" status --name "${lab_name}x" >"$tmp/env-name.log" 2>&1 ||
+   ! grep -q "lab '${lab_name}x' is not up" "$tmp/env-name.log"; then
+	fail "--name did not go before SEGNET_LAB_DIR: $(cat "$tmp/env-name.log")"
+fi
+echo "ok: status finds the lab of SEGNET_LAB_DIR; --name goes first"
+
+# 4. The lab's name in another directory: refused before anything is made.
+mkdir "$tmp/other"
+"$lab_sh" up --link "$link" --nodes 2 --name "$lab_name" --dir "$tmp/other" --build "$build" \
+	>"$tmp/other.log" 2>&1
+rc=$?
+cat "$tmp/other.log"
+[ "$rc" = 1 ] && grep -q "is in use" "$tmp/other.log" ||
+	fail "up with the name of a running lab in another directory: exit $rc"
+! grep -q "tearing down" "$tmp/other.log" || fail "a refused up says it tears down"
+[ -d "$tmp/other" ] || fail "a refused up removed the user's directory $tmp/other"
+"$lab_sh" up --link "$link" --nodes 2 --name "$lab_name" --dir "$tmp/new/lab" --build "$build" \
+	>"$tmp/new.log" 2>&1 && fail "up with the name of a running lab in a new directory succeeded"
+[ ! -e "$tmp/new" ] || fail "a refused up made $tmp/new"
+echo "ok: up with a running lab's name elsewhere is refused before anything is made"
+lab status >/dev/null 2>&1 || fail "the refused up harmed the running lab"
+
+# 5. A directory that was there before up stays after down.
+"$lab_sh" up --link "$link" --nodes 2 --name "${lab_name}k" --dir "$tmp/other" \
+	--build "$build" >"$tmp/kept.log" 2>&1 || { cat "$tmp/kept.log"; fail "up in $tmp/other"; }
+"$lab_sh" down --name "${lab_name}k" --dir "$tmp/other" >"$tmp/kept-down.log" 2>&1 ||
+	{ cat "$tmp/kept-down.log"; fail "down of the lab in $tmp/other"; }
+cat "$tmp/kept-down.log"
+[ -d "$tmp/other" ] && [ -z "$(ls -A "$tmp/other")" ] ||
+	fail "down did not leave the user's $tmp/other (empty): $(ls -A "$tmp/other" 2>&1)"
+echo "ok: down keeps an empty directory that was there before up"
+pass
