@@ -2619,7 +2619,11 @@ Test(nic, a_fresh_connection_answered_restart_restarts_and_delivers_nothing_twic
  * many of 10 process restarts the peer gets the rejoined notice, 8),
  * T_NOSPACE (in how many of 100 asks an endpoint has no receive buffer
  * while faults last, 0: messages then go to T_EPS endpoints at random, and
- * order is checked per endpoint), T_NOLATEFRESH, T_TLO/T_THI, T_DUMP.
+ * order is checked per endpoint), T_NOLATEFRESH (no FRESH frame held
+ * late), T_LATEDIES (a process restart drops the frames of the process held
+ * late: a start takes longer than a fabric holds a frame), T_TLO/T_THI
+ * (trace messages of these ids), T_FTRACE (trace every frame carried and
+ * every process restart), T_DUMP.
  */
 enum { T_IDS = 8192, T_EPS = 3 };
 
@@ -2641,6 +2645,15 @@ static bool t_tr(uint32_t id)
 	       id <= (uint32_t)atoi(getenv("T_THI"));
 }
 
+/* With T_FTRACE, one line per frame the stress carries: its fate and header. */
+static void t_trace_frame(const char *fate, const struct proto_pkt *p)
+{
+	if (getenv("T_FTRACE"))
+		cr_log_info("  frame to %u %s: type %u flags %x epoch %u pkt %u ack %u/%x handler %u",
+			    p->dst_node, fate, p->type, p->flags, p->epoch, p->pkt_num, p->ack_base,
+			    p->ack_mask, p->handler);
+}
+
 /*
  * Frames of from for to_node to port `to`: lost with prob loss/1000, held
  * back (late) with prob lateness/1000; with T_NOLATEFRESH a FRESH frame is
@@ -2657,13 +2670,19 @@ static void t_carry_faulty(struct dp_port *from, struct dp_port *to, uint16_t to
 		struct proto_pkt p;
 
 		cr_assert_eq(tdp_decode(m, &p), PROTO_R_OK);
-		if (p.dst_node != to_node || t_rng() % 1000 < loss)
+		if (p.dst_node != to_node) {
 			rte_pktmbuf_free(m);
-		else if (*n_late < 64 && t_rng() % 1000 < lateness &&
-			 !(nolatefresh && (p.flags & PROTO_F_FRESH)))
+		} else if (t_rng() % 1000 < loss) {
+			t_trace_frame("lost", &p);
+			rte_pktmbuf_free(m);
+		} else if (*n_late < 64 && t_rng() % 1000 < lateness &&
+			   !(nolatefresh && (p.flags & PROTO_F_FRESH))) {
+			t_trace_frame("held late", &p);
 			late[(*n_late)++] = m;
-		else
+		} else {
+			t_trace_frame("carried", &p);
 			tport_push(to, m);
+		}
 	}
 	tport_forget(from);
 }
@@ -2824,10 +2843,16 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 				if (!(faults && t_rng() % 1000 < proc))
 					continue;
 				/* k's process restarts: what it held is lost with it */
-				if (t_tr(t_trk[0].next_id) || t_tr(t_trk[1].next_id))
+				if (t_tr(t_trk[0].next_id) || t_tr(t_trk[1].next_id) || getenv("T_FTRACE"))
 					cr_log_info("t=%llu nic %d process restarts (inc %u)", (unsigned long long)tp.now, k, inc);
 				nic_destroy(tp.nic[k]);
 				tport_clear(tp.port[k]);
+				if (getenv("T_LATEDIES")) {
+					/* the fabric holds no frame for the time a start takes */
+					for (unsigned int i = 0; i < n_late[!k]; i++)
+						rte_pktmbuf_free(late[!k][i]);
+					n_late[!k] = 0;
+				}
 				for (uint32_t id = 0; id < t_trk[k].next_id; id++)
 					if (!t_trk[k].completions[id])
 						t_trk[k].completions[id] = 1, t_trk[k].status[id] = 99;
@@ -2863,8 +2888,13 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 			}
 			for (int k = 0; k < 2; k++) {
 				if (n_late[k] && (t_rng() % 50 == 0 || !faults)) {
-					for (unsigned int i = 0; i < n_late[k]; i++)
+					for (unsigned int i = 0; i < n_late[k]; i++) {
+						struct proto_pkt lp;
+
+						cr_assert_eq(tdp_decode(late[k][i], &lp), PROTO_R_OK);
+						t_trace_frame("released", &lp);
 						tport_push(tp.port[k], late[k][i]);
+					}
 					n_late[k] = 0;
 				}
 				t_check_quick_acct(tp.nic[k], confs[c], it);
