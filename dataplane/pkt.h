@@ -127,6 +127,10 @@ struct sn_conn {
 	struct sn_pkt *unacked;		/* numbered, unacknowledged, oldest first */
 	struct sn_pkt *unacked_tail;	/* last of that list */
 	uint32_t outstanding;		/* packets on that list */
+	uint32_t never_sent;		/* of those, not sent yet (tx_count 0; also
+					 * kept by sn_pkt_sent): with none, an ack
+					 * below tx_next contradicts nothing
+					 * (pipeline_rx_ack_base) */
 	uint64_t tx_unscanned;		/* first transmission, or ack progress, since
 					 * the timer's last look at this connection
 					 * (0: none) */
@@ -171,8 +175,11 @@ static inline bool sn_pkt_awaits_ack(const struct sn_pkt *pkt)
  */
 static inline void sn_pkt_sent(struct sn_pkt *pkt, uint64_t now)
 {
-	if (pkt->tx_count == 0)
+	if (pkt->tx_count == 0) {
 		pkt->t_first_tx = now;
+		if (pkt->flags & SN_PKT_HELD)	/* on its connection's unacked list */
+			pkt->conn->never_sent--;
+	}
 	/* It stays at its top rather than wrap to 0, "never sent". */
 	if (pkt->tx_count < UINT16_MAX)
 		pkt->tx_count++;

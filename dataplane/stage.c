@@ -532,13 +532,11 @@ enum pipeline_epoch pipeline_rx_unwelcome(struct pipeline *pl, struct sn_conn *c
 	return pipeline_rx_stale(pl, c, now);
 }
 
-enum pipeline_epoch pipeline_rx_ack_base(struct pipeline *pl, struct sn_conn *c,
+enum pipeline_epoch pipeline_rx_ack_walk(struct pipeline *pl, struct sn_conn *c,
 					 uint32_t ack_base, uint64_t now)
 {
 	bool contradicts;
 
-	if (!pl->numbered)
-		return PIPELINE_EPOCH_CURRENT;
 	contradicts = proto_seq_diff(ack_base, c->tx_next) >= 0;	/* never numbered */
 	/* unacked is in number order: what the base covers comes first */
 	for (const struct sn_pkt *p = c->unacked; !contradicts && p &&

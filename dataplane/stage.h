@@ -289,8 +289,24 @@ enum pipeline_epoch pipeline_rx_unwelcome(struct pipeline *pl, struct sn_conn *c
  * the peer restarts too, and the frame is for the caller to drop (STALE).
  * Else CURRENT.
  */
-enum pipeline_epoch pipeline_rx_ack_base(struct pipeline *pl, struct sn_conn *conn,
+enum pipeline_epoch pipeline_rx_ack_walk(struct pipeline *pl, struct sn_conn *conn,
 					 uint32_t ack_base, uint64_t now);
+
+/*
+ * The same, with no walk in the common case: without a packet numbered
+ * and never sent (sn_conn.never_sent), an ack base below tx_next covers
+ * only packets that were sent. Else pipeline_rx_ack_walk walks the
+ * packets the base covers. Nearly every frame carries an ack.
+ */
+static inline enum pipeline_epoch pipeline_rx_ack_base(struct pipeline *pl,
+						       struct sn_conn *conn,
+						       uint32_t ack_base, uint64_t now)
+{
+	if (!pl->numbered ||
+	    (!conn->never_sent && proto_seq_diff(ack_base, conn->tx_next) < 0))
+		return PIPELINE_EPOCH_CURRENT;
+	return pipeline_rx_ack_walk(pl, conn, ack_base, now);
+}
 
 /*
  * A WELCOME of this process's nonce came on conn, which knows no epoch: the

@@ -346,36 +346,52 @@ static bool chan_quick_hostage(const struct sn_pkt *p)
 }
 
 /*
+ * One pass of chan_prefetch_quick: fill free quick send buffers in order,
+ * past the packets of connections that may take no more
+ * (chan_quick_may_take), and with hostages, past those chan_quick_hostage
+ * names but for a connection's oldest. True when it passed one of those.
+ */
+static bool chan_quick_fill(struct nic *nic, bool hostages)
+{
+	struct nic_chan *ch = &nic->ch;
+	struct sn_pkt *p = ch->qbacklog.head, *next;
+	bool passed = false;
+
+	for (unsigned int k = 0; p && k < CHAN_HOLD_SCAN &&
+	     ch->quick_used < nic->cfg.quick_bufs; p = next, k++) {
+		next = p->cnext;
+		if (!chan_quick_may_take(nic, p))
+			continue;
+		if (hostages && chan_quick_hostage(p) && p->conn->unacked != p) {
+			passed = true;
+			continue;
+		}
+		chan_unlink(&ch->qbacklog, p);
+		chan_push_tail(&ch->qtx, p, CQ_QTX);
+		chan_quick_take(nic, p);
+	}
+	return passed;
+}
+
+/*
  * Fill free quick send buffers in order, past the packets of connections
  * that may take no more (chan_quick_may_take), then give what is left to
- * the go-back-N connections that hold one (chan_quick_hostage). A
- * connection holds at most genp's window in the channel, so the scan's
- * bound passes several.
+ * the go-back-N connections that hold one (chan_quick_hostage): the
+ * second pass only when the first passed one of theirs. A connection
+ * holds at most genp's window in the channel, so the scan's bound passes
+ * several. Most calls find the backlog empty (a poll calls it at least
+ * twice), and return at once.
  */
 static void chan_prefetch_quick(struct nic *nic)
 {
 	struct nic_chan *ch = &nic->ch;
-	struct sn_pkt *p = ch->qbacklog.head, *next;
-	bool second = false;
 
-	if (ch->quick_used >= nic->cfg.quick_bufs && p)
+	if (!ch->qbacklog.head)
+		return;
+	if (ch->quick_used >= nic->cfg.quick_bufs)
 		chan_unblock_oldest(nic);
-	for (int pass = 0; pass < 1 + second; pass++) {
-		p = ch->qbacklog.head;
-		for (unsigned int k = 0; p && k < CHAN_HOLD_SCAN &&
-		     ch->quick_used < nic->cfg.quick_bufs; p = next, k++) {
-			next = p->cnext;
-			if (!chan_quick_may_take(nic, p))
-				continue;
-			if (!pass && chan_quick_hostage(p) && p->conn->unacked != p) {
-				second = true;
-				continue;
-			}
-			chan_unlink(&ch->qbacklog, p);
-			chan_push_tail(&ch->qtx, p, CQ_QTX);
-			chan_quick_take(nic, p);
-		}
-	}
+	if (chan_quick_fill(nic, true))
+		chan_quick_fill(nic, false);
 }
 
 /* Move p (still in the channel) to the head or tail of list to, as queue q. */

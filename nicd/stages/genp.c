@@ -169,6 +169,8 @@ static void genp_number(struct stage *st, struct sn_conn *c, struct sn_pkt *p)
 		c->unacked = p;
 	c->unacked_tail = p;
 	c->outstanding++;
+	if (!p->tx_count)
+		c->never_sent++;
 	pipeline_conn_activate(st->pl, c);
 	st->cnt[GENP_NUMBERED]++;
 }
@@ -581,6 +583,8 @@ static void genp_unlink(struct stage *st, struct sn_conn *c, struct sn_pkt *prev
 	p->next = NULL;
 	p->flags &= (uint16_t)~SN_PKT_HELD;
 	c->outstanding--;
+	if (!p->tx_count)
+		c->never_sent--;
 }
 
 /* True when packet number n is covered by (base, mask). */

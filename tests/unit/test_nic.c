@@ -2065,6 +2065,29 @@ static void t_check_quick_acct(struct nic *nic, const char *when, unsigned int i
 		     nic->ch.quick_used);
 }
 
+/*
+ * Each connection's never_sent counts its unacknowledged packets never sent:
+ * with none, pipeline_rx_ack_base takes an ack below tx_next without
+ * walking them, so a count too low would let an ack of a packet never sent
+ * through.
+ */
+static void t_check_never_sent(struct nic *nic, const char *when, unsigned int it)
+{
+	struct pipeline *pl = nic_pipeline(nic, T_VNET);
+
+	for (uint16_t k = 0; k < pl->n_nodes; k++) {
+		const struct sn_conn *c = pl->conns[k];
+		uint32_t n = 0;
+
+		if (!c)
+			continue;
+		for (const struct sn_pkt *p = c->unacked; p; p = p->next)
+			n += !p->tx_count;
+		cr_assert_eq(c->never_sent, n, "%s %u: conn %u never_sent %u, %u on its list",
+			     when, it, k, c->never_sent, n);
+	}
+}
+
 /* T_PEER's quick data packet pkt_num from a process that knows no epoch yet (boot nonce). */
 static void t_push_qreq_fresh(struct dp_port *port, uint32_t pkt_num, uint16_t nonce)
 {
@@ -2898,6 +2921,7 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 					n_late[k] = 0;
 				}
 				t_check_quick_acct(tp.nic[k], confs[c], it);
+				t_check_never_sent(tp.nic[k], confs[c], it);
 				for (uint32_t id = 0; id < t_trk[k].next_id; id++)
 					cr_assert_leq(t_trk[k].completions[id], 1,
 						      "%s seed %u: nic %d message %u completed %u times (it %u)",
@@ -3257,6 +3281,40 @@ static void t_push_ack_of(struct dp_port *port, uint32_t base, uint16_t epoch)
 }
 
 /*
+ * A conf4-sr NIC on port, joined, its connection to T_PEER at epoch 7,
+ * that sent one message per letter of chans to T_PEER (B bulk, Q quick;
+ * cookies 1, 2, ..., completions in seen) and polled once at now; no grant
+ * targets T_PEER yet, so the bulk ones wait unsent.
+ */
+static struct nic *t_nic_sent(struct dp_port *port, struct t_seen *seen, const char *chans,
+			      uint64_t now)
+{
+	static uint8_t payload[64];
+	struct nic_ops ops = { .ctx = seen, .complete = t_seen_complete,
+			       .deliver = t_seen_deliver };
+	struct nic *nic = t_nic_with(port, "conf4-sr", &ops);
+
+	memset(seen, 0, sizeof(*seen));
+	memset(seen->status, -1, sizeof(seen->status));
+	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
+	nic_poll(nic, now);
+	t_welcome(nic, port, T_VNET, 7, now);
+	for (uintptr_t i = 0; chans[i]; i++) {
+		struct nic_msg m = {
+			.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_QUICK,
+			.cookie = (void *)(i + 1),
+		};
+
+		if (chans[i] == 'B')
+			m.chan = SN_CHAN_BULK, m.payload = payload, m.len = sizeof(payload);
+		cr_assert_eq(nic_send(nic, &m, now), 0);
+	}
+	nic_poll(nic, now);
+	tport_clear(port);
+	return nic;
+}
+
+/*
  * An acknowledgment of packets this end numbered and never sent can only
  * come from a receive state of another numbering of the connection (the
  * tagged stress, T_REJOIN=3 T_PROC=1 T_PNOTICE=5, seed 3: a new process's
@@ -3270,31 +3328,13 @@ static void t_push_ack_of(struct dp_port *port, uint32_t base, uint16_t epoch)
  */
 Test(nic, an_ack_of_packets_never_sent_restarts_the_connection)
 {
-	static uint8_t payload[64];
 	unsigned int avail = rte_mempool_avail_count(t_mp);
 	struct dp_port *port = tport_create("nic", 256);
 	static struct t_seen seen;
-	struct nic_ops ops = { .ctx = &seen, .complete = t_seen_complete,
-			       .deliver = t_seen_deliver };
-	struct nic *nic = t_nic_with(port, "conf4-sr", &ops);
 	uint64_t now = 1000000;
+	struct nic *nic = t_nic_sent(port, &seen, "BBB", now);
 	struct proto_pkt q;
 
-	memset(&seen, 0, sizeof(seen));
-	memset(seen.status, -1, sizeof(seen.status));
-	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
-	nic_poll(nic, now);
-	t_welcome(nic, port, T_VNET, 7, now);
-	for (uintptr_t i = 0; i < 3; i++) {
-		struct nic_msg m = {
-			.vnet = T_VNET, .dst_node = T_PEER, .handler = 7, .chan = SN_CHAN_BULK,
-			.payload = payload, .len = sizeof(payload), .cookie = (void *)(i + 1),
-		};
-
-		cr_assert_eq(nic_send(nic, &m, now), 0);
-	}
-	nic_poll(nic, now);
-	tport_clear(port);
 	t_push_ack_of(port, 2, 7);
 	nic_poll(nic, now);
 	for (int i = 0; i < 3; i++)
@@ -3311,6 +3351,57 @@ Test(nic, an_ack_of_packets_never_sent_restarts_the_connection)
 	nic_poll(nic, now);
 	cr_assert_eq(nic_pipeline(nic, T_VNET)->conns[T_PEER]->epoch, 9);
 	cr_assert_eq(nic_stats(nic)->ack_contradictions, 2);
+	tport_clear(port);
+	t_done(nic, port, avail);
+}
+
+/*
+ * pipeline_rx_ack_base walks the packets an ack covers only while the
+ * connection has packets numbered and never sent (sn_conn.never_sent);
+ * without, an ack below tx_next is taken at once. Two quick messages
+ * leave, then a bulk one waits for its grant (a quick one leaves after
+ * it): an ack of the two is taken by the walk (never_sent 1) and
+ * completes them, not the others. Once the bulk packet left, an ack of
+ * all four is taken without a walk (never_sent 0), and one of a number
+ * never given still restarts the connection.
+ * (an_ack_of_packets_never_sent_restarts_the_connection: the walk finds
+ * a packet never sent.)
+ */
+Test(nic, an_ack_of_sent_packets_is_taken_while_a_later_one_waits_unsent)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	static struct t_seen seen;
+	uint64_t now = 1000000;
+	struct nic *nic = t_nic_sent(port, &seen, "QQBQ", now);
+	struct sn_conn *c;
+
+	c = nic_pipeline(nic, T_VNET)->conns[T_PEER];
+	cr_assert_eq(c->never_sent, 1, "the bulk packet waits for its grant");
+	t_push_ack_of(port, 2, 7);
+	nic_poll(nic, now);
+	cr_assert_eq(seen.status[0], SN_OK);
+	cr_assert_eq(seen.status[1], SN_OK);
+	cr_assert_eq(seen.status[2], -1);
+	cr_assert_eq(seen.status[3], -1);
+	cr_assert_eq(nic_stats(nic)->ack_contradictions, 0);
+	cr_assert_eq(c->never_sent, 1);
+	/* the bulk packet's grant: it leaves, and its ack needs no walk */
+	t_push_gnt_of(port, 2, T_PEER, 4, 0);
+	nic_poll(nic, now + 10000);
+	cr_assert_eq(c->never_sent, 0, "the bulk packet never left");
+	tport_clear(port);
+	t_push_ack_of(port, 4, 7);
+	nic_poll(nic, now + 10000);
+	cr_assert_eq(seen.status[2], SN_OK);
+	cr_assert_eq(seen.status[3], SN_OK);
+	cr_assert_eq(nic_stats(nic)->ack_contradictions, 0);
+	cr_assert_eq(c->epoch, 7);
+	/* a number never given still restarts the connection */
+	t_push_ack_of(port, 5, 7);
+	nic_poll(nic, now + 10000);
+	cr_assert_eq(nic_stats(nic)->ack_contradictions, 1);
+	cr_assert_eq(c->epoch, 8);
 	tport_clear(port);
 	t_done(nic, port, avail);
 }
