@@ -119,6 +119,23 @@ static bool dp_in_use_server_socket(const char *value, struct sockaddr_un *sa, i
 }
 
 /*
+ * The path of a line of /proc/net/unix: after the inode and one space, to
+ * the end of the line, spaces included (a path may hold them); NULL when
+ * the line is not one of the table's or its socket is not bound.
+ */
+static char *dp_in_use_line_path(char *line, unsigned int *flags, unsigned int *type)
+{
+	unsigned int st;
+	int at = -1;
+
+	if (sscanf(line, "%*s %*s %*s %x %x %x %*s%n", flags, type, &st, &at) != 3 || at < 0 ||
+	    line[at] != ' ')
+		return NULL;
+	line[at + 1 + strcspn(line + at + 1, "\n")] = '\0';
+	return line + at + 1;
+}
+
+/*
  * True when a process listens on sa, a socket of type: the kernel's table
  * of unix sockets (of this network namespace) has a listening one bound to
  * its path (an abstract name: '@', its NULs shown as '@' too). Not a
@@ -130,17 +147,16 @@ static bool dp_in_use_listening(const struct sockaddr_un *sa, int type)
 	const char *name = sa->sun_path[0] ? sa->sun_path : sa->sun_path + 1;
 	size_t len = strlen(name);
 	FILE *f = fopen("/proc/net/unix", "re");
-	char line[512], path[400];
-	unsigned int flags, ty, st;
+	unsigned int flags, ty;
+	char line[512];
 	bool found = false;
 
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f)) {
-		const char *p = path;
+		const char *p = dp_in_use_line_path(line, &flags, &ty);
 
-		if (sscanf(line, "%*s %*s %*s %x %x %x %*s %399s", &flags, &ty, &st, path) != 4 ||
-		    !(flags & DP_IN_USE_ACCEPTCON) || (int)ty != type)
+		if (!p || !(flags & DP_IN_USE_ACCEPTCON) || (int)ty != type)
 			continue;
 		if (!sa->sun_path[0] && *p++ != '@')
 			continue;
