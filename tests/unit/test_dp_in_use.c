@@ -92,6 +92,37 @@ Test(in_use, a_server_socket_path_with_a_space)
 	close(fd);
 }
 
+/*
+ * A relative socket path is this process's directory's. The kernel shows
+ * a path as it was bound: another process's relative path, in another
+ * directory, is another file; an absolute one there is this one.
+ */
+Test(in_use, a_relative_server_socket_path)
+{
+	char a[128], b[128], abs[200], vdev[256], err[512];
+	int fd_rel, fd_abs;
+
+	snprintf(a, sizeof(a), "%s/a", t_dir);
+	snprintf(b, sizeof(b), "%s/b", t_dir);
+	cr_assert_eq(mkdir(a, 0700), 0);
+	cr_assert_eq(mkdir(b, 0700), 0);
+	cr_assert_eq(chdir(a), 0);
+	fd_rel = t_listen("s.sock", SOCK_SEQPACKET, false);	/* shown as "s.sock" */
+	snprintf(abs, sizeof(abs), "%s/t.sock", b);
+	fd_abs = t_listen(abs, SOCK_SEQPACKET, false);
+
+	cr_assert_eq(chdir(b), 0);
+	cr_assert_eq(t_check_vdev("net_memif0,socket=s.sock,socket-abstract=no", err, sizeof(err)),
+		     0, "DIR/b/s.sock taken for DIR/a/s.sock: %s", err);
+	cr_assert_eq(t_check_vdev("net_memif0,socket=t.sock,socket-abstract=no", err, sizeof(err)),
+		     -EADDRINUSE, "t.sock here is %s: not found in use", abs);
+	cr_assert(strstr(err, abs), "the message names %s: %s", abs, err);
+	snprintf(vdev, sizeof(vdev), "net_memif0,socket=./t.sock,socket-abstract=no");
+	cr_assert_eq(t_check_vdev(vdev, err, sizeof(err)), -EADDRINUSE, "./t.sock not found in use");
+	close(fd_rel);
+	close(fd_abs);
+}
+
 /* memif and vhost-user servers, by path and abstract name; clients take none. */
 Test(in_use, server_sockets_in_use_and_not)
 {
