@@ -1317,16 +1317,20 @@ check_args
 # The lab of the environment (eval "$(scripts/lab.sh env)" exports
 # SEGNET_LAB_DIR) unless --name or --dir names one; up makes a new lab and
 # goes by --name and --dir alone.
+# (where DIR came from, for a message about it)
+dir_src=--dir
 if [ -z "$dir" ] && [ "$name_given" = 0 ] && [ "$cmd" != up ] && [ -n "${SEGNET_LAB_DIR:-}" ]; then
 	dir=$SEGNET_LAB_DIR
 	dir_from_env=1
+	dir_src="SEGNET_LAB_DIR (the lab of the environment; give --name or --dir for another)"
 fi
+[ -n "$dir" ] || dir_src="the default directory of lab '$name' (give --dir)"
 dir=${dir:-$(default_dir)}
 dir=$(realpath -m "$dir")
 # The directory goes into EAL device arguments and socket paths (at most
 # 107 bytes): no commas, spaces or other separators.
 [[ "$dir" =~ ^[A-Za-z0-9_./-]+$ ]] && [ ${#dir} -le 80 ] ||
-	die_usage "--dir must be a path of at most 80 letters, digits, _ . / -, not '$dir'"
+	die_usage "$dir_src must be a path of at most 80 letters, digits, _ . / -, not '$dir'"
 state=$dir/lab.state
 # A lab found by --dir goes by the name it was brought up with.
 if [ -f "$state" ] && [ -n "$(st_get name)" ] && [ "$(st_get name)" != "$name" ]; then

@@ -19,6 +19,8 @@
 #      directory the user gave stays and the missing one is not made;
 #   5. a lab brought up in a directory that was there (empty) before: down
 #      keeps that directory.
+#   7. (first) a SEGNET_LAB_DIR lab.sh cannot take: exit 2, the message
+#      names SEGNET_LAB_DIR (before: --dir, which was not given).
 #   6. (first) up that fails after making --dir and two parents that were
 #      not there (a --conf nicd refuses): exit 2, and none of the three is
 #      left (before: the top one was), a parent that was there stays.
@@ -46,6 +48,13 @@ state_pids() {
 
 # shellcheck source=scripts/lib/dpdk.sh
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
+
+# 7. A directory from the environment that cannot be a lab's is said so.
+SEGNET_LAB_DIR="$tmp/a b" "$lab_sh" status >"$tmp/envdir.log" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "^lab.sh: SEGNET_LAB_DIR .* must be a path" "$tmp/envdir.log" ||
+	fail "SEGNET_LAB_DIR with a space: exit $rc, want 2 naming SEGNET_LAB_DIR: $(cat "$tmp/envdir.log")"
+echo "ok: a SEGNET_LAB_DIR that cannot be a lab's is named as such"
 
 # 6. A failed up removes every folder it made for --dir, and only those.
 mkdir "$tmp/had"
