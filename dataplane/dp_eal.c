@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/eventfd.h>
 #include <sys/un.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -586,23 +587,65 @@ int dp_eal_intr_hold(unsigned int wait_ms)
 	return 0;
 }
 
-/* Ask the poll loops to stop, saying which signal came. */
+/* SIGINTs and SIGTERMs that came, both kinds together (any thread may take one). */
+static int dp_signals_seen;
+
+/* Install handler for SIGINT and SIGTERM, each blocking the other while it runs. */
+static void dp_signals_set(void (*handler)(int), int flags)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sa.sa_flags = flags;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Say on stderr, from the handler (write(2) only), that a signal came while stopping. */
+static void dp_signals_say(const char *what)
+{
+	const char *name = program_invocation_short_name;
+
+	if (write(STDERR_FILENO, name, strlen(name)) < 0 ||
+	    write(STDERR_FILENO, what, strlen(what)) < 0)
+		return;	/* nowhere to say it */
+}
+
+/*
+ * The first signal asks the poll loops to stop, saying which came; from
+ * then on a blocking call (a write to a full pipe, say) is restarted, not
+ * failed, so the teardown finishes. A second one (Ctrl-C pressed again)
+ * does not cut short that teardown, which removes what a killed process
+ * leaves (EAL runtime files, sockets); the DP_SIGNALS_FORCE-th ends the
+ * process at once by the default action, for a teardown that hangs.
+ */
 static void dp_stop_handler(int sig)
 {
-	dp_stop = sig;
+	int n = __atomic_add_fetch(&dp_signals_seen, 1, __ATOMIC_SEQ_CST);
+
+	if (n == 1) {
+		dp_stop = sig;
+		dp_signals_set(dp_stop_handler, SA_RESTART);
+	} else if (n < DP_SIGNALS_FORCE) {
+		dp_signals_say(": stopping already, cleaning up (one more signal ends it at once, leaving its runtime files)\n");
+	} else {
+		dp_signals_say(": ended by a signal before its clean-up finished\n");
+		dp_signals_set(SIG_DFL, 0);
+		raise(sig);	/* delivered when the handler returns */
+	}
 }
 
 void dp_signals_install(void)
 {
 	struct sigaction sa;
 
+	dp_signals_set(dp_stop_handler, 0);
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = dp_stop_handler;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESETHAND;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
-	sa.sa_flags = 0;
+	sigemptyset(&sa.sa_mask);
 	sigaction(SIGPIPE, &sa, NULL);
 }

@@ -164,13 +164,20 @@ int dp_eal_intr_hold(unsigned int wait_ms);
 /* 0, or the signal (SIGINT, SIGTERM) that came once dp_signals_install() ran. */
 extern volatile sig_atomic_t dp_stop;
 
+/* The SIGINT or SIGTERM (either, counted together) that ends a stopping process at once. */
+enum { DP_SIGNALS_FORCE = 3 };
+
 /*
- * Install the SIGINT/SIGTERM handlers that set dp_stop. Without SA_RESTART,
- * so a sleep or blocking call returns; a second signal of the same kind
- * gets the default action (kills a process that does not stop). SIGPIPE
- * is ignored: a driver writing to a peer that went away (virtio-user to
- * its vhost-user server, when nicd stops or removes the device) gets
- * EPIPE instead of the process being killed.
+ * Install the SIGINT/SIGTERM handlers that set dp_stop. The first signal
+ * comes without SA_RESTART, so a sleep or blocking call returns; later
+ * ones with it, so that the teardown's calls are not failed. A second
+ * signal while the process stops is said on stderr and otherwise ignored
+ * (a second Ctrl-C does not leave the EAL runtime files, sockets and
+ * pools behind); the DP_SIGNALS_FORCE-th gets the default action (kills a
+ * process whose teardown hangs). SIGPIPE is ignored: a driver writing to
+ * a peer that went away (virtio-user to its vhost-user server, when nicd
+ * stops or removes the device) gets EPIPE instead of the process being
+ * killed.
  */
 void dp_signals_install(void);
 

@@ -2,6 +2,7 @@
 /* Is a --file-prefix or a server socket of the EAL arguments in use? (dp_in_use.h) */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,21 @@ static int dp_in_use_prefix(const struct dp_in_use_eal *e, char *err, size_t err
 	return -EADDRINUSE;
 }
 
+/* path (relative) made absolute in buf; NULL when it does not fit. */
+static const char *dp_in_use_absolute(const char *path, char *buf, size_t len)
+{
+	size_t n;
+
+	while (!strncmp(path, "./", 2))
+		path += 2;
+	if (!getcwd(buf, len))
+		return NULL;
+	n = strlen(buf);
+	if ((size_t)snprintf(buf + n, len - n, "/%s", path) >= len - n)
+		return NULL;
+	return buf;
+}
+
 /*
  * The server socket a --vdev value's device would listen on, in sa, and
  * its type: a memif server's socket= (role=server is memif's default, and
@@ -91,6 +107,7 @@ static bool dp_in_use_server_socket(const char *value, struct sockaddr_un *sa, i
 	size_t nlen = comma ? (size_t)(comma - value) : strlen(value);
 	struct rte_kvargs *kv = comma ? rte_kvargs_parse(comma + 1, NULL) : NULL;
 	const char *path = NULL, *v;
+	char cwd[PATH_MAX];
 	bool abstract = false;
 
 	memset(sa, 0, sizeof(*sa));
@@ -110,12 +127,36 @@ static bool dp_in_use_server_socket(const char *value, struct sockaddr_un *sa, i
 		if (!v || !strcmp(v, "0"))
 			path = kv ? rte_kvargs_get(kv, "iface") : NULL;
 	}
+	/*
+	 * A relative path is a file of this process's directory: compared as
+	 * an absolute one, since the kernel's table shows a path as it was
+	 * bound, and another process's relative path is of its own directory.
+	 */
+	if (path && !abstract && path[0] != '/')
+		path = dp_in_use_absolute(path, cwd, sizeof(cwd));
 	if (path && strlen(path) + abstract < sizeof(sa->sun_path))
 		memcpy(sa->sun_path + abstract, path, strlen(path));
 	else
 		path = NULL;
 	rte_kvargs_free(kv);
 	return path != NULL;
+}
+
+/*
+ * The path of a line of /proc/net/unix: after the inode and one space, to
+ * the end of the line, spaces included (a path may hold them); NULL when
+ * the line is not one of the table's or its socket is not bound.
+ */
+static char *dp_in_use_line_path(char *line, unsigned int *flags, unsigned int *type)
+{
+	unsigned int st;
+	int at = -1;
+
+	if (sscanf(line, "%*s %*s %*s %x %x %x %*s%n", flags, type, &st, &at) != 3 || at < 0 ||
+	    line[at] != ' ')
+		return NULL;
+	line[at + 1 + strcspn(line + at + 1, "\n")] = '\0';
+	return line + at + 1;
 }
 
 /*
@@ -130,17 +171,16 @@ static bool dp_in_use_listening(const struct sockaddr_un *sa, int type)
 	const char *name = sa->sun_path[0] ? sa->sun_path : sa->sun_path + 1;
 	size_t len = strlen(name);
 	FILE *f = fopen("/proc/net/unix", "re");
-	char line[512], path[400];
-	unsigned int flags, ty, st;
+	unsigned int flags, ty;
+	char line[512];
 	bool found = false;
 
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f)) {
-		const char *p = path;
+		const char *p = dp_in_use_line_path(line, &flags, &ty);
 
-		if (sscanf(line, "%*s %*s %*s %x %x %x %*s %399s", &flags, &ty, &st, path) != 4 ||
-		    !(flags & DP_IN_USE_ACCEPTCON) || (int)ty != type)
+		if (!p || !(flags & DP_IN_USE_ACCEPTCON) || (int)ty != type)
 			continue;
 		if (!sa->sun_path[0] && *p++ != '@')
 			continue;

@@ -625,9 +625,10 @@ check_not_up() {
 	[ "$rc" = 0 ] || die "could not clean up what a previous run left in $dir"
 }
 
-# What up made, for up_exit: DIR (and the default parent), the state file.
+# What up made, for up_exit: DIR, and the highest folder mkdir -p made for
+# it (DIR itself, or a parent that was not there), the state file.
 dir_made=0
-parent_made=0
+made_top=
 up_started=0
 
 # On a failed or interrupted up: undo what was made, and only that (a
@@ -648,8 +649,11 @@ up_exit() {
 	fi
 	# (not empty while another lab is in it; errexit must not take rc's place)
 	if [ "$dir_made" = 1 ]; then
-		rmdir "$dir" 2>/dev/null || true
-		[ "$parent_made" = 0 ] || rmdir "$(dirname "$dir")" 2>/dev/null || true
+		# (teardown may have removed DIR; a folder not empty stops it)
+		local d=$dir
+		while { rmdir "$d" 2>/dev/null || [ ! -e "$d" ]; } && [ "$d" != "${made_top:-$dir}" ]; do
+			d=$(dirname "$d")
+		done
 	fi
 	exit "$rc"
 }
@@ -877,9 +881,19 @@ do_up() {
 	trap 'exit 129' HUP
 	trap up_exit EXIT
 	if [ ! -e "$dir" ]; then
-		[ -e "$(dirname "$dir")" ] || parent_made=1
-		mkdir -p "$dir" 2>/dev/null || die "cannot create $dir (not root? give --dir)"
-		dir_made=1
+		# Every folder mkdir -p makes, not the first parent alone: a failed
+		# up removes them all (--dir /tmp/a/b/lab without /tmp/a).
+		made_top=$dir
+		while [ ! -e "$(dirname "$made_top")" ]; do made_top=$(dirname "$made_top"); done
+		mkdir -p "$(dirname "$dir")" 2>/dev/null || die "cannot create $dir (not root? give --dir)"
+		# Not -p: DIR is up's only when this mkdir made it, not another
+		# lab.sh a moment before (whose DIR up_exit must not remove).
+		if mkdir "$dir" 2>/dev/null; then
+			dir_made=1
+		else
+			[ -d "$dir" ] || die "cannot create $dir (not root? give --dir)"
+			made_top=
+		fi
 	fi
 	exec 9<"$dir"
 	flock -n 9 || die "another lab.sh is working on $dir"
@@ -1303,16 +1317,20 @@ check_args
 # The lab of the environment (eval "$(scripts/lab.sh env)" exports
 # SEGNET_LAB_DIR) unless --name or --dir names one; up makes a new lab and
 # goes by --name and --dir alone.
+# (where DIR came from, for a message about it)
+dir_src=--dir
 if [ -z "$dir" ] && [ "$name_given" = 0 ] && [ "$cmd" != up ] && [ -n "${SEGNET_LAB_DIR:-}" ]; then
 	dir=$SEGNET_LAB_DIR
 	dir_from_env=1
+	dir_src="SEGNET_LAB_DIR (the lab of the environment; give --name or --dir for another)"
 fi
+[ -n "$dir" ] || dir_src="the default directory of lab '$name' (give --dir)"
 dir=${dir:-$(default_dir)}
 dir=$(realpath -m "$dir")
 # The directory goes into EAL device arguments and socket paths (at most
 # 107 bytes): no commas, spaces or other separators.
 [[ "$dir" =~ ^[A-Za-z0-9_./-]+$ ]] && [ ${#dir} -le 80 ] ||
-	die_usage "--dir must be a path of at most 80 letters, digits, _ . / -, not '$dir'"
+	die_usage "$dir_src must be a path of at most 80 letters, digits, _ . / -, not '$dir'"
 state=$dir/lab.state
 # A lab found by --dir goes by the name it was brought up with.
 if [ -f "$state" ] && [ -n "$(st_get name)" ] && [ "$(st_get name)" != "$name" ]; then

@@ -144,7 +144,7 @@ void swd_opts_usage(FILE *f, const char *prog)
 		"  --control-queue on|off  with --port, control frames on transmit queue 1\n"
 		"                          (default on; a memif or vhost peer then needs\n"
 		"                          two receive queues)\n"
-		"  --seed S                seed of randomized arbiters (default 1)\n"
+		"  --seed S                seed of the randomized arbiter, pim (default 1)\n"
 		"  --capture FILE.pcap     write every frame received and sent on every\n"
 		"                          port into FILE.pcap (nanosecond pcap)\n"
 		"  --capture-max-mb M      stop capturing before the file passes M MB\n"

@@ -202,7 +202,7 @@ static bool ping_option(void *opts, int c, const char *arg)
 }
 
 /* Options a server has no use for: it echoes whoever pings, on their channel. */
-static const int ping_client_only[] = { 'e', 'q', 'b', 'S', 'i', 't', 'j', 'C', 'Q', 0 };
+static const int ping_client_only[] = { 'N', 'e', 'q', 'b', 'S', 'i', 't', 'j', 'C', 'Q', 0 };
 
 /* Options that have no effect with the role and channel given; false after saying which. */
 static bool ping_check_effect(const struct ping_opts *o, const struct dp_opt_parser *p)
@@ -238,11 +238,6 @@ static int ping_parse(struct ping_opts *o, int argc, char **argv)
 	}
 	if (o->server && !o->count_given)
 		o->count = 0;	/* a server echoes until interrupted */
-	if (o->server && o->node >= 0) {
-		fprintf(stderr, "%s: --node is for the client (a server echoes whoever pings)\n",
-			ping_prog);
-		return 2;
-	}
 	if (!o->server && o->node < 0) {
 		fprintf(stderr, "%s: give --node N (and --ep E) to ping, or --server to echo\n",
 			ping_prog);

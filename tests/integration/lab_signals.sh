@@ -19,6 +19,11 @@
 #      directory the user gave stays and the missing one is not made;
 #   5. a lab brought up in a directory that was there (empty) before: down
 #      keeps that directory.
+#   7. (first) a SEGNET_LAB_DIR lab.sh cannot take: exit 2, the message
+#      names SEGNET_LAB_DIR (before: --dir, which was not given).
+#   6. (first) up that fails after making --dir and two parents that were
+#      not there (a --conf nicd refuses): exit 2, and none of the three is
+#      left (before: the top one was), a parent that was there stays.
 # shellcheck source=tests/integration/lab_lib.sh
 . "$(dirname "$0")/lab_lib.sh"
 
@@ -43,6 +48,27 @@ state_pids() {
 
 # shellcheck source=scripts/lib/dpdk.sh
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
+
+# 7. A directory from the environment that cannot be a lab's is said so.
+SEGNET_LAB_DIR="$tmp/a b" "$lab_sh" status >"$tmp/envdir.log" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "^lab.sh: SEGNET_LAB_DIR .* must be a path" "$tmp/envdir.log" ||
+	fail "SEGNET_LAB_DIR with a space: exit $rc, want 2 naming SEGNET_LAB_DIR: $(cat "$tmp/envdir.log")"
+echo "ok: a SEGNET_LAB_DIR that cannot be a lab's is named as such"
+
+# 6. A failed up removes every folder it made for --dir, and only those.
+mkdir "$tmp/had"
+for d in "$tmp/deep/er/lab" "$tmp/had/lab"; do
+	"$lab_sh" up --link "$link" --nodes 2 --name "${lab_name}d" --dir "$d" --conf nosuchconf \
+		--build "$build" >"$tmp/deep.log" 2>&1
+	rc=$?
+	[ "$rc" = 2 ] && grep -q "nosuchconf" "$tmp/deep.log" ||
+		fail "up with a --conf nicd refuses, --dir $d: exit $rc, want 2: $(cat "$tmp/deep.log")"
+done
+[ ! -e "$tmp/deep" ] || fail "a failed up left $(find "$tmp/deep")"
+[ -d "$tmp/had" ] && [ ! -e "$tmp/had/lab" ] ||
+	fail "a failed up in $tmp/had/lab: $(ls -A "$tmp/had" 2>&1)"
+echo "ok: a failed up removes the folders it made for --dir, not one that was there"
 
 # 1. up interrupted at three moments.
 iname=${lab_name}i

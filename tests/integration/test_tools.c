@@ -409,6 +409,9 @@ Test(tools, options_without_effect_are_refused_by_name)
 
 	t_usage_error("segnet-ping: --ep is for the client (a server echoes whoever pings",
 		      SEGNET_PING_BIN, "--key", "k", "--server", "--ep", "1", NULL);
+	/* --node as the other options of the client: the same words, --help named. */
+	t_usage_error("segnet-ping: --node is for the client (a server echoes whoever pings, on the channel it came on) (see --help)",
+		      SEGNET_PING_BIN, "--key", "k", "--server", "--node", "1", NULL);
 	t_usage_error("segnet-ping: --join-wait is for the client", SEGNET_PING_BIN,
 		      "--key", "k", "--server", "--join-wait", "100", NULL);
 	t_usage_error("segnet-ping: --bulk is for the client", SEGNET_PING_BIN,

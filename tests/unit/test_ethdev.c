@@ -1543,9 +1543,41 @@ Test(eal, signals_set_the_stop_flag_and_cut_sleeps_short)
 	cr_assert_lt(t1 - t0, 2000 * 1000 * 1000ull);
 	cr_assert_eq(idle.sleeps, 1);
 	cr_assert_eq(idle.last_sleep_ns, 5000000000ull);
-	/* One signal stops; the next one would kill. */
+	/* One signal stops; the next ones must not kill the teardown it starts. */
 	cr_assert_eq(sigaction(SIGTERM, NULL, &now), 0);
-	cr_assert_eq(now.sa_handler, SIG_DFL);
+	cr_assert_neq(now.sa_handler, SIG_DFL);
+}
+
+/*
+ * A second Ctrl-C while a daemon stops (closing its ports, removing its
+ * EAL runtime files) is said and ignored, and a blocking call of the
+ * teardown (a write to a full pipe) is restarted, not failed.
+ */
+Test(eal, a_second_signal_does_not_cut_the_teardown_short)
+{
+	struct sigaction now;
+
+	dp_signals_install();
+	raise(SIGINT);
+	cr_assert_eq(dp_stop, SIGINT);
+	raise(SIGINT);
+	cr_assert_eq(dp_stop, SIGINT, "dp_stop still says the first signal");
+	for (int sig = SIGINT; sig; sig = sig == SIGINT ? SIGTERM : 0) {
+		cr_assert_eq(sigaction(sig, NULL, &now), 0);
+		cr_assert(now.sa_handler != SIG_DFL && now.sa_handler != SIG_IGN,
+			  "signal %d: no handler after the second SIGINT", sig);
+		cr_assert_neq(now.sa_flags & SA_RESTART, 0, "signal %d: calls not restarted", sig);
+	}
+}
+
+/* The third signal, of either kind, ends a teardown that hangs (default action). */
+Test(eal, a_third_signal_ends_a_stopping_process, .signal = SIGTERM)
+{
+	dp_signals_install();
+	raise(SIGINT);
+	raise(SIGINT);
+	raise(SIGTERM);
+	cr_assert_fail("still running after three signals");
 }
 
 Test(idle, no_sleep_before_idle_ns)
