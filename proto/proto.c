@@ -292,7 +292,11 @@ static enum proto_reason proto_check_process_flags(uint16_t flags)
  * NO_VNET answer): on a BACK only with NACK, on a QREQ only with ABANDONED
  * (a marker), never on a WELCOME. A refusal (BACK, QACK) carries the
  * receiver's acknowledgment, which its sender needs to act on it: without
- * ACK, it would be dropped uncounted. (A marker's handler: proto_check_hdr.)
+ * ACK, it would be dropped uncounted. A REFUSED marker's handler is the
+ * distance to the number its messages come again from: 1 .. the window
+ * (<= 32, the sack mask); a larger one would bound the receiver's block
+ * that far ahead, refusing the endpoint's messages for up to 65535
+ * numbers. Checked here, with the flag, so other frames pay nothing.
  */
 static enum proto_reason proto_check_refused(const struct proto_pkt *pkt)
 {
@@ -303,6 +307,8 @@ static enum proto_reason proto_check_refused(const struct proto_pkt *pkt)
 	if (pkt->type == PROTO_T_QREQ && !(pkt->flags & PROTO_F_ABANDONED))
 		return PROTO_R_FLAGS;
 	if (pkt->type != PROTO_T_QREQ && !(pkt->flags & PROTO_F_ACK))
+		return PROTO_R_FLAGS;
+	if (pkt->type == PROTO_T_QREQ && (pkt->handler < 1 || pkt->handler > PROTO_SACK_BITS))
 		return PROTO_R_FLAGS;
 	return PROTO_R_OK;
 }
@@ -343,15 +349,6 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 		 */
 		if (pkt->handler &&
 		    !(pkt->flags & (PROTO_F_DATA | PROTO_F_WELCOME | PROTO_F_DOWN)))
-			return PROTO_R_VNET;
-		/*
-		 * A REFUSED marker's handler is the distance to the number its
-		 * messages come again from: 1 .. the window (<= 32, the sack
-		 * mask). A larger one would bound the receiver's block that far
-		 * ahead, refusing the endpoint's messages for up to 65535 numbers.
-		 */
-		if ((pkt->flags & PROTO_F_REFUSED) && pkt->type == PROTO_T_QREQ &&
-		    (pkt->handler < 1 || pkt->handler > PROTO_SACK_BITS))
 			return PROTO_R_VNET;
 	} else {
 		if (pkt->src_ep || pkt->dst_ep)

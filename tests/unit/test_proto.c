@@ -808,10 +808,10 @@ static const struct craft crafts[] = {
 	C(VNET, "back-handler", B_BACK, .patch = { P(OFF_HANDLER, 2, 1) }),
 	C(VNET, "qack-handler", B_QACK, .patch = { P(OFF_HANDLER, 2, 0x8000) }),
 	/* A REFUSED marker's resume distance is 1 .. the window (<= 32, the sack mask). */
-	C(VNET, "refused-marker-distance-0", B_QREQ, .patch = { P(OFF_FLAGS, 2,
+	C(FLAGS, "refused-marker-distance-0", B_QREQ, .patch = { P(OFF_FLAGS, 2,
 		PROTO_F_DATA | PROTO_F_LAST | PROTO_F_ABANDONED | PROTO_F_REFUSED),
 		P(OFF_HANDLER, 2, 0) }),
-	C(VNET, "refused-marker-distance-33", B_QREQ, .patch = { P(OFF_FLAGS, 2,
+	C(FLAGS, "refused-marker-distance-33", B_QREQ, .patch = { P(OFF_FLAGS, 2,
 		PROTO_F_DATA | PROTO_F_LAST | PROTO_F_ABANDONED | PROTO_F_REFUSED),
 		P(OFF_HANDLER, 2, PROTO_SACK_BITS + 1) }),
 	C(PKT_NUM, "breq-25-bits", B_BREQ, .patch = { P(OFF_PKT_NUM, 4, 0x01000000) }),
