@@ -290,7 +290,13 @@ static enum proto_reason proto_check_process_flags(uint16_t flags)
 /*
  * REFUSED (after proto_check_process_flags: not on a switch's notice nor a
  * NO_VNET answer): on a BACK only with NACK, on a QREQ only with ABANDONED
- * (a marker), never on a WELCOME.
+ * (a marker), never on a WELCOME. A refusal (BACK, QACK) carries the
+ * receiver's acknowledgment, which its sender needs to act on it: without
+ * ACK, it would be dropped uncounted. A REFUSED marker's handler is the
+ * distance to the number its messages come again from: 1 .. the window
+ * (<= 32, the sack mask); a larger one would bound the receiver's block
+ * that far ahead, refusing the endpoint's messages for up to 65535
+ * numbers. Checked here, with the flag, so other frames pay nothing.
  */
 static enum proto_reason proto_check_refused(const struct proto_pkt *pkt)
 {
@@ -299,6 +305,10 @@ static enum proto_reason proto_check_refused(const struct proto_pkt *pkt)
 	if (pkt->type == PROTO_T_BACK && !(pkt->flags & PROTO_F_NACK))
 		return PROTO_R_FLAGS;
 	if (pkt->type == PROTO_T_QREQ && !(pkt->flags & PROTO_F_ABANDONED))
+		return PROTO_R_FLAGS;
+	if (pkt->type != PROTO_T_QREQ && !(pkt->flags & PROTO_F_ACK))
+		return PROTO_R_FLAGS;
+	if (pkt->type == PROTO_T_QREQ && (pkt->handler < 1 || pkt->handler > PROTO_SACK_BITS))
 		return PROTO_R_FLAGS;
 	return PROTO_R_OK;
 }
