@@ -197,6 +197,7 @@ TestSuite(memif_end, .init = eal_up_memif, .fini = eal_down_memif);
 TestSuite(eal, .init = eal_up, .fini = eal_down);
 TestSuite(peerless, .init = eal_up_peerless, .fini = eal_down_peerless);
 TestSuite(idle);
+TestSuite(signals);
 TestSuite(frames);
 
 /* Bring up a ring vdev with nq queue pairs. */
@@ -1570,8 +1571,12 @@ Test(eal, a_second_signal_does_not_cut_the_teardown_short)
 	}
 }
 
-/* The third signal, of either kind, ends a teardown that hangs (default action). */
-Test(eal, a_third_signal_ends_a_stopping_process, .signal = SIGTERM)
+/*
+ * The third signal, of either kind, ends a teardown that hangs (default
+ * action). Without the EAL: killed, the test runs no .fini that would
+ * remove an EAL runtime directory.
+ */
+Test(signals, a_third_signal_ends_a_stopping_process, .signal = SIGTERM)
 {
 	dp_signals_install();
 	raise(SIGINT);
