@@ -226,7 +226,8 @@ check_args() {
 			die_usage "--cores must be a comma-separated list of CPU numbers, not '$cores'"
 		local k
 		for k in ${cores//,/ }; do
-			allowed_cpus | grep -qx "$k" ||
+			# (not grep -q: its early exit would fail the pipeline by SIGPIPE)
+			allowed_cpus | grep -x "$k" >/dev/null ||
 				die_usage "--cores: CPU $k is not one this process may use ($(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status))"
 		done
 	fi
