@@ -226,7 +226,8 @@ check_args() {
 			die_usage "--cores must be a comma-separated list of CPU numbers, not '$cores'"
 		local k
 		for k in ${cores//,/ }; do
-			allowed_cpus | grep -qx "$k" ||
+			# (not grep -q: its early exit would fail the pipeline by SIGPIPE)
+			allowed_cpus | grep -x "$k" >/dev/null ||
 				die_usage "--cores: CPU $k is not one this process may use ($(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status))"
 		done
 	fi
@@ -631,13 +632,33 @@ dir_made=0
 made_top=
 up_started=0
 
+# up's signals, for up_interrupted: a folder the waiting shell writes the
+# exit status into (sig), and that status.
+up_intr=
+
+# The shell that waits for up's work: a signal it gets is written down
+# for the work to find (the first one's status stays).
+up_signal() {
+	[ -s "$up_intr/sig" ] || echo "$1" >"$up_intr/sig"
+}
+
+# In up's work, between steps and in its waits: exit with the signal's
+# status (130, 143, 129) if the shell that waits for it got one.
+up_interrupted() {
+	[ -n "$up_intr" ] && [ -s "$up_intr/sig" ] || return 0
+	exit "$(<"$up_intr/sig")"
+}
+
 # On a failed or interrupted up: undo what was made, and only that (a
 # --dir the user gave stays, a refusal before anything started says only
-# why). A second signal does not cut the teardown short.
+# why). A second signal does not cut the teardown short (up's work ignores
+# signals). A failure after a signal (a command it stopped) is the signal's.
 up_exit() {
 	local rc=$?
 	[ "$rc" = 0 ] && return 0
-	trap '' INT TERM HUP
+	if [ -n "$up_intr" ] && [ -s "$up_intr/sig" ]; then
+		rc=$(<"$up_intr/sig")
+	fi
 	if [ "$up_started" = 1 ]; then
 		if [ "$rc" -ge 128 ]; then
 			echo "$prog: up interrupted; tearing down what it started" >&2
@@ -726,6 +747,7 @@ setup_veth() {
 	done
 	sw_ns=$(netns_of sw)
 	for ((i = 0; i < nodes; i++)); do
+		up_interrupted
 		ns=$(netns_of "$(node_proc "$i")")
 		ip -n "$sw_ns" link add "sw$i" type veth peer name "n$i" netns "$ns" ||
 			die "cannot create veth pair sw$i/n$i"
@@ -771,6 +793,7 @@ place() {
 wait_file() {
 	local i=0
 	while [ ! -e "$1" ] && [ "$i" -lt "$2" ]; do
+		up_interrupted
 		pid_alive "$(st_get "proc.$3.pid")" "$(proc_bin "$3")" || return 1
 		sleep 0.1
 		i=$((i + 1))
@@ -790,6 +813,7 @@ wait_switchd() {
 		;;
 	veth)
 		for ((i = 0; i < 100; i++)); do
+			up_interrupted
 			grep -q "^switchd: polling on CPU" "$dir/logs/sw.log" 2>/dev/null && return 0
 			pid_alive "$(st_get proc.sw.pid)" "$switchd_bin" || return 1
 			sleep 0.1
@@ -828,6 +852,7 @@ wait_join() {
 	local want=${1:-all} deadline p pid i ok up id
 	deadline=$(( $(date +%s) + join_timeout ))
 	while :; do
+		up_interrupted
 		all_alive || return 1
 		ok=1
 		for ((i = 0; i < nodes; i++)); do
@@ -857,7 +882,7 @@ wait_join() {
 }
 
 do_up() {
-	local p i v slot down_slots
+	local slot down_slots
 	if [ "$link" = veth ] && [ "$(id -u)" != 0 ]; then
 		die "--link veth needs root (network namespaces, veth pairs, af_packet sockets); --link memif needs no privileges"
 	fi
@@ -876,10 +901,39 @@ do_up() {
 	# Names another lab uses: refused before anything is made (a lab in DIR
 	# itself is check_not_up's).
 	[ -f "$state" ] || check_names_free
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
-	trap 'exit 129' HUP
-	trap up_exit EXIT
+	# up's signals go to this shell, which only waits for the work: the
+	# work runs in a child that ignores them and looks for them between
+	# steps and in its waits (up_interrupted), then tears down what it
+	# started. A shell that traps SIGINT while it runs command
+	# substitutions is not safe in bash 5.2: the trap can run in the middle
+	# of parsing a $(...) and fail ("interrupt trap: ... unexpected EOF",
+	# exit 2), or a command substitution's child can hang.
+	up_intr=$(mktemp -d "${TMPDIR:-/tmp}/segnet-lab-up.XXXXXX") ||
+		die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
+	trap 'up_signal 130' INT
+	trap 'up_signal 143' TERM
+	trap 'up_signal 129' HUP
+	trap 'rm -rf "$up_intr"' EXIT
+	(
+		trap '' INT TERM HUP
+		trap up_exit EXIT
+		up_work
+	) &
+	local work=$! rc
+	# (wait returns early for each trapped signal; the work goes on)
+	while :; do
+		rc=0
+		wait "$work" || rc=$?
+		kill -0 "$work" 2>/dev/null || break
+	done
+	exit "$rc"
+}
+
+# up's work, in a child of up that ignores signals (do_up): make DIR, write
+# the state file, set up and start the lab, wait for it.
+up_work() {
+	local p i v
+	up_interrupted
 	if [ ! -e "$dir" ]; then
 		# Every folder mkdir -p makes, not the first parent alone: a failed
 		# up removes them all (--dir /tmp/a/b/lab without /tmp/a).
@@ -910,6 +964,7 @@ do_up() {
 	[ -z "$(ls -A "$dir")" ] ||
 		die_usage "--dir $dir is not empty and holds no lab: give a new or empty directory"
 	check_names_free
+	up_interrupted
 
 	up_started=1
 	: >"$state"
@@ -960,14 +1015,18 @@ do_up() {
 
 	place
 	check_daemon_args
+	up_interrupted
 	if [ "$huge" = 1 ]; then setup_huge; fi
+	up_interrupted
 	if [ "$link" = veth ]; then setup_veth; fi
+	up_interrupted
 
 	if [ "$nicd_first" = 1 ]; then
 		start_nicds
 		wait_nicds || exit 1
 		say "nicd up before switchd: the nodes join once switchd is there"
 	fi
+	up_interrupted
 	start_proc sw
 	if ! wait_switchd; then
 		echo "$prog: switchd did not come up" >&2
@@ -975,11 +1034,12 @@ do_up() {
 		exit 1
 	fi
 	[ "$nicd_first" = 1 ] || start_nicds
+	up_interrupted
 	wait_join || exit 1
-	# Up from here: a signal now would tear down a lab that is up, after
-	# every check passed; the rest only prints.
-	trap '' INT TERM HUP
 	all_alive || exit 1
+	# Up from here: a signal later is not looked for (it would tear down a
+	# lab that is up, after every check passed); the rest only prints.
+	up_interrupted
 	st_set state up
 	trap - EXIT
 	print_placement

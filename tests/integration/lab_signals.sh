@@ -97,23 +97,11 @@ for when in sw nicd late; do
 			fail "down after up ($when)"
 		continue
 	fi
-	# Known, not fixed (bash 5.2.15, about 1 run in 10 under load): the
-	# SIGINT reaches a command substitution's child of up while bash parses
-	# it, the child runs up's INT trap there and fails to parse it ("interrupt
-	# trap: ... unexpected EOF while looking for matching `)'"), and up ends
-	# by errexit with that child's status 2 instead of 130. The teardown
-	# must still leave nothing (checked below); the status and the words
-	# are not checked then.
-	if [ "$rc" = 2 ] && grep -q "interrupt trap: .*unexpected EOF while looking for matching" \
-		"$tmp/intr-$when.log"; then
-		echo "$test_name: known bash trap-parse failure at $when (exit 2); checking the teardown only"
-	else
-		[ "$rc" = 130 ] || fail "up interrupted at $when: exit $rc, want 130"
-		grep -q "up interrupted; tearing down what it started" "$tmp/intr-$when.log" ||
-			fail "up interrupted at $when does not say so"
-		if grep -q "did not come up\|up failed\|exited" "$tmp/intr-$when.log"; then
-			fail "up interrupted at $when reports a failure of the lab"
-		fi
+	[ "$rc" = 130 ] || fail "up interrupted at $when: exit $rc, want 130"
+	grep -q "up interrupted; tearing down what it started" "$tmp/intr-$when.log" ||
+		fail "up interrupted at $when does not say so"
+	if grep -q "did not come up\|up failed\|exited\|interrupt trap\|unexpected EOF" "$tmp/intr-$when.log"; then
+		fail "up interrupted at $when reports a failure of the lab or of bash"
 	fi
 	[ ! -e "$idir" ] || fail "up interrupted at $when left $idir: $(ls -R "$idir")"
 	for p in $ipids; do
