@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -98,10 +99,12 @@ static const char *dp_in_use_absolute(const char *path, char *buf, size_t len)
  * The server socket a --vdev value's device would listen on, in sa, and
  * its type: a memif server's socket= (role=server is memif's default, and
  * so are /run/memif.sock and an abstract name; SOCK_SEQPACKET), a
- * vhost-user server's iface= (not client=1; SOCK_STREAM). False when the
- * device listens on none.
+ * vhost-user server's iface= (not client=1; SOCK_STREAM). A relative path
+ * is made absolute in sa and kept as given in rel, of sun_path's size
+ * (else rel is empty). False when the device listens on none.
  */
-static bool dp_in_use_server_socket(const char *value, struct sockaddr_un *sa, int *type)
+static bool dp_in_use_server_socket(const char *value, struct sockaddr_un *sa, int *type,
+				    char *rel)
 {
 	const char *comma = strchr(value, ',');
 	size_t nlen = comma ? (size_t)(comma - value) : strlen(value);
@@ -112,6 +115,7 @@ static bool dp_in_use_server_socket(const char *value, struct sockaddr_un *sa, i
 
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
+	rel[0] = '\0';
 	if (nlen > 9 && !strncmp(value, "net_memif", 9)) {
 		v = kv ? rte_kvargs_get(kv, "role") : NULL;
 		*type = SOCK_SEQPACKET;
@@ -132,8 +136,11 @@ static bool dp_in_use_server_socket(const char *value, struct sockaddr_un *sa, i
 	 * an absolute one, since the kernel's table shows a path as it was
 	 * bound, and another process's relative path is of its own directory.
 	 */
-	if (path && !abstract && path[0] != '/')
+	if (path && !abstract && path[0] != '/') {
+		if (strlen(path) < sizeof(sa->sun_path))
+			strcpy(rel, path);
 		path = dp_in_use_absolute(path, cwd, sizeof(cwd));
+	}
 	if (path && strlen(path) + abstract < sizeof(sa->sun_path))
 		memcpy(sa->sun_path + abstract, path, strlen(path));
 	else
@@ -159,17 +166,34 @@ static char *dp_in_use_line_path(char *line, unsigned int *flags, unsigned int *
 	return line + at + 1;
 }
 
+/* True when the line's path p (up to its NUL) is name, or with '@'s after it when abstract. */
+static bool dp_in_use_same(const char *p, const char *name, bool abstract)
+{
+	size_t len = strlen(name);
+
+	if (strncmp(p, name, len))
+		return false;
+	for (p += len; *p == '@' && abstract; p++)
+		;
+	return !*p;
+}
+
 /*
  * True when a process listens on sa, a socket of type: the kernel's table
  * of unix sockets (of this network namespace) has a listening one bound to
- * its path (an abstract name: '@', its NULs shown as '@' too). Not a
- * connection: DPDK 22.11's memif server panics when a client hangs up at
- * once (its interrupt thread adds the closed descriptor to epoll).
+ * its path (an abstract name: '@', its NULs shown as '@' too), or to the
+ * relative path rel (not empty) when that is a socket file in this
+ * directory (a process started here bound it: the table does not say
+ * where a relative path is). Not a connection: DPDK 22.11's memif server
+ * panics when a client hangs up at once (its interrupt thread adds the
+ * closed descriptor to epoll).
  */
-static bool dp_in_use_listening(const struct sockaddr_un *sa, int type)
+static bool dp_in_use_listening(const struct sockaddr_un *sa, int type, const char *rel)
 {
-	const char *name = sa->sun_path[0] ? sa->sun_path : sa->sun_path + 1;
-	size_t len = strlen(name);
+	bool abstract = !sa->sun_path[0];
+	const char *name = abstract ? sa->sun_path + 1 : sa->sun_path;
+	struct stat st;
+	bool here = rel[0] && !stat(rel, &st) && S_ISSOCK(st.st_mode);
 	FILE *f = fopen("/proc/net/unix", "re");
 	unsigned int flags, ty;
 	char line[512];
@@ -182,13 +206,9 @@ static bool dp_in_use_listening(const struct sockaddr_un *sa, int type)
 
 		if (!p || !(flags & DP_IN_USE_ACCEPTCON) || (int)ty != type)
 			continue;
-		if (!sa->sun_path[0] && *p++ != '@')
+		if (abstract && *p++ != '@')
 			continue;
-		if (strncmp(p, name, len))
-			continue;
-		for (p += len; *p == '@' && !sa->sun_path[0]; p++)
-			;
-		found = !*p;
+		found = dp_in_use_same(p, name, abstract) || (here && dp_in_use_same(p, rel, false));
 	}
 	fclose(f);
 	return found;
@@ -198,10 +218,11 @@ static bool dp_in_use_listening(const struct sockaddr_un *sa, int type)
 static int dp_in_use_vdev(const char *value, char *err, size_t errlen)
 {
 	struct sockaddr_un sa;
+	char rel[sizeof(sa.sun_path)];
 	const char *comma = strchr(value, ',');
 	int nlen = comma ? (int)(comma - value) : (int)strlen(value), type = SOCK_STREAM;
 
-	if (!dp_in_use_server_socket(value, &sa, &type) || !dp_in_use_listening(&sa, type))
+	if (!dp_in_use_server_socket(value, &sa, &type, rel) || !dp_in_use_listening(&sa, type, rel))
 		return 0;
 	snprintf(err, errlen, "--vdev %.*s: its server socket %s%s is in use by another process (one running with the same device arguments?): stop it, or give this one another socket",
 		 nlen, value, sa.sun_path[0] ? "" : "@", sa.sun_path[0] ? sa.sun_path : sa.sun_path + 1);

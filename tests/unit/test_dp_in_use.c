@@ -95,7 +95,9 @@ Test(in_use, a_server_socket_path_with_a_space)
 /*
  * A relative socket path is this process's directory's. The kernel shows
  * a path as it was bound: another process's relative path, in another
- * directory, is another file; an absolute one there is this one.
+ * directory, is another file; an absolute one there is this one; a
+ * relative one that is a socket file here is this one (both processes
+ * started in this directory).
  */
 Test(in_use, a_relative_server_socket_path)
 {
@@ -119,6 +121,11 @@ Test(in_use, a_relative_server_socket_path)
 	cr_assert(strstr(err, abs), "the message names %s: %s", abs, err);
 	snprintf(vdev, sizeof(vdev), "net_memif0,socket=./t.sock,socket-abstract=no");
 	cr_assert_eq(t_check_vdev(vdev, err, sizeof(err)), -EADDRINUSE, "./t.sock not found in use");
+
+	cr_assert_eq(chdir(a), 0);
+	cr_assert_eq(t_check_vdev("net_memif0,socket=s.sock,socket-abstract=no", err, sizeof(err)),
+		     -EADDRINUSE, "s.sock bound here as s.sock: not found in use");
+	cr_assert(strstr(err, "s.sock"), "the message names s.sock: %s", err);
 	close(fd_rel);
 	close(fd_abs);
 }
