@@ -144,6 +144,9 @@ struct sn_conn {
 	uint64_t rx_first_unacked;	/* when the oldest of those arrived */
 	uint8_t ack_now;		/* an ack must leave at once */
 	struct sn_rx_block rx_blocks[SN_RX_BLOCKS];	/* endpoints refused (nicd's ingress) */
+	uint8_t rx_blocks_used;		/* entries of rx_blocks in use (nicd/refuse.c;
+					 * a restart clears both): with none, the
+					 * usual case, nothing scans them */
 	uint8_t on_active;		/* on the pipeline's active list */
 	struct sn_conn *active_next;	/* next on that list */
 	/* bulk channel: maintained by the NIC's channel layer */

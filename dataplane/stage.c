@@ -421,6 +421,7 @@ static void pipeline_conn_restart(struct pipeline *pl, struct sn_conn *c, uint64
 	c->rx_unacked = 0;
 	c->ack_now = 0;
 	memset(c->rx_blocks, 0, sizeof(c->rx_blocks));
+	c->rx_blocks_used = 0;
 	c->rx_heard = false;
 	c->epoch_adopted = false;
 	c->named = false;

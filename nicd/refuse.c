@@ -19,6 +19,8 @@
  */
 static struct sn_rx_block *nic_rx_block(struct sn_conn *c, uint16_t ep)
 {
+	if (!c->rx_blocks_used)
+		return NULL;
 	for (unsigned int i = 0; i < SN_RX_BLOCKS; i++) {
 		struct sn_rx_block *b = &c->rx_blocks[i];
 
@@ -28,6 +30,7 @@ static struct sn_rx_block *nic_rx_block(struct sn_conn *c, uint16_t ep)
 			b->from = proto_seq_add(c->rx_base, 1);
 		if (b->bounded && !proto_seq_lt(b->from, b->until)) {
 			b->used = false;
+			c->rx_blocks_used--;
 			return NULL;
 		}
 		return b;
@@ -67,6 +70,7 @@ static bool nic_rx_block_open(struct sn_conn *c, struct sn_rx_block *b, uint16_t
 				.from = proto_seq_add(c->rx_base, 1), .refused_max = n,
 				.ep = ep, .used = true,
 			};
+			c->rx_blocks_used++;
 			return true;
 		}
 	}

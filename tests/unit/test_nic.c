@@ -965,6 +965,28 @@ struct t_pair {
 };
 
 /*
+ * Each connection's rx_blocks_used counts its receive-side blocks in use:
+ * with none, nic_rx_admit looks at no entry, so a count too low would let
+ * data through a block (and one too high scans for nothing, for good).
+ */
+static void t_check_rx_blocks(struct nic *nic, const char *when, unsigned int it)
+{
+	struct pipeline *pl = nic_pipeline(nic, T_VNET);
+
+	for (uint16_t k = 0; pl && k < pl->n_nodes; k++) {
+		const struct sn_conn *c = pl->conns[k];
+		unsigned int n = 0;
+
+		if (!c)
+			continue;
+		for (unsigned int i = 0; i < SN_RX_BLOCKS; i++)
+			n += c->rx_blocks[i].used;
+		cr_assert_eq(c->rx_blocks_used, n, "%s %u: conn %u rx_blocks_used %u, %u in use",
+			     when, it, k, c->rx_blocks_used, n);
+	}
+}
+
+/*
  * One slot: T_NODE may send T_PEER a BREQ (while up), both poll, and what
  * each sent reaches the other (lost: T_NODE's frames never do).
  */
@@ -980,6 +1002,8 @@ static void t_pair_slot(struct t_pair *tp, bool up, bool lost)
 		t_carry(tp->port[0], tp->port[1], T_PEER, lost);
 		t_carry(tp->port[1], tp->port[0], T_NODE, false);
 	}
+	t_check_rx_blocks(tp->nic[0], "slot", tp->slot);
+	t_check_rx_blocks(tp->nic[1], "slot", tp->slot);
 	tp->now += T_SLOT_NS;
 }
 
@@ -2642,7 +2666,9 @@ Test(nic, a_fresh_connection_answered_restart_restarts_and_delivers_nothing_twic
  * many of 10 process restarts the peer gets the rejoined notice, 8),
  * T_NOSPACE (in how many of 100 asks an endpoint has no receive buffer
  * while faults last, 0: messages then go to T_EPS endpoints at random, and
- * order is checked per endpoint), T_NOLATEFRESH (no FRESH frame held
+ * order is checked per endpoint), T_RXSPACE (with T_NOSPACE 0: the owners
+ * still say, always yes, as nicd's host does, so nic_rx_admit runs for
+ * every data frame), T_NOLATEFRESH (no FRESH frame held
  * late), T_LATEDIES (a process restart drops the frames of the process held
  * late: a start takes longer than a fabric holds a frame), T_TLO/T_THI
  * (trace messages of these ids), T_FTRACE (trace every frame carried and
@@ -2757,13 +2783,16 @@ static void t_id_deliver(void *ctx, const struct sn_pkt *pkt, uint64_t now)
 static unsigned int t_nospace;
 static bool t_faults;
 
-/* Receive space in the stress: none in T_NOSPACE of 100 asks while faults last. */
+/*
+ * Receive space in the stress: none in T_NOSPACE of 100 asks while faults
+ * last (with none, no draw: T_RXSPACE runs the same frames as without).
+ */
 static bool t_id_rx_space(void *ctx, uint16_t vnet, uint16_t ep)
 {
 	(void)ctx;
 	(void)vnet;
 	(void)ep;
-	return !t_faults || t_rng() % 100 >= t_nospace;
+	return !t_faults || !t_nospace || t_rng() % 100 >= t_nospace;
 }
 
 Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
@@ -2814,7 +2843,8 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 		for (int k = 0; k < 2; k++) {
 			ops[k] = (struct nic_ops) { .ctx = &ctx[k], .complete = t_id_complete,
 						     .deliver = t_id_deliver,
-						     .rx_space = t_nospace ? t_id_rx_space : NULL };
+						     .rx_space = t_nospace || getenv("T_RXSPACE") ?
+								 t_id_rx_space : NULL };
 			tp.port[k] = tport_create(k ? "peer" : "node", 1024);
 			tp.nic[k] = t_nic_cap(tp.port[k], confs[c], &ops[k], 2);
 		}
@@ -2922,6 +2952,7 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 				}
 				t_check_quick_acct(tp.nic[k], confs[c], it);
 				t_check_never_sent(tp.nic[k], confs[c], it);
+				t_check_rx_blocks(tp.nic[k], confs[c], it);
 				for (uint32_t id = 0; id < t_trk[k].next_id; id++)
 					cr_assert_leq(t_trk[k].completions[id], 1,
 						      "%s seed %u: nic %d message %u completed %u times (it %u)",
@@ -3675,6 +3706,33 @@ Test(nic, a_stuck_endpoint_does_not_stall_the_other_endpoints_of_its_node)
 				  seen[0].completions[i], seen[0].status[i]);
 		t_pair_free(&tp);
 	}
+}
+
+/*
+ * A connection restart (here at a notice that its peer is down) ends the
+ * blocks it had, and their count with them (t_pair_slot checks the count
+ * against the entries at every slot): a count left over would not refuse
+ * anything, but nic_rx_admit would scan the entries at every data frame.
+ */
+Test(nic, a_connection_restart_ends_its_receive_blocks)
+{
+	struct pipeline *pl;
+	struct t_pair tp;
+	unsigned int slots = 0;
+
+	t_ep_space[0] = false;
+	t_ep_space[1] = true;
+	t_pair_open_on(&tp, "conf4-sr", t_ep_space_of);
+	pl = nic_pipeline(tp.nic[1], T_VNET);
+	t_pb_send(&tp);
+	while (!pl->conns[T_NODE] || !pl->conns[T_NODE]->rx_blocks_used) {
+		cr_assert_lt(slots++, T_PB_STUCK_SLOTS, "endpoint 0 was never blocked");
+		t_pair_slot(&tp, true, false);
+	}
+	t_push_down(tp.port[1], T_PEER, T_NODE);
+	t_pair_slot(&tp, false, false);
+	cr_assert_eq(pl->conns[T_NODE]->rx_blocks_used, 0);
+	t_pair_free(&tp);
 }
 
 /*
