@@ -2666,9 +2666,10 @@ Test(nic, a_fresh_connection_answered_restart_restarts_and_delivers_nothing_twic
  * many of 10 process restarts the peer gets the rejoined notice, 8),
  * T_NOSPACE (in how many of 100 asks an endpoint has no receive buffer
  * while faults last, 0: messages then go to T_EPS endpoints at random, and
- * order is checked per endpoint), T_RXSPACE (with T_NOSPACE 0: the owners
- * still say, always yes, as nicd's host does, so nic_rx_admit runs for
- * every data frame), T_NOLATEFRESH (no FRESH frame held
+ * order is checked per endpoint), T_RXSPACE (1 by default: with T_NOSPACE
+ * 0 the owners still say, always yes, as nicd's host does, so nic_rx_admit
+ * runs for every data frame; 0: they do not, as in the simulator),
+ * T_NOLATEFRESH (no FRESH frame held
  * late), T_LATEDIES (a process restart drops the frames of the process held
  * late: a start takes longer than a fabric holds a frame), T_TLO/T_THI
  * (trace messages of these ids), T_FTRACE (trace every frame carried and
@@ -2781,6 +2782,7 @@ static void t_id_deliver(void *ctx, const struct sn_pkt *pkt, uint64_t now)
 
 /* The stress's T_NOSPACE, and whether faults last (endpoints refuse only then). */
 static unsigned int t_nospace;
+static bool t_rxspace;			/* the owners answer rx_space (T_RXSPACE) */
 static bool t_faults;
 
 /*
@@ -2840,11 +2842,11 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 		t_rng_state = seed;
 		memset(t_trk, 0, sizeof(t_trk));
 		t_nospace = getenv("T_NOSPACE") ? (unsigned int)atoi(getenv("T_NOSPACE")) : 0;
+		t_rxspace = t_nospace || !getenv("T_RXSPACE") || atoi(getenv("T_RXSPACE"));
 		for (int k = 0; k < 2; k++) {
 			ops[k] = (struct nic_ops) { .ctx = &ctx[k], .complete = t_id_complete,
 						     .deliver = t_id_deliver,
-						     .rx_space = t_nospace || getenv("T_RXSPACE") ?
-								 t_id_rx_space : NULL };
+						     .rx_space = t_rxspace ? t_id_rx_space : NULL };
 			tp.port[k] = tport_create(k ? "peer" : "node", 1024);
 			tp.nic[k] = t_nic_cap(tp.port[k], confs[c], &ops[k], 2);
 		}
