@@ -504,15 +504,18 @@ proc_cmd() {
 # SIGINT to the process group of whoever called lab.sh (a script that ran
 # up, then was interrupted) does not reach the lab: down stops it. setsid
 # execs without forking (a background job of a shell without job control
-# does not lead its process group), so the PID stays the daemon's. On
-# veth, ip(8) enters the namespace and then execs the daemon: wait for
-# that, so that the PID names the daemon when it is first checked.
+# does not lead its process group), and so does env, which gives the daemon
+# the default signal dispositions (up's work ignores SIGINT, SIGTERM and
+# SIGHUP, a background job SIGINT and SIGQUIT; an ignored one stays ignored
+# across exec): the PID stays the daemon's. On veth, ip(8) enters the
+# namespace and then execs the daemon: wait for that, so that the PID
+# names the daemon when it is first checked.
 start_proc() {
 	local p=$1 args=() log="$dir/logs/$1.log" pid bin i
 	mapfile -t args < <(proc_cmd "$p")
 	bin=$(readlink -f "$(proc_bin "$p")")
 	echo "${args[*]}" >"$log"
-	setsid "${args[@]}" </dev/null >>"$log" 2>&1 9<&- &
+	setsid env --default-signal=INT,QUIT,TERM,HUP "${args[@]}" </dev/null >>"$log" 2>&1 9<&- &
 	pid=$!
 	st_set "proc.$p.pid" "$pid"
 	for ((i = 0; i < 100; i++)); do

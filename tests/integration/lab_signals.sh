@@ -100,7 +100,9 @@ for when in sw nicd late; do
 	[ "$rc" = 130 ] || fail "up interrupted at $when: exit $rc, want 130"
 	grep -q "up interrupted; tearing down what it started" "$tmp/intr-$when.log" ||
 		fail "up interrupted at $when does not say so"
-	if grep -q "did not come up\|up failed\|exited\|interrupt trap\|unexpected EOF" "$tmp/intr-$when.log"; then
+	# (a daemon still running after the stop timeout ignored the SIGTERM)
+	if grep -q "did not come up\|up failed\|exited\|interrupt trap\|unexpected EOF\|still running" \
+		"$tmp/intr-$when.log"; then
 		fail "up interrupted at $when reports a failure of the lab or of bash"
 	fi
 	[ ! -e "$idir" ] || fail "up interrupted at $when left $idir: $(ls -R "$idir")"
@@ -128,6 +130,14 @@ sleep 0.5
 lab status >"$tmp/status.log" 2>&1 ||
 	fail "the lab did not survive a SIGINT to the script that brought it up: $(cat "$tmp/status.log")"
 echo "ok: the lab survived a SIGINT to the process group of the script that ran up"
+# The daemons start with the default dispositions, not those of up's work
+# (it ignores SIGINT, SIGTERM, SIGHUP): a SIGTERM before a daemon sets its
+# handler ends it, and SIGHUP, which no daemon handles, is not ignored.
+for p in $lab_pids; do
+	ign=$(awk '/^SigIgn:/ { print $2 }' "/proc/$p/status")
+	[ $((0x$ign & 0x1)) = 0 ] || fail "daemon $p ignores SIGHUP (SigIgn $ign): started with up's dispositions"
+done
+echo "ok: the daemons do not inherit the signals up's work ignores"
 
 # 3. The lab of the environment.
 eval "$(lab env)"
