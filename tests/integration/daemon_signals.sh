@@ -79,10 +79,15 @@ blocked() {
 }
 
 # drain: read the FIFO to its end into $tmp/out.txt (in the background).
+# Opened here, while fd 3 still holds a writer: a cat that opened it only
+# after the daemon had gone and fd 3 was closed (a daemon ended at once by a
+# third signal, a cat slow to start under load) would wait for a writer
+# for ever, and the test with it (seen once: meson's 60 s timeout).
 drain() {
-	cat "$tmp/out.fifo" >"$tmp/out.txt" 3>&- &
+	exec 4<"$tmp/out.fifo"
+	cat <&4 >"$tmp/out.txt" 3>&- &
 	drainer=$!
-	exec 3>&-
+	exec 3>&- 4<&-
 }
 
 for which in switchd nicd; do
