@@ -911,24 +911,31 @@ do_up() {
 	# substitutions is not safe in bash 5.2: the trap can run in the middle
 	# of parsing a $(...) and fail ("interrupt trap: ... unexpected EOF",
 	# exit 2), or a command substitution's child can hang.
-	up_intr=$(mktemp -d "${TMPDIR:-/tmp}/segnet-lab-up.XXXXXX") ||
-		die "cannot create a temporary directory in ${TMPDIR:-/tmp}"
+	# The signals' folder is named by this shell's PID, not by $(mktemp):
+	# a signal that ends this shell before its traps, as it makes the
+	# folder, runs the EXIT trap, which knows the name then. (One of this
+	# PID's is what a killed lab.sh left.) The EXIT trap ignores the
+	# signals first: a second Ctrl-C would kill its rm.
+	up_intr=${TMPDIR:-/tmp}/segnet-lab-up.$$
+	trap 'trap "" INT TERM HUP; rm -rf "$up_intr"' EXIT
+	rm -rf "$up_intr"
+	mkdir -m 700 "$up_intr" 2>/dev/null || die "cannot create a temporary directory $up_intr"
 	trap 'up_signal 130' INT
 	trap 'up_signal 143' TERM
 	trap 'up_signal 129' HUP
-	trap 'rm -rf "$up_intr"' EXIT
 	(
 		trap '' INT TERM HUP
 		trap up_exit EXIT
 		up_work
 	) &
-	local work=$! rc
+	local work=$! rc=0
 	# (wait returns early for each trapped signal; the work goes on)
-	while :; do
-		rc=0
-		wait "$work" || rc=$?
-		kill -0 "$work" 2>/dev/null || break
+	while kill -0 "$work" 2>/dev/null; do
+		wait "$work" || true
 	done
+	# The work's status (bash keeps it): the wait above returns the
+	# signal's when the work ended while the trap ran.
+	wait "$work" || rc=$?
 	exit "$rc"
 }
 

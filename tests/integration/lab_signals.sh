@@ -24,6 +24,16 @@
 #   6. (first) up that fails after making --dir and two parents that were
 #      not there (a --conf nicd refuses): exit 2, and none of the three is
 #      left (before: the top one was), a parent that was there stays.
+#   8. a SIGINT to up's shell alone while its work finishes (the shell's
+#      trap held on a FIFO until the work has exited 0): up exits 0, the
+#      lab up (before: 130, the lab left running);
+#   9. (with strace, as 10) a second SIGINT to up's process group while
+#      up's shell removes its temporary folder (strace holds its rm): the
+#      folder goes all the same (before: the signal killed rm, it stayed);
+#  10. (with strace) a SIGTERM to up's shell just after it made its
+#      temporary folder, before its traps (strace slows its wait4 calls):
+#      exit 143 and the folder is gone (before: it stayed).
+# Every up runs with TMPDIR=$tmp/tmpdir: no segnet-lab-up.* may be left.
 # shellcheck source=tests/integration/lab_lib.sh
 . "$(dirname "$0")/lab_lib.sh"
 
@@ -48,6 +58,14 @@ state_pids() {
 
 # shellcheck source=scripts/lib/dpdk.sh
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
+
+# up's temporary folders (segnet-lab-up.*) go here: none may be left.
+export TMPDIR=$tmp/tmpdir
+mkdir "$TMPDIR"
+no_up_tmp() {
+	! compgen -G "$TMPDIR/segnet-lab-up.*" >/dev/null ||
+		fail "$1 left $(echo "$TMPDIR"/segnet-lab-up.*)"
+}
 
 # 7. A directory from the environment that cannot be a lab's is said so.
 SEGNET_LAB_DIR="$tmp/a b" "$lab_sh" status >"$tmp/envdir.log" 2>&1
@@ -113,7 +131,86 @@ for when in sw nicd late; do
 		[ ! -e "$(dpdk_runtime_dir "segnet-lab-$iname-$p")" ] ||
 			fail "up interrupted at $when left $(dpdk_runtime_dir "segnet-lab-$iname-$p")"
 	done
+	no_up_tmp "up interrupted at $when"
 done
+
+# 8. A signal to up's shell alone as its work ends: up's status is the
+# work's. The shell's trap writes the signal's status into a FIFO put in
+# place of its file (a plain file to up's work, which does not see it as a
+# signal): it is held there until the work has exited 0.
+"$lab_sh" up --link "$link" --nodes 2 --name "$iname" --dir "$idir" --build "$build" \
+	>"$tmp/intr-end.log" 2>&1 &
+job=$!
+pids="$pids $job"	# (a SIGTERM at a failure: up tears down)
+wait_key "$idir/lab.state" proc.nicd.pid || fail "up (8): no proc.nicd.pid in its state file"
+work=$(pgrep -P "$job")
+utmp=$(compgen -G "$TMPDIR/segnet-lab-up.*") || fail "no temporary folder of up's in $TMPDIR"
+mkfifo "$utmp/sig"
+kill -INT "$job"
+for ((i = 0; i < 600; i++)); do pid_running "$work" || break; sleep 0.1; done
+! pid_running "$work" || fail "up's work (pid $work) did not end"
+cat "$utmp/sig" >/dev/null
+wait "$job"
+rc=$?
+echo "$test_name: SIGINT to up's shell alone as its work ends: exit $rc"
+sed 's/^/  | /' "$tmp/intr-end.log"
+"$lab_sh" status --name "$iname" --dir "$idir" >"$tmp/intr-status.log" 2>&1
+st=$?
+"$lab_sh" down --name "$iname" --dir "$idir" >/dev/null 2>&1
+[ "$rc" = 0 ] && [ "$st" = 0 ] ||
+	fail "up whose work brought the lab up: exit $rc (want 0), status $st (want 0, the lab up)"
+no_up_tmp "up signalled as its work ended"
+echo "ok: a signal to up's shell as its work ends: exit 0, the lab up"
+
+# up_ended WHAT STATUS LOG: wait for the up $job, signalled as WHAT; it must
+# exit STATUS and leave neither $idir nor its temporary folder.
+up_ended() {
+	wait "$job"
+	rc=$?
+	echo "$test_name: $1: exit $rc"
+	[ "$rc" = "$2" ] || fail "$1: exit $rc, want $2: $(cat "$3")"
+	[ ! -e "$idir" ] || fail "$1: $idir left"
+	no_up_tmp "$1"
+}
+
+# 9 and 10 slow up's shell down with strace (-D: the PID is lab.sh's).
+if ! command -v strace >/dev/null 2>&1 || ! strace -o /dev/null true 2>/dev/null; then
+	echo "$test_name: no strace (or no ptrace): cases 9 and 10 skipped"
+else
+	# 9. A second signal while up's shell removes its temporary folder:
+	# strace holds each unlinkat of the shell's children (its rm) 1 s.
+	"$lab_sh" up --link "$link" --nodes 2 --name "$iname" --dir "$idir" --build "$build" \
+		>"$tmp/intr-rm.log" 2>&1 &
+	job=$!
+	pids="$pids $job"
+	wait_key "$idir/lab.state" proc.nicd.pid || fail "up (9): no proc.nicd.pid in its state file"
+	strace -q -f -p "$job" -o /dev/null -e trace=unlinkat -e inject=unlinkat:delay_enter=1000000 &
+	pids="$pids $!"
+	for ((i = 0; i < 500; i++)); do
+		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$job/status")" = 0 ] || break
+		sleep 0.01
+	done
+	kill -INT -- "-$job"
+	for ((i = 0; i < 3000; i++)); do pgrep -P "$job" -x rm >/dev/null && break; sleep 0.01; done
+	kill -INT -- "-$job" || fail "up's shell was gone before it removed its temporary folder"
+	up_ended "a second SIGINT while up removes its temporary folder" 130 "$tmp/intr-rm.log"
+	echo "ok: a second signal does not keep up's temporary folder"
+
+	# 10. A signal just after up's shell made its temporary folder, before
+	# its traps: strace holds each wait4 of the shell 0.2 s.
+	strace -q -D -o /dev/null -e trace=wait4 -e inject=wait4:delay_exit=200000 \
+		"$lab_sh" up --link "$link" --nodes 2 --name "$iname" --dir "$idir" --build "$build" \
+		>"$tmp/intr-tmp.log" 2>&1 &
+	job=$!
+	pids="$pids $job"
+	for ((i = 0; i < 3000; i++)); do
+		compgen -G "$TMPDIR/segnet-lab-up.*" >/dev/null && break
+		sleep 0.01
+	done
+	kill -TERM "$job"
+	up_ended "SIGTERM to up's shell as it made its temporary folder" 143 "$tmp/intr-tmp.log"
+	echo "ok: a signal just after up made its temporary folder does not keep it"
+fi
 
 # 2. A script runs up, then is interrupted (Ctrl-C): the lab stays up.
 lab_up_done=1
@@ -176,4 +273,5 @@ cat "$tmp/kept-down.log"
 [ -d "$tmp/other" ] && [ -z "$(ls -A "$tmp/other")" ] ||
 	fail "down did not leave the user's $tmp/other (empty): $(ls -A "$tmp/other" 2>&1)"
 echo "ok: down keeps an empty directory that was there before up"
+no_up_tmp "this test's ups"
 pass
