@@ -71,7 +71,8 @@
 # The daemons run in sessions of their own: a Ctrl-C in the terminal or
 # script that ran up does not stop them once up has returned (down does).
 # A Ctrl-C (SIGINT, SIGTERM, SIGHUP) during up tears down what up started
-# and exits 130 (143, 129).
+# and ends by that signal (status 130, 143, 129), so that a script that
+# ran up stops too.
 #
 # Exit status: 0 done (status: the lab is up and every node joined), 1 a
 # failure or a lab not up (the message says which), 2 bad arguments, 130
@@ -936,6 +937,19 @@ do_up() {
 	# The work's status (bash keeps it): the wait above returns the
 	# signal's when the work ended while the trap ran.
 	wait "$work" || rc=$?
+	# Torn down after a signal: end by that signal (the EXIT trap run
+	# first), not by exit 130, so that a calling shell stops too (bash goes
+	# on after a child that caught SIGINT and exited). (read: no $(...) here)
+	local sig=
+	if [ -s "$up_intr/sig" ] && read -r sig <"$up_intr/sig" && [ "$rc" = "$sig" ]; then
+		rm -rf "$up_intr"
+		trap - EXIT INT TERM HUP
+		case $rc in
+		130) kill -s INT $$ ;;
+		143) kill -s TERM $$ ;;
+		129) kill -s HUP $$ ;;
+		esac
+	fi
 	exit "$rc"
 }
 

@@ -33,6 +33,9 @@
 #  10. (with strace) a SIGTERM to up's shell just after it made its
 #      temporary folder, before its traps (strace slows its wait4 calls):
 #      exit 143 and the folder is gone (before: it stayed).
+#  11. a script that runs up and goes on, interrupted during up: up ends
+#      by the SIGINT and the script stops too (before: up exited 130 and
+#      the script went on).
 # Every up runs with TMPDIR=$tmp/tmpdir: no segnet-lab-up.* may be left.
 # shellcheck source=tests/integration/lab_lib.sh
 . "$(dirname "$0")/lab_lib.sh"
@@ -133,6 +136,24 @@ for when in sw nicd late; do
 	done
 	no_up_tmp "up interrupted at $when"
 done
+
+# 11. A script that runs up and goes on, interrupted during up (a Ctrl-C
+# to its process group): up ends by the SIGINT, so the script stops too
+# (before: up exited 130, and bash went on after a child that did).
+bash -c '"$@" >"'"$tmp/intr-caller.log"'" 2>&1; echo "up: $?, went on" >"'"$tmp/caller.rc"'"' up \
+	"$lab_sh" up --link "$link" --nodes 2 --name "$iname" --dir "$idir" --build "$build" &
+job=$!
+wait_key "$idir/lab.state" proc.sw.pid || fail "up (11): no proc.sw.pid in its state file"
+kill -INT -- "-$job"
+wait "$job"
+rc=$?
+echo "$test_name: a script running up, SIGINT to its process group during up: exit $rc"
+sed 's/^/  | /' "$tmp/intr-caller.log"
+[ "$rc" = 130 ] && [ ! -e "$tmp/caller.rc" ] ||
+	fail "the script that ran up went on after a Ctrl-C during up: exit $rc, $(cat "$tmp/caller.rc" 2>&1)"
+[ ! -e "$idir" ] || fail "up interrupted in a script left $idir"
+no_up_tmp "up interrupted in a script"
+echo "ok: a Ctrl-C during up stops the script that ran it"
 
 # 8. A signal to up's shell alone as its work ends: up's status is the
 # work's. The shell's trap writes the signal's status into a FIFO put in
