@@ -659,6 +659,27 @@ void pipeline_print_counters(const struct pipeline *pl, const char *prefix, FILE
 	}
 }
 
+bool pipeline_counts_agree(const struct pipeline *pl, char *buf, size_t len)
+{
+	for (uint16_t k = 0; k < pl->n_nodes; k++) {
+		const struct sn_conn *c = pl->conns[k];
+		unsigned int unsent = 0, blocks = 0;
+
+		if (!c)
+			continue;
+		for (const struct sn_pkt *p = c->unacked; p; p = p->next)
+			unsent += !p->tx_count;
+		for (unsigned int i = 0; i < SN_RX_BLOCKS; i++)
+			blocks += c->rx_blocks[i].used;
+		if (c->never_sent != unsent || c->rx_blocks_used != blocks) {
+			snprintf(buf, len, "conn %u: never_sent %u, %u on its list; rx_blocks_used %u, %u in use",
+				 k, c->never_sent, unsent, c->rx_blocks_used, blocks);
+			return false;
+		}
+	}
+	return true;
+}
+
 void pipeline_describe(const struct pipeline *pl, char *buf, size_t len)
 {
 	size_t off = 0;

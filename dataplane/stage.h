@@ -362,4 +362,13 @@ void pipeline_print_counters(const struct pipeline *pl, const char *prefix, FILE
 /* Format the stage list ("genp(window=32) -> ...") into buf. */
 void pipeline_describe(const struct pipeline *pl, char *buf, size_t len);
 
+/*
+ * The counts a connection keeps of what its lists say too, counted again
+ * (never_sent: its unacknowledged packets not sent yet; rx_blocks_used:
+ * its receive blocks in use), for the checks of tests and fuzzers. True
+ * when every connection agrees; else false with the first one that does
+ * not in buf.
+ */
+bool pipeline_counts_agree(const struct pipeline *pl, char *buf, size_t len);
+
 #endif

@@ -51,7 +51,6 @@
 
 #include "nicd/conf.h"
 #include "nicd/nic.h"
-#include "nicd/nic_priv.h"
 #include "tests/common/array_port.h"
 #include "fuzz_records.h"
 
@@ -273,22 +272,14 @@ static void nic_f_drain(struct nic_run *r, struct dp_port *port)
 	fuzz_drain(port, false);
 }
 
-/* Each connection's count of receive blocks in use is its entries in use. */
-static void nic_f_check_rx_blocks(struct nic_run *r)
+/* The counts each connection keeps agree with its lists (pipeline_counts_agree). */
+static void nic_f_check_counts(struct nic_run *r)
 {
-	for (uint16_t v = 1; v <= r->vnets; v++) {
-		struct pipeline *pl = nic_pipeline(r->nic, v);
+	char why[160];
 
-		for (uint16_t k = 0; pl && k < pl->n_nodes; k++) {
-			const struct sn_conn *c = pl->conns[k];
-			unsigned int n = 0;
-
-			for (unsigned int i = 0; c && i < SN_RX_BLOCKS; i++)
-				n += c->rx_blocks[i].used;
-			fuzz_check(!c || c->rx_blocks_used == n,
-				   "a connection's rx_blocks_used counts its blocks in use");
-		}
-	}
+	for (uint16_t v = 1; v <= r->vnets; v++)
+		fuzz_check(pipeline_counts_agree(nic_pipeline(r->nic, v), why, sizeof(why)),
+			   "a connection's never_sent and rx_blocks_used agree with its lists");
 }
 
 /* Poll at now, free what was sent and check the counters. */
@@ -311,7 +302,7 @@ static uint64_t nic_f_poll(void *run, uint64_t now)
 		   "every frame received is counted by what became of it");
 	id = nic_node_id(r->nic);
 	fuzz_check(id == PROTO_NODE_NONE || id < NIC_F_NODES, "node id in range");
-	nic_f_check_rx_blocks(r);
+	nic_f_check_counts(r);
 	return next;
 }
 
