@@ -636,21 +636,28 @@ dir_made=0
 made_top=
 up_started=0
 
-# up's signals, for up_interrupted: a folder the waiting shell writes the
-# exit status into (sig), and that status.
+# up's signals: a folder the waiting shell writes the first signal it got
+# into (sig: its exit status and name, "130 INT"), for up's work to find.
 up_intr=
+up_sig=
+up_signame=
 
 # The shell that waits for up's work: a signal it gets is written down
-# for the work to find (the first one's status stays).
+# (the first one stays).
 up_signal() {
-	[ -s "$up_intr/sig" ] || echo "$1" >"$up_intr/sig"
+	[ -s "$up_intr/sig" ] || echo "$1 $2" >"$up_intr/sig"
+}
+
+# True when up's waiting shell got a signal: its status in up_sig, its name
+# in up_signame (read, not $(...): the waiting shell has traps set).
+up_signalled() {
+	[ -n "$up_intr" ] && [ -s "$up_intr/sig" ] && read -r up_sig up_signame <"$up_intr/sig"
 }
 
 # In up's work, between steps and in its waits: exit with the signal's
 # status (130, 143, 129) if the shell that waits for it got one.
 up_interrupted() {
-	[ -n "$up_intr" ] && [ -s "$up_intr/sig" ] || return 0
-	exit "$(<"$up_intr/sig")"
+	! up_signalled || exit "$up_sig"
 }
 
 # On a failed or interrupted up: undo what was made, and only that (a
@@ -660,9 +667,7 @@ up_interrupted() {
 up_exit() {
 	local rc=$?
 	[ "$rc" = 0 ] && return 0
-	if [ -n "$up_intr" ] && [ -s "$up_intr/sig" ]; then
-		rc=$(<"$up_intr/sig")
-	fi
+	! up_signalled || rc=$up_sig
 	if [ "$up_started" = 1 ]; then
 		if [ "$rc" -ge 128 ]; then
 			echo "$prog: up interrupted; tearing down what it started" >&2
@@ -908,22 +913,19 @@ do_up() {
 	# up's signals go to this shell, which only waits for the work: the
 	# work runs in a child that ignores them and looks for them between
 	# steps and in its waits (up_interrupted), then tears down what it
-	# started. A shell that traps SIGINT while it runs command
-	# substitutions is not safe in bash 5.2: the trap can run in the middle
-	# of parsing a $(...) and fail ("interrupt trap: ... unexpected EOF",
-	# exit 2), or a command substitution's child can hang.
-	# The signals' folder is named by this shell's PID, not by $(mktemp):
-	# a signal that ends this shell before its traps, as it makes the
-	# folder, runs the EXIT trap, which knows the name then. (One of this
-	# PID's is what a killed lab.sh left.) The EXIT trap ignores the
-	# signals first: a second Ctrl-C would kill its rm.
+	# started. (In bash 5.2 a SIGINT trap can run in the middle of parsing
+	# a $(...) and fail, "interrupt trap: ... unexpected EOF", exit 2, or a
+	# command substitution's child can hang.) The folder is named by the
+	# PID, not by $(mktemp), so that the EXIT trap, set first, knows it if a
+	# signal comes before the traps (one of this PID's was a killed
+	# lab.sh's); it ignores the signals, or a second Ctrl-C would kill rm.
 	up_intr=${TMPDIR:-/tmp}/segnet-lab-up.$$
 	trap 'trap "" INT TERM HUP; rm -rf "$up_intr"' EXIT
 	rm -rf "$up_intr"
 	mkdir -m 700 "$up_intr" 2>/dev/null || die "cannot create a temporary directory $up_intr"
-	trap 'up_signal 130' INT
-	trap 'up_signal 143' TERM
-	trap 'up_signal 129' HUP
+	trap 'up_signal 130 INT' INT
+	trap 'up_signal 143 TERM' TERM
+	trap 'up_signal 129 HUP' HUP
 	(
 		trap '' INT TERM HUP
 		trap up_exit EXIT
@@ -937,18 +939,13 @@ do_up() {
 	# The work's status (bash keeps it): the wait above returns the
 	# signal's when the work ended while the trap ran.
 	wait "$work" || rc=$?
-	# Torn down after a signal: end by that signal (the EXIT trap run
-	# first), not by exit 130, so that a calling shell stops too (bash goes
-	# on after a child that caught SIGINT and exited). (read: no $(...) here)
-	local sig=
-	if [ -s "$up_intr/sig" ] && read -r sig <"$up_intr/sig" && [ "$rc" = "$sig" ]; then
+	# Torn down after a signal: end by that signal, not by exit 130, so
+	# that a calling shell stops too (bash goes on after a child that
+	# caught SIGINT and exited).
+	if up_signalled && [ "$rc" = "$up_sig" ]; then
 		rm -rf "$up_intr"
 		trap - EXIT INT TERM HUP
-		case $rc in
-		130) kill -s INT $$ ;;
-		143) kill -s TERM $$ ;;
-		129) kill -s HUP $$ ;;
-		esac
+		kill -s "$up_signame" $$
 	fi
 	exit "$rc"
 }
