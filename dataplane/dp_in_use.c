@@ -9,15 +9,19 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <netinet/tcp.h>
 
 #include <rte_kvargs.h>
 
 #include "dp_in_use.h"
-
-/* The flag of a listening socket in /proc/net/unix (the kernel's __SO_ACCEPTCON). */
-enum { DP_IN_USE_ACCEPTCON = 1 << 16 };
 
 /* What the EAL arguments say about the runtime directory and its lock. */
 struct dp_in_use_eal {
@@ -100,11 +104,10 @@ static const char *dp_in_use_absolute(const char *path, char *buf, size_t len)
  * its type: a memif server's socket= (role=server is memif's default, and
  * so are /run/memif.sock and an abstract name; SOCK_SEQPACKET), a
  * vhost-user server's iface= (not client=1; SOCK_STREAM). A relative path
- * is made absolute in sa and kept as given in rel, of sun_path's size
- * (else rel is empty). False when the device listens on none.
+ * is of this process's directory, made absolute. False when the device
+ * listens on none.
  */
-static bool dp_in_use_server_socket(const char *value, struct sockaddr_un *sa, int *type,
-				    char *rel)
+static bool dp_in_use_server_socket(const char *value, struct sockaddr_un *sa, int *type)
 {
 	const char *comma = strchr(value, ',');
 	size_t nlen = comma ? (size_t)(comma - value) : strlen(value);
@@ -115,7 +118,6 @@ static bool dp_in_use_server_socket(const char *value, struct sockaddr_un *sa, i
 
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
-	rel[0] = '\0';
 	if (nlen > 9 && !strncmp(value, "net_memif", 9)) {
 		v = kv ? rte_kvargs_get(kv, "role") : NULL;
 		*type = SOCK_SEQPACKET;
@@ -131,16 +133,8 @@ static bool dp_in_use_server_socket(const char *value, struct sockaddr_un *sa, i
 		if (!v || !strcmp(v, "0"))
 			path = kv ? rte_kvargs_get(kv, "iface") : NULL;
 	}
-	/*
-	 * A relative path is a file of this process's directory: compared as
-	 * an absolute one, since the kernel's table shows a path as it was
-	 * bound, and another process's relative path is of its own directory.
-	 */
-	if (path && !abstract && path[0] != '/') {
-		if (strlen(path) < sizeof(sa->sun_path))
-			strcpy(rel, path);
+	if (path && !abstract && path[0] != '/')
 		path = dp_in_use_absolute(path, cwd, sizeof(cwd));
-	}
 	if (path && strlen(path) + abstract < sizeof(sa->sun_path))
 		memcpy(sa->sun_path + abstract, path, strlen(path));
 	else
@@ -149,84 +143,146 @@ static bool dp_in_use_server_socket(const char *value, struct sockaddr_un *sa, i
 	return path != NULL;
 }
 
-/*
- * The path of a line of /proc/net/unix: after the inode and one space, to
- * the end of the line, spaces included (a path may hold them); NULL when
- * the line is not one of the table's or its socket is not bound.
- */
-static char *dp_in_use_line_path(char *line, unsigned int *flags, unsigned int *type)
-{
-	unsigned int st;
-	int at = -1;
-
-	if (sscanf(line, "%*s %*s %*s %x %x %x %*s%n", flags, type, &st, &at) != 3 || at < 0 ||
-	    line[at] != ' ')
-		return NULL;
-	line[at + 1 + strcspn(line + at + 1, "\n")] = '\0';
-	return line + at + 1;
-}
-
-/* True when the line's path p (up to its NUL) is name, or with '@'s after it when abstract. */
-static bool dp_in_use_same(const char *p, const char *name, bool abstract)
-{
-	size_t len = strlen(name);
-
-	if (strncmp(p, name, len))
-		return false;
-	for (p += len; *p == '@' && abstract; p++)
-		;
-	return !*p;
-}
+/* What a listening socket must be bound to: an abstract name, or a socket file. */
+struct dp_in_use_want {
+	const char *name;	/* the abstract name, or NULL */
+	struct stat file;	/* the socket file, when no name */
+};
 
 /*
- * True when a process listens on sa, a socket of type: the kernel's table
- * of unix sockets (of this network namespace) has a listening one bound to
- * its path (an abstract name: '@', its NULs shown as '@' too), or to the
- * relative path rel (not empty) when that is a socket file in this
- * directory (a process started here bound it: the table does not say
- * where a relative path is). Not a connection: DPDK 22.11's memif server
- * panics when a client hangs up at once (its interrupt thread adds the
- * closed descriptor to epoll).
+ * True when the attribute a of a listening socket's message says it is
+ * bound to w: its address, an abstract name ('\0', the name, NULs to its
+ * end as memif pads it), or its file's inode and device (the kernel's
+ * s_dev: a 12-bit major above a 20-bit minor).
  */
-static bool dp_in_use_listening(const struct sockaddr_un *sa, int type, const char *rel)
+static bool dp_in_use_bound_to(const struct rtattr *a, const struct dp_in_use_want *w)
 {
-	bool abstract = !sa->sun_path[0];
-	const char *name = abstract ? sa->sun_path + 1 : sa->sun_path;
-	struct stat st;
-	bool here = rel[0] && !stat(rel, &st) && S_ISSOCK(st.st_mode);
-	FILE *f = fopen("/proc/net/unix", "re");
-	unsigned int flags, ty;
-	char line[512];
-	bool found = false;
+	if (w->name && a->rta_type == UNIX_DIAG_NAME) {
+		const char *p = RTA_DATA(a);
+		size_t len = RTA_PAYLOAD(a), nlen = strlen(w->name);
 
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		const char *p = dp_in_use_line_path(line, &flags, &ty);
-
-		if (!p || !(flags & DP_IN_USE_ACCEPTCON) || (int)ty != type)
-			continue;
-		if (abstract && *p++ != '@')
-			continue;
-		found = dp_in_use_same(p, name, abstract) || (here && dp_in_use_same(p, rel, false));
+		if (len < nlen + 1 || p[0] || memcmp(p + 1, w->name, nlen))
+			return false;
+		for (size_t i = nlen + 1; i < len; i++)
+			if (p[i])
+				return false;
+		return true;
 	}
-	fclose(f);
-	return found;
+	if (!w->name && a->rta_type == UNIX_DIAG_VFS && RTA_PAYLOAD(a) >= sizeof(struct unix_diag_vfs)) {
+		const struct unix_diag_vfs *v = RTA_DATA(a);
+
+		return v->udiag_vfs_ino == w->file.st_ino &&
+		       v->udiag_vfs_dev >> 20 == major(w->file.st_dev) &&
+		       (v->udiag_vfs_dev & 0xfffff) == minor(w->file.st_dev);
+	}
+	return false;
 }
 
-/* A --vdev value whose server socket another process listens on. */
+/*
+ * True when a sock_diag message of the dump is a socket bound to w: of
+ * type for an abstract name, of any for a file (which no other socket can
+ * bind while it is there).
+ */
+static bool dp_in_use_msg_bound_to(const struct nlmsghdr *h, int type,
+				   const struct dp_in_use_want *w)
+{
+	const struct unix_diag_msg *m = NLMSG_DATA(h);
+	int len = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*m));
+
+	if (len < 0 || (w->name && m->udiag_type != type))
+		return false;
+	for (const struct rtattr *a = (const void *)(m + 1); RTA_OK(a, len); a = RTA_NEXT(a, len))
+		if (dp_in_use_bound_to(a, w))
+			return true;
+	return false;
+}
+
+/* What the kernel says of a server socket's address. */
+enum dp_in_use_sock {
+	DP_SOCK_FREE,		/* nothing bound there (or the kernel cannot say) */
+	DP_SOCK_LISTENED,	/* a process listens on it */
+	DP_SOCK_STALE,		/* a socket file no process listens on */
+	DP_SOCK_NOT_SOCKET,	/* a file there that is no socket */
+};
+
+/*
+ * Whether a process listens on sa, a socket of type: the kernel's
+ * sock_diag dump of listening unix sockets (of this network namespace)
+ * has one bound to its abstract name, or to the socket file at its path
+ * (by inode: a relative path is of its binder's directory). A socket file
+ * that none is bound to was left by a process gone: the driver's bind
+ * fails on it ("Address already in use"). Not a connection: DPDK 22.11's
+ * memif server panics when a client hangs up at once (its interrupt
+ * thread adds the closed descriptor to epoll). Free when the kernel cannot
+ * say (the EAL then fails as it would have).
+ */
+static enum dp_in_use_sock dp_in_use_listening(const struct sockaddr_un *sa, int type)
+{
+	struct {
+		struct nlmsghdr h;
+		struct unix_diag_req r;
+	} req = {
+		.h = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		.r = { .sdiag_family = AF_UNIX, .udiag_states = 1 << TCP_LISTEN,
+		       .udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_VFS },
+	};
+	struct dp_in_use_want w = { .name = sa->sun_path[0] ? NULL : sa->sun_path + 1 };
+	long buf[8192 / sizeof(long)];
+	bool found = false, done = false, all = false;
+	int fd;
+
+	if (!w.name && stat(sa->sun_path, &w.file))
+		return DP_SOCK_FREE;
+	if (!w.name && !S_ISSOCK(w.file.st_mode))
+		return DP_SOCK_NOT_SOCKET;
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return DP_SOCK_FREE;
+	if (send(fd, &req, sizeof(req), 0) != (ssize_t)sizeof(req))
+		done = true;
+	while (!done && !found) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		const struct nlmsghdr *h = (const void *)buf;
+
+		if (n <= 0)
+			break;
+		for (; NLMSG_OK(h, n) && !done && !found; h = NLMSG_NEXT(h, n)) {
+			all = h->nlmsg_type == NLMSG_DONE;
+			done = all || h->nlmsg_type == NLMSG_ERROR;
+			found = !done && dp_in_use_msg_bound_to(h, type, &w);
+		}
+	}
+	close(fd);
+	if (found)
+		return DP_SOCK_LISTENED;
+	return all && !w.name ? DP_SOCK_STALE : DP_SOCK_FREE;
+}
+
+/*
+ * A --vdev value whose server socket another process listens on, or whose
+ * socket path holds a file the driver cannot bind.
+ */
 static int dp_in_use_vdev(const char *value, char *err, size_t errlen)
 {
+	static const char *const why[] = {
+		[DP_SOCK_LISTENED] = "is in use by another process (one running with the same device arguments?): stop it, or give this one another socket",
+		[DP_SOCK_STALE] = "is a socket file no process listens on (left by one that ended without removing it?): remove it, or give this one another socket",
+		[DP_SOCK_NOT_SOCKET] = "is a file that is not a socket: remove it, or give this one another socket",
+	};
 	struct sockaddr_un sa;
-	char rel[sizeof(sa.sun_path)];
 	const char *comma = strchr(value, ',');
 	int nlen = comma ? (int)(comma - value) : (int)strlen(value), type = SOCK_STREAM;
+	enum dp_in_use_sock st;
 
-	if (!dp_in_use_server_socket(value, &sa, &type, rel) || !dp_in_use_listening(&sa, type, rel))
+	if (!dp_in_use_server_socket(value, &sa, &type))
 		return 0;
-	snprintf(err, errlen, "--vdev %.*s: its server socket %s%s is in use by another process (one running with the same device arguments?): stop it, or give this one another socket",
-		 nlen, value, sa.sun_path[0] ? "" : "@", sa.sun_path[0] ? sa.sun_path : sa.sun_path + 1);
-	return -EADDRINUSE;
+	st = dp_in_use_listening(&sa, type);
+	if (st == DP_SOCK_FREE)
+		return 0;
+	snprintf(err, errlen, "--vdev %.*s: its server socket %s%s %s", nlen, value,
+		 sa.sun_path[0] ? "" : "@", sa.sun_path[0] ? sa.sun_path : sa.sun_path + 1, why[st]);
+	return st == DP_SOCK_LISTENED ? -EADDRINUSE : -EEXIST;
 }
 
 int dp_in_use_check(int argc, char **argv, char *err, size_t errlen)

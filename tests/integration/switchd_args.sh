@@ -237,5 +237,21 @@ for dev in "net_memif0,role=server,id=0,socket=$sock,socket-abstract=no" \
 	wait "$first"
 	rm -f "$sock"
 done
+# The socket file of a switchd killed outright stays, with no listener:
+# said as such (remove it), exit 1, not memif's "Address already in use".
+dev="net_memif0,role=server,id=0,socket=$sock,socket-abstract=no"
+# shellcheck disable=SC2086
+"$switchd" $srv --file-prefix "$tag-srv" -l 0 --vdev net_null0,no-rx=1 --vdev "$dev" -- --nodes 2 \
+	--port 0=net_null0 --port 1=net_memif0 --link-wait-ms 20000 >"$out.first" 2>&1 &
+first=$!
+wait_for "$sock" 100 "$first"
+kill -KILL "$first"
+wait "$first" 2>/dev/null
+# shellcheck disable=SC2086
+expect 1 "net_memif0.*socket $sock is a socket file no process listens on .*remove it" $srv \
+	--file-prefix "$tag-srv2" -l 0 --vdev net_null0,no-rx=1 --vdev "$dev" -- --nodes 2 \
+	--port 0=net_null0 --port 1=net_memif0
+rm -f "$sock"
+rm -rf "$(dpdk_runtime_dir "$tag-srv")"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

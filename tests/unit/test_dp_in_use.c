@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dp_in_use_check: a server socket of the EAL arguments that another
- * process listens on (read from /proc/net/unix), and a --file-prefix whose
- * config another process locks. The listeners here are this process's
- * own sockets: the kernel's table does not tell whose a socket is.
+ * process listens on (the kernel's sock_diag dump of listening unix
+ * sockets), and a --file-prefix whose config another process locks. The
+ * listeners here are this process's own sockets: the check does not ask
+ * whose a socket is.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -67,6 +68,15 @@ static int t_check_vdev(const char *vdev, char *err, size_t errlen)
 	return dp_in_use_check(4, argv, err, errlen);
 }
 
+/* The scratch folders DIR/a and DIR/b, made; their paths in a and b (len each). */
+static void t_dirs(char *a, char *b, size_t len)
+{
+	snprintf(a, len, "%s/a", t_dir);
+	snprintf(b, len, "%s/b", t_dir);
+	cr_assert_eq(mkdir(a, 0700), 0);
+	cr_assert_eq(mkdir(b, 0700), 0);
+}
+
 /*
  * A path with a space in it (a --dir of the user's): the whole path is
  * compared, not its first word ("DIR/a" is not "DIR/a b/s.sock").
@@ -93,21 +103,17 @@ Test(in_use, a_server_socket_path_with_a_space)
 }
 
 /*
- * A relative socket path is this process's directory's. The kernel shows
- * a path as it was bound: another process's relative path, in another
- * directory, is another file; an absolute one there is this one; a
- * relative one that is a socket file here is this one (both processes
- * started in this directory).
+ * A relative socket path is this process's directory's: another
+ * process's relative path of the same name, in another directory, is
+ * another file; an absolute one there is this one; a relative one bound
+ * in this directory is this one.
  */
 Test(in_use, a_relative_server_socket_path)
 {
 	char a[128], b[128], abs[200], vdev[256], err[512];
 	int fd_rel, fd_abs;
 
-	snprintf(a, sizeof(a), "%s/a", t_dir);
-	snprintf(b, sizeof(b), "%s/b", t_dir);
-	cr_assert_eq(mkdir(a, 0700), 0);
-	cr_assert_eq(mkdir(b, 0700), 0);
+	t_dirs(a, b, sizeof(a));
 	cr_assert_eq(chdir(a), 0);
 	fd_rel = t_listen("s.sock", SOCK_SEQPACKET, false);	/* shown as "s.sock" */
 	snprintf(abs, sizeof(abs), "%s/t.sock", b);
@@ -130,6 +136,44 @@ Test(in_use, a_relative_server_socket_path)
 	close(fd_abs);
 }
 
+/*
+ * A socket file left here by a process gone (bound, never removed) is
+ * said to be one, not in use, though a process in another directory
+ * listens on the same relative name (bound to its own directory's file);
+ * the driver could not bind it. So is a file that is not a socket.
+ * Removed, the path is free.
+ */
+Test(in_use, a_stale_socket_file_here_of_a_name_listened_on_elsewhere)
+{
+	char a[128], b[128], err[512];
+	int fd_live, fd_gone;
+
+	t_dirs(a, b, sizeof(a));
+	cr_assert_eq(chdir(b), 0);
+	fd_gone = t_listen("s.sock", SOCK_SEQPACKET, false);
+	close(fd_gone);					/* b/s.sock stays, stale */
+	cr_assert_eq(chdir(a), 0);
+	fd_live = t_listen("s.sock", SOCK_SEQPACKET, false);	/* a/s.sock, shown as "s.sock" */
+
+	cr_assert_eq(chdir(b), 0);
+	cr_assert_eq(t_check_vdev("net_memif0,socket=s.sock,socket-abstract=no", err, sizeof(err)),
+		     -EEXIST, "stale DIR/b/s.sock taken for the listener on DIR/a/s.sock: %s", err);
+	cr_assert(strstr(err, "b/s.sock is a socket file no process listens on"), "%s", err);
+	cr_assert(strstr(err, "remove it"), "%s", err);
+	cr_assert_eq(unlink("s.sock"), 0);
+	cr_assert_eq(t_check_vdev("net_memif0,socket=s.sock,socket-abstract=no", err, sizeof(err)),
+		     0, "%s", err);
+	fd_gone = open("s.sock", O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	cr_assert_geq(fd_gone, 0);
+	close(fd_gone);
+	cr_assert_eq(t_check_vdev("net_vhost0,iface=s.sock", err, sizeof(err)), -EEXIST);
+	cr_assert(strstr(err, "b/s.sock is a file that is not a socket"), "%s", err);
+	cr_assert_eq(chdir(a), 0);
+	cr_assert_eq(t_check_vdev("net_memif0,socket=s.sock,socket-abstract=no", err, sizeof(err)),
+		     -EADDRINUSE, "DIR/a/s.sock: not found in use");
+	close(fd_live);
+}
+
 /* memif and vhost-user servers, by path and abstract name; clients take none. */
 Test(in_use, server_sockets_in_use_and_not)
 {
@@ -144,9 +188,9 @@ Test(in_use, server_sockets_in_use_and_not)
 	/* A client connects to it: nothing of its own in use. */
 	snprintf(vdev, sizeof(vdev), "net_memif0,role=client,socket=%s,socket-abstract=no", path);
 	cr_assert_eq(t_check_vdev(vdev, err, sizeof(err)), 0, "%s", err);
-	/* A vhost-user server on a path a SEQPACKET socket holds: not its type. */
+	/* A vhost-user server on the file a SEQPACKET socket holds: its bind fails too. */
 	snprintf(vdev, sizeof(vdev), "net_vhost0,iface=%s,queues=1", path);
-	cr_assert_eq(t_check_vdev(vdev, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t_check_vdev(vdev, err, sizeof(err)), -EADDRINUSE, "%s", err);
 	close(fd_memif);
 	unlink(path);
 
