@@ -9,7 +9,6 @@
  * ports and checks that every mbuf came back. doc/man/nicd.8 documents it.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,75 +36,32 @@ struct nicd {
 	uint64_t t_start;		/* dp_tsc_ns() when the loop started */
 };
 
-/*
- * Parse nicd's own arguments: those after "--", or all of them when there
- * is no "--" (then the EAL starts with its defaults). Exits on --help (0)
- * and on bad arguments (2).
- */
-static void nicd_parse_args(struct nicd *d, const struct dp_args *a)
-{
-	char err[512] = "";
-	int rc = nicd_opts_parse(&d->opts, a->own_argc, a->own, err, sizeof(err));
-
-	if (rc == 1) {
-		nicd_opts_free(&d->opts);
-		exit(NICD_EXIT_OK);
-	}
-	if (rc) {
-		fprintf(stderr, "nicd: %s\n", err);
-		nicd_opts_free(&d->opts);
-		exit(NICD_EXIT_USAGE);
-	}
-	if (d->opts.check) {
-		printf("nicd: arguments ok (--check: nothing started)\n");
-		nicd_opts_free(&d->opts);
-		exit(NICD_EXIT_OK);
-	}
-}
-
-/* Pin the polling thread if asked and print where it runs. */
-static int nicd_place(struct nicd *d)
-{
-	char err[256];
-	int cpu;
-
-	if (d->opts.core >= 0 && dp_pin_to_core(d->opts.core, err, sizeof(err))) {
-		fprintf(stderr, "nicd: --core %d: %s\n", d->opts.core, err);
-		return -EINVAL;
-	}
-	cpu = sched_getcpu();
-	printf("nicd: polling on CPU %d (NUMA node %d), %s\n", cpu,
-	       dp_core_socket(cpu), d->opts.core >= 0 ? "pinned by --core" :
-	       "EAL main lcore placement (-l / --lcores)");
-	return 0;
-}
-
 /* Open --capture and attach it to every port; 0 or -errno after a message. */
 static int nicd_capture_start(struct nicd *d)
 {
 	struct port_capture_opts co = {
-		.file = { .max_bytes = d->opts.capture_max_bytes,
-			  .max_packets = d->opts.capture_max_packets },
+		.file = { .max_bytes = d->opts.common.capture_max_bytes,
+			  .max_packets = d->opts.common.capture_max_packets },
 	};
 	int rc;
 
-	if (!d->opts.capture)
+	if (!d->opts.common.capture)
 		return 0;
 	if (co.file.max_bytes && co.file.max_bytes < CAPTURE_FILE_HDR)
 		co.file.max_bytes = CAPTURE_FILE_HDR;
-	d->cap = port_capture_open(d->opts.capture, &co);
+	d->cap = port_capture_open(d->opts.common.capture, &co);
 	if (!d->cap) {
-		fprintf(stderr, "nicd: --capture %s: %s\n", d->opts.capture, strerror(errno));
+		fprintf(stderr, "nicd: --capture %s: %s\n", d->opts.common.capture, strerror(errno));
 		return -errno;
 	}
 	rc = nicd_nodes_capture(&d->nodes, d->cap);
 	if (rc) {
 		fprintf(stderr, "nicd: --capture %s: cannot attach to the ports: %s\n",
-			d->opts.capture, strerror(-rc));
+			d->opts.common.capture, strerror(-rc));
 		return rc;
 	}
 	printf("nicd: capturing every port of every node, both directions, into %s\n",
-	       d->opts.capture);
+	       d->opts.common.capture);
 	return 0;
 }
 
@@ -166,26 +122,20 @@ static void nicd_announce(const struct nicd *d)
 	for (unsigned int v = 0; v < o->n_vnets; v++)
 		printf("nicd: vnet %u: %s (key from %s)\n", o->vnet[v].hv.vnet,
 		       o->vnet[v].conf, o->vnet[v].keyfile);
-	printf("nicd: back-off %s\n", o->idle_after_us ? "on" : "off (busy polling)");
-	if (dp_fault_active(&o->fault)) {
-		char spec[160];
-
-		dp_fault_format(&o->fault, spec, sizeof(spec));
-		printf("nicd: fault injection on every frame sent: %s (seed %llu)\n", spec,
-		       (unsigned long long)o->fault_seed);
-	}
+	printf("nicd: back-off %s\n", o->common.idle_after_us ? "on" : "off (busy polling)");
+	dp_daemon_fault_announce("nicd", &o->common);
 }
 
 /* Poll every node until a signal. */
 static void nicd_loop(struct nicd *d)
 {
 	struct nicd_snapshot *snap = calloc(d->nodes.n, sizeof(*snap));
-	uint64_t interval = (uint64_t)(d->opts.stats_interval * 1e9);
+	uint64_t interval = (uint64_t)(d->opts.common.stats_interval * 1e9);
 	uint64_t now = dp_tsc_ns(), next_stats = UINT64_MAX;
 
 	d->t_start = now;
-	dp_idle_init(&d->idle, (uint64_t)d->opts.idle_after_us * 1000,
-		     d->opts.idle_sleep_us, now);
+	dp_idle_init(&d->idle, (uint64_t)d->opts.common.idle_after_us * 1000,
+		     d->opts.common.idle_sleep_us, now);
 	if (interval && snap) {
 		nicd_report_snapshot(&d->nodes, now, snap);
 		next_stats = now + interval;
@@ -203,7 +153,7 @@ static void nicd_loop(struct nicd *d)
 		if (next_stats < next)
 			next = next_stats;
 		/* No endpoint open: no application waits for a send, the longest sleeps. */
-		d->idle.sleep_us = dp_idle_sleep_us(&d->idle, d->opts.idle_sleep_us,
+		d->idle.sleep_us = dp_idle_sleep_us(&d->idle, d->opts.common.idle_sleep_us,
 						    nicd_nodes_endpoints(&d->nodes) != 0, now);
 		dp_idle_poll(&d->idle, work, now, next);
 	}
@@ -225,12 +175,7 @@ static int nicd_finish(struct nicd *d)
 	d->cap = NULL;
 	nicd_nodes_close(&d->nodes);
 	missing = nicd_nodes_check_pools(&d->nodes, stdout);
-	if (missing)
-		printf("nicd: %u mbufs leaked\n", missing);
-	else
-		printf("nicd: no mbuf leaked\n");
-	fflush(stdout);
-	return missing || cap_failed ? NICD_EXIT_FAIL : NICD_EXIT_OK;
+	return dp_daemon_exit_status("nicd", missing, cap_failed);
 }
 
 /* Release what set-up built, on a failure before the loop. */
@@ -257,44 +202,48 @@ int main(int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	if (dp_args_split(argc, argv, &args)) {
 		fprintf(stderr, "nicd: out of memory\n");
-		return NICD_EXIT_FAIL;
+		return DP_DAEMON_EXIT_FAIL;
 	}
-	nicd_parse_args(&d, &args);
+	rc = nicd_opts_parse(&d.opts, args.own_argc, args.own, err, sizeof(err));
 	dp_args_free(&args);
+	rc = dp_daemon_args_status("nicd", rc, err, d.opts.common.check);
+	if (rc >= 0) {
+		nicd_opts_free(&d.opts);
+		return rc;
+	}
 	nicd_fd_limit(&d);
 	/* A vhost-user server that takes connections and never answers would hold the EAL's start. */
 	if (dp_ethdev_defer_silent(&args.eal_argc, argv, NICD_SERVER_ANSWER_MS) > 0)
 		fprintf(stderr, "nicd: a vhost-user server took no connection (backlog full) or did not answer in %u ms: its device is created once it answers\n",
 			NICD_SERVER_ANSWER_MS);
-	rc = dp_eal_init(args.eal_argc, argv, err, sizeof(err));
-	if (rc < 0) {
-		fprintf(stderr, "nicd: %s (EAL arguments, before --)\n", err);
+	rc = dp_daemon_eal_init("nicd", args.eal_argc, argv);
+	if (rc) {
 		nicd_opts_free(&d.opts);
-		return dp_eal_bad_args(rc) ? NICD_EXIT_USAGE : NICD_EXIT_FAIL;
+		return rc;
 	}
 	if (dp_ethdev_defer_register(err, sizeof(err))) {
 		fprintf(stderr, "nicd: %s\n", err);
 		nicd_opts_free(&d.opts);
 		dp_eal_cleanup();
-		return NICD_EXIT_FAIL;
+		return DP_DAEMON_EXIT_FAIL;
 	}
 	/* A signal during set-up (a link wait) closes the ports, as in switchd. */
 	dp_signals_install();
-	if (nicd_place(&d)) {
+	if (dp_daemon_place("nicd", d.opts.common.core)) {
 		nicd_abort(&d);
-		return NICD_EXIT_USAGE;
+		return DP_DAEMON_EXIT_USAGE;
 	}
 	rc = nicd_nodes_open(&d.nodes, &d.opts, nicd_generation(), err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "nicd: %s\n", err);
 		nicd_abort(&d);
-		return rc == -ENODEV || rc == -EINVAL ? NICD_EXIT_USAGE : NICD_EXIT_FAIL;
+		return rc == -ENODEV || rc == -EINVAL ? DP_DAEMON_EXIT_USAGE : DP_DAEMON_EXIT_FAIL;
 	}
 	if (nicd_capture_start(&d)) {
 		nicd_abort(&d);
-		return NICD_EXIT_USAGE;
+		return DP_DAEMON_EXIT_USAGE;
 	}
-	nicd_nodes_numa_check(&d.nodes, d.opts.core);
+	nicd_nodes_numa_check(&d.nodes, d.opts.common.core);
 	if (nicd_telemetry_register())
 		DP_LOG(nicd_logtype, WARNING, "telemetry endpoints not registered");
 	nicd_telemetry_publish(&d.nodes);

@@ -17,6 +17,7 @@
 
 #include "dataplane/dp_eal.h"
 #include "dataplane/dp_ethdev.h"
+#include "dataplane/dp_daemon.h"
 #include "dataplane/dp_fault.h"
 #include "host.h"
 #include "nic.h"
@@ -24,13 +25,6 @@
 
 /* The daemon's log type, segnet.nicd.daemon (defined in main.c). */
 extern int nicd_logtype;
-
-/* Exit statuses (doc/man/nicd.8, EXIT STATUS). */
-enum nicd_exit {
-	NICD_EXIT_OK = 0,	/* clean stop, every mbuf back in its pool */
-	NICD_EXIT_FAIL = 1,	/* failure at run time: port, link, socket, leak */
-	NICD_EXIT_USAGE = 2,	/* bad arguments, unknown ethdev */
-};
 
 /*
  * How long, at start-up, a virtio-user client's vhost-user server has to
@@ -57,7 +51,7 @@ struct nicd_vnet {
 
 /* nicd's own options (the arguments after "--"). */
 struct nicd_opts {
-	bool check;			/* --check: check the arguments and exit */
+	struct dp_daemon_opts common;	/* the options switchd takes too */
 	struct nicd_node_names *node;	/* --node, or the one of --bulk-port/--name */
 	unsigned int n_nodes;		/* entries in node */
 	struct nicd_vnet *vnet;		/* --vnet */
@@ -70,23 +64,9 @@ struct nicd_opts {
 	uint16_t quick_reserve;		/* --quick-reserve (0 until checked: not given) */
 	uint32_t descriptors;		/* --descriptors: packet descriptors per NIC */
 	uint32_t cfg_keepalive;		/* --cfg-keepalive: slots between unchanged CFGs */
-	uint32_t idle_sleep_us;		/* --idle-sleep-us */
-	uint32_t idle_after_us;		/* --idle-after-us (0 = busy polling) */
 	uint32_t hello_us;		/* --hello-us: HELLO interval while joining */
-	int core;			/* --core, -1 when not given */
-	double stats_interval;		/* --stats-interval in s (0 = off) */
-	uint32_t link_wait_ms;		/* --link-wait-ms (0 = don't wait) */
 	const char *socket_dir;		/* --socket-dir */
 	mode_t socket_mode;		/* --socket-mode */
-	bool check_crc;			/* --check-crc */
-	bool control_queue;		/* --control-queue: receive queue 1 of a
-					 * one-device node takes the switch's
-					 * control frames */
-	const char *capture;		/* --capture: pcap of every port, or NULL */
-	uint64_t capture_max_bytes;	/* --capture-max-mb in bytes (0 = no bound) */
-	uint64_t capture_max_packets;	/* --capture-max-packets (0 = no bound) */
-	struct dp_fault_params fault;	/* --fault on every port (all zero: none) */
-	uint64_t fault_seed;		/* its seed= (default 1) */
 };
 
 /*

@@ -158,15 +158,15 @@ static int nicd_make_pools(struct nicd_nodes *ns, const struct nicd_opts *o, cha
 	}
 	for (unsigned int i = 0; i < ns->n; i++)
 		frames[nicd_pool_index(nicd_dev_socket(&ns->dev[ns->node[i].bulk_dev]))] +=
-			NICD_HELD_PER_NODE + 2 * dp_fault_delay_frames(&o->fault);
+			NICD_HELD_PER_NODE + 2 * dp_fault_delay_frames(&o->common.fault);
 	for (unsigned int i = 0; i < NICD_MAX_POOLS; i++) {
 		if (!frames[i])
 			continue;
 		ns->pool[i] = dp_pool_for_socket("nicd", sock[i], frames[i] + NICD_POOL_SLACK,
 						 err, errlen);
 		if (!ns->pool[i]) {
-			if (dp_fault_delay_frames(&o->fault))
-				dp_fault_pool_hint(err, errlen, dp_fault_delay_frames(&o->fault));
+			if (dp_fault_delay_frames(&o->common.fault))
+				dp_fault_pool_hint(err, errlen, dp_fault_delay_frames(&o->common.fault));
 			return -errno;
 		}
 	}
@@ -188,7 +188,7 @@ static int nicd_start_devs(struct nicd_nodes *ns, const struct nicd_opts *o,
 		struct nicd_dev *d = &ns->dev[k];
 		struct dp_ethdev_conf conf = {
 			.rx_queues = d->rx_queues, .tx_queues = 1,
-			.link_wait_ms = o->link_wait_ms, .promiscuous = true,
+			.link_wait_ms = o->common.link_wait_ms, .promiscuous = true,
 			.late_peer = true,
 		};
 		int rc = dp_ethdev_setup(d->name, &conf, d->mp, &d->eth, err, errlen);
@@ -226,7 +226,7 @@ static int nicd_make_nic(struct nicd_node *n, const struct nicd_opts *o,
 		.descriptors = o->descriptors,
 		.cfg_keepalive = o->cfg_keepalive,
 		.hello_ns = (uint64_t)o->hello_us * 1000, .mp = mp,
-		.check_crc = o->check_crc, .incarnation = nicd_incarnation(),
+		.check_crc = o->common.check_crc, .incarnation = nicd_incarnation(),
 	};
 	struct nic_ops ops = host_nic_ops(n->host);
 	char verr[256];
@@ -263,7 +263,7 @@ static int nicd_wrap_faults(struct nicd_node *n, const struct nicd_opts *o,
 
 	for (const char *c = n->name; *c; c++)
 		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
-	f = dp_fault_port_create(n->bulk, &o->fault, o->fault_seed ^ h, mp);
+	f = dp_fault_port_create(n->bulk, &o->common.fault, o->common.fault_seed ^ h, mp);
 	if (!f)
 		return -1;
 	dp_fault_port_set_clock(f, dp_tsc_ns);
@@ -272,7 +272,7 @@ static int nicd_wrap_faults(struct nicd_node *n, const struct nicd_opts *o,
 		n->quick = f;
 		return 0;
 	}
-	f = dp_fault_port_create(n->quick, &o->fault, o->fault_seed ^ (h * 31 + 1), mp);
+	f = dp_fault_port_create(n->quick, &o->common.fault, o->common.fault_seed ^ (h * 31 + 1), mp);
 	if (!f)
 		return -1;
 	dp_fault_port_set_clock(f, dp_tsc_ns);
@@ -300,7 +300,7 @@ static int nicd_make_node(struct nicd_nodes *ns, struct nicd_node *n,
 		snprintf(err, errlen, "node %s: cannot make ports: %s", n->name, strerror(errno));
 		return -errno;
 	}
-	if (dp_fault_active(&o->fault) && nicd_wrap_faults(n, o, b->mp)) {
+	if (dp_fault_active(&o->common.fault) && nicd_wrap_faults(n, o, b->mp)) {
 		snprintf(err, errlen, "node %s: cannot add fault injection: %s", n->name,
 			 strerror(errno));
 		return -errno;
@@ -351,7 +351,7 @@ int nicd_nodes_open(struct nicd_nodes *ns, const struct nicd_opts *o,
 		snprintf(err, errlen, "out of memory");
 		return rc;
 	}
-	rc = nicd_find_devs(ns, o->control_queue, err, errlen);
+	rc = nicd_find_devs(ns, o->common.control_queue, err, errlen);
 	if (!rc)
 		rc = nicd_make_pools(ns, o, err, errlen);
 	if (!rc)

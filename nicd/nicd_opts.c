@@ -7,8 +7,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +15,7 @@
 #include "nicd/conf.h"
 #include "nicd/ctl_msg.h"
 #include "nicd/host.h"
-#include "dataplane/dp_fault.h"
-#include "dataplane/dp_opts.h"
+#include "dataplane/dp_daemon.h"
 #include "nicd/nicd.h"
 #include "nicd/stages/stages.h"
 
@@ -46,21 +43,9 @@ enum nicd_opt {
 	NICD_OPT_QUICK_RESERVE,
 	NICD_OPT_DESCRIPTORS,
 	NICD_OPT_CFG_KEEPALIVE,
-	NICD_OPT_IDLE_SLEEP_US,
-	NICD_OPT_IDLE_AFTER_US,
 	NICD_OPT_HELLO_US,
-	NICD_OPT_CORE,
-	NICD_OPT_STATS_INTERVAL,
-	NICD_OPT_LINK_WAIT_MS,
 	NICD_OPT_SOCKET_DIR,
 	NICD_OPT_SOCKET_MODE,
-	NICD_OPT_CHECK_CRC,
-	NICD_OPT_CONTROL_QUEUE,
-	NICD_OPT_CAPTURE,
-	NICD_OPT_CAPTURE_MAX_MB,
-	NICD_OPT_CAPTURE_MAX_PACKETS,
-	NICD_OPT_FAULT,
-	NICD_OPT_CHECK,
 };
 
 /* The options getopt_long knows. */
@@ -78,22 +63,10 @@ static const struct option nicd_long_opts[] = {
 	{ "quick-reserve", required_argument, NULL, NICD_OPT_QUICK_RESERVE },
 	{ "descriptors", required_argument, NULL, NICD_OPT_DESCRIPTORS },
 	{ "cfg-keepalive", required_argument, NULL, NICD_OPT_CFG_KEEPALIVE },
-	{ "idle-sleep-us", required_argument, NULL, NICD_OPT_IDLE_SLEEP_US },
-	{ "idle-after-us", required_argument, NULL, NICD_OPT_IDLE_AFTER_US },
 	{ "hello-us", required_argument, NULL, NICD_OPT_HELLO_US },
-	{ "core", required_argument, NULL, NICD_OPT_CORE },
-	{ "stats-interval", required_argument, NULL, NICD_OPT_STATS_INTERVAL },
-	{ "link-wait-ms", required_argument, NULL, NICD_OPT_LINK_WAIT_MS },
 	{ "socket-dir", required_argument, NULL, NICD_OPT_SOCKET_DIR },
 	{ "socket-mode", required_argument, NULL, NICD_OPT_SOCKET_MODE },
-	{ "check-crc", required_argument, NULL, NICD_OPT_CHECK_CRC },
-	{ "control-queue", required_argument, NULL, NICD_OPT_CONTROL_QUEUE },
-	{ "capture", required_argument, NULL, NICD_OPT_CAPTURE },
-	{ "capture-max-mb", required_argument, NULL, NICD_OPT_CAPTURE_MAX_MB },
-	{ "capture-max-packets", required_argument, NULL, NICD_OPT_CAPTURE_MAX_PACKETS },
-	{ "fault", required_argument, NULL, NICD_OPT_FAULT },
-	{ "check", no_argument, NULL, NICD_OPT_CHECK },
-	{ "help", no_argument, NULL, 'h' },
+	DP_DAEMON_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -147,14 +120,13 @@ void nicd_opts_usage(FILE *f, const char *prog)
 		"  --descriptors N         packet descriptors per NIC (default 16384)\n"
 		"  --cfg-keepalive N       slots between CFGs while a NIC's requests do not\n"
 		"                          change (default 8; 1 = a CFG every slot)\n"
-		"  --idle-after-us US      poll this long without work before sleeping\n"
-		"                          (default 200; 0 = busy polling, no back-off)\n"
+		DP_DAEMON_IDLE_AFTER_USAGE("200")
 		"  --idle-sleep-us US      first sleep per idle poll (default 100); sleeps\n"
 		"                          grow to a quarter of the idle time, up to 1000,\n"
 		"                          and are 1000 at once while no endpoint is open;\n"
 		"                          1000 or more: used as is; 0: never sleep\n"
 		"  --hello-us US           HELLO interval while joining (default 1000)\n"
-		"  --core C                pin the polling thread to CPU C\n"
+		DP_DAEMON_CORE_USAGE
 		"  --stats-interval SEC    print a summary line per node every SEC seconds\n"
 		"                          (default 0 = off)\n"
 		"  --link-wait-ms MS       wait MS for every link; fail if one stays down\n"
@@ -162,18 +134,11 @@ void nicd_opts_usage(FILE *f, const char *prog)
 		"                          a memif client waits for its switchd either way)\n"
 		"  --socket-dir DIR        directory of the control sockets (default %s)\n"
 		"  --socket-mode MODE      permissions of the sockets, octal (default 0666)\n"
-		"  --check-crc on|off      verify CRC32C of received frames (default on)\n"
+		DP_DAEMON_CHECK_CRC_USAGE
 		"  --control-queue on|off  a node on one device also polls its receive\n"
 		"                          queue 1, where switchd --control-queue on (its\n"
 		"                          default) sends GNT, BACK and QACK (default on)\n"
-		"  --capture FILE.pcap     write every frame received and sent on every\n"
-		"                          port of every node into FILE.pcap (nanosecond pcap)\n"
-		"  --capture-max-mb M      stop capturing before the file passes M MB\n"
-		"                          (10^6 bytes; default 0: no bound)\n"
-		"  --capture-max-packets N stop capturing after N frames (default 0: no bound)\n"
-		DP_FAULT_USAGE
-		DP_CHECK_USAGE
-		"  --help                  this text\n"
+		DP_DAEMON_CAPTURE_USAGE("port of every node")
 		"\n"
 		"Configurations:\n",
 		prog, prog, KEY_MAX, PROTO_MAX_ENDPOINTS, PROTO_MAX_NODES, CTL_SOCKET_DIR);
@@ -306,30 +271,22 @@ static int nicd_parse_node(const char *arg, struct nicd_node_names *n, char *err
 static void nicd_opts_defaults(struct nicd_opts *o)
 {
 	memset(o, 0, sizeof(*o));
+	dp_daemon_opts_defaults(&o->common, 200);
 	o->endpoints = 64;
 	o->max_nodes = 64;
 	o->send_buffers = 64;
 	o->quick_buffers = 20;
 	o->descriptors = 16384;
 	o->cfg_keepalive = 8;
-	o->idle_sleep_us = 100;
-	o->idle_after_us = 200;
 	o->hello_us = 1000;
-	o->core = -1;
 	o->socket_dir = CTL_SOCKET_DIR;
 	o->socket_mode = 0666;
-	o->check_crc = true;
-	o->control_queue = true;
-	o->fault_seed = 1;
 }
 
 /* Handle one option that takes a number or a word. */
 static int nicd_parse_value(struct nicd_opts *o, int c, const char *arg, char *err,
 			    size_t errlen)
 {
-	unsigned long v = 0;
-	int rc;
-
 	switch (c) {
 	case NICD_OPT_ENDPOINTS:
 		return dp_opt_u16("--endpoints", arg, 1, PROTO_MAX_ENDPOINTS, &o->endpoints, err, errlen);
@@ -348,20 +305,8 @@ static int nicd_parse_value(struct nicd_opts *o, int c, const char *arg, char *e
 	case NICD_OPT_CFG_KEEPALIVE:
 		return dp_opt_u32("--cfg-keepalive", arg, 1, PROTO_MAX_CFG_KEEPALIVE,
 				  &o->cfg_keepalive, err, errlen);
-	case NICD_OPT_IDLE_SLEEP_US:
-		return dp_opt_u32("--idle-sleep-us", arg, 0, 1000000, &o->idle_sleep_us, err, errlen);
-	case NICD_OPT_IDLE_AFTER_US:
-		return dp_opt_u32("--idle-after-us", arg, 0, 60000000, &o->idle_after_us, err, errlen);
 	case NICD_OPT_HELLO_US:
 		return dp_opt_u32("--hello-us", arg, 10, 10000000, &o->hello_us, err, errlen);
-	case NICD_OPT_CORE:
-		rc = dp_opt_ulong("--core", arg, 0, CPU_SETSIZE - 1, &v, err, errlen);
-		o->core = (int)v;
-		return rc;
-	case NICD_OPT_STATS_INTERVAL:
-		return dp_opt_period("--stats-interval", arg, 86400, &o->stats_interval, err, errlen);
-	case NICD_OPT_LINK_WAIT_MS:
-		return dp_opt_u32("--link-wait-ms", arg, 0, 600000, &o->link_wait_ms, err, errlen);
 	case NICD_OPT_SOCKET_DIR:
 		if (!*arg)
 			return dp_opt_fail(err, errlen, "--socket-dir: empty directory name");
@@ -369,28 +314,6 @@ static int nicd_parse_value(struct nicd_opts *o, int c, const char *arg, char *e
 		return 0;
 	case NICD_OPT_SOCKET_MODE:
 		return nicd_parse_mode(arg, &o->socket_mode, err, errlen);
-	case NICD_OPT_CHECK_CRC:
-		return dp_opt_choice("--check-crc", arg, "on", "off", &o->check_crc, err, errlen);
-	case NICD_OPT_CONTROL_QUEUE:
-		return dp_opt_choice("--control-queue", arg, "on", "off", &o->control_queue, err, errlen);
-	case NICD_OPT_CAPTURE:
-		if (!*arg)
-			return dp_opt_fail(err, errlen, "--capture needs a file name");
-		o->capture = arg;
-		return 0;
-	case NICD_OPT_CAPTURE_MAX_MB:
-		rc = dp_opt_ulong("--capture-max-mb", arg, 0, 1000000000, &v, err, errlen);
-		o->capture_max_bytes = (uint64_t)v * 1000000;
-		return rc;
-	case NICD_OPT_CAPTURE_MAX_PACKETS:
-		rc = dp_opt_ulong("--capture-max-packets", arg, 0, ULONG_MAX, &v, err, errlen);
-		o->capture_max_packets = v;
-		return rc;
-	case NICD_OPT_FAULT:
-		return dp_fault_option(arg, &o->fault, &o->fault_seed, err, errlen);
-	case NICD_OPT_CHECK:
-		o->check = true;
-		return 0;
 	}
 	return dp_opt_fail(err, errlen, "unknown option (see --help)");
 }
@@ -483,11 +406,7 @@ static int nicd_check(struct nicd_opts *o, const struct nicd_single *s, char *er
 		return dp_opt_fail(err, errlen, "no virtual network: give --vnet ID:KEYFILE:CONF");
 	if (o->n_vnets > NIC_MAX_VNETS)
 		return dp_opt_fail(err, errlen, "--vnet: at most %d virtual networks", NIC_MAX_VNETS);
-	if (!o->capture && (o->capture_max_bytes || o->capture_max_packets))
-		return dp_opt_fail(err, errlen, "--capture-max-%s needs --capture FILE",
-				 o->capture_max_bytes ? "mb" : "packets");
-	/* A file the run could not open is an argument error, found by --check too. */
-	if (o->capture && dp_opt_output("--capture", o->capture, err, errlen))
+	if (dp_daemon_opts_check(&o->common, err, errlen))
 		return -EINVAL;
 	if (!o->per_target_cap)
 		o->per_target_cap = nic_per_target_share(o->send_buffers, NICD_CAP_SHARE);
@@ -502,26 +421,34 @@ static int nicd_check(struct nicd_opts *o, const struct nicd_single *s, char *er
 	return nicd_check_unique(o, err, errlen);
 }
 
-/* Handle one parsed option. */
-static int nicd_parse_one(struct nicd_opts *o, struct nicd_single *s, int c, char *err,
-			  size_t errlen)
+/* What the parse fills: the options, and the single-node ones until the end. */
+struct nicd_parse {
+	struct nicd_opts *o;	/* the options */
+	struct nicd_single s;	/* --bulk-port, --quick-port, --name */
+};
+
+/* Handle one of nicd's own options (ctx: the struct nicd_parse). */
+static int nicd_parse_one(void *ctx, int c, const char *arg, char *err, size_t errlen)
 {
+	struct nicd_parse *np = ctx;
+	struct nicd_opts *o = np->o;
+
 	switch (c) {
 	case NICD_OPT_BULK_PORT:
-		s->bulk = optarg;
+		np->s.bulk = arg;
 		return 0;
 	case NICD_OPT_QUICK_PORT:
-		s->quick = optarg;
+		np->s.quick = arg;
 		return 0;
 	case NICD_OPT_NAME:
-		s->name = optarg;
+		np->s.name = arg;
 		return 0;
 	case NICD_OPT_NODE:
-		return nicd_parse_node(optarg, &o->node[o->n_nodes++], err, errlen);
+		return nicd_parse_node(arg, &o->node[o->n_nodes++], err, errlen);
 	case NICD_OPT_VNET:
-		return nicd_parse_vnet(optarg, &o->vnet[o->n_vnets++], err, errlen);
+		return nicd_parse_vnet(arg, &o->vnet[o->n_vnets++], err, errlen);
 	}
-	return nicd_parse_value(o, c, optarg, err, errlen);
+	return nicd_parse_value(o, c, arg, err, errlen);
 }
 
 /* Options that have no effect with the others given; 0 or -EINVAL naming one. */
@@ -529,16 +456,12 @@ static int nicd_check_effect(const struct nicd_opts *o, const struct dp_opt_pars
 			     char *err, size_t errlen)
 {
 	bool one_device = false;
-	int rc = 0;
+	int rc = dp_daemon_opts_check_effect(&o->common, p, err, errlen);
 
 	for (unsigned int i = 0; i < o->n_nodes; i++)
 		one_device |= !strcmp(o->node[i].bulk, o->node[i].quick);
-	if (!o->idle_after_us)
-		rc = dp_opt_refuse_given(p, (const int[]){ NICD_OPT_IDLE_SLEEP_US, 0 },
-					 "has no effect with --idle-after-us 0 (busy polling never sleeps)",
-					 err, errlen);
 	if (!rc && !one_device)
-		rc = dp_opt_refuse_given(p, (const int[]){ NICD_OPT_CONTROL_QUEUE, 0 },
+		rc = dp_opt_refuse_given(p, (const int[]){ DP_DAEMON_OPT_CONTROL_QUEUE, 0 },
 					 "is for a node on one device: a node with a quick device of its own gets its control frames there",
 					 err, errlen);
 	return rc;
@@ -547,9 +470,9 @@ static int nicd_check_effect(const struct nicd_opts *o, const struct dp_opt_pars
 int nicd_opts_parse(struct nicd_opts *o, int argc, char **argv, char *err,
 		    size_t errlen)
 {
-	struct nicd_single s = { NULL, NULL, NULL };
+	struct nicd_parse np = { .o = o };
 	struct dp_opt_parser p;
-	int c, rc = 0;
+	int rc;
 
 	nicd_opts_defaults(o);
 	o->node = calloc((size_t)argc + 1, sizeof(*o->node));
@@ -557,19 +480,11 @@ int nicd_opts_parse(struct nicd_opts *o, int argc, char **argv, char *err,
 	if (!o->node || !o->vnet)
 		return dp_opt_fail(err, errlen, "out of memory");
 	dp_opt_start(&p, nicd_long_opts, nicd_list_opts, true);
-	while (!rc && (c = dp_opt_next(&p, argc, argv, err, errlen)) > 0) {
-		if (c == 'h') {
-			nicd_opts_usage(stdout, argv[0]);
-			return 1;
-		}
-		rc = nicd_parse_one(o, &s, c, err, errlen);
-	}
-	if (c < 0)
-		rc = c;
-	if (!rc && optind < argc)
-		rc = dp_opt_fail(err, errlen, "unexpected argument %s (see --help)", argv[optind]);
+	rc = dp_daemon_opts_parse(&o->common, &p, argc, argv, nicd_parse_one, &np, err, errlen);
+	if (rc == 1)
+		nicd_opts_usage(stdout, argv[0]);
 	if (!rc)
-		rc = nicd_check(o, &s, err, errlen);
+		rc = nicd_check(o, &np.s, err, errlen);
 	if (!rc)
 		rc = nicd_check_effect(o, &p, err, errlen);
 	return rc;

@@ -36,74 +36,31 @@ struct swd {
 	uint64_t t_start;		/* dp_tsc_ns() when the loop started */
 };
 
-/*
- * Parse switchd's own arguments: those after "--", or all of them when
- * there is no "--" (then the EAL starts with its defaults). Exits on
- * --help (0) and on bad arguments (2).
- */
-static void swd_parse_args(struct swd *d, const struct dp_args *a)
-{
-	char err[512] = "";
-	int rc = swd_opts_parse(&d->opts, a->own_argc, a->own, err, sizeof(err));
-
-	if (rc == 1) {
-		swd_opts_free(&d->opts);
-		exit(SWD_EXIT_OK);
-	}
-	if (rc) {
-		fprintf(stderr, "switchd: %s\n", err);
-		swd_opts_free(&d->opts);
-		exit(SWD_EXIT_USAGE);
-	}
-	if (d->opts.check) {
-		printf("switchd: arguments ok (--check: nothing started)\n");
-		swd_opts_free(&d->opts);
-		exit(SWD_EXIT_OK);
-	}
-}
-
 /* Open --capture and attach it to every port; exit status 2 on failure. */
 static int swd_capture_start(struct swd *d)
 {
 	struct port_capture_opts co = {
-		.file = { .max_bytes = d->opts.capture_max_bytes,
-			  .max_packets = d->opts.capture_max_packets },
+		.file = { .max_bytes = d->opts.common.capture_max_bytes,
+			  .max_packets = d->opts.common.capture_max_packets },
 	};
 	int rc;
 
-	if (!d->opts.capture)
+	if (!d->opts.common.capture)
 		return 0;
 	if (co.file.max_bytes && co.file.max_bytes < CAPTURE_FILE_HDR)
 		co.file.max_bytes = CAPTURE_FILE_HDR;
-	d->cap = port_capture_open(d->opts.capture, &co);
+	d->cap = port_capture_open(d->opts.common.capture, &co);
 	if (!d->cap) {
-		fprintf(stderr, "switchd: --capture %s: %s\n", d->opts.capture, strerror(errno));
+		fprintf(stderr, "switchd: --capture %s: %s\n", d->opts.common.capture, strerror(errno));
 		return -errno;
 	}
 	rc = swd_ports_capture(&d->ports, d->cap);
 	if (rc) {
 		fprintf(stderr, "switchd: --capture %s: cannot attach to the ports: %s\n",
-			d->opts.capture, strerror(-rc));
+			d->opts.common.capture, strerror(-rc));
 		return rc;
 	}
-	printf("switchd: capturing every port, both directions, into %s\n", d->opts.capture);
-	return 0;
-}
-
-/* Pin the polling thread if asked, check NUMA placement and print it. */
-static int swd_place(struct swd *d)
-{
-	char err[256];
-	int cpu;
-
-	if (d->opts.core >= 0 && dp_pin_to_core(d->opts.core, err, sizeof(err))) {
-		fprintf(stderr, "switchd: --core %d: %s\n", d->opts.core, err);
-		return -EINVAL;
-	}
-	cpu = sched_getcpu();
-	printf("switchd: polling on CPU %d (NUMA node %d), %s\n", cpu,
-	       dp_core_socket(cpu), d->opts.core >= 0 ? "pinned by --core" :
-	       "EAL main lcore placement (-l / --lcores)");
+	printf("switchd: capturing every port, both directions, into %s\n", d->opts.common.capture);
 	return 0;
 }
 
@@ -116,9 +73,9 @@ static int swd_build(struct swd *d)
 		.bulk_gbps = o->bulk_gbps, .quick_gbps = o->quick_gbps,
 		.slot_frames = o->slot_frames, .down_slots = o->down_slots,
 		.gnt_keepalive = o->gnt_keepalive, .grant_lead = o->grant_lead, .seed = o->seed,
-		.mp = d->ports.mp, .check_crc = o->check_crc,
+		.mp = d->ports.mp, .check_crc = o->common.check_crc,
 		.cycles = dp_tsc_cycles, .clock = dp_tsc_ns, .control = d->ports.control,
-		.idle_skip = o->idle_after_us != 0,
+		.idle_skip = o->common.idle_after_us != 0,
 	};
 	char err[256];
 
@@ -131,19 +88,13 @@ static int swd_build(struct swd *d)
 	       o->nodes, sw_fabric_arbiter(d->sw),
 	       (unsigned long long)sw_fabric_slot_ns(d->sw), o->bulk_gbps, o->slot_frames,
 	       o->quick_gbps, o->quick_mode == SW_QUICK_DROP ? "drop" : "interleave",
-	       o->down_slots, o->idle_after_us ? "on" : "off (busy polling)");
-	if (dp_fault_active(&o->fault)) {
-		char spec[160];
-
-		dp_fault_format(&o->fault, spec, sizeof(spec));
-		printf("switchd: fault injection on every frame sent: %s (seed %llu)\n", spec,
-		       (unsigned long long)o->fault_seed);
-	}
-	if (o->idle_after_us && o->idle_sleep_us &&
-	    sw_fabric_slot_ns(d->sw) < 4000ull * (o->idle_sleep_us + SWD_WAKE_US))
+	       o->down_slots, o->common.idle_after_us ? "on" : "off (busy polling)");
+	dp_daemon_fault_announce("switchd", &o->common);
+	if (o->common.idle_after_us && o->common.idle_sleep_us &&
+	    sw_fabric_slot_ns(d->sw) < 4000ull * (o->common.idle_sleep_us + SWD_WAKE_US))
 		DP_LOG(swd_logtype, NOTICE,
 		       "a slot of %llu ns is short for back-off sleeps of %u us: slot boundaries will be missed when bulk traffic pauses; use --idle-after-us 0 (busy polling) on a dedicated core, or a lower --bulk-gbps (the slot's rate) in a lab",
-		       (unsigned long long)sw_fabric_slot_ns(d->sw), o->idle_sleep_us);
+		       (unsigned long long)sw_fabric_slot_ns(d->sw), o->common.idle_sleep_us);
 	if (swd_telemetry_register())
 		DP_LOG(swd_logtype, WARNING, "telemetry endpoints not registered");
 	swd_telemetry_publish(d->sw, &d->ports);
@@ -163,13 +114,13 @@ static int swd_build(struct swd *d)
 static void swd_loop(struct swd *d)
 {
 	const struct sw_stats *st = sw_fabric_stats(d->sw);
-	uint64_t interval = (uint64_t)(d->opts.stats_interval * 1e9);
+	uint64_t interval = (uint64_t)(d->opts.common.stats_interval * 1e9);
 	uint64_t now = dp_tsc_ns(), seen = 0, next_stats = UINT64_MAX;
 	struct swd_snapshot snap;
 
 	d->t_start = now;
-	dp_idle_init(&d->idle, (uint64_t)d->opts.idle_after_us * 1000,
-		     d->opts.idle_sleep_us, now);
+	dp_idle_init(&d->idle, (uint64_t)d->opts.common.idle_after_us * 1000,
+		     d->opts.common.idle_sleep_us, now);
 	swd_report_snapshot(d->sw, &d->ports, now, &snap);
 	if (interval)
 		next_stats = now + interval;
@@ -194,7 +145,7 @@ static void swd_loop(struct swd *d)
 		if (next_stats < next)
 			next = next_stats;
 		/* With no node up, nothing is due at slot boundaries: the longest sleeps. */
-		d->idle.sleep_us = dp_idle_sleep_us(&d->idle, d->opts.idle_sleep_us, up, now);
+		d->idle.sleep_us = dp_idle_sleep_us(&d->idle, d->opts.common.idle_sleep_us, up, now);
 		dp_idle_poll(&d->idle, work != seen, now, next);
 		seen = work;
 	}
@@ -216,12 +167,7 @@ static int swd_finish(struct swd *d)
 	d->sw = NULL;
 	swd_ports_close(&d->ports);
 	missing = swd_ports_check_pools(&d->ports, stdout);
-	if (missing)
-		printf("switchd: %u mbufs leaked\n", missing);
-	else
-		printf("switchd: no mbuf leaked\n");
-	fflush(stdout);
-	return missing || cap_failed ? SWD_EXIT_FAIL : SWD_EXIT_OK;
+	return dp_daemon_exit_status("switchd", missing, cap_failed);
 }
 
 /* Release what set-up built, on a failure before the loop. */
@@ -248,15 +194,19 @@ int main(int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	if (dp_args_split(argc, argv, &args)) {
 		fprintf(stderr, "switchd: out of memory\n");
-		return SWD_EXIT_FAIL;
+		return DP_DAEMON_EXIT_FAIL;
 	}
-	swd_parse_args(&d, &args);
+	rc = swd_opts_parse(&d.opts, args.own_argc, args.own, err, sizeof(err));
 	dp_args_free(&args);
-	rc = dp_eal_init(args.eal_argc, argv, err, sizeof(err));
-	if (rc < 0) {
-		fprintf(stderr, "switchd: %s (EAL arguments, before --)\n", err);
+	rc = dp_daemon_args_status("switchd", rc, err, d.opts.common.check);
+	if (rc >= 0) {
 		swd_opts_free(&d.opts);
-		return dp_eal_bad_args(rc) ? SWD_EXIT_USAGE : SWD_EXIT_FAIL;
+		return rc;
+	}
+	rc = dp_daemon_eal_init("switchd", args.eal_argc, argv);
+	if (rc) {
+		swd_opts_free(&d.opts);
+		return rc;
 	}
 	/*
 	 * From here a SIGINT/SIGTERM sets dp_stop: a wait for the links ends
@@ -264,21 +214,21 @@ int main(int argc, char **argv)
 	 * default action killing us with everything left behind.
 	 */
 	dp_signals_install();
-	if (swd_place(&d)) {
+	if (dp_daemon_place("switchd", d.opts.common.core)) {
 		swd_abort(&d);
-		return SWD_EXIT_USAGE;
+		return DP_DAEMON_EXIT_USAGE;
 	}
 	rc = swd_ports_open(&d.ports, &d.opts, dp_core_socket(sched_getcpu()),
 			    err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "switchd: %s\n", err);
 		swd_abort(&d);
-		return rc == -ENODEV || rc == -EINVAL ? SWD_EXIT_USAGE : SWD_EXIT_FAIL;
+		return rc == -ENODEV || rc == -EINVAL ? DP_DAEMON_EXIT_USAGE : DP_DAEMON_EXIT_FAIL;
 	}
-	swd_ports_numa_check(&d.ports, d.opts.core);
+	swd_ports_numa_check(&d.ports, d.opts.common.core);
 	if (swd_build(&d) || swd_capture_start(&d)) {
 		swd_abort(&d);
-		return SWD_EXIT_USAGE;
+		return DP_DAEMON_EXIT_USAGE;
 	}
 	fflush(stdout);
 	swd_loop(&d);

@@ -14,6 +14,7 @@
 
 #include <rte_mempool.h>
 
+#include "dataplane/dp_daemon.h"
 #include "dataplane/dp_eal.h"
 #include "dataplane/dp_ethdev.h"
 #include "dataplane/dp_fault.h"
@@ -22,13 +23,6 @@
 
 /* The daemon's log type, segnet.switchd.daemon (defined in main.c). */
 extern int swd_logtype;
-
-/* Exit statuses (doc/man/switchd.8, EXIT STATUS). */
-enum swd_exit {
-	SWD_EXIT_OK = 0,	/* clean stop, every mbuf back in its pool */
-	SWD_EXIT_FAIL = 1,	/* failure at run time: port set-up, link, leak */
-	SWD_EXIT_USAGE = 2,	/* bad arguments, unknown ethdev */
-};
 
 /* Where a node's frames go, as the command line names the devices. */
 struct swd_node_names {
@@ -39,7 +33,7 @@ struct swd_node_names {
 
 /* switchd's own options (the arguments after "--"). */
 struct swd_opts {
-	bool check;			/* --check: check the arguments and exit */
+	struct dp_daemon_opts common;	/* the options nicd takes too */
 	uint16_t nodes;			/* --nodes: cluster size */
 	struct swd_node_names *node;	/* per node id: its devices */
 	const char *arbiter;		/* --arbiter spec */
@@ -51,20 +45,8 @@ struct swd_opts {
 	uint32_t down_slots;		/* --down-slots (0 = never) */
 	uint32_t gnt_keepalive;		/* --gnt-keepalive */
 	uint32_t grant_lead;		/* --grant-lead */
-	uint32_t idle_sleep_us;		/* --idle-sleep-us */
-	uint32_t idle_after_us;		/* --idle-after-us (0 = busy polling) */
-	int core;			/* --core, -1 when not given */
-	double stats_interval;		/* --stats-interval in s (0 = off) */
-	uint32_t link_wait_ms;		/* --link-wait-ms (0 = don't wait) */
-	bool check_crc;			/* --check-crc */
-	bool control_queue;		/* --control-queue: tx queue 1 for control */
 	uint64_t seed;			/* --seed of randomized arbiters */
 	bool arb_seeded;		/* the arbiter takes --seed (its ops' seeded) */
-	const char *capture;		/* --capture: pcap of every port, or NULL */
-	uint64_t capture_max_bytes;	/* --capture-max-mb in bytes (0 = no bound) */
-	uint64_t capture_max_packets;	/* --capture-max-packets (0 = no bound) */
-	struct dp_fault_params fault;	/* --fault on every port (all zero: none) */
-	uint64_t fault_seed;		/* its seed= (default 1) */
 };
 
 /*

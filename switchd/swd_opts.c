@@ -8,11 +8,10 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataplane/dp_opts.h"
+#include "dataplane/dp_daemon.h"
 #include "switchd/arb.h"
 #include "switchd/swd.h"
 
@@ -34,19 +33,7 @@ enum swd_opt {
 	SWD_OPT_DOWN_SLOTS,
 	SWD_OPT_GNT_KEEPALIVE,
 	SWD_OPT_GRANT_LEAD,
-	SWD_OPT_IDLE_SLEEP_US,
-	SWD_OPT_IDLE_AFTER_US,
-	SWD_OPT_CORE,
-	SWD_OPT_STATS_INTERVAL,
-	SWD_OPT_LINK_WAIT_MS,
-	SWD_OPT_CHECK_CRC,
 	SWD_OPT_SEED,
-	SWD_OPT_CONTROL_QUEUE,
-	SWD_OPT_CAPTURE,
-	SWD_OPT_CAPTURE_MAX_MB,
-	SWD_OPT_CAPTURE_MAX_PACKETS,
-	SWD_OPT_FAULT,
-	SWD_OPT_CHECK,
 };
 
 /* The options getopt_long knows. */
@@ -64,20 +51,8 @@ static const struct option swd_long_opts[] = {
 	{ "down-slots", required_argument, NULL, SWD_OPT_DOWN_SLOTS },
 	{ "gnt-keepalive", required_argument, NULL, SWD_OPT_GNT_KEEPALIVE },
 	{ "grant-lead", required_argument, NULL, SWD_OPT_GRANT_LEAD },
-	{ "idle-sleep-us", required_argument, NULL, SWD_OPT_IDLE_SLEEP_US },
-	{ "idle-after-us", required_argument, NULL, SWD_OPT_IDLE_AFTER_US },
-	{ "core", required_argument, NULL, SWD_OPT_CORE },
-	{ "stats-interval", required_argument, NULL, SWD_OPT_STATS_INTERVAL },
-	{ "link-wait-ms", required_argument, NULL, SWD_OPT_LINK_WAIT_MS },
-	{ "check-crc", required_argument, NULL, SWD_OPT_CHECK_CRC },
 	{ "seed", required_argument, NULL, SWD_OPT_SEED },
-	{ "control-queue", required_argument, NULL, SWD_OPT_CONTROL_QUEUE },
-	{ "capture", required_argument, NULL, SWD_OPT_CAPTURE },
-	{ "capture-max-mb", required_argument, NULL, SWD_OPT_CAPTURE_MAX_MB },
-	{ "capture-max-packets", required_argument, NULL, SWD_OPT_CAPTURE_MAX_PACKETS },
-	{ "fault", required_argument, NULL, SWD_OPT_FAULT },
-	{ "check", no_argument, NULL, SWD_OPT_CHECK },
-	{ "help", no_argument, NULL, 'h' },
+	DP_DAEMON_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -130,29 +105,21 @@ void swd_opts_usage(FILE *f, const char *prog)
 		"  --grant-lead L          grant slot k+L at the start of slot k (default 1);\n"
 		"                          raise it when breq_late grows: the GNT-to-BREQ\n"
 		"                          round trip takes more than two slots\n"
-		"  --idle-after-us US      poll this long without work before sleeping\n"
-		"                          (default 50; 0 = busy polling, no back-off)\n"
+		DP_DAEMON_IDLE_AFTER_USAGE("50")
 		"  --idle-sleep-us US      first sleep once idle (default 100); sleeps grow\n"
 		"                          with the idle time up to 1 ms, never past a slot\n"
 		"                          boundary while a node requests; 1000 or more:\n"
 		"                          used as is; 0: never sleep\n"
-		"  --core C                pin the polling thread to CPU C\n"
+		DP_DAEMON_CORE_USAGE
 		"  --stats-interval SEC    print a summary line every SEC seconds (0 = off)\n"
 		"  --link-wait-ms MS       wait MS for every link; fail if one stays down\n"
 		"                          (default 0: don't wait)\n"
-		"  --check-crc on|off      verify CRC32C of every frame (default on)\n"
+		DP_DAEMON_CHECK_CRC_USAGE
 		"  --control-queue on|off  with --port, control frames on transmit queue 1\n"
 		"                          (default on; a memif or vhost peer then needs\n"
 		"                          two receive queues)\n"
 		"  --seed S                seed of the randomized arbiter, pim (default 1)\n"
-		"  --capture FILE.pcap     write every frame received and sent on every\n"
-		"                          port into FILE.pcap (nanosecond pcap)\n"
-		"  --capture-max-mb M      stop capturing before the file passes M MB\n"
-		"                          (10^6 bytes; default 0: no bound)\n"
-		"  --capture-max-packets N stop capturing after N frames (default 0: no bound)\n"
-		DP_FAULT_USAGE
-		DP_CHECK_USAGE
-		"  --help                  this text\n"
+		DP_DAEMON_CAPTURE_USAGE("port")
 		"\n"
 		"Arbiters:\n",
 		prog, PROTO_MAX_NODES, PROTO_MAX_GNT_KEEPALIVE, PROTO_LOST_GNT_SLOTS);
@@ -270,11 +237,7 @@ static int swd_check(struct swd_opts *o, struct swd_port_arg *ports,
 
 	if (!o->nodes)
 		return dp_opt_fail(err, errlen, "--nodes N is required (2 .. %d)", PROTO_MAX_NODES);
-	if (!o->capture && (o->capture_max_bytes || o->capture_max_packets))
-		return dp_opt_fail(err, errlen, "--capture-max-%s needs --capture FILE",
-				o->capture_max_bytes ? "mb" : "packets");
-	/* A file the run could not open is an argument error, found by --check too. */
-	if (o->capture && dp_opt_output("--capture", o->capture, err, errlen))
+	if (dp_daemon_opts_check(&o->common, err, errlen))
 		return -EINVAL;
 	/* --bulk-gbps and --quick-gbps win over --link-gbps, in any order. */
 	if (!o->bulk_gbps)
@@ -303,6 +266,7 @@ static int swd_check(struct swd_opts *o, struct swd_port_arg *ports,
 static void swd_opts_defaults(struct swd_opts *o)
 {
 	memset(o, 0, sizeof(*o));
+	dp_daemon_opts_defaults(&o->common, 50);
 	o->arbiter = "lcf";
 	o->slot_frames = 1;
 	o->link_gbps = 10;
@@ -310,13 +274,7 @@ static void swd_opts_defaults(struct swd_opts *o)
 	o->down_slots = PROTO_DOWN_SLOTS;
 	o->gnt_keepalive = 8;
 	o->grant_lead = 1;
-	o->idle_sleep_us = 100;
-	o->idle_after_us = 50;
-	o->core = -1;
-	o->check_crc = true;
-	o->control_queue = true;
 	o->seed = 1;
-	o->fault_seed = 1;
 }
 
 /* Handle one option that takes a number or a word. */
@@ -355,44 +313,10 @@ static int swd_parse_value(struct swd_opts *o, int c, const char *arg, char *err
 	case SWD_OPT_GRANT_LEAD:
 		return dp_opt_u32("--grant-lead", arg, 1, SW_MAX_GRANT_LEAD, &o->grant_lead, err,
 				  errlen);
-	case SWD_OPT_IDLE_SLEEP_US:
-		return dp_opt_u32("--idle-sleep-us", arg, 0, 1000000, &o->idle_sleep_us, err, errlen);
-	case SWD_OPT_IDLE_AFTER_US:
-		return dp_opt_u32("--idle-after-us", arg, 0, 60000000, &o->idle_after_us, err, errlen);
-	case SWD_OPT_CORE:
-		rc = dp_opt_ulong("--core", arg, 0, CPU_SETSIZE - 1, &v, err, errlen);
-		o->core = (int)v;
-		return rc;
-	case SWD_OPT_STATS_INTERVAL:
-		return dp_opt_period("--stats-interval", arg, 86400, &o->stats_interval, err, errlen);
-	case SWD_OPT_LINK_WAIT_MS:
-		return dp_opt_u32("--link-wait-ms", arg, 0, 600000, &o->link_wait_ms, err, errlen);
-	case SWD_OPT_CHECK_CRC:
-		return dp_opt_choice("--check-crc", arg, "on", "off", &o->check_crc, err, errlen);
-	case SWD_OPT_CONTROL_QUEUE:
-		return dp_opt_choice("--control-queue", arg, "on", "off", &o->control_queue, err, errlen);
-	case SWD_OPT_CAPTURE:
-		if (!*arg)
-			return dp_opt_fail(err, errlen, "--capture needs a file name");
-		o->capture = arg;
-		return 0;
-	case SWD_OPT_CAPTURE_MAX_MB:
-		rc = dp_opt_ulong("--capture-max-mb", arg, 0, 1000000000, &v, err, errlen);
-		o->capture_max_bytes = (uint64_t)v * 1000000;
-		return rc;
-	case SWD_OPT_CAPTURE_MAX_PACKETS:
-		rc = dp_opt_ulong("--capture-max-packets", arg, 0, ULONG_MAX, &v, err, errlen);
-		o->capture_max_packets = v;
-		return rc;
 	case SWD_OPT_SEED:
 		rc = dp_opt_ulong("--seed", arg, 0, ULONG_MAX, &v, err, errlen);
 		o->seed = v;
 		return rc;
-	case SWD_OPT_FAULT:
-		return dp_fault_option(arg, &o->fault, &o->fault_seed, err, errlen);
-	case SWD_OPT_CHECK:
-		o->check = true;
-		return 0;
 	}
 	return dp_opt_fail(err, errlen, "unknown option (see --help)");
 }
@@ -403,20 +327,16 @@ static int swd_check_effect(const struct swd_opts *o, const struct dp_opt_parser
 {
 	bool one_device = false;
 	char why[128];
-	int rc = 0;
+	int rc = dp_daemon_opts_check_effect(&o->common, p, err, errlen);
 
 	for (uint16_t i = 0; i < o->nodes; i++)
 		one_device |= o->node[i].port != NULL;
-	if (!o->idle_after_us)
-		rc = dp_opt_refuse_given(p, (const int[]){ SWD_OPT_IDLE_SLEEP_US, 0 },
-					 "has no effect with --idle-after-us 0 (busy polling never sleeps)",
-					 err, errlen);
 	if (!rc && dp_opt_given(p, SWD_OPT_BULK_GBPS) && dp_opt_given(p, SWD_OPT_QUICK_GBPS))
 		rc = dp_opt_refuse_given(p, (const int[]){ SWD_OPT_LINK_GBPS, 0 },
 					 "has no effect: --bulk-gbps and --quick-gbps set both rates",
 					 err, errlen);
 	if (!rc && !one_device)
-		rc = dp_opt_refuse_given(p, (const int[]){ SWD_OPT_CONTROL_QUEUE, 0 },
+		rc = dp_opt_refuse_given(p, (const int[]){ DP_DAEMON_OPT_CONTROL_QUEUE, 0 },
 					 "is for nodes on one device (--port): a node with --bulk-port and --quick-port gets its control frames on the quick port",
 					 err, errlen);
 	snprintf(why, sizeof(why), "has no effect: arbiter %s makes no random choice (pim does)",
@@ -426,44 +346,43 @@ static int swd_check_effect(const struct swd_opts *o, const struct dp_opt_parser
 	return rc;
 }
 
+/* The NODE=ETHDEV arguments, kept until --nodes is known. */
+struct swd_parse {
+	struct swd_opts *o;		/* the options */
+	struct swd_port_arg *ports;	/* one per --port, --bulk-port, --quick-port */
+	unsigned int n_ports;		/* entries in ports */
+};
+
+/* Handle one of switchd's own options (ctx: the struct swd_parse). */
+static int swd_parse_one(void *ctx, int c, const char *arg, char *err, size_t errlen)
+{
+	struct swd_parse *sp = ctx;
+
+	if (c == SWD_OPT_PORT || c == SWD_OPT_BULK_PORT || c == SWD_OPT_QUICK_PORT)
+		return swd_parse_port((enum swd_port_kind)(c - SWD_OPT_PORT), arg,
+				      &sp->ports[sp->n_ports++], err, errlen);
+	return swd_parse_value(sp->o, c, arg, err, errlen);
+}
+
 int swd_opts_parse(struct swd_opts *o, int argc, char **argv, char *err,
 		   size_t errlen)
 {
-	struct swd_port_arg *ports = calloc((size_t)argc + 1, sizeof(*ports));
-	unsigned int n_ports = 0;
+	struct swd_parse sp = { .o = o, .ports = calloc((size_t)argc + 1, sizeof(*sp.ports)) };
 	struct dp_opt_parser p;
-	int c, rc = 0;
+	int rc;
 
 	swd_opts_defaults(o);
-	if (!ports)
+	if (!sp.ports)
 		return dp_opt_fail(err, errlen, "out of memory");
 	dp_opt_start(&p, swd_long_opts, swd_list_opts, true);
-	while (!rc && (c = dp_opt_next(&p, argc, argv, err, errlen)) > 0) {
-		switch (c) {
-		case 'h':
-			swd_opts_usage(stdout, argv[0]);
-			free(ports);
-			return 1;
-		case SWD_OPT_PORT:
-		case SWD_OPT_BULK_PORT:
-		case SWD_OPT_QUICK_PORT:
-			rc = swd_parse_port((enum swd_port_kind)(c - SWD_OPT_PORT), optarg,
-					    &ports[n_ports++], err, errlen);
-			break;
-		default:
-			rc = swd_parse_value(o, c, optarg, err, errlen);
-			break;
-		}
-	}
-	if (c < 0)
-		rc = c;
-	if (!rc && optind < argc)
-		rc = dp_opt_fail(err, errlen, "%s: unexpected argument (see --help)", argv[optind]);
+	rc = dp_daemon_opts_parse(&o->common, &p, argc, argv, swd_parse_one, &sp, err, errlen);
+	if (rc == 1)
+		swd_opts_usage(stdout, argv[0]);
 	if (!rc)
-		rc = swd_check(o, ports, n_ports, err, errlen);
+		rc = swd_check(o, sp.ports, sp.n_ports, err, errlen);
 	if (!rc)
 		rc = swd_check_effect(o, &p, err, errlen);
-	free(ports);
+	free(sp.ports);
 	optind = 1;
 	return rc;
 }

@@ -52,7 +52,7 @@ static int swd_list_devs(struct swd_ports *p, const struct swd_opts *o)
 		struct swd_node *sn = &p->node[i];
 
 		if (nn->port) {
-			sn->bulk_dev = swd_dev_add(p, nn->port, o->control_queue ? 2 : 1);
+			sn->bulk_dev = swd_dev_add(p, nn->port, o->common.control_queue ? 2 : 1);
 			sn->quick_dev = sn->bulk_dev;
 		} else {
 			sn->bulk_dev = swd_dev_add(p, nn->bulk, 1);
@@ -121,7 +121,7 @@ static int swd_dev_socket(const struct swd_dev *d)
 static int swd_make_pools(struct swd_ports *p, const struct swd_opts *o, int poll_socket,
 			  char *err, size_t errlen)
 {
-	unsigned int delay = dp_fault_delay_frames(&o->fault);
+	unsigned int delay = dp_fault_delay_frames(&o->common.fault);
 	unsigned int frames[SWD_MAX_POOLS] = { 0 };
 	int sock[SWD_MAX_POOLS];
 	bool devs[SWD_MAX_POOLS] = { false };
@@ -163,7 +163,7 @@ static int swd_start_devs(struct swd_ports *p, const struct swd_opts *o,
 		struct swd_dev *d = &p->dev[k];
 		struct dp_ethdev_conf conf = {
 			.rx_queues = 1, .tx_queues = d->tx_queues,
-			.link_wait_ms = o->link_wait_ms, .promiscuous = true,
+			.link_wait_ms = o->common.link_wait_ms, .promiscuous = true,
 		};
 		int rc = dp_ethdev_setup(d->name, &conf, d->mp, &d->eth, err, errlen);
 
@@ -184,8 +184,8 @@ static int swd_start_devs(struct swd_ports *p, const struct swd_opts *o,
 static int swd_wrap_fault(struct dp_port **port, const struct swd_opts *o, uint64_t k,
 			  struct rte_mempool *mp)
 {
-	struct dp_port *f = dp_fault_port_create(*port, &o->fault,
-						 o->fault_seed ^ (k * 0x9E3779B97F4A7C15ull), mp);
+	struct dp_port *f = dp_fault_port_create(*port, &o->common.fault,
+						 o->common.fault_seed ^ (k * 0x9E3779B97F4A7C15ull), mp);
 
 	if (!f)
 		return -1;
@@ -200,7 +200,7 @@ static int swd_wrap_faults(struct swd_ports *p, const struct swd_opts *o, uint16
 	struct swd_node *sn = &p->node[i];
 	bool shared = sn->quick == sn->bulk;
 
-	if (!dp_fault_active(&o->fault))
+	if (!dp_fault_active(&o->common.fault))
 		return 0;
 	if (swd_wrap_fault(&sn->bulk, o, 3u * i + 1, p->mp))
 		return -1;
@@ -304,7 +304,7 @@ int swd_ports_open(struct swd_ports *p, const struct swd_opts *o, int poll_socke
 		rc = swd_make_pools(p, o, poll_socket, err, errlen);
 	if (!rc)
 		rc = swd_start_devs(p, o, err, errlen);
-	p->faulty = dp_fault_active(&o->fault);
+	p->faulty = dp_fault_active(&o->common.fault);
 	if (!rc && swd_make_ports(p, o)) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot make ports on the devices: %s", strerror(errno));

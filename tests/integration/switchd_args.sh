@@ -55,6 +55,8 @@ expect_prog=$switchd
 ports="--port 0=net_null0 --port 1=net_null1 --port 2=net_null2"
 expect 0 "--nodes N" --help
 expect 0 "--arbiter SPEC" -- --help
+# The options nicd shares read as nicd's: --check-crc checks what is received.
+expect 0 "--check-crc on|off      verify CRC32C of received frames (default on)" --help
 expect 0 "arguments ok" -- --nodes 2 --port 0=a --port 1=b --check
 expect 2 "--fault loss 2" -- --nodes 2 --port 0=a --port 1=b --fault loss=2 --check
 expect 2 "--nodes 0" -- --nodes 0 --port 0=a --port 1=b
@@ -85,6 +87,7 @@ expect 2 "--grant-lead 65" -- --nodes 3 $ports --grant-lead 65
 expect 2 "--stats-interval 1e-12" -- --nodes 3 $ports --stats-interval 1e-12
 expect 2 "--port 7=x" -- --nodes 3 $ports --port 7=x
 expect 2 "--bogus" -- --nodes 3 $ports --bogus
+expect 2 "^switchd: unexpected argument extra (see --help)$" -- --nodes 2 --port 0=a --port 1=b extra
 expect 2 "-l" -l 0 --nodes 3 $ports
 # A short option in a cluster is named by its letter, not by the argument before it.
 expect 2 "^switchd: -x: unknown option" -- --nodes 2 -xq
