@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Every option a program's --help lists is in its man page, and every
+# option its man page gives an entry (the line after .TP) is in --help.
+# Usage: man_options.sh MANDIR PROG MANPAGE [PROG MANPAGE ...]
+set -u
+mandir=${1:?usage: man_options.sh MANDIR PROG MANPAGE [PROG MANPAGE ...]}
+shift
+passed=0
+failed=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/segnet-manopts.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# The long options named on the option lines of a --help text (stdin).
+help_options() {
+	grep -E '^ +(-[A-Za-z], )?--[a-z]' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u
+}
+
+# The long options a man page (file $1) gives an entry: the line after .TP.
+man_entries() {
+	awk 'prev == ".TP" { print } { prev = $0 }' "$1" | sed 's/\\-/-/g' |
+		grep -oE -- '^\.[A-Z]+ +"?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u
+}
+
+while [ $# -ge 2 ]; do
+	prog=$1 page=$mandir/$2
+	name=$(basename "$prog")
+	shift 2
+	if ! "$prog" --help >"$tmp/help" 2>&1; then
+		failed=$((failed + 1))
+		echo "FAIL: $name --help exited non-zero"
+		continue
+	fi
+	help_options <"$tmp/help" >"$tmp/opts"
+	sed 's/\\-/-/g' "$page" >"$tmp/page"
+	missing=
+	for o in $(cat "$tmp/opts"); do
+		grep -qe "$o\([^a-z0-9-]\|$\)" "$tmp/page" || missing="$missing $o"
+	done
+	if [ -z "$missing" ] && [ -s "$tmp/opts" ]; then
+		passed=$((passed + 1))
+		echo "ok: the $(wc -l <"$tmp/opts") options of $name --help are in $(basename "$page")"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $name --help lists options $(basename "$page") does not have:${missing:- none found in --help}"
+	fi
+	extra=
+	for o in $(man_entries "$page"); do
+		grep -qe "$o\([^a-z0-9-]\|$\)" "$tmp/help" || extra="$extra $o"
+	done
+	if [ -z "$extra" ]; then
+		passed=$((passed + 1))
+		echo "ok: every option entry of $(basename "$page") is in $name --help"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $(basename "$page") has entries for options $name --help does not list:$extra"
+	fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
