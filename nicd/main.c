@@ -36,33 +36,10 @@ struct nicd {
 	uint64_t t_start;		/* dp_tsc_ns() when the loop started */
 };
 
-/* Open --capture and attach it to every port; 0 or -errno after a message. */
-static int nicd_capture_start(struct nicd *d)
+/* Attach --capture to every port (port_capture_start). */
+static int nicd_capture_attach(void *ctx, struct port_capture *cap)
 {
-	struct port_capture_opts co = {
-		.file = { .max_bytes = d->opts.common.capture_max_bytes,
-			  .max_packets = d->opts.common.capture_max_packets },
-	};
-	int rc;
-
-	if (!d->opts.common.capture)
-		return 0;
-	if (co.file.max_bytes && co.file.max_bytes < CAPTURE_FILE_HDR)
-		co.file.max_bytes = CAPTURE_FILE_HDR;
-	d->cap = port_capture_open(d->opts.common.capture, &co);
-	if (!d->cap) {
-		fprintf(stderr, "nicd: --capture %s: %s\n", d->opts.common.capture, strerror(errno));
-		return -errno;
-	}
-	rc = nicd_nodes_capture(&d->nodes, d->cap);
-	if (rc) {
-		fprintf(stderr, "nicd: --capture %s: cannot attach to the ports: %s\n",
-			d->opts.common.capture, strerror(-rc));
-		return rc;
-	}
-	printf("nicd: capturing every port of every node, both directions, into %s\n",
-	       d->opts.common.capture);
-	return 0;
+	return nicd_nodes_capture(ctx, cap);
 }
 
 /*
@@ -239,7 +216,8 @@ int main(int argc, char **argv)
 		nicd_abort(&d);
 		return rc == -ENODEV || rc == -EINVAL ? DP_DAEMON_EXIT_USAGE : DP_DAEMON_EXIT_FAIL;
 	}
-	if (nicd_capture_start(&d)) {
+	if (port_capture_start("nicd", &d.opts.common, "port of every node", nicd_capture_attach,
+			       &d.nodes, &d.cap)) {
 		nicd_abort(&d);
 		return DP_DAEMON_EXIT_USAGE;
 	}

@@ -204,3 +204,33 @@ int port_capture_close(struct port_capture *cap, FILE *summary,
 	free(cap);
 	return rc;
 }
+
+int port_capture_start(const char *prog, const struct dp_daemon_opts *o, const char *ports,
+		       int (*attach)(void *ctx, struct port_capture *cap), void *ctx,
+		       struct port_capture **cap)
+{
+	struct port_capture_opts co = {
+		.file = { .max_bytes = o->capture_max_bytes, .max_packets = o->capture_max_packets },
+	};
+	int rc;
+
+	*cap = NULL;
+	if (!o->capture)
+		return 0;
+	if (co.file.max_bytes && co.file.max_bytes < CAPTURE_FILE_HDR)
+		co.file.max_bytes = CAPTURE_FILE_HDR;
+	*cap = port_capture_open(o->capture, &co);
+	if (!*cap) {
+		rc = -errno;
+		fprintf(stderr, "%s: --capture %s: %s\n", prog, o->capture, strerror(-rc));
+		return rc;
+	}
+	rc = attach(ctx, *cap);
+	if (rc) {
+		fprintf(stderr, "%s: --capture %s: cannot attach to the ports: %s\n", prog,
+			o->capture, strerror(-rc));
+		return rc;
+	}
+	printf("%s: capturing every %s, both directions, into %s\n", prog, ports, o->capture);
+	return 0;
+}

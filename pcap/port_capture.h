@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dataplane/dp_daemon.h"
 #include "dataplane/dp_port.h"
 #include "pcap/capture.h"
 
@@ -91,5 +92,18 @@ void port_capture_print_summary(FILE *f, const char *path, const struct capture_
  */
 int port_capture_close(struct port_capture *cap, FILE *summary,
 		       struct capture_counts *out);
+
+/*
+ * A daemon's --capture (none when o->capture is NULL): open the file with
+ * o's bounds (a byte bound below the file header raised to it), attach it
+ * to the daemon's ports through attach(ctx, cap), and say so on stdout
+ * ("PROG: capturing every PORTS, both directions, into FILE"). 0, or
+ * -errno after a message on stderr naming --capture. *cap is the capture
+ * (NULL when none or its open failed): close it, at shutdown or after a
+ * failed attach, before the ports go.
+ */
+int port_capture_start(const char *prog, const struct dp_daemon_opts *o, const char *ports,
+		       int (*attach)(void *ctx, struct port_capture *cap), void *ctx,
+		       struct port_capture **cap);
 
 #endif /* SEGNET_PCAP_PORT_CAPTURE_H */

@@ -36,32 +36,10 @@ struct swd {
 	uint64_t t_start;		/* dp_tsc_ns() when the loop started */
 };
 
-/* Open --capture and attach it to every port; exit status 2 on failure. */
-static int swd_capture_start(struct swd *d)
+/* Attach --capture to every port (port_capture_start). */
+static int swd_capture_attach(void *ctx, struct port_capture *cap)
 {
-	struct port_capture_opts co = {
-		.file = { .max_bytes = d->opts.common.capture_max_bytes,
-			  .max_packets = d->opts.common.capture_max_packets },
-	};
-	int rc;
-
-	if (!d->opts.common.capture)
-		return 0;
-	if (co.file.max_bytes && co.file.max_bytes < CAPTURE_FILE_HDR)
-		co.file.max_bytes = CAPTURE_FILE_HDR;
-	d->cap = port_capture_open(d->opts.common.capture, &co);
-	if (!d->cap) {
-		fprintf(stderr, "switchd: --capture %s: %s\n", d->opts.common.capture, strerror(errno));
-		return -errno;
-	}
-	rc = swd_ports_capture(&d->ports, d->cap);
-	if (rc) {
-		fprintf(stderr, "switchd: --capture %s: cannot attach to the ports: %s\n",
-			d->opts.common.capture, strerror(-rc));
-		return rc;
-	}
-	printf("switchd: capturing every port, both directions, into %s\n", d->opts.common.capture);
-	return 0;
+	return swd_ports_capture(ctx, cap);
 }
 
 /* Build the fabric over the open ports. */
@@ -226,7 +204,8 @@ int main(int argc, char **argv)
 		return rc == -ENODEV || rc == -EINVAL ? DP_DAEMON_EXIT_USAGE : DP_DAEMON_EXIT_FAIL;
 	}
 	swd_ports_numa_check(&d.ports, d.opts.common.core);
-	if (swd_build(&d) || swd_capture_start(&d)) {
+	if (swd_build(&d) || port_capture_start("switchd", &d.opts.common, "port", swd_capture_attach,
+						 &d.ports, &d.cap)) {
 		swd_abort(&d);
 		return DP_DAEMON_EXIT_USAGE;
 	}
