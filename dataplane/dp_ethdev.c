@@ -65,6 +65,10 @@ enum {
 	DP_ETHDEV_FENCE_WAIT_MS = 1000,
 	/* dp_ethdev_close_all waits this long at most for the EAL interrupt thread (ms). */
 	DP_ETHDEV_INTR_WAIT_MS = 1000,
+	/* A call in the EAL interrupt thread waits this long at most for it (ms)... */
+	DP_ETHDEV_INTR_CALL_WAIT_MS = 100,
+	/* ... looking whether it was made this often (us). */
+	DP_ETHDEV_INTR_CALL_POLL_US = 50,
 	/*
 	 * A vhost-user server silent this long since the probe connected is
 	 * said to be (ms): DPDK 22.11's, just started, answers within its
@@ -1343,6 +1347,89 @@ void dp_ethdev_close_all(struct dp_ethdev *const *devs, unsigned int n)
 		dp_ethdev_close(devs[i]);
 }
 
+/* A call of fn(dev) for the EAL interrupt thread to make, and what it returned. */
+struct dp_ethdev_intr_call {
+	int (*fn)(struct dp_ethdev *dev);	/* what to call */
+	struct dp_ethdev *dev;			/* on which device */
+	int ret;				/* what it returned, once done */
+	int done;				/* set (release) by the interrupt thread once ret is */
+};
+
+/* The alarm that makes the call in the EAL interrupt thread. */
+static void dp_ethdev_intr_alarm(void *arg)
+{
+	struct dp_ethdev_intr_call *c = arg;
+
+	c->ret = c->fn(c->dev);
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Call fn(dev) in the EAL interrupt thread, where drivers handle their
+ * devices' events (sockets, alarms), so that none of those runs
+ * meanwhile, and wait for it (not from that thread): 0 with what fn
+ * returned in *ret, or, fn not called, -EBUSY when the thread stayed busy
+ * for DP_ETHDEV_INTR_CALL_WAIT_MS, -errno when no alarm could be set.
+ */
+static int dp_ethdev_between_callbacks(int (*fn)(struct dp_ethdev *dev), struct dp_ethdev *dev,
+				       int *ret)
+{
+	struct dp_ethdev_intr_call c = { .fn = fn, .dev = dev };
+	uint64_t end = dp_tsc_ns() + (uint64_t)DP_ETHDEV_INTR_CALL_WAIT_MS * DP_NS_PER_MS;
+	int set = rte_eal_alarm_set(1, dp_ethdev_intr_alarm, &c);
+
+	if (set)
+		return set;
+	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE) && dp_tsc_ns() < end)
+		rte_delay_us_sleep(DP_ETHDEV_INTR_CALL_POLL_US);
+	/* Withdrawn if it has not begun; if it has, the cancel waits until it is done. */
+	if (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE) &&
+	    rte_eal_alarm_cancel(dp_ethdev_intr_alarm, &c) > 0)
+		return -EBUSY;
+	*ret = c.ret;
+	return 0;
+}
+
+/* Free what dev's receive queues hold, counted as rx_flushed_on_restart, and stop it. */
+static int dp_ethdev_stop_flushed(struct dp_ethdev *dev)
+{
+	dp_ethdev_flush(dev);
+	return rte_eth_dev_stop(dev->port_id);
+}
+
+/*
+ * The stop of a restart, between the drivers' callbacks: DPDK 22.11's
+ * memif client handles its control channel in the EAL interrupt thread (a
+ * peer's hang-up, the handshake a start began) with no lock against its
+ * stop, which frees the channel, its queued messages and the regions that
+ * handler uses. 0 or -errno with a message; dev->stopped once it stopped
+ * (or failed to).
+ */
+static int dp_ethdev_restart_stop(struct dp_ethdev *dev, char *err, size_t errlen)
+{
+	int stop, ret = dp_ethdev_between_callbacks(dp_ethdev_stop_flushed, dev, &stop);
+
+	if (ret == -EBUSY) {
+		snprintf(err, errlen, "port %s: not restarted: the EAL interrupt thread stayed busy for %u ms (in a driver's callback, or held at the end of the process)",
+			 dev->name, DP_ETHDEV_INTR_CALL_WAIT_MS);
+		return ret;
+	}
+	if (ret) {
+		snprintf(err, errlen, "port %s: not restarted: cannot set an EAL alarm: %s",
+			 dev->name, rte_strerror(-ret));
+		return ret;
+	}
+	dev->stopped = true;
+	if (stop)
+		snprintf(err, errlen, "port %s: cannot stop: %s", dev->name, rte_strerror(-stop));
+	return stop;
+}
+
+/*
+ * The start stays in this thread: it makes a new control channel, which no
+ * callback knows until its last step, and its connect waits until the
+ * server accepts, which a server in this process does in that thread.
+ */
 int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen)
 {
 	bool was_stopped = dev->stopped;
@@ -1354,14 +1441,9 @@ int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen)
 	}
 	/* Stopped by a failed restart: stopping again would only log "already stopped". */
 	if (!dev->stopped) {
-		dev->stopped = true;
-		dp_ethdev_flush(dev);
-		ret = rte_eth_dev_stop(dev->port_id);
-		if (ret) {
-			snprintf(err, errlen, "port %s: cannot stop: %s", dev->name,
-				 rte_strerror(-ret));
+		ret = dp_ethdev_restart_stop(dev, err, errlen);
+		if (ret)
 			return ret;
-		}
 	}
 	ret = rte_eth_dev_start(dev->port_id);
 	if (ret) {

@@ -54,7 +54,7 @@ struct dp_ethdev_conf {
 	X(link_down, "times the link went down") \
 	X(link_up, "times it came back up after going down") \
 	X(port_restarts, "stops and starts (or re-creations) to bring the link back") \
-	X(restart_failed, "restarts whose start (or creation) failed (the peer not there yet)") \
+	X(restart_failed, "restarts whose start (or creation) failed (the peer not there yet), or not made (the EAL interrupt thread stayed busy)") \
 	X(rx_flushed_on_restart, "received frames freed undelivered at a restart or re-creation: they came before it, from the peer or session that went away") \
 	X(server_silent, "re-creations put off: the vhost-user server took the connection and had not answered when one was due")
 
@@ -234,9 +234,14 @@ void dp_ethdev_close_all(struct dp_ethdev *const *devs, unsigned int n);
  * server restarted, as DPDK 22.11's memif driver connects only in
  * rte_eth_dev_start. What its receive queues hold from before is freed,
  * not delivered, and counted (rx_flushed_on_restart): net_ring and
- * af_packet keep it across a stop and start. 0, or -errno with a message
- * naming the port; the device is then left stopped (dev->stopped) and its
- * ports receive and send nothing until a later restart succeeds.
+ * af_packet keep it across a stop and start. The stop runs in the EAL
+ * interrupt thread, between the drivers' callbacks (memif handles its
+ * control channel there, with no lock against its stop): not to be called
+ * from that thread. 0, or -errno with a message naming the port: -EBUSY
+ * when that thread stayed busy for 100 ms (a long callback, or held at
+ * the end of the process), the device then as it was; otherwise it is
+ * left stopped (dev->stopped) and its ports receive and send nothing
+ * until a later restart succeeds.
  */
 int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen);
 

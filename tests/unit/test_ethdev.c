@@ -1073,12 +1073,23 @@ Test(peerless, a_vdev_its_driver_refused_is_named)
 /* Where busy_alarm is: 1 while it keeps the EAL interrupt thread, 2 once it returned. */
 static int busy_state;
 
-/* An alarm that keeps the EAL interrupt thread busy for 300 ms, as a burst of events would. */
+/* Set: busy_alarm returns before its time. */
+static int busy_let_go;
+
+/* The busy_alarm argument that keeps the thread 300 ms, as a burst of events would. */
+#define BUSY_300_MS ((void *)(uintptr_t)300)
+
+/* The busy_alarm argument that keeps the thread until the test lets it go (10 s at most). */
+#define BUSY_UNTIL_LET_GO ((void *)(uintptr_t)10000)
+
+/* An alarm that keeps the EAL interrupt thread busy for arg ms, or until busy_let_go. */
 static void busy_alarm(void *arg)
 {
-	(void)arg;
+	unsigned int ms = (unsigned int)(uintptr_t)arg;
+
 	__atomic_store_n(&busy_state, 1, __ATOMIC_RELEASE);
-	rte_delay_us_sleep(300 * 1000);
+	for (unsigned int t = 0; t < ms && !__atomic_load_n(&busy_let_go, __ATOMIC_ACQUIRE); t++)
+		rte_delay_us_sleep(1000);
 	__atomic_store_n(&busy_state, 2, __ATOMIC_RELEASE);
 }
 
@@ -1122,7 +1133,7 @@ Test(memif_end, a_connection_while_the_server_closes_runs_no_callback)
 
 	cr_assert_eq(dp_ethdev_setup("net_memif0", &conf, pool, &dev, err, sizeof(err)), 0,
 		     "%s", err);
-	cr_assert_eq(rte_eal_alarm_set(1, busy_alarm, NULL), 0);
+	cr_assert_eq(rte_eal_alarm_set(1, busy_alarm, BUSY_300_MS), 0);
 	busy_wait_for(1);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 	cr_assert_geq(fd, 0);
@@ -1169,7 +1180,7 @@ Test(eal, a_held_interrupt_thread_runs_no_alarm)
 /* Keep the interrupt thread busy for 300 ms: a hold that waits 100 ms at most gives up. */
 Test(eal, a_hold_gives_up_on_a_busy_interrupt_thread)
 {
-	cr_assert_eq(rte_eal_alarm_set(1, busy_alarm, NULL), 0);
+	cr_assert_eq(rte_eal_alarm_set(1, busy_alarm, BUSY_300_MS), 0);
 	busy_wait_for(1);
 	cr_assert_eq(dp_eal_intr_hold(100), -ETIMEDOUT);
 	busy_wait_for(2);
@@ -1179,6 +1190,47 @@ Test(eal, a_hold_gives_up_on_a_busy_interrupt_thread)
 		rte_delay_us_sleep(1000);
 	cr_assert_eq(__atomic_load_n(&alarm_ran, __ATOMIC_ACQUIRE), 1);
 	cr_assert_eq(dp_eal_intr_hold(1000), 0);
+}
+
+/*
+ * A restart stops the device in the EAL interrupt thread, between the
+ * drivers' callbacks (DPDK 22.11's memif client handles its control
+ * channel there, with no lock against its own stop): while a callback
+ * keeps that thread, a restart does nothing and says so; once the thread
+ * is free, the restart goes through. Before, it stopped and started the
+ * device while the callback ran.
+ */
+Test(ethdev, a_restart_waits_for_the_interrupt_thread)
+{
+	struct rte_mbuf *pkts[BURST];
+	struct dp_ethdev dev;
+	struct dp_port *p;
+	char err[256] = "";
+	int ret;
+
+	ring_up("net_ring1", 1, &dev);
+	p = dp_ethdev_port_create(&dev, 0, 0);
+	cr_assert_not_null(p);
+	/* In its receive ring: what a restart frees. */
+	pkts[0] = frame_mbuf(3, 0);
+	dp_port_tx(p, pkts, 1);
+	cr_assert_eq(rte_eal_alarm_set(1, busy_alarm, BUSY_UNTIL_LET_GO), 0);
+	busy_wait_for(1);
+	ret = dp_ethdev_restart(&dev, err, sizeof(err));
+	cr_assert_eq(ret, -EBUSY, "restarted (%d) while a callback ran in the interrupt thread", ret);
+	cr_assert(strstr(err, "port net_ring1: not restarted: the EAL interrupt thread stayed busy"),
+		  "%s", err);
+	cr_assert_eq(__atomic_load_n(&busy_state, __ATOMIC_ACQUIRE), 1, "the callback still runs");
+	cr_assert_not(dev.stopped, "nothing done");
+	cr_assert_eq(dev.watch.stats.rx_flushed_on_restart, 0, "nothing freed");
+	__atomic_store_n(&busy_let_go, 1, __ATOMIC_RELEASE);
+	busy_wait_for(2);
+	cr_assert_eq(dp_ethdev_restart(&dev, err, sizeof(err)), 0, "%s", err);
+	cr_assert_not(dev.stopped);
+	cr_assert_eq(dev.watch.stats.rx_flushed_on_restart, 1, "the frame from before");
+	send_and_check(p, p, 4, 1, 0);
+	dp_port_destroy(p);
+	dp_ethdev_close(&dev);
 }
 
 Test(ethdev, multi_segment_frames_are_dropped_and_counted)
