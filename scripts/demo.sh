@@ -33,9 +33,9 @@
 # every delivered message), latency.png (latency distribution per channel),
 # lab.log (lab.sh's output). Exit status: 0 every message delivered, 1 a
 # failure (the message says which), 2 bad arguments. Interrupted by Ctrl-C
-# (SIGINT; SIGTERM, SIGHUP), it takes the lab down all the same and ends by
-# that signal (a shell says 130, 143, 129); 130 (143) when its shell
-# ignores the signal and only segnet-replay stopped.
+# (SIGINT; SIGTERM, SIGHUP, SIGQUIT), it takes the lab down all the same and
+# ends by that signal (a shell says 130, 143, 129, 131); 130 (143) when its
+# shell ignores the signal and only segnet-replay stopped.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -130,7 +130,7 @@ teardown() {
 	trap - EXIT
 	! sig_got || rc=$sig_status
 	case "$rc" in
-	129 | 130 | 143) echo "$prog: interrupted" >&2 ;;
+	129 | 130 | 131 | 143) echo "$prog: interrupted" >&2 ;;
 	esac
 	if [ -n "$lab_dir" ] && [ -e "$lab_dir" ]; then
 		"$top/scripts/lab.sh" down --name "$lab_name" --dir "$lab_dir" >>"$out/lab.log" 2>&1 ||
@@ -146,7 +146,7 @@ teardown() {
 check_interrupted() {
 	sig_check
 	case "$1" in
-	129 | 130 | 143) exit "$1" ;;
+	129 | 130 | 131 | 143) exit "$1" ;;
 	esac
 }
 

@@ -70,9 +70,11 @@
 #
 # The daemons run in sessions of their own: a Ctrl-C in the terminal or
 # script that ran up does not stop them once up has returned (down does).
-# A Ctrl-C (SIGINT, SIGTERM, SIGHUP) during up tears down what up started
-# and ends by that signal (status 130, 143, 129), so that a script that
-# ran up stops too.
+# A Ctrl-C (SIGINT, SIGTERM, SIGHUP, SIGQUIT) during up tears down what up
+# started and ends by that signal (status 130, 143, 129, 131), so that a
+# script that ran up stops too; so does up's work when up's shell is
+# killed. Its output closed (SIGPIPE) before the lab is up, it tears down
+# too, saying so, and exits 141.
 #
 # Exit status: 0 done (status: the lab is up and every node joined), 1 a
 # failure or a lab not up (the message says which), 2 bad arguments, 130
@@ -642,16 +644,23 @@ up_started=0
 # --dir the user gave stays, a refusal before anything started says only
 # why). A second signal does not cut the teardown short (up's work ignores
 # signals). A failure after a signal (a command it stopped) is the signal's.
+# Status 0 here is a signal the work does not ignore (its normal end resets
+# this trap; bash gives the EXIT trap of a signal the last command's
+# status): SIGPIPE, up's output closed (lab.sh up | head -1), which is no
+# interrupt; the work ends by it after this trap.
 up_exit() {
-	local rc=$?
-	[ "$rc" = 0 ] && return 0
-	! sig_got || rc=$sig_status
+	local rc=$? why=failed
+	if sig_got; then
+		rc=$sig_status
+		why=interrupted
+		[ "$sig_name" != KILL ] || why="interrupted: its shell was killed"
+	elif [ "$rc" = 0 ]; then
+		why="ended by a signal (SIGPIPE if its output was closed)"
+	elif [ "$rc" -ge 128 ]; then
+		why=interrupted
+	fi
 	if [ "$up_started" = 1 ]; then
-		if [ "$rc" -ge 128 ]; then
-			echo "$prog: up interrupted; tearing down what it started" >&2
-		else
-			echo "$prog: up failed; tearing down what it started" >&2
-		fi
+		echo "$prog: up $why; tearing down what it started" >&2
 		[ "$dir_made" = 1 ] || keep_dir=1
 		teardown >/dev/null || true
 	fi
@@ -888,7 +897,7 @@ do_up() {
 	# Names another lab uses: refused before anything is made (a lab in DIR
 	# itself is check_not_up's).
 	[ -f "$state" ] || check_names_free
-	# up's signals (INT, TERM, HUP) go to this shell, which only
+	# up's signals (INT, TERM, HUP, QUIT) go to this shell, which only
 	# waits for the work (lib/signals.sh): the work looks for them between
 	# steps and in its waits, then tears down what it started.
 	sig_run lab-up up_work
@@ -1164,6 +1173,8 @@ verify_gone() {
 }
 
 do_down() {
+	# (and the folders of ups whose shell was killed: up does it too)
+	sig_clean lab-up
 	if [ ! -f "$state" ]; then
 		say "lab '$name' is not up (no $state$(env_note)): nothing to do"
 		return 0
