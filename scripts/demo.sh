@@ -32,8 +32,10 @@
 # (segnet-replay --csv/--json), latency.csv (channel, latency_ns, ... of
 # every delivered message), latency.png (latency distribution per channel),
 # lab.log (lab.sh's output). Exit status: 0 every message delivered, 1 a
-# failure (the message says which), 2 bad arguments, 130 (143) interrupted
-# by Ctrl-C, SIGINT (SIGTERM): the lab is taken down all the same.
+# failure (the message says which), 2 bad arguments. Interrupted by Ctrl-C
+# (SIGINT; SIGTERM, SIGHUP, SIGQUIT), it takes the lab down all the same and
+# ends by that signal (a shell says 130, 143, 129, 131); 130 (143) when its
+# shell ignores the signal and only segnet-replay stopped.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -52,6 +54,8 @@ lab_dir=
 synopsis="scripts/demo.sh [--pcap FILE] [--nodes N] [--out DIR] [options]"
 # shellcheck source=scripts/lib/cli.sh
 . "$top/scripts/lib/cli.sh"
+# shellcheck source=scripts/lib/signals.sh
+. "$top/scripts/lib/signals.sh"
 
 say() {
 	echo "$prog: $*"
@@ -116,11 +120,18 @@ ensure_built() {
 	command -v gnuplot >/dev/null 2>&1 || die "gnuplot is missing (apt-get install gnuplot-nox)"
 }
 
-# Take the lab down if this run brought one up (the EXIT trap).
+# Take the lab down if this run brought one up (the work's EXIT trap; the
+# work ignores signals: a second Ctrl-C does not cut it short). A signal
+# the demo's shell got, or one that stopped lab.sh or segnet-replay while
+# the shell ignores it (started in the background by a script), is said.
 teardown() {
 	local rc=$?
 
-	trap - EXIT INT TERM HUP
+	trap - EXIT
+	! sig_got || rc=$sig_status
+	case "$rc" in
+	129 | 130 | 131 | 143) echo "$prog: interrupted" >&2 ;;
+	esac
 	if [ -n "$lab_dir" ] && [ -e "$lab_dir" ]; then
 		"$top/scripts/lab.sh" down --name "$lab_name" --dir "$lab_dir" >>"$out/lab.log" 2>&1 ||
 			echo "$prog: lab.sh down failed: see $out/lab.log" >&2
@@ -130,19 +141,26 @@ teardown() {
 	exit "$rc"
 }
 
-# interrupted STATUS: a signal stopped the demo; say so and exit (the EXIT trap takes the lab down).
-interrupted() {
-	echo "$prog: interrupted" >&2
-	exit "$1"
+# check_interrupted STATUS: after lab.sh or segnet-replay ended with
+# STATUS, exit if a signal stopped the demo (EXIT trap: teardown).
+check_interrupted() {
+	sig_check
+	case "$1" in
+	129 | 130 | 131 | 143) exit "$1" ;;
+	esac
 }
 
 # Bring up the lab: N nodes on memif, in a directory of its own.
 lab_up() {
+	local rc=0
+
 	lab_name="demo-$$"
 	lab_dir=$(mktemp -d "${TMPDIR:-/tmp}/segnet-demo.XXXXXX") || die "cannot make a directory"
 	say "bringing up a $nodes-node lab on memif links (no privileges needed): switchd + nicd"
-	if ! "$top/scripts/lab.sh" up --nodes "$nodes" --link memif --name "$lab_name" \
-		--dir "$lab_dir" --build "$build" >"$out/lab.log" 2>&1; then
+	sig_restore "$top/scripts/lab.sh" up --nodes "$nodes" --link memif --name "$lab_name" \
+		--dir "$lab_dir" --build "$build" >"$out/lab.log" 2>&1 || rc=$?
+	if [ "$rc" != 0 ]; then
+		check_interrupted "$rc"
 		cat "$out/lab.log" >&2
 		die "the lab did not come up (see $out/lab.log)"
 	fi
@@ -162,9 +180,10 @@ replay() {
 	say "to 24 bytes on the quick channel, larger ones on the bulk channel"
 	say "segnet-replay ${args[*]} $pcap"
 	echo
-	# tee outlives a Ctrl-C: segnet-replay prints its report when stopped.
-	"$build/pcap/replay/segnet-replay" "${args[@]}" "$pcap" 2>&1 |
-		(trap '' INT TERM HUP; exec tee "$out/report.txt") || rc=$?
+	# tee outlives a Ctrl-C (the work ignores signals): segnet-replay
+	# prints its report when stopped.
+	sig_restore "$build/pcap/replay/segnet-replay" "${args[@]}" "$pcap" 2>&1 |
+		tee "$out/report.txt" || rc=$?
 	echo
 	return "$rc"
 }
@@ -220,18 +239,26 @@ main() {
 	case "$check" in
 	*"nothing to replay"*) die "--pcap $pcap: no records, nothing to replay" ;;
 	esac
-	trap teardown EXIT
-	trap 'interrupted 130' INT
-	trap 'interrupted 143' TERM HUP
 	rm -f "$out/report.txt" "$out/report.csv" "$out/report.json" "$out/latency.csv" \
 		"$out/latency.png"
+	# Ctrl-C and the like go to this shell, which only waits for the work
+	# (lib/signals.sh): bash 5.2 can fail to run a SIGINT trap that comes
+	# while the shell expands a $(...).
+	sig_run demo-run run
+}
+
+# The demo's work, in a child that ignores signals (sig_run): the lab, the
+# replay, the plot; the lab down at the end, also on failure or Ctrl-C.
+run() {
+	local rc=0
+
+	trap teardown EXIT
 	lab_up
+	sig_check
 	replay || rc=$?
-	# Stopped by a signal this shell ignores (started in the background by a script).
-	case "$rc" in
-	130 | 143) interrupted "$rc" ;;
-	esac
+	check_interrupted "$rc"
 	[ "$rc" != 0 ] || plot || rc=1
+	sig_check
 	say "output in $out/:"
 	for f in report.txt report.csv report.json latency.csv latency.png lab.log; do
 		if [ -e "$out/$f" ]; then

@@ -70,9 +70,11 @@
 #
 # The daemons run in sessions of their own: a Ctrl-C in the terminal or
 # script that ran up does not stop them once up has returned (down does).
-# A Ctrl-C (SIGINT, SIGTERM, SIGHUP) during up tears down what up started
-# and ends by that signal (status 130, 143, 129), so that a script that
-# ran up stops too.
+# A Ctrl-C (SIGINT, SIGTERM, SIGHUP, SIGQUIT) during up tears down what up
+# started and ends by that signal (status 130, 143, 129, 131), so that a
+# script that ran up stops too; so does up's work when up's shell is
+# killed. Its output closed (SIGPIPE) before the lab is up, it tears down
+# too, saying so, and exits 141.
 #
 # Exit status: 0 done (status: the lab is up and every node joined), 1 a
 # failure or a lab not up (the message says which), 2 bad arguments, 130
@@ -85,6 +87,8 @@ prog=lab.sh
 synopsis="scripts/lab.sh up|down|status|env|stop-node|start-node|attach|restart-switchd [options]"
 # shellcheck source=scripts/lib/cli.sh
 . "$top/scripts/lib/cli.sh"
+# shellcheck source=scripts/lib/signals.sh
+. "$top/scripts/lib/signals.sh"
 
 say() {
 	echo "$prog: $*"
@@ -636,44 +640,27 @@ dir_made=0
 made_top=
 up_started=0
 
-# up's signals: a folder the waiting shell writes the first signal it got
-# into (sig: its exit status and name, "130 INT"), for up's work to find.
-up_intr=
-up_sig=
-up_signame=
-
-# The shell that waits for up's work: a signal it gets is written down
-# (the first one stays).
-up_signal() {
-	[ -s "$up_intr/sig" ] || echo "$1 $2" >"$up_intr/sig"
-}
-
-# True when up's waiting shell got a signal: its status in up_sig, its name
-# in up_signame (read, not $(...): the waiting shell has traps set).
-up_signalled() {
-	[ -n "$up_intr" ] && [ -s "$up_intr/sig" ] && read -r up_sig up_signame <"$up_intr/sig"
-}
-
-# In up's work, between steps and in its waits: exit with the signal's
-# status (130, 143, 129) if the shell that waits for it got one.
-up_interrupted() {
-	! up_signalled || exit "$up_sig"
-}
-
 # On a failed or interrupted up: undo what was made, and only that (a
 # --dir the user gave stays, a refusal before anything started says only
 # why). A second signal does not cut the teardown short (up's work ignores
 # signals). A failure after a signal (a command it stopped) is the signal's.
+# Status 0 here is a signal the work does not ignore (its normal end resets
+# this trap; bash gives the EXIT trap of a signal the last command's
+# status): SIGPIPE, up's output closed (lab.sh up | head -1), which is no
+# interrupt; the work ends by it after this trap.
 up_exit() {
-	local rc=$?
-	[ "$rc" = 0 ] && return 0
-	! up_signalled || rc=$up_sig
+	local rc=$? why=failed
+	if sig_got; then
+		rc=$sig_status
+		why=interrupted
+		[ "$sig_name" != KILL ] || why="interrupted: its shell was killed"
+	elif [ "$rc" = 0 ]; then
+		why="ended by a signal (SIGPIPE if its output was closed)"
+	elif [ "$rc" -ge 128 ]; then
+		why=interrupted
+	fi
 	if [ "$up_started" = 1 ]; then
-		if [ "$rc" -ge 128 ]; then
-			echo "$prog: up interrupted; tearing down what it started" >&2
-		else
-			echo "$prog: up failed; tearing down what it started" >&2
-		fi
+		echo "$prog: up $why; tearing down what it started" >&2
 		[ "$dir_made" = 1 ] || keep_dir=1
 		teardown >/dev/null || true
 	fi
@@ -756,7 +743,7 @@ setup_veth() {
 	done
 	sw_ns=$(netns_of sw)
 	for ((i = 0; i < nodes; i++)); do
-		up_interrupted
+		sig_check
 		ns=$(netns_of "$(node_proc "$i")")
 		ip -n "$sw_ns" link add "sw$i" type veth peer name "n$i" netns "$ns" ||
 			die "cannot create veth pair sw$i/n$i"
@@ -802,7 +789,7 @@ place() {
 wait_file() {
 	local i=0
 	while [ ! -e "$1" ] && [ "$i" -lt "$2" ]; do
-		up_interrupted
+		sig_check
 		pid_alive "$(st_get "proc.$3.pid")" "$(proc_bin "$3")" || return 1
 		sleep 0.1
 		i=$((i + 1))
@@ -822,7 +809,7 @@ wait_switchd() {
 		;;
 	veth)
 		for ((i = 0; i < 100; i++)); do
-			up_interrupted
+			sig_check
 			grep -q "^switchd: polling on CPU" "$dir/logs/sw.log" 2>/dev/null && return 0
 			pid_alive "$(st_get proc.sw.pid)" "$switchd_bin" || return 1
 			sleep 0.1
@@ -861,7 +848,7 @@ wait_join() {
 	local want=${1:-all} deadline p pid i ok up id
 	deadline=$(( $(date +%s) + join_timeout ))
 	while :; do
-		up_interrupted
+		sig_check
 		all_alive || return 1
 		ok=1
 		for ((i = 0; i < nodes; i++)); do
@@ -910,51 +897,18 @@ do_up() {
 	# Names another lab uses: refused before anything is made (a lab in DIR
 	# itself is check_not_up's).
 	[ -f "$state" ] || check_names_free
-	# up's signals go to this shell, which only waits for the work: the
-	# work runs in a child that ignores them and looks for them between
-	# steps and in its waits (up_interrupted), then tears down what it
-	# started. (In bash 5.2 a SIGINT trap can run in the middle of parsing
-	# a $(...) and fail, "interrupt trap: ... unexpected EOF", exit 2, or a
-	# command substitution's child can hang.) The folder is named by the
-	# PID, not by $(mktemp), so that the EXIT trap, set first, knows it if a
-	# signal comes before the traps (one of this PID's was a killed
-	# lab.sh's); it ignores the signals, or a second Ctrl-C would kill rm.
-	up_intr=${TMPDIR:-/tmp}/segnet-lab-up.$$
-	trap 'trap "" INT TERM HUP; rm -rf "$up_intr"' EXIT
-	rm -rf "$up_intr"
-	mkdir -m 700 "$up_intr" 2>/dev/null || die "cannot create a temporary directory $up_intr"
-	trap 'up_signal 130 INT' INT
-	trap 'up_signal 143 TERM' TERM
-	trap 'up_signal 129 HUP' HUP
-	(
-		trap '' INT TERM HUP
-		trap up_exit EXIT
-		up_work
-	) &
-	local work=$! rc=0
-	# (wait returns early for each trapped signal; the work goes on)
-	while kill -0 "$work" 2>/dev/null; do
-		wait "$work" || true
-	done
-	# The work's status (bash keeps it): the wait above returns the
-	# signal's when the work ended while the trap ran.
-	wait "$work" || rc=$?
-	# Torn down after a signal: end by that signal, not by exit 130, so
-	# that a calling shell stops too (bash goes on after a child that
-	# caught SIGINT and exited).
-	if up_signalled && [ "$rc" = "$up_sig" ]; then
-		rm -rf "$up_intr"
-		trap - EXIT INT TERM HUP
-		kill -s "$up_signame" $$
-	fi
-	exit "$rc"
+	# up's signals (INT, TERM, HUP, QUIT) go to this shell, which only
+	# waits for the work (lib/signals.sh): the work looks for them between
+	# steps and in its waits, then tears down what it started.
+	sig_run lab-up up_work
 }
 
 # up's work, in a child of up that ignores signals (do_up): make DIR, write
 # the state file, set up and start the lab, wait for it.
 up_work() {
 	local p i v
-	up_interrupted
+	trap up_exit EXIT
+	sig_check
 	if [ ! -e "$dir" ]; then
 		# Every folder mkdir -p makes, not the first parent alone: a failed
 		# up removes them all (--dir /tmp/a/b/lab without /tmp/a).
@@ -985,7 +939,7 @@ up_work() {
 	[ -z "$(ls -A "$dir")" ] ||
 		die_usage "--dir $dir is not empty and holds no lab: give a new or empty directory"
 	check_names_free
-	up_interrupted
+	sig_check
 
 	up_started=1
 	: >"$state"
@@ -1036,18 +990,18 @@ up_work() {
 
 	place
 	check_daemon_args
-	up_interrupted
+	sig_check
 	if [ "$huge" = 1 ]; then setup_huge; fi
-	up_interrupted
+	sig_check
 	if [ "$link" = veth ]; then setup_veth; fi
-	up_interrupted
+	sig_check
 
 	if [ "$nicd_first" = 1 ]; then
 		start_nicds
 		wait_nicds || exit 1
 		say "nicd up before switchd: the nodes join once switchd is there"
 	fi
-	up_interrupted
+	sig_check
 	start_proc sw
 	if ! wait_switchd; then
 		echo "$prog: switchd did not come up" >&2
@@ -1055,12 +1009,12 @@ up_work() {
 		exit 1
 	fi
 	[ "$nicd_first" = 1 ] || start_nicds
-	up_interrupted
+	sig_check
 	wait_join || exit 1
 	all_alive || exit 1
 	# Up from here: a signal later is not looked for (it would tear down a
 	# lab that is up, after every check passed); the rest only prints.
-	up_interrupted
+	sig_check
 	st_set state up
 	trap - EXIT
 	print_placement
@@ -1219,6 +1173,8 @@ verify_gone() {
 }
 
 do_down() {
+	# (and the folders of ups whose shell was killed: up does it too)
+	sig_clean lab-up
 	if [ ! -f "$state" ]; then
 		say "lab '$name' is not up (no $state$(env_note)): nothing to do"
 		return 0

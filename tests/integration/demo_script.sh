@@ -13,8 +13,14 @@
 #    the output directory holds the CSV, JSON, latency CSV and a PNG, and
 #    the lab is down afterwards (no process, no directory left).
 # 3. Ctrl-C (SIGINT to the process group) during the replay, whether the
-#    demo's shell takes SIGINT or ignores it: "interrupted", exit 130, the
-#    lab down.
+#    demo's shell takes SIGINT or ignores it: "interrupted", the lab down;
+#    the demo ends by SIGINT (a shell says 130), or exits 130 when its
+#    shell ignores SIGINT (only segnet-replay stopped).
+# 4. (with gdb) Ctrl-C when the demo's shell, its SIGINT trap set, expands
+#    a $(...) (gdb stops it in xparse_dolparen, then the test sends SIGINT
+#    to the process group); else, as in 3., during the replay: the demo ends
+#    by SIGINT, the lab down (before: bash failed to run the trap, exit 2,
+#    "interrupt trap: line 2: unexpected EOF while looking for matching").
 # The checks of 2. are strings eval'd later: single quotes on purpose.
 # shellcheck disable=SC2016
 set -u
@@ -80,38 +86,86 @@ check '[ -s "$o/lab.log" ]' "lab.log holds lab.sh's output"
 # 3. Ctrl-C: SIGINT to the demo's process group while it replays, with the
 #    demo's shell taking SIGINT (a terminal) and ignoring it (started in the
 #    background by a script: only segnet-replay stops, exit 130). Either
-#    way: "interrupted", exit 130, the lab down and its directory gone.
+#    way: "interrupted", the lab down and its directory gone.
+# 4. The same, but at the moment the demo's shell, its SIGINT trap set,
+#    expands a $(...), if it does: gdb (attached before the demo starts:
+#    it waits on a FIFO, then execs it) stops it in xparse_dolparen, where
+#    bash 5.2 fails to parse the trap, and sends the SIGINT.
 # interrupt NAME DISPOSITION: run the demo in a process group of its own
-# (SIGINT default or ignore), SIGINT the group once the replay runs; its
-# exit status in $rc, its output in $tmp/NAME.log.
+# (SIGINT default, ignore, or gdb: default, and gdb as above), SIGINT the
+# group once the replay runs; its exit status (or the signal that ended
+# it, SIGINT) in $rc, its output in $tmp/NAME.log, gdb's in $tmp/NAME.gdb.
 interrupt() {
 	rc=$(python3 - "$demo" "$build" "$tmp/out-$1" "$tmp/$1.log" "$2" <<-'EOF'
 		import os, signal, subprocess, sys, time
 		demo, build, out, log, how = sys.argv[1:6]
 		signal.signal(signal.SIGINT, signal.SIG_IGN if how == "ignore" else signal.SIG_DFL)
+		cmd = [demo, "--no-build", "--build", build, "--loop", "100", "--out", out]
+		if how == "gdb":
+		    go = log + ".go"
+		    os.mkfifo(go)
+		    cmd = ["bash", "-c", 'read -r _ <"$0" && exec bash "$@"', go] + cmd
 		with open(log, "w") as f:
-		    p = subprocess.Popen([demo, "--no-build", "--build", build, "--loop", "100",
-		                          "--out", out], stdout=f, stderr=subprocess.STDOUT,
+		    p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT,
 		                         start_new_session=True)
-		end = time.time() + 60
-		while time.time() < end and "mode messages" not in open(log).read():
-		    time.sleep(0.1)
+		# wait_for PATH TEXT SEC: TEXT in file PATH within SEC s (while the demo runs).
+		def wait_for(path, text, sec):
+		    end = time.time() + sec
+		    while time.time() < end and text not in open(path).read() and p.poll() is None:
+		        time.sleep(0.05)
+		    return text in open(path).read()
+		if how == "gdb":
+		    gdb_log = log[:-4] + ".gdb"
+		    with open(gdb_log + ".x", "w") as x:
+		        x.write("set pagination off\n"
+		                "handle SIGINT nostop noprint pass\n"
+		                "break xparse_dolparen if ((char **)&trap_list)[2] > (char *)1\n"
+		                "commands\nsilent\necho stopped in a $(...) with the INT trap set\\n\n"
+		                "shell kill -INT -- -%d\ndetach\nend\n"
+		                "echo attached\\n\ncontinue\n" % p.pid)
+		    g = subprocess.Popen(["gdb", "-q", "-batch", "-nx", "-p", str(p.pid), "-x",
+		                          gdb_log + ".x"], stdout=open(gdb_log, "w"),
+		                         stderr=subprocess.STDOUT, start_new_session=True)
+		    if not wait_for(gdb_log, "attached", 30):
+		        # (the demo has not started: its shell waits on the FIFO)
+		        g.kill()
+		        p.kill()
+		        p.wait()
+		        print("no-gdb")
+		        sys.exit(0)
+		    open(go, "w").write("\n")
+		wait_for(log, "mode messages", 60)
 		time.sleep(1)
-		os.killpg(p.pid, signal.SIGINT)
+		if p.poll() is None:
+		    os.killpg(p.pid, signal.SIGINT)
 		try:
-		    print(p.wait(timeout=60))
+		    rc = p.wait(timeout=60)
+		    print(rc if rc >= 0 else signal.Signals(-rc).name)
 		except subprocess.TimeoutExpired:
 		    os.killpg(p.pid, signal.SIGKILL)
 		    print("timeout")
+		if how == "gdb":
+		    g.wait(timeout=30)
 		EOF
 	)
 	cat "$tmp/$1.log"
 }
-for how in default ignore; do
+for how in default ignore gdb; do
+	if [ "$how" = gdb ] && ! command -v gdb >/dev/null 2>&1; then
+		echo "SKIP: no gdb: case 4 (Ctrl-C while the demo's shell expands a \$(...))"
+		continue
+	fi
 	interrupt "int-$how" "$how"
-	check '[ "$rc" = 130 ]' "SIGINT ($how in the shell): the demo exits 130 (it exited $rc)"
+	if [ "$rc" = no-gdb ]; then
+		echo "SKIP: gdb could not attach to bash (no gdb, no ptrace?): $(cat "$tmp/int-$how.gdb")"
+		continue
+	fi
+	[ "$how" != gdb ] || cat "$tmp/int-$how.gdb"
+	if [ "$how" = ignore ]; then want=130; else want=SIGINT; fi
+	check '[ "$rc" = "$want" ]' "SIGINT ($how in the shell): the demo ends by $want (it ended by $rc)"
 	check 'grep -q "^demo.sh: interrupted" "$tmp/int-$how.log"' "SIGINT ($how): it says it was interrupted"
-	check '! grep -q "reported a failure" "$tmp/int-$how.log"' "SIGINT ($how): not reported as a failure"
+	check '! grep -q "reported a failure\|interrupt trap\|unexpected EOF" "$tmp/int-$how.log"' \
+		"SIGINT ($how): not reported as a failure (of the replay or of bash)"
 	check 'grep -q "is down" "$tmp/int-$how.log"' "SIGINT ($how): the lab is taken down"
 	lab=$(sed -n 's/.*--lab \([^ ]*\) .*/\1/p' "$tmp/int-$how.log" | head -1)
 	check '[ -n "$lab" ] && [ ! -e "$lab" ]' "SIGINT ($how): the lab's directory ($lab) is gone"

@@ -36,6 +36,20 @@
 #  11. a script that runs up and goes on, interrupted during up: up ends
 #      by the SIGINT and the script stops too (before: up exited 130 and
 #      the script went on).
+#  12. SIGQUIT to up's shell alone, then to its process group (Ctrl-\),
+#      while it starts switchd: up ends by SIGQUIT once its work has torn
+#      down, nothing left (before: bash ignores SIGQUIT, so up's shell went
+#      on: to the shell alone, the lab came up, exit 0; to the group, up
+#      was torn down only because the SIGQUIT killed a command its work
+#      ran at that moment, exit 131);
+#  13. SIGKILL to up's shell while it starts switchd: its work notices,
+#      tears down, removes the temporary folder (before: it brought the lab
+#      up and the folder stayed); a folder of a killed up whose PID is gone
+#      is removed by the next down;
+#  14. up's output closed (up --nicd-first | :, SIGPIPE at its first line,
+#      before the lab is up): it tears down saying so, not "interrupted",
+#      and exits 141 (before: its work's EXIT trap saw status 0 and did
+#      nothing, the nicd was left running, silently).
 # Every up runs with TMPDIR=$tmp/tmpdir: no segnet-lab-up.* may be left.
 # shellcheck source=tests/integration/lab_lib.sh
 . "$(dirname "$0")/lab_lib.sh"
@@ -232,6 +246,81 @@ else
 	up_ended "SIGTERM to up's shell as it made its temporary folder" 143 "$tmp/intr-tmp.log"
 	echo "ok: a signal just after up made its temporary folder does not keep it"
 fi
+
+# up_gone WHAT: nothing of the up $job (signalled as WHAT) is left: $idir,
+# the daemons of $ipids, its temporary folder.
+up_gone() {
+	[ ! -e "$idir" ] || fail "$1: $idir left: $(ls -A "$idir")"
+	for p in $ipids; do
+		pid_running "$p" && fail "$1: process $p left running"
+	done
+	no_up_tmp "$1"
+}
+
+# 12. SIGQUIT to up's shell alone (kill -QUIT), then to its process group
+# (Ctrl-\\), while up starts switchd.
+for to in shell group; do
+	"$lab_sh" up --link "$link" --nodes 2 --name "$iname" --dir "$idir" --build "$build" \
+		>"$tmp/quit-$to.log" 2>&1 &
+	job=$!
+	wait_key "$idir/lab.state" proc.sw.pid || fail "up (12, $to): no proc.sw.pid in its state file"
+	ipids=$(state_pids "$idir/lab.state")
+	work=$(pgrep -P "$job")
+	if [ "$to" = shell ]; then kill -QUIT "$job"; else kill -QUIT -- "-$job"; fi
+	wait "$job"
+	rc=$?
+	echo "$test_name: SIGQUIT to up's $to as it starts switchd: exit $rc"
+	sed 's/^/  | /' "$tmp/quit-$to.log"
+	! pid_running "$work" || fail "up ended by SIGQUIT ($to) while its work (pid $work) still runs"
+	[ "$rc" = 131 ] && grep -q "up interrupted; tearing down what it started" "$tmp/quit-$to.log" ||
+		fail "up after a SIGQUIT to its $to: exit $rc (want 131), or no 'up interrupted'"
+	up_gone "up after a SIGQUIT to its $to"
+done
+echo "ok: a SIGQUIT (Ctrl-\\) during up tears down and ends by SIGQUIT"
+
+# 13. SIGKILL to up's shell alone while up starts switchd: the work finds
+# its shell gone in its waits (its parent changed) and tears down.
+"$lab_sh" up --link "$link" --nodes 2 --name "$iname" --dir "$idir" --build "$build" \
+	>"$tmp/kill.log" 2>&1 &
+job=$!
+wait_key "$idir/lab.state" proc.sw.pid || fail "up (13): no proc.sw.pid in its state file"
+work=$(pgrep -P "$job")
+ipids=$(state_pids "$idir/lab.state")
+kill -KILL "$job"
+wait "$job"
+for ((i = 0; i < 300; i++)); do pid_running "$work" || break; sleep 0.1; done
+echo "$test_name: SIGKILL to up's shell as it starts switchd; its work (pid $work) gone after $i tenths"
+sed 's/^/  | /' "$tmp/kill.log"
+! pid_running "$work" || fail "up's work (pid $work) still runs 30 s after its shell was killed"
+grep -q "up interrupted: its shell was killed; tearing down what it started" "$tmp/kill.log" ||
+	fail "up's work, its shell killed, does not say it tears down"
+up_gone "up whose shell was killed"
+true &
+wait $!
+mkdir "$TMPDIR/segnet-lab-up.$!"
+"$lab_sh" down --name "$iname" --dir "$idir" >/dev/null 2>&1 || fail "down (13)"
+no_up_tmp "down after an up whose shell was killed"
+echo "ok: up's work tears down when its shell is killed; down removes a killed up's folder"
+
+# 14. up's output closed before the lab is up (--nicd-first: its first line
+# is printed before switchd starts; ':' read nothing and is gone).
+"$lab_sh" up --link "$link" --nodes 2 --name "$iname" --dir "$idir" --build "$build" \
+	--nicd-first 2>"$tmp/pipe.log" | :
+rc=${PIPESTATUS[0]}
+echo "$test_name: up --nicd-first | : (its output closed): exit $rc"
+sed 's/^/  | /' "$tmp/pipe.log"
+[ "$rc" = 141 ] &&
+	grep -q "up ended by a signal (SIGPIPE if its output was closed); tearing down what it started" \
+		"$tmp/pipe.log" &&
+	! grep -q "interrupted" "$tmp/pipe.log" ||
+	fail "up whose output was closed: exit $rc (want 141), or not said so: $(cat "$tmp/pipe.log")"
+ipids=
+up_gone "up whose output was closed"
+for p in sw nicd; do
+	[ ! -e "$(dpdk_runtime_dir "segnet-lab-$iname-$p")" ] ||
+		fail "up whose output was closed left $(dpdk_runtime_dir "segnet-lab-$iname-$p") (its $p running?)"
+done
+echo "ok: up whose output is closed says so (not interrupted) and tears down"
 
 # 2. A script runs up, then is interrupted (Ctrl-C): the lab stays up.
 lab_up_done=1
