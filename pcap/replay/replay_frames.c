@@ -232,12 +232,22 @@ struct replay_frames *replay_frames_create(struct dp_port *port, struct trace *t
 	return f;
 }
 
-/* True when a retry should give up: stop flag, or no progress since t0 for too long. */
-static bool replay_frames_give_up(const struct replay_frames *f, uint64_t t0)
+/* Start watching for progress (the port taking a frame, an mbuf coming free). */
+static void replay_frames_watch(const struct replay_frames *f, struct waiter_watch *w)
+{
+	waiter_watch_start(w, f->c.clock.now(f->c.clock.ctx), REPLAY_FRAMES_GAP_NS);
+}
+
+/*
+ * True when a retry should give up: stop flag, or no progress for the stall
+ * time-out of watched time (a stretch in which the replay did not run
+ * counts as REPLAY_FRAMES_GAP_NS: the peer may not have run either).
+ */
+static bool replay_frames_give_up(const struct replay_frames *f, struct waiter_watch *w)
 {
 	if (f->c.stop != NULL && *f->c.stop)
 		return true;
-	return f->c.clock.now(f->c.clock.ctx) - t0 >= REPLAY_FRAMES_STALL_NS;
+	return waiter_watch_look(w, f->c.clock.now(f->c.clock.ctx)) >= REPLAY_FRAMES_STALL_NS;
 }
 
 /*
@@ -249,12 +259,12 @@ static bool replay_frames_give_up(const struct replay_frames *f, uint64_t t0)
 static struct rte_mbuf *replay_frames_copy(struct replay_frames *f, const struct trace_rec *rec)
 {
 	struct rte_mbuf *m = replay_frames_build(f, rec);
-	uint64_t t0;
+	struct waiter_watch w;
 
 	if (m != NULL || f->nq)
 		return m;
-	t0 = f->c.clock.now(f->c.clock.ctx);
-	while ((m = replay_frames_build(f, rec)) == NULL && !replay_frames_give_up(f, t0))
+	replay_frames_watch(f, &w);
+	while ((m = replay_frames_build(f, rec)) == NULL && !replay_frames_give_up(f, &w))
 		rte_pause();
 	return m;
 }
@@ -293,8 +303,8 @@ static void replay_frames_drop(struct replay_frames *f, uint16_t from, uint16_t 
 unsigned int replay_frames_flush(struct replay_frames *f)
 {
 	uint16_t n = f->nq, off = 0, k;
-	bool busy = false;
-	uint64_t t0 = 0;
+	bool busy = false, watching = false;
+	struct waiter_watch w;
 
 	f->nq = 0;
 	while (off < n) {
@@ -317,9 +327,10 @@ unsigned int replay_frames_flush(struct replay_frames *f)
 			replay_frames_drop(f, off, n);
 			break;
 		}
-		if (k != 0 || t0 == 0) {
-			t0 = f->c.clock.now(f->c.clock.ctx);
-		} else if (replay_frames_give_up(f, t0)) {
+		if (k != 0 || !watching) {
+			replay_frames_watch(f, &w);
+			watching = true;
+		} else if (replay_frames_give_up(f, &w)) {
 			replay_frames_drop(f, off, n);
 			/* (a stop flag is no stall: the replay ends) */
 			f->stalled = f->c.stop == NULL || !*f->c.stop;
@@ -330,6 +341,12 @@ unsigned int replay_frames_flush(struct replay_frames *f)
 	}
 	f->st.sent += off;
 	return off;
+}
+
+void replay_frames_close_wait(const struct replay_frames *f)
+{
+	waiter_sleep_watched(&f->c.clock, REPLAY_FRAMES_CLOSE_NS, REPLAY_FRAMES_CLOSE_STEP_NS,
+			     REPLAY_FRAMES_GAP_NS);
 }
 
 void replay_frames_get_stats(const struct replay_frames *f, struct replay_frames_stats *out)

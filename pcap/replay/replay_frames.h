@@ -12,9 +12,11 @@
  * copied into an mbuf at send time. Records shorter than an Ethernet
  * header are left out too (too short: a runt a driver would pad, or flag).
  * A full transmit queue is retried, not dropped; a queue that takes
- * nothing for REPLAY_FRAMES_STALL_NS loses the burst (counted), and from
- * then on, until it takes a frame again, every burst is offered once and
- * what it does not take is dropped at once (no second wait per burst).
+ * nothing for REPLAY_FRAMES_STALL_NS of the replay's watching (a stretch in
+ * which the replay did not run counts as REPLAY_FRAMES_GAP_NS) loses the
+ * burst (counted), and from then on, until it takes a frame again, every
+ * burst is offered once and what it does not take is dropped at once (no
+ * second wait per burst).
  */
 #ifndef SEGNET_PCAP_REPLAY_FRAMES_H
 #define SEGNET_PCAP_REPLAY_FRAMES_H
@@ -40,8 +42,30 @@ enum {
 	REPLAY_FRAMES_COPY_POOL = 4096,
 };
 
-/* A transmit queue that takes nothing for this long loses the burst (ns). */
+/*
+ * A transmit queue that takes nothing for this long loses the burst (ns of
+ * watched time: see REPLAY_FRAMES_GAP_NS).
+ */
 #define REPLAY_FRAMES_STALL_NS (1000ull * 1000 * 1000)
+
+/*
+ * A gap this long or longer between two looks at the port (two transmit
+ * calls) counts as this long toward the stall time-out (ns): the replay did
+ * not run then (preempted, the machine paused), and its peer may not have
+ * either, so the peer gets the time-out while the replay can see it act.
+ * Above a scheduler's time slice, far below the time-out.
+ */
+#define REPLAY_FRAMES_GAP_NS (10ull * 1000 * 1000)
+
+/*
+ * Time the port's peer gets to take the last frames before the port closes
+ * (ns of watched time): a memif or vhost ring is unmapped with whatever the
+ * peer has not read, and neither driver says what it has read.
+ */
+#define REPLAY_FRAMES_CLOSE_NS (100ull * 1000 * 1000)
+
+/* That time is slept in steps this long (ns), each a look at the clock. */
+#define REPLAY_FRAMES_CLOSE_STEP_NS (1000ull * 1000)
 
 /* What frames mode counted. */
 struct replay_frames_stats {
@@ -134,6 +158,14 @@ int replay_frames_queue(struct replay_frames *f, const struct trace_rec *rec);
  * it takes one again.
  */
 unsigned int replay_frames_flush(struct replay_frames *f);
+
+/*
+ * Sleep on f's clock until the port's peer has had REPLAY_FRAMES_CLOSE_NS
+ * of watched time to take the frames sent: a stretch in which the replay
+ * did not run (the machine paused) counts as REPLAY_FRAMES_GAP_NS, so the
+ * peer still gets its time after it. Call it before closing the port.
+ */
+void replay_frames_close_wait(const struct replay_frames *f);
 
 /* The counters. */
 void replay_frames_get_stats(const struct replay_frames *f, struct replay_frames_stats *out);

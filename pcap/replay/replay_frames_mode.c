@@ -13,7 +13,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_ether.h>
 
@@ -30,11 +29,6 @@ enum {
 	REPLAY_RX_DESC_JUMBO = 256,
 	/* bytes those buffers hold beyond the frame (CRC, tags, virtio header), rounded up to 1 KiB */
 	REPLAY_RX_SLACK = 128,
-	/*
-	 * Time the peer gets to take the last frames before the device closes:
-	 * a memif or vhost ring is unmapped with whatever the peer has not read.
-	 */
-	REPLAY_DRAIN_US = 100000,
 };
 
 /* Frames mode's state. */
@@ -77,7 +71,7 @@ static void replay_frames_mode_teardown(void *state)
 	if (fm == NULL)
 		return;
 	if (fm->f != NULL)
-		rte_delay_us_sleep(REPLAY_DRAIN_US);
+		replay_frames_close_wait(fm->f);
 	dp_ethdev_close(&fm->dev);
 	dp_port_destroy(fm->port);
 	replay_frames_free(fm->f);

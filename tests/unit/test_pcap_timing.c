@@ -3,7 +3,8 @@
  * Timing engine, waiter and report on a simulated clock: anchored schedules
  * do not drift over 10^6 packets and recover from a late sender; multiplier,
  * pps, mbps and topspeed give the exact due times of their formulas; loops
- * keep time increasing; limit and duration stop at the right packet.
+ * keep time increasing; limit and duration stop at the right packet;
+ * watched time counts each gap up to its cap.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -251,6 +252,32 @@ Test(timing, sparse_replay_sleeps_then_spins)
 	timing_sched_free(s);
 	replay_stats_free(st);
 	free(p);
+}
+
+/*
+ * Watched time: each gap between two looks counts up to the cap (a longer
+ * one is time the watcher did not run); a reading earlier than the last
+ * counts nothing. waiter_sleep_watched sleeps until so much of it passed.
+ */
+Test(timing, watched_time_caps_each_gap)
+{
+	struct sim_clock c = { .now = START, .oversleep = 1000 };
+	struct waiter_clock wc = { .now = sim_now, .sleep = sim_sleep, .ctx = &c };
+	struct waiter_watch w;
+
+	waiter_watch_start(&w, START, 10000);
+	cr_assert_eq(waiter_watch_look(&w, START + 3000), 3000);
+	cr_assert_eq(waiter_watch_look(&w, START + 53000), 13000);
+	cr_assert_eq(waiter_watch_look(&w, START + 50000), 13000);
+	cr_assert_eq(waiter_watch_look(&w, START + 60000), 23000);
+	/* 20 us in steps of 4 us, each 5 us with the overshoot: 4 steps. */
+	waiter_sleep_watched(&wc, 20000, 4000, 10000);
+	cr_assert_eq(c.now - START, 20000);
+	/* Steps that overshoot by 1 ms count 10 us each: 2 steps. */
+	c.oversleep = 1000000;
+	c.now = START;
+	waiter_sleep_watched(&wc, 20000, 4000, 10000);
+	cr_assert_eq(c.now - START, 2 * (4000 + 1000000));
 }
 
 /* A sender that needs 3 us per packet for its first 1000 packets. */

@@ -4,7 +4,9 @@
  * recording port: every frame leaves exactly when the schedule says, with
  * the trace's bytes, in order, across loops, in every timing mode; frames
  * already due leave in bursts; a full transmit queue is retried and a
- * stalled one loses its burst; the stop flag ends a long wait. Then the
+ * stalled one loses its burst, but not for a stretch in which the sender
+ * did not run; the port's peer gets its time before the port closes, after
+ * a pause too; the stop flag ends a long wait. Then the
  * port capture adapter: what crosses a port lands in the pcap with the
  * injected clock's timestamps, bounded, one direction or both.
  */
@@ -40,6 +42,10 @@ struct sim_clock {
 	uint64_t stop_at;
 	/* the flag stop_at sets */
 	volatile sig_atomic_t *stop_flag;
+	/* the next sleep ends this much later (a machine pause the sleeper wakes after), once */
+	uint64_t pause_ns;
+	/* when that pause ended */
+	uint64_t pause_end;
 };
 
 /* Simulated clock read. */
@@ -53,12 +59,17 @@ static uint64_t sim_now(void *ctx)
 	return c->now;
 }
 
-/* Simulated sleep: what was asked, plus the overshoot. */
+/* Simulated sleep: what was asked, plus the overshoot (and a pause, once). */
 static void sim_sleep(void *ctx, uint64_t ns)
 {
 	struct sim_clock *c = ctx;
 
 	c->now += ns + c->oversleep;
+	if (c->pause_ns) {
+		c->now += c->pause_ns;
+		c->pause_ns = 0;
+		c->pause_end = c->now;
+	}
 }
 
 /* Simulated busy-wait step. */
@@ -102,8 +113,12 @@ struct rec_port {
 	unsigned int take;
 	/* take nothing at all (a stalled queue) */
 	bool stalled;
-	/* the first transmit call takes this long (a preempted sender) */
-	uint64_t first_call_ns;
+	/* take nothing in the first busy_calls transmit calls (a full queue its peer drains later) */
+	unsigned int busy_calls;
+	/* transmit call number pause_call (from 0) takes pause_ns (a preempted sender) */
+	uint64_t pause_ns;
+	/* the call that pause_ns delays */
+	unsigned int pause_call;
 	/* transmit calls */
 	unsigned int calls;
 	/* largest burst offered */
@@ -141,10 +156,11 @@ static void rec_port_release(struct rec_port *r, struct rte_mbuf *m)
 static uint16_t rec_port_tx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rec_port *r = (struct rec_port *)port;
-	uint16_t k = r->stalled ? 0 : r->take && r->take < n ? (uint16_t)r->take : n;
+	uint16_t k = r->stalled || r->calls < r->busy_calls ? 0 :
+		     r->take && r->take < n ? (uint16_t)r->take : n;
 
-	if (r->calls++ == 0)
-		r->clock->now += r->first_call_ns;
+	if (r->calls++ == r->pause_call)
+		r->clock->now += r->pause_ns;
 	if (n > r->max_burst)
 		r->max_burst = n;
 	for (uint16_t i = 0; i < k; i++) {
@@ -360,7 +376,7 @@ Test(replay_loop, late_sender_catches_up_in_bursts_then_paces)
 	struct rig g;
 
 	rig_init(&g, 1000, false);
-	g.port->first_call_ns = 1000000;	/* preempted for 1 ms on the first send */
+	g.port->pause_ns = 1000000;	/* preempted for 1 ms on the first send */
 	timing_opts_init(&o);
 	o.mode = TIMING_PPS;
 	o.pps = 100000;
@@ -370,7 +386,7 @@ Test(replay_loop, late_sender_catches_up_in_bursts_then_paces)
 	cr_assert_eq(g.port->n, 400);
 	cr_assert_eq(g.port->max_burst, 32, "the backlog of 100 frames goes in bursts");
 	ref = replay_sched_new(g.t, &o);
-	timing_start(ref, g.port->f[0].t - g.port->first_call_ns);
+	timing_start(ref, g.port->f[0].t - g.port->pause_ns);
 	for (unsigned int j = 0; j < 400; j++)
 		late += g.port->f[j].t != timing_due(ref, j);
 	/* Frames 1 .. ~100 were late; from then on every frame is exact. */
@@ -552,6 +568,83 @@ Test(replay_frames, after_a_stall_bursts_are_not_waited_on_until_the_port_takes_
 	cr_assert_eq(fs.dropped, 48);
 	cr_assert_eq(fs.stalls, 2);
 	cr_assert_eq(g.port->n, 4);
+	rig_free(&g);
+}
+
+/*
+ * A sender that did not run for 2 s (preempted, the machine paused) while
+ * the queue was full has not watched the port for the stall time-out: the
+ * first transmit call after the pause, which takes nothing (the peer has
+ * not run yet either), is retried like any other, and the burst goes once
+ * the port takes it. Before, the 2 s counted: the burst was dropped as
+ * stalled at that first call.
+ */
+Test(replay_frames, a_sender_paused_past_the_stall_time_out_retries_and_drops_nothing)
+{
+	struct replay_frames_stats fs;
+	struct rig g;
+
+	rig_init(&g, 100, false);
+	g.port->busy_calls = 4;
+	g.port->pause_call = 2;
+	g.port->pause_ns = 2 * REPLAY_FRAMES_STALL_NS;
+	cr_assert_eq(rig_burst(&g, 0, 32), 32);
+	replay_frames_get_stats(g.f, &fs);
+	cr_assert_eq(fs.dropped, 0, "%llu frames dropped after a pause of the sender",
+		     (unsigned long long)fs.dropped);
+	cr_assert_eq(fs.stalls, 0);
+	cr_assert_eq(fs.sent, 32);
+	cr_assert_eq(g.port->calls, 5);
+	rig_free(&g);
+}
+
+/*
+ * A port that takes nothing is still given up on when the sender is
+ * preempted between every two transmit calls (50 ms each time, counted as
+ * REPLAY_FRAMES_GAP_NS): after 1 s of watched time, so within
+ * REPLAY_FRAMES_STALL_NS / REPLAY_FRAMES_GAP_NS calls, not never.
+ */
+Test(replay_frames, a_stalled_port_is_given_up_on_by_a_sender_preempted_at_every_call)
+{
+	const uint64_t looks = REPLAY_FRAMES_STALL_NS / REPLAY_FRAMES_GAP_NS;
+	struct replay_frames_stats fs;
+	struct rig g;
+
+	rig_init(&g, 100, false);
+	g.port->stalled = true;
+	g.clock.read_ns = 50000000;	/* every clock read (one per call): 50 ms */
+	cr_assert_eq(rig_burst(&g, 0, 4), 0);
+	replay_frames_get_stats(g.f, &fs);
+	cr_assert_eq(fs.stalls, 1);
+	cr_assert_eq(fs.dropped, 4);
+	cr_assert_eq(g.port->calls, looks + 1, "%u transmit calls, want %llu", g.port->calls,
+		     (unsigned long long)(looks + 1));
+	rig_free(&g);
+}
+
+/*
+ * Before the port closes, its peer gets REPLAY_FRAMES_CLOSE_NS to take the
+ * last frames; when the machine pauses for 1 s during that wait (the
+ * sleeper wakes after it), the peer still gets all but REPLAY_FRAMES_GAP_NS
+ * of it after the pause. Before, the wait was one sleep of 100 ms: it was
+ * over when the pause ended, and the port closed at once.
+ */
+Test(replay_frames, the_peer_gets_its_time_before_the_port_closes_after_a_pause_too)
+{
+	uint64_t t0;
+	struct rig g;
+
+	rig_init(&g, 100, false);
+	t0 = g.clock.now;
+	replay_frames_close_wait(g.f);
+	cr_assert_geq(g.clock.now - t0, REPLAY_FRAMES_CLOSE_NS);
+	cr_assert_lt(g.clock.now - t0, REPLAY_FRAMES_CLOSE_NS + 2 * REPLAY_FRAMES_CLOSE_STEP_NS,
+		     "%llu ns", (unsigned long long)(g.clock.now - t0));
+	g.clock.pause_ns = REPLAY_FRAMES_STALL_NS;
+	replay_frames_close_wait(g.f);
+	cr_assert_geq(g.clock.now - g.clock.pause_end, REPLAY_FRAMES_CLOSE_NS - REPLAY_FRAMES_GAP_NS,
+		      "the peer got %llu ns after the pause",
+		      (unsigned long long)(g.clock.now - g.clock.pause_end));
 	rig_free(&g);
 }
 
