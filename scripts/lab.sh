@@ -78,7 +78,8 @@
 #
 # Exit status: 0 done (status: the lab is up and every node joined), 1 a
 # failure or a lab not up (the message says which), 2 bad arguments, 130
-# up interrupted.
+# (143, 129, 131) up interrupted by SIGINT (SIGTERM, SIGHUP, SIGQUIT), 141
+# its output closed before the lab was up.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
