@@ -17,7 +17,6 @@
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
-#include <netinet/tcp.h>
 
 #include <rte_kvargs.h>
 
@@ -200,23 +199,24 @@ static bool dp_in_use_msg_bound_to(const struct nlmsghdr *h, int type,
 /* What the kernel says of a server socket's address. */
 enum dp_in_use_sock {
 	DP_SOCK_FREE,		/* nothing bound there (or the kernel cannot say) */
-	DP_SOCK_LISTENED,	/* a process listens on it */
-	DP_SOCK_STALE,		/* a socket file no process listens on */
+	DP_SOCK_BOUND,		/* a process's socket is bound to it */
+	DP_SOCK_STALE,		/* a socket file no socket is bound to */
 	DP_SOCK_NOT_SOCKET,	/* a file there that is no socket */
 };
 
 /*
- * Whether a process listens on sa, a socket of type: the kernel's
- * sock_diag dump of listening unix sockets (of this network namespace)
- * has one bound to its abstract name, or to the socket file at its path
- * (by inode: a relative path is of its binder's directory). A socket file
- * that none is bound to was left by a process gone: the driver's bind
- * fails on it ("Address already in use"). Not a connection: DPDK 22.11's
+ * Whether a process holds sa, a socket of type: the kernel's sock_diag
+ * dump of unix sockets in any state (of this network namespace; bound and
+ * not listening yet blocks a bind too) has one bound to its abstract
+ * name, or to the socket file at its path (by inode: a relative path is
+ * of its binder's directory). A socket file that none is bound to was
+ * left by a process gone: the driver's bind fails on it ("Address already
+ * in use"). Not a connection: DPDK 22.11's
  * memif server panics when a client hangs up at once (its interrupt
  * thread adds the closed descriptor to epoll). Free when the kernel cannot
  * say (the EAL then fails as it would have).
  */
-static enum dp_in_use_sock dp_in_use_listening(const struct sockaddr_un *sa, int type)
+static enum dp_in_use_sock dp_in_use_bound(const struct sockaddr_un *sa, int type)
 {
 	struct {
 		struct nlmsghdr h;
@@ -224,7 +224,7 @@ static enum dp_in_use_sock dp_in_use_listening(const struct sockaddr_un *sa, int
 	} req = {
 		.h = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
 		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
-		.r = { .sdiag_family = AF_UNIX, .udiag_states = 1 << TCP_LISTEN,
+		.r = { .sdiag_family = AF_UNIX, .udiag_states = ~0U,
 		       .udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_VFS },
 	};
 	struct dp_in_use_want w = { .name = sa->sun_path[0] ? NULL : sa->sun_path + 1 };
@@ -255,18 +255,18 @@ static enum dp_in_use_sock dp_in_use_listening(const struct sockaddr_un *sa, int
 	}
 	close(fd);
 	if (found)
-		return DP_SOCK_LISTENED;
+		return DP_SOCK_BOUND;
 	return all && !w.name ? DP_SOCK_STALE : DP_SOCK_FREE;
 }
 
 /*
- * A --vdev value whose server socket another process listens on, or whose
+ * A --vdev value whose server socket another process holds, or whose
  * socket path holds a file the driver cannot bind.
  */
 static int dp_in_use_vdev(const char *value, char *err, size_t errlen)
 {
 	static const char *const why[] = {
-		[DP_SOCK_LISTENED] = "is in use by another process (one running with the same device arguments?): stop it, or give this one another socket",
+		[DP_SOCK_BOUND] = "is in use by another process (one running with the same device arguments?): stop it, or give this one another socket",
 		[DP_SOCK_STALE] = "is a socket file no process listens on (left by one that ended without removing it?): remove it, or give this one another socket",
 		[DP_SOCK_NOT_SOCKET] = "is a file that is not a socket: remove it, or give this one another socket",
 	};
@@ -277,12 +277,12 @@ static int dp_in_use_vdev(const char *value, char *err, size_t errlen)
 
 	if (!dp_in_use_server_socket(value, &sa, &type))
 		return 0;
-	st = dp_in_use_listening(&sa, type);
+	st = dp_in_use_bound(&sa, type);
 	if (st == DP_SOCK_FREE)
 		return 0;
 	snprintf(err, errlen, "--vdev %.*s: its server socket %s%s %s", nlen, value,
 		 sa.sun_path[0] ? "" : "@", sa.sun_path[0] ? sa.sun_path : sa.sun_path + 1, why[st]);
-	return st == DP_SOCK_LISTENED ? -EADDRINUSE : -EEXIST;
+	return st == DP_SOCK_BOUND ? -EADDRINUSE : -EEXIST;
 }
 
 int dp_in_use_check(int argc, char **argv, char *err, size_t errlen)

@@ -41,10 +41,10 @@ static void t_cleanup(void)
 TestSuite(in_use, .init = t_setup, .fini = t_cleanup);
 
 /*
- * A socket of type listening on path (abstract: at '\0' path, its name
- * padded with NULs to the whole sun_path, as DPDK's memif binds it).
+ * A socket of type bound to path (abstract: at '\0' path, its name padded
+ * with NULs to the whole sun_path, as DPDK's memif binds it).
  */
-static int t_listen(const char *path, int type, bool abstract)
+static int t_bind(const char *path, int type, bool abstract)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, type, 0);
@@ -55,6 +55,14 @@ static int t_listen(const char *path, int type, bool abstract)
 	cr_assert_eq(bind(fd, (struct sockaddr *)&sa,
 			  abstract ? sizeof(sa) : sizeof(sa.sun_family) + strlen(path) + 1), 0,
 		     "bind %s: %s", path, strerror(errno));
+	return fd;
+}
+
+/* The same, listening. */
+static int t_listen(const char *path, int type, bool abstract)
+{
+	int fd = t_bind(path, type, abstract);
+
 	cr_assert_eq(listen(fd, 1), 0);
 	return fd;
 }
@@ -163,6 +171,12 @@ Test(in_use, a_stale_socket_file_here_of_a_name_listened_on_elsewhere)
 	cr_assert_eq(unlink("s.sock"), 0);
 	cr_assert_eq(t_check_vdev("net_memif0,socket=s.sock,socket-abstract=no", err, sizeof(err)),
 		     0, "%s", err);
+	/* Bound, not listening yet (a server starting): held all the same. */
+	fd_gone = t_bind("s.sock", SOCK_SEQPACKET, false);
+	cr_assert_eq(t_check_vdev("net_memif0,socket=s.sock,socket-abstract=no", err, sizeof(err)),
+		     -EADDRINUSE, "a socket bound to b/s.sock taken for a stale file: %s", err);
+	close(fd_gone);
+	cr_assert_eq(unlink("s.sock"), 0);
 	fd_gone = open("s.sock", O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
 	cr_assert_geq(fd_gone, 0);
 	close(fd_gone);
