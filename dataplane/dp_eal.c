@@ -553,13 +553,18 @@ static int dp_intr_source(void)
 	return 0;
 }
 
+bool dp_eal_intr_held(void)
+{
+	return __atomic_load_n(&dp_intr_state, __ATOMIC_ACQUIRE) == DP_INTR_HELD;
+}
+
 int dp_eal_intr_hold(unsigned int wait_ms)
 {
 	uint64_t end = dp_mono_ns() + (uint64_t)wait_ms * 1000000;
 	int asked = DP_INTR_ASKED;
 	int ret;
 
-	if (__atomic_load_n(&dp_intr_state, __ATOMIC_ACQUIRE) == DP_INTR_HELD)
+	if (dp_eal_intr_held())
 		return 0;
 	ret = dp_intr_source();
 	if (ret)

@@ -161,6 +161,9 @@ uint64_t dp_idle_poll(struct dp_idle *idle, bool did_work, uint64_t now,
  */
 int dp_eal_intr_hold(unsigned int wait_ms);
 
+/* True once dp_eal_intr_hold holds the EAL interrupt thread: no callback runs there any more. */
+bool dp_eal_intr_held(void);
+
 /* 0, or the signal (SIGINT, SIGTERM) that came once dp_signals_install() ran. */
 extern volatile sig_atomic_t dp_stop;
 

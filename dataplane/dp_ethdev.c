@@ -63,9 +63,12 @@ enum {
 	DP_ETHDEV_RESTART_MAX_MS = 2000,
 	/* dp_ethdev_close waits this long at most for a watch's fence (ms). */
 	DP_ETHDEV_FENCE_WAIT_MS = 1000,
-	/* dp_ethdev_close_all waits this long at most for the EAL interrupt thread (ms). */
+	/*
+	 * dp_ethdev_close_all, a close or the stop after a failed set-up wait
+	 * this long at most for the EAL interrupt thread (ms)...
+	 */
 	DP_ETHDEV_INTR_WAIT_MS = 1000,
-	/* A call in the EAL interrupt thread waits this long at most for it (ms)... */
+	/* ... a restart, which the watch tries again, this long (ms)... */
 	DP_ETHDEV_INTR_CALL_WAIT_MS = 100,
 	/* ... looking whether it was made this often (us). */
 	DP_ETHDEV_INTR_CALL_POLL_US = 50,
@@ -941,6 +944,80 @@ static int dp_ethdev_wait_link(struct dp_ethdev *dev, uint32_t wait_ms, char *er
 	return 0;
 }
 
+/* A call of fn(dev) for the EAL interrupt thread to make, and what it returned. */
+struct dp_ethdev_intr_call {
+	int (*fn)(struct dp_ethdev *dev);	/* what to call */
+	struct dp_ethdev *dev;			/* on which device */
+	int ret;				/* what it returned, once done */
+	int done;				/* set (release) by the interrupt thread once ret is */
+};
+
+/* The alarm that makes the call in the EAL interrupt thread. */
+static void dp_ethdev_intr_alarm(void *arg)
+{
+	struct dp_ethdev_intr_call *c = arg;
+
+	c->ret = c->fn(c->dev);
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Call fn(dev) where no driver callback runs meanwhile, and wait for it:
+ * in the EAL interrupt thread, where drivers handle their devices' events
+ * (sockets, alarms), through an alarm (not from that thread), or in this
+ * one once that thread is held for the end of the process
+ * (dp_eal_intr_hold). 0 with what fn returned in *ret, or, fn not called,
+ * -EBUSY when the thread stayed busy for wait_ms, -errno when no alarm
+ * could be set.
+ */
+static int dp_ethdev_between_callbacks(int (*fn)(struct dp_ethdev *dev), struct dp_ethdev *dev,
+				       unsigned int wait_ms, int *ret)
+{
+	struct dp_ethdev_intr_call c = { .fn = fn, .dev = dev };
+	uint64_t end = dp_tsc_ns() + (uint64_t)wait_ms * DP_NS_PER_MS;
+	int set;
+
+	if (dp_eal_intr_held()) {
+		*ret = fn(dev);
+		return 0;
+	}
+	set = rte_eal_alarm_set(1, dp_ethdev_intr_alarm, &c);
+	if (set)
+		return set;
+	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE) && dp_tsc_ns() < end)
+		rte_delay_us_sleep(DP_ETHDEV_INTR_CALL_POLL_US);
+	/* Withdrawn if it has not begun; if it has, the cancel waits until it is done. */
+	if (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE) &&
+	    rte_eal_alarm_cancel(dp_ethdev_intr_alarm, &c) > 0)
+		return -EBUSY;
+	*ret = c.ret;
+	return 0;
+}
+
+/*
+ * Call fn(dev) between the drivers' callbacks where the caller cannot try
+ * again later (a failed set-up, a close): when the EAL interrupt thread
+ * stays busy for DP_ETHDEV_INTR_WAIT_MS, in this thread, with a warning,
+ * as dp_ethdev_close_all does when it cannot hold it. What fn returned.
+ */
+static int dp_ethdev_between_callbacks_or_here(int (*fn)(struct dp_ethdev *dev),
+					       struct dp_ethdev *dev, const char *what)
+{
+	int ret, set = dp_ethdev_between_callbacks(fn, dev, DP_ETHDEV_INTR_WAIT_MS, &ret);
+
+	if (!set)
+		return ret;
+	if (set == -EBUSY)
+		DP_LOG(dp_ethdev_logtype, WARNING,
+		       "port %s: the EAL interrupt thread stayed busy for %u ms: %s it here, while its driver's callbacks may run",
+		       dev->name, DP_ETHDEV_INTR_WAIT_MS, what);
+	else
+		DP_LOG(dp_ethdev_logtype, WARNING,
+		       "port %s: cannot set an EAL alarm (%s): %s it here, while its driver's callbacks may run",
+		       dev->name, rte_strerror(-set), what);
+	return fn(dev);
+}
+
 /*
  * dev, a memif client, did not start (ret): its server is not there yet.
  * Leave it stopped, its link down, for dp_ethdev_watch to start.
@@ -959,7 +1036,7 @@ static void dp_ethdev_start_later(struct dp_ethdev *dev, const struct rte_eth_de
 	rte_kvargs_free(kv);
 }
 
-/* Promiscuous mode on started device id if dev->conf asks; on failure it is stopped. */
+/* Promiscuous mode on started device id if dev->conf asks (on failure, the caller stops it). */
 static int dp_ethdev_promiscuous(const struct dp_ethdev *dev, uint16_t id, char *err,
 				 size_t errlen)
 {
@@ -973,13 +1050,38 @@ static int dp_ethdev_promiscuous(const struct dp_ethdev *dev, uint16_t id, char 
 		return 0;
 	snprintf(err, errlen, "port %s: cannot enable promiscuous mode: %s", dev->name,
 		 rte_strerror(-ret));
-	rte_eth_dev_stop(id);
 	return ret;
+}
+
+/* Stop dev's device, for fn of dp_ethdev_between_callbacks. */
+static int dp_ethdev_stop_device(struct dp_ethdev *dev)
+{
+	return rte_eth_dev_stop(dev->port_id);
+}
+
+/*
+ * Stop dev, started by a set-up that then failed (why, -errno): between
+ * the drivers' callbacks, as a restart does, since a memif client whose
+ * link is not up yet may be in the handshake its start began. Stopped by
+ * a signal, the process ends: its peer may be stopping too, and the
+ * interrupt thread is held for good first (the stop then runs here).
+ */
+static void dp_ethdev_start_undo(struct dp_ethdev *dev, int why)
+{
+	int ret;
+
+	if (why == -EINTR)
+		dp_eal_intr_hold(DP_ETHDEV_INTR_WAIT_MS);
+	ret = dp_ethdev_between_callbacks_or_here(dp_ethdev_stop_device, dev, "stopping");
+	if (ret)
+		DP_LOG(dp_ethdev_logtype, WARNING, "port %s: stop failed: %s", dev->name,
+		       rte_strerror(-ret));
 }
 
 /*
  * Start the device (a memif client whose server is not there yet is left
- * stopped when conf->late_peer says so), promiscuous mode, link.
+ * stopped when conf->late_peer says so), promiscuous mode, link; on
+ * failure it is stopped again.
  */
 static int dp_ethdev_start(struct dp_ethdev *dev, const struct dp_ethdev_conf *conf,
 			   const struct rte_eth_dev_info *info, char *err, size_t errlen)
@@ -994,20 +1096,11 @@ static int dp_ethdev_start(struct dp_ethdev *dev, const struct dp_ethdev_conf *c
 		return ret;
 	} else {
 		ret = dp_ethdev_promiscuous(dev, dev->port_id, err, errlen);
-		if (ret)
-			return ret;
 	}
-	ret = dp_ethdev_wait_link(dev, conf->link_wait_ms, err, errlen);
-	if (ret && !dev->stopped) {
-		/*
-		 * Stopped by a signal, the process ends; its peer may be
-		 * stopping too, and no driver callback may run with the stop
-		 * (memif's, on the peer's hang-up).
-		 */
-		if (ret == -EINTR)
-			dp_eal_intr_hold(DP_ETHDEV_INTR_WAIT_MS);
-		rte_eth_dev_stop(dev->port_id);
-	}
+	if (!ret)
+		ret = dp_ethdev_wait_link(dev, conf->link_wait_ms, err, errlen);
+	if (ret && !dev->stopped)
+		dp_ethdev_start_undo(dev, ret);
 	return ret;
 }
 
@@ -1304,15 +1397,14 @@ static void dp_ethdev_close_begin(struct dp_ethdev *dev)
 	dev->unplugged = false;
 }
 
-void dp_ethdev_close(struct dp_ethdev *dev)
+/*
+ * Stop dev's device (drained) and close it, for fn of
+ * dp_ethdev_between_callbacks: 0, or what the close returned (said).
+ */
+static int dp_ethdev_stop_close(struct dp_ethdev *dev)
 {
 	int ret;
 
-	if (!dev)
-		return;
-	dp_ethdev_close_begin(dev);
-	if (!rte_eth_dev_is_valid_port(dev->port_id))
-		return;
 	/*
 	 * A device a failed restart left stopped is not stopped again, but
 	 * one whose close would lose the frames its queues hold (net_ring) is
@@ -1327,6 +1419,23 @@ void dp_ethdev_close(struct dp_ethdev *dev)
 	if (ret)
 		DP_LOG(dp_ethdev_logtype, WARNING, "port %s: close failed: %s",
 		       dev->name, rte_strerror(-ret));
+	return ret;
+}
+
+/*
+ * The stop and the close run between the drivers' callbacks: DPDK 22.11's
+ * memif client handles its control channel in the EAL interrupt thread
+ * with no lock against its stop, and its close frees the device's data
+ * that handler uses.
+ */
+void dp_ethdev_close(struct dp_ethdev *dev)
+{
+	if (!dev)
+		return;
+	dp_ethdev_close_begin(dev);
+	if (!rte_eth_dev_is_valid_port(dev->port_id))
+		return;
+	dp_ethdev_between_callbacks_or_here(dp_ethdev_stop_close, dev, "closing");
 	dev->port_id = RTE_MAX_ETHPORTS;
 	dev->stopped = false;
 }
@@ -1347,49 +1456,6 @@ void dp_ethdev_close_all(struct dp_ethdev *const *devs, unsigned int n)
 		dp_ethdev_close(devs[i]);
 }
 
-/* A call of fn(dev) for the EAL interrupt thread to make, and what it returned. */
-struct dp_ethdev_intr_call {
-	int (*fn)(struct dp_ethdev *dev);	/* what to call */
-	struct dp_ethdev *dev;			/* on which device */
-	int ret;				/* what it returned, once done */
-	int done;				/* set (release) by the interrupt thread once ret is */
-};
-
-/* The alarm that makes the call in the EAL interrupt thread. */
-static void dp_ethdev_intr_alarm(void *arg)
-{
-	struct dp_ethdev_intr_call *c = arg;
-
-	c->ret = c->fn(c->dev);
-	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
-}
-
-/*
- * Call fn(dev) in the EAL interrupt thread, where drivers handle their
- * devices' events (sockets, alarms), so that none of those runs
- * meanwhile, and wait for it (not from that thread): 0 with what fn
- * returned in *ret, or, fn not called, -EBUSY when the thread stayed busy
- * for DP_ETHDEV_INTR_CALL_WAIT_MS, -errno when no alarm could be set.
- */
-static int dp_ethdev_between_callbacks(int (*fn)(struct dp_ethdev *dev), struct dp_ethdev *dev,
-				       int *ret)
-{
-	struct dp_ethdev_intr_call c = { .fn = fn, .dev = dev };
-	uint64_t end = dp_tsc_ns() + (uint64_t)DP_ETHDEV_INTR_CALL_WAIT_MS * DP_NS_PER_MS;
-	int set = rte_eal_alarm_set(1, dp_ethdev_intr_alarm, &c);
-
-	if (set)
-		return set;
-	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE) && dp_tsc_ns() < end)
-		rte_delay_us_sleep(DP_ETHDEV_INTR_CALL_POLL_US);
-	/* Withdrawn if it has not begun; if it has, the cancel waits until it is done. */
-	if (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE) &&
-	    rte_eal_alarm_cancel(dp_ethdev_intr_alarm, &c) > 0)
-		return -EBUSY;
-	*ret = c.ret;
-	return 0;
-}
-
 /* Free what dev's receive queues hold, counted as rx_flushed_on_restart, and stop it. */
 static int dp_ethdev_stop_flushed(struct dp_ethdev *dev)
 {
@@ -1407,10 +1473,11 @@ static int dp_ethdev_stop_flushed(struct dp_ethdev *dev)
  */
 static int dp_ethdev_restart_stop(struct dp_ethdev *dev, char *err, size_t errlen)
 {
-	int stop, ret = dp_ethdev_between_callbacks(dp_ethdev_stop_flushed, dev, &stop);
+	int stop, ret = dp_ethdev_between_callbacks(dp_ethdev_stop_flushed, dev,
+						 DP_ETHDEV_INTR_CALL_WAIT_MS, &stop);
 
 	if (ret == -EBUSY) {
-		snprintf(err, errlen, "port %s: not restarted: the EAL interrupt thread stayed busy for %u ms (in a driver's callback, or held at the end of the process)",
+		snprintf(err, errlen, "port %s: not restarted: the EAL interrupt thread stayed busy for %u ms (in a driver's callback)",
 			 dev->name, DP_ETHDEV_INTR_CALL_WAIT_MS);
 		return ret;
 	}
@@ -1461,7 +1528,10 @@ int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen)
  * The link of dev, a device the watch creates again, was read down: stop
  * it (its ports pass nothing; the frames it received are freed, counted,
  * as the re-created device's ports must not get them) and set the fence
- * its removal waits for.
+ * its removal waits for. The stop stays in this thread: DPDK 22.11's
+ * virtio-user client runs nothing in the EAL interrupt thread that its
+ * stop touches (no link-state interrupt is asked for; the alarm that read
+ * sets only finds no callback to remove).
  */
 static void dp_ethdev_replug_down(struct dp_ethdev *dev)
 {
@@ -1521,8 +1591,11 @@ static int dp_ethdev_replug(struct dp_ethdev *dev, char *err, size_t errlen)
 		goto remove;
 	}
 	ret = dp_ethdev_promiscuous(dev, id, err, errlen);
-	if (ret)
+	if (ret) {
+		/* A virtio-user client: its driver handles nothing in the EAL interrupt thread. */
+		rte_eth_dev_stop(id);
 		goto remove;
+	}
 	dev->port_id = id;
 	dev->unplugged = dev->stopped = false;
 	dp_ethdev_settle(dev, &info, set_mtu);

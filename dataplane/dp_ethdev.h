@@ -196,7 +196,9 @@ uint16_t dp_ethdev_vdev_queues(const char *name);
  * start or create with back-off.
  * A name dp_ethdev_find does not find fails as there. 0 or -errno; on
  * failure the device is left stopped (a virtio-user client, which the wait
- * may have created again, is closed). Drivers known to report a frame
+ * may have created again, is closed): a device started, then stopped
+ * again (promiscuous mode refused, link still down) is stopped in the EAL
+ * interrupt thread, as dp_ethdev_close stops it. Drivers known to report a frame
  * limit they do not enforce (memif, af_packet in DPDK 22.11) keep their
  * MTU and out->mtu says the segnet MTU. out is filled on failure too
  * (port_id RTE_MAX_ETHPORTS), so dp_ethdev_close on it does nothing.
@@ -210,7 +212,12 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
  * frames still in its receive queues included, also those of a net_ring
  * device a failed restart left stopped, which is started again to free
  * them; first waits, up to a second, for a virtio-user driver's alarm
- * after its link went down).
+ * after its link went down). The stop and the close run in the EAL
+ * interrupt thread, between the drivers' callbacks (DPDK 22.11's memif
+ * client handles its control channel there with no lock against them):
+ * not to be called from that thread. When it stays busy for a second, or
+ * no alarm can be set, they run in the calling thread, with a warning;
+ * once it is held (dp_ethdev_close_all, dp_eal_intr_hold), there at once.
  * Ports made on it must not be polled any more; destroy them too. A second
  * call does nothing.
  */
@@ -221,7 +228,7 @@ void dp_ethdev_close(struct dp_ethdev *dev);
  * (whenever a signal stopped it, set-up included, while a memif peer may
  * be stopping too): first the EAL interrupt thread is held for good
  * (dp_eal_intr_hold), so that no driver callback runs while the devices
- * stop and close, nor after. DPDK 22.11's memif driver, stopped in that
+ * stop and close (in the calling thread), nor after. DPDK 22.11's memif driver, stopped in that
  * thread by its peer's hang-up and in this one by the stop, frees its
  * regions twice; and it never unregisters its listening socket's
  * callback, which a connection after the close ran on freed memory.
@@ -237,11 +244,11 @@ void dp_ethdev_close_all(struct dp_ethdev *const *devs, unsigned int n);
  * af_packet keep it across a stop and start. The stop runs in the EAL
  * interrupt thread, between the drivers' callbacks (memif handles its
  * control channel there, with no lock against its stop): not to be called
- * from that thread. 0, or -errno with a message naming the port: -EBUSY
- * when that thread stayed busy for 100 ms (a long callback, or held at
- * the end of the process), the device then as it was; otherwise it is
- * left stopped (dev->stopped) and its ports receive and send nothing
- * until a later restart succeeds.
+ * from that thread (once it is held, dp_eal_intr_hold, in the calling
+ * one). 0, or -errno with a message naming the port: -EBUSY when that
+ * thread stayed busy for 100 ms (a long callback), the device then as it
+ * was; otherwise it is left stopped (dev->stopped) and its ports receive
+ * and send nothing until a later restart succeeds.
  */
 int dp_ethdev_restart(struct dp_ethdev *dev, char *err, size_t errlen);
 

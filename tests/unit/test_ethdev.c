@@ -30,6 +30,7 @@
 #include <rte_dev.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
+#include <rte_interrupts.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
 
@@ -54,6 +55,9 @@ static struct rte_mempool *pool;
 
 /* The EAL's runtime directory, removed at the end of a test. */
 static char runtime_dir[PATH_MAX];
+
+/* Where that client's server would be (a test may play it; removed at the end). */
+static char memif_no_server_sock[64];
 
 /* memif's devargs for a client of a server that is not there (a socket in /tmp, which it checks). */
 static char memif_no_server[160];
@@ -116,9 +120,11 @@ static void eal_up(void)
 /* The EAL of eal_up, and the peerless devices. */
 static void eal_up_peerless(void)
 {
+	snprintf(memif_no_server_sock, sizeof(memif_no_server_sock),
+		 "/tmp/segnet-ut-no-server-%d.sock", (int)getpid());
 	snprintf(memif_no_server, sizeof(memif_no_server),
-		 "net_memif0,role=client,id=0,socket=/tmp/segnet-ut-no-server-%d.sock,socket-abstract=no,bsize=4096",
-		 (int)getpid());
+		 "net_memif0,role=client,id=0,socket=%s,socket-abstract=no,bsize=4096",
+		 memif_no_server_sock);
 	snprintf(vhost_dir, sizeof(vhost_dir), "/tmp/segnet-ut-vhost-%d", (int)getpid());
 	cr_assert_eq(mkdir(vhost_dir, 0700), 0, "mkdir %s: %s", vhost_dir, strerror(errno));
 	/* speed=: virtio-user reports no link speed unless told one. */
@@ -149,12 +155,13 @@ static void eal_down(void)
 	rmdir(runtime_dir);
 }
 
-/* eal_down, and vhost_dir removed. */
+/* eal_down, and vhost_dir and memif_no_server_sock removed. */
 static void eal_down_peerless(void)
 {
 	char path[sizeof(vhost_dir) + 16];
 
 	eal_down();
+	unlink(memif_no_server_sock);
 	snprintf(path, sizeof(path), "%s/vh.sock", vhost_dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/silent.sock", vhost_dir);
@@ -1231,6 +1238,128 @@ Test(ethdev, a_restart_waits_for_the_interrupt_thread)
 	send_and_check(p, p, 4, 1, 0);
 	dp_port_destroy(p);
 	dp_ethdev_close(&dev);
+}
+
+/* Where a device was closed (its DESTROY event): -1 not yet, 1 in the EAL interrupt thread, 0 in another. */
+static int closed_in_intr = -1;
+
+/* The DESTROY event of a device: note the thread. */
+static int note_destroy(uint16_t port_id, enum rte_eth_event_type event, void *cb_arg,
+			void *ret_param)
+{
+	(void)port_id;
+	(void)event;
+	(void)cb_arg;
+	(void)ret_param;
+	__atomic_store_n(&closed_in_intr, rte_thread_is_intr(), __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
+ * A close stops and closes the device in the EAL interrupt thread, between
+ * the drivers' callbacks, as a restart stops it: DPDK 22.11's memif client
+ * handles its control channel there, with no lock against its stop, and
+ * its close frees the device's data that handler uses (segnet-replay and
+ * the test tools close their memif ports one by one). Before, it closed
+ * the device in the calling thread.
+ */
+Test(ethdev, a_close_stops_and_closes_the_device_in_the_interrupt_thread)
+{
+	struct dp_ethdev dev;
+
+	ring_up("net_ring1", 1, &dev);
+	cr_assert_eq(rte_eth_dev_callback_register(dev.port_id, RTE_ETH_EVENT_DESTROY, note_destroy,
+						   NULL), 0);
+	dp_ethdev_close(&dev);
+	cr_assert_eq(dev.port_id, RTE_MAX_ETHPORTS);
+	cr_assert_eq(__atomic_load_n(&closed_in_intr, __ATOMIC_ACQUIRE), 1,
+		     "closed (%d) outside the EAL interrupt thread", closed_in_intr);
+}
+
+/* A needle log_watch looks for in the DPDK log. */
+static const char *log_watch_for;
+
+/* Where the DPDK log first said it: -1 not yet, 1 in the EAL interrupt thread, 0 in another. */
+static int log_watch_intr = -1;
+
+/* The log_watch stream: note where log_watch_for was first said; the log goes on to stderr. */
+static ssize_t log_watch_write(void *cookie, const char *buf, size_t size)
+{
+	int unseen = -1;
+
+	(void)cookie;
+	if (log_watch_for && memmem(buf, size, log_watch_for, strlen(log_watch_for)))
+		__atomic_compare_exchange_n(&log_watch_intr, &unseen, rte_thread_is_intr(), false,
+					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	return (ssize_t)fwrite(buf, 1, size, stderr);
+}
+
+/* From now on, note where the DPDK log says needle (a line is written by the thread that logs it). */
+static void log_watch(const char *needle)
+{
+	cookie_io_functions_t io = { .write = log_watch_write };
+	FILE *f = fopencookie(NULL, "w", io);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(setvbuf(f, NULL, _IOLBF, BUFSIZ), 0);
+	log_watch_for = needle;
+	cr_assert_eq(rte_openlog_stream(f), 0);
+}
+
+/*
+ * Once the interrupt thread is held for the end of the process
+ * (dp_eal_intr_hold), nothing runs there: a close stops and closes the
+ * device in the calling thread at once, without waiting for that thread
+ * and saying it stayed busy.
+ */
+Test(eal, a_held_interrupt_thread_leaves_the_close_to_the_caller)
+{
+	struct dp_ethdev dev;
+
+	ring_up("net_ring1", 1, &dev);
+	cr_assert_eq(rte_eth_dev_callback_register(dev.port_id, RTE_ETH_EVENT_DESTROY, note_destroy,
+						   NULL), 0);
+	log_watch("stayed busy");
+	cr_assert_eq(dp_eal_intr_hold(1000), 0);
+	dp_ethdev_close(&dev);
+	cr_assert_eq(dev.port_id, RTE_MAX_ETHPORTS);
+	cr_assert_eq(__atomic_load_n(&closed_in_intr, __ATOMIC_ACQUIRE), 0);
+	cr_assert_eq(__atomic_load_n(&log_watch_intr, __ATOMIC_ACQUIRE), -1,
+		     "the close waited for the held thread");
+}
+
+/*
+ * A set-up whose link wait ends with the device started and its link down
+ * (a memif client connected to a server that has not answered: its
+ * handshake may be under way in the EAL interrupt thread) stops it there,
+ * between the drivers' callbacks, as a restart does; the memif driver
+ * says "Disconnected" in that stop. The test plays the server: a socket
+ * that takes the connection and never answers. Before, the stop ran in
+ * the calling thread.
+ */
+Test(peerless, a_set_up_whose_link_stays_down_stops_in_the_interrupt_thread)
+{
+	struct dp_ethdev_conf conf = {
+		.rx_queues = 1, .tx_queues = 1, .promiscuous = true, .link_wait_ms = 20,
+	};
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct dp_ethdev dev;
+	char err[256] = "";
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	cr_assert_geq(fd, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", memif_no_server_sock);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0, "bind %s: %s", sa.sun_path,
+		     strerror(errno));
+	cr_assert_eq(listen(fd, 8), 0);
+	cr_assert_eq(rte_log_set_level_pattern("pmd.net.memif", RTE_LOG_DEBUG), 0);
+	log_watch("Disconnected");
+	cr_assert_eq(dp_ethdev_setup("net_memif0", &conf, pool, &dev, err, sizeof(err)),
+		     -ETIMEDOUT, "%s", err);
+	cr_assert(strstr(err, "port net_memif0: link still down after 20 ms"), "%s", err);
+	cr_assert_eq(__atomic_load_n(&log_watch_intr, __ATOMIC_ACQUIRE), 1,
+		     "stopped (%d) outside the EAL interrupt thread", log_watch_intr);
+	close(fd);
 }
 
 Test(ethdev, multi_segment_frames_are_dropped_and_counted)
