@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -272,11 +273,12 @@ static void check_output(const char *opt, const char *path)
 /* A load for option opt in [SIM_MIN_LOAD, 1], or exit 2. */
 static double parse_load(const char *opt, const char *s)
 {
-	double v = parse_num(opt, s, 0, 1);
+	double v = parse_num(opt, s, -DBL_MAX, DBL_MAX);
 
+	if (!(v > 0 && v <= 1))
+		usage_error("--%s %s: must be in (0, 1]", opt, s);
 	if (v < SIM_MIN_LOAD)
-		usage_error("--%s: %s is outside (0, 1] or under the smallest load, %g", opt, s,
-			    SIM_MIN_LOAD);
+		usage_error("--%s %s: under the smallest load, %g", opt, s, SIM_MIN_LOAD);
 	return v;
 }
 
