@@ -35,7 +35,11 @@
 # failure (the message says which), 2 bad arguments. Interrupted by Ctrl-C
 # (SIGINT; SIGTERM, SIGHUP, SIGQUIT), it takes the lab down all the same and
 # ends by that signal (a shell says 130, 143, 129, 131); 130 (143) when its
-# shell ignores the signal and only segnet-replay stopped.
+# shell ignores the signal and only segnet-replay stopped. A signal to its
+# shell alone, or that shell killed (SIGKILL: "interrupted: its shell was
+# killed"), is noticed within a tenth of a second, also while the lab comes
+# up or the trace is replayed: that step is stopped (SIGTERM) and the lab
+# taken down at once, not after the step.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -131,6 +135,7 @@ teardown() {
 	! sig_got || rc=$sig_status
 	case "$rc" in
 	129 | 130 | 131 | 143) echo "$prog: interrupted" >&2 ;;
+	137) echo "$prog: interrupted: its shell was killed" >&2 ;;
 	esac
 	if [ -n "$lab_dir" ] && [ -e "$lab_dir" ]; then
 		"$top/scripts/lab.sh" down --name "$lab_name" --dir "$lab_dir" >>"$out/lab.log" 2>&1 ||
@@ -158,7 +163,8 @@ lab_up() {
 	lab_dir=$(mktemp -d "${TMPDIR:-/tmp}/segnet-demo.XXXXXX") || die "cannot make a directory"
 	say "bringing up a $nodes-node lab on memif links (no privileges needed): switchd + nicd"
 	sig_restore "$top/scripts/lab.sh" up --nodes "$nodes" --link memif --name "$lab_name" \
-		--dir "$lab_dir" --build "$build" >"$out/lab.log" 2>&1 || rc=$?
+		--dir "$lab_dir" --build "$build" >"$out/lab.log" 2>&1 &
+	sig_wait || rc=$?
 	if [ "$rc" != 0 ]; then
 		check_interrupted "$rc"
 		cat "$out/lab.log" >&2
@@ -181,9 +187,11 @@ replay() {
 	say "segnet-replay ${args[*]} $pcap"
 	echo
 	# tee outlives a Ctrl-C (the work ignores signals): segnet-replay
-	# prints its report when stopped.
+	# prints its report when stopped. In the background, so that the work
+	# notices a signal, or its shell gone, while it runs (sig_wait).
 	sig_restore "$build/pcap/replay/segnet-replay" "${args[@]}" "$pcap" 2>&1 |
-		tee "$out/report.txt" || rc=$?
+		tee "$out/report.txt" &
+	sig_wait || rc=$?
 	echo
 	return "$rc"
 }

@@ -118,6 +118,36 @@ void replay_opts_usage(FILE *f, const char *prog);
  */
 uint64_t replay_opts_catchup_ns(const struct replay_opts *o);
 
+/*
+ * A gap this long or longer between two looks at a port or an endpoint
+ * that takes nothing (two transmit or send calls) counts as this long
+ * toward a stall time-out, or frames mode's wait before it closes the port
+ * (ns): the replay did not run then (preempted, the machine paused), and
+ * whatever drains the queue (a port's peer, nicd) may not have either, so
+ * it gets the time-out while the replay can see it act. Above a
+ * scheduler's time slice, far below the time-outs.
+ */
+#define REPLAY_GAP_NS (10ull * 1000 * 1000)
+
+/*
+ * A mode watching a port or an endpoint that takes nothing, for its stall
+ * time-out in watched time (struct waiter_watch, gaps counting up to
+ * REPLAY_GAP_NS): frames mode's transmit queue, messages mode's send
+ * buffers.
+ */
+struct replay_stall {
+	/* the time watched so far */
+	struct waiter_watch w;
+	/* the stall time-out, ns of watched time */
+	uint64_t timeout_ns;
+};
+
+/* Start watching at clock reading now_ns (the first look), for a time-out of timeout_ns. */
+void replay_stall_start(struct replay_stall *s, uint64_t now_ns, uint64_t timeout_ns);
+
+/* A look at now_ns: true once the stall time-out of watched time has passed. */
+bool replay_stall_over(struct replay_stall *s, uint64_t now_ns);
+
 /* What the modes get at set-up. */
 struct replay_env {
 	/* the command line */

@@ -233,21 +233,21 @@ struct replay_frames *replay_frames_create(struct dp_port *port, struct trace *t
 }
 
 /* Start watching for progress (the port taking a frame, an mbuf coming free). */
-static void replay_frames_watch(const struct replay_frames *f, struct waiter_watch *w)
+static void replay_frames_watch(const struct replay_frames *f, struct replay_stall *w)
 {
-	waiter_watch_start(w, f->c.clock.now(f->c.clock.ctx), REPLAY_FRAMES_GAP_NS);
+	replay_stall_start(w, f->c.clock.now(f->c.clock.ctx), REPLAY_FRAMES_STALL_NS);
 }
 
 /*
  * True when a retry should give up: stop flag, or no progress for the stall
  * time-out of watched time (a stretch in which the replay did not run
- * counts as REPLAY_FRAMES_GAP_NS: the peer may not have run either).
+ * counts as REPLAY_GAP_NS: the peer may not have run either).
  */
-static bool replay_frames_give_up(const struct replay_frames *f, struct waiter_watch *w)
+static bool replay_frames_give_up(const struct replay_frames *f, struct replay_stall *w)
 {
 	if (f->c.stop != NULL && *f->c.stop)
 		return true;
-	return waiter_watch_look(w, f->c.clock.now(f->c.clock.ctx)) >= REPLAY_FRAMES_STALL_NS;
+	return replay_stall_over(w, f->c.clock.now(f->c.clock.ctx));
 }
 
 /*
@@ -259,7 +259,7 @@ static bool replay_frames_give_up(const struct replay_frames *f, struct waiter_w
 static struct rte_mbuf *replay_frames_copy(struct replay_frames *f, const struct trace_rec *rec)
 {
 	struct rte_mbuf *m = replay_frames_build(f, rec);
-	struct waiter_watch w;
+	struct replay_stall w;
 
 	if (m != NULL || f->nq)
 		return m;
@@ -304,7 +304,7 @@ unsigned int replay_frames_flush(struct replay_frames *f)
 {
 	uint16_t n = f->nq, off = 0, k;
 	bool busy = false, watching = false;
-	struct waiter_watch w;
+	struct replay_stall w;
 
 	f->nq = 0;
 	while (off < n) {
@@ -346,7 +346,7 @@ unsigned int replay_frames_flush(struct replay_frames *f)
 void replay_frames_close_wait(const struct replay_frames *f)
 {
 	waiter_sleep_watched(&f->c.clock, REPLAY_FRAMES_CLOSE_NS, REPLAY_FRAMES_CLOSE_STEP_NS,
-			     REPLAY_FRAMES_GAP_NS);
+			     REPLAY_GAP_NS);
 }
 
 void replay_frames_get_stats(const struct replay_frames *f, struct replay_frames_stats *out)

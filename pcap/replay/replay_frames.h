@@ -13,7 +13,7 @@
  * header are left out too (too short: a runt a driver would pad, or flag).
  * A full transmit queue is retried, not dropped; a queue that takes
  * nothing for REPLAY_FRAMES_STALL_NS of the replay's watching (a stretch in
- * which the replay did not run counts as REPLAY_FRAMES_GAP_NS) loses the
+ * which the replay did not run counts as REPLAY_GAP_NS) loses the
  * burst (counted), and from then on, until it takes a frame again, every
  * burst is offered once and what it does not take is dropped at once (no
  * second wait per burst).
@@ -44,18 +44,9 @@ enum {
 
 /*
  * A transmit queue that takes nothing for this long loses the burst (ns of
- * watched time: see REPLAY_FRAMES_GAP_NS).
+ * watched time: see REPLAY_GAP_NS).
  */
 #define REPLAY_FRAMES_STALL_NS (1000ull * 1000 * 1000)
-
-/*
- * A gap this long or longer between two looks at the port (two transmit
- * calls) counts as this long toward the stall time-out (ns): the replay did
- * not run then (preempted, the machine paused), and its peer may not have
- * either, so the peer gets the time-out while the replay can see it act.
- * Above a scheduler's time slice, far below the time-out.
- */
-#define REPLAY_FRAMES_GAP_NS (10ull * 1000 * 1000)
 
 /*
  * Time the port's peer gets to take the last frames before the port closes
@@ -162,7 +153,7 @@ unsigned int replay_frames_flush(struct replay_frames *f);
 /*
  * Sleep on f's clock until the port's peer has had REPLAY_FRAMES_CLOSE_NS
  * of watched time to take the frames sent: a stretch in which the replay
- * did not run (the machine paused) counts as REPLAY_FRAMES_GAP_NS, so the
+ * did not run (the machine paused) counts as REPLAY_GAP_NS, so the
  * peer still gets its time after it. Call it before closing the port.
  */
 void replay_frames_close_wait(const struct replay_frames *f);

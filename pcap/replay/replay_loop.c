@@ -3,7 +3,8 @@
  * The sender loop of segnet-replay: the schedule says when, the waiter gets
  * there on the injected clock, the mode sends. It never reads a clock or
  * touches a port itself, so tests drive it on a simulated clock with a
- * fake mode or a fake port.
+ * fake mode or a fake port. Also the stall watch both modes' sends use
+ * (struct replay_stall).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -137,4 +138,15 @@ struct timing_sched *replay_sched_new(const struct trace *t, const struct timing
 	free(p);
 	errno = e;
 	return s;
+}
+
+void replay_stall_start(struct replay_stall *s, uint64_t now_ns, uint64_t timeout_ns)
+{
+	s->timeout_ns = timeout_ns;
+	waiter_watch_start(&s->w, now_ns, REPLAY_GAP_NS);
+}
+
+bool replay_stall_over(struct replay_stall *s, uint64_t now_ns)
+{
+	return waiter_watch_look(&s->w, now_ns) >= s->timeout_ns;
 }

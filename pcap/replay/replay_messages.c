@@ -284,8 +284,8 @@ static int msgs_send_call(struct replay_msgs *m, const struct replay_plan_rec *p
 
 /*
  * Send plan entry k; while its node has no free send buffer, poll and
- * retry. 0, -ETIMEDOUT (stalled), -EINTR (stopped), or libsegnet's error
- * (kept in m->error).
+ * retry. 0, -ETIMEDOUT (stalled: no buffer for REPLAY_MSGS_STALL_NS of
+ * watched time), -EINTR (stopped), or libsegnet's error (kept in m->error).
  */
 static int msgs_send_one(struct replay_msgs *m, uint64_t k)
 {
@@ -296,7 +296,9 @@ static int msgs_send_one(struct replay_msgs *m, uint64_t k)
 		.flags = p->cut ? REPLAY_MSG_CUT : 0, .content = p->content,
 	};
 	uint8_t args[SEGNET_ARGS_LEN] = { 0 };
-	uint64_t t, first = 0;
+	struct replay_stall stall;
+	bool busy = false;
+	uint64_t t;
 	int rc;
 
 	replay_msg_hdr_put(args, &h);
@@ -307,10 +309,11 @@ static int msgs_send_one(struct replay_msgs *m, uint64_t k)
 		rc = msgs_send_call(m, p, args, content);
 		if (rc != -EAGAIN)
 			break;
-		if (!first) {
-			first = t;
+		if (!busy) {
+			busy = true;
 			m->chan[p->chan].busy++;
-		} else if (t - first > REPLAY_MSGS_STALL_NS) {
+			replay_stall_start(&stall, t, REPLAY_MSGS_STALL_NS);
+		} else if (replay_stall_over(&stall, t)) {
 			return -ETIMEDOUT;
 		}
 		if (m->stop && *m->stop)

@@ -35,7 +35,10 @@ enum {
 	REPLAY_PATH_LEN = 512,
 };
 
-/* A send that finds no free buffer for this long drops the rest of its burst. */
+/*
+ * A send that finds no free buffer for this long drops the rest of its
+ * burst (ns of watched time: see REPLAY_GAP_NS).
+ */
 #define REPLAY_MSGS_STALL_NS (2ull * 1000 * 1000 * 1000)
 
 /* Where a message in flight is (struct replay_flight.flags). */

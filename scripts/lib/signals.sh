@@ -10,10 +10,10 @@
 # $(...): it waits for the work, and its traps only write the first signal
 # down, into a folder of its own, ${TMPDIR:-/tmp}/segnet-NAME.PID. The
 # work ignores these signals and looks for one between its steps and in its
-# waits (sig_check); when it has undone what it did and exited with the
-# signal's status, the shell ends by that signal, so that a script that ran
-# it stops too (bash goes on after a child that caught SIGINT and exited
-# 130).
+# waits (sig_check), also while a long step runs (sig_wait); when it has
+# undone what it did and exited with the signal's status, the shell ends by
+# that signal, so that a script that ran it stops too (bash goes on after a
+# child that caught SIGINT and exited 130).
 
 # The folder, and what the waiting shell got: status and name (130 INT).
 sig_dir=
@@ -62,14 +62,38 @@ sig_check() {
 	! sig_got || exit "$sig_status"
 }
 
-# sig_restore COMMAND...: run COMMAND with the signal dispositions the
-# script started with, not those of the work (an ignored signal stays
-# ignored across exec): a Ctrl-C reaches it as it would have.
+# In the work: wait for its last background job, a long step (a command or
+# a pipeline), looking every 0.1 s, as the work's waits do, whether the
+# waiting shell got a signal or is gone (sig_got). If so, the job's first
+# command gets SIGTERM and, once the job has ended, the work exits with the
+# signal's status (its EXIT trap undoes what it did). Else returns the
+# job's status (a pipeline's as pipefail says).
+sig_wait() {
+	local first last=$!
+	# (a job already over is no job: then only its last command is known)
+	first=$(jobs -p %+ 2>/dev/null) || first=$last
+	while kill -0 "$first" 2>/dev/null || kill -0 "$last" 2>/dev/null; do
+		if sig_got; then
+			kill -s TERM "$first" 2>/dev/null || true
+			wait "$last" || true
+			exit "$sig_status"
+		fi
+		sleep 0.1
+	done
+	wait "$last"
+}
+
+# sig_restore COMMAND...: become COMMAND (exec), with the signal
+# dispositions the script started with, not those of the work (an ignored
+# signal stays ignored across exec): a Ctrl-C reaches it as it would have.
+# For a long step of the work, in the background (sig_restore COMMAND &,
+# or first in a pipeline run so), which it replaces: sig_wait's SIGTERM
+# then reaches COMMAND, not a subshell that ignores it.
 sig_restore() {
 	if [ -n "$sig_defaults" ]; then
-		env --default-signal="$sig_defaults" "$@"
+		exec env --default-signal="$sig_defaults" "$@"
 	else
-		"$@"
+		exec "$@"
 	fi
 }
 

@@ -21,7 +21,12 @@
 #    to the process group); else, as in 3., during the replay: the demo ends
 #    by SIGINT, the lab down (before: bash failed to run the trap, exit 2,
 #    "interrupt trap: line 2: unexpected EOF while looking for matching").
-# The checks of 2. are strings eval'd later: single quotes on purpose.
+# 5. SIGKILL to the demo's shell alone during a long replay: its work
+#    notices within a tenth of a second (its parent changed), stops
+#    segnet-replay and takes the lab down within a few seconds, saying
+#    "interrupted: its shell was killed" (before: the replay ran to its
+#    end, 100 passes over the trace, and the lab stayed up meanwhile).
+# The checks are strings eval'd later: single quotes on purpose.
 # shellcheck disable=SC2016
 set -u
 
@@ -170,5 +175,60 @@ for how in default ignore gdb; do
 	lab=$(sed -n 's/.*--lab \([^ ]*\) .*/\1/p' "$tmp/int-$how.log" | head -1)
 	check '[ -n "$lab" ] && [ ! -e "$lab" ]' "SIGINT ($how): the lab's directory ($lab) is gone"
 done
+
+# 5. SIGKILL to the demo's shell during the replay. The result: the tenths
+# of a second from the kill until the work (the shell's child) had ended
+# and the lab's directory was gone (or "timeout" after 15 s: then the test kills
+# what is left and takes the lab down itself), and the lab's directory.
+killed=$(python3 - "$demo" "$build" "$tmp/out-kill" "$tmp/kill.log" <<-'EOF'
+	import os, re, signal, subprocess, sys, time
+	demo, build, out, log = sys.argv[1:5]
+	with open(log, "w") as f:
+	    p = subprocess.Popen([demo, "--no-build", "--build", build, "--loop", "100", "--out", out],
+	                         stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
+	end = time.time() + 60
+	while time.time() < end and "mode messages" not in open(log).read() and p.poll() is None:
+	    time.sleep(0.05)
+	time.sleep(1)
+	m = re.search(r"--lab (\S+) ", open(log).read())
+	lab = m.group(1) if m else ""
+	work = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True,
+	                      text=True).stdout.split()
+	os.kill(p.pid, signal.SIGKILL)
+	p.wait()
+	t0 = time.time()
+	# running(PID): not gone, nor a zombie waiting for its reaper
+	def running(pid):
+	    try:
+	        return open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()[0] != "Z"
+	    except OSError:
+	        return False
+	def gone():
+	    return not (work and running(work[0])) and not (lab and os.path.exists(lab))
+	while time.time() < t0 + 15 and not gone():
+	    time.sleep(0.1)
+	if gone():
+	    print(round((time.time() - t0) * 10), lab)
+	else:
+	    os.killpg(p.pid, signal.SIGKILL)
+	    if lab:
+	        subprocess.run([os.path.join(os.path.dirname(demo), "lab.sh"), "down", "--name",
+	                        "demo-%d" % p.pid, "--dir", lab], stdout=subprocess.DEVNULL,
+	                       stderr=subprocess.DEVNULL)
+	        subprocess.run(["rm", "-rf", lab])
+	    # (the killed shell's folder: lib/signals.sh, sig_run demo-run)
+	    subprocess.run(["rm", "-rf", "%s/segnet-demo-run.%d" % (os.environ.get("TMPDIR", "/tmp"),
+	                                                            p.pid)])
+	    print("timeout", lab)
+	EOF
+)
+cat "$tmp/kill.log"
+echo "SIGKILL of the demo's shell: work and lab gone after ${killed%% *} tenths of a second"
+check '[ "${killed%% *}" != timeout ] && [ "${killed%% *}" -le 50 ]' \
+	"SIGKILL of the shell: the work stops and the lab is down within 5 s (${killed%% *} tenths)"
+check 'grep -q "^demo.sh: interrupted: its shell was killed" "$tmp/kill.log"' \
+	"SIGKILL of the shell: the work says its shell was killed"
+check 'grep -q "is down" "$tmp/kill.log" && [ ! -e "${killed#* }" ]' \
+	"SIGKILL of the shell: the lab is taken down, its directory gone"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -601,12 +601,12 @@ Test(replay_frames, a_sender_paused_past_the_stall_time_out_retries_and_drops_no
 /*
  * A port that takes nothing is still given up on when the sender is
  * preempted between every two transmit calls (50 ms each time, counted as
- * REPLAY_FRAMES_GAP_NS): after 1 s of watched time, so within
- * REPLAY_FRAMES_STALL_NS / REPLAY_FRAMES_GAP_NS calls, not never.
+ * REPLAY_GAP_NS): after 1 s of watched time, so within
+ * REPLAY_FRAMES_STALL_NS / REPLAY_GAP_NS calls, not never.
  */
 Test(replay_frames, a_stalled_port_is_given_up_on_by_a_sender_preempted_at_every_call)
 {
-	const uint64_t looks = REPLAY_FRAMES_STALL_NS / REPLAY_FRAMES_GAP_NS;
+	const uint64_t looks = REPLAY_FRAMES_STALL_NS / REPLAY_GAP_NS;
 	struct replay_frames_stats fs;
 	struct rig g;
 
@@ -625,7 +625,7 @@ Test(replay_frames, a_stalled_port_is_given_up_on_by_a_sender_preempted_at_every
 /*
  * Before the port closes, its peer gets REPLAY_FRAMES_CLOSE_NS to take the
  * last frames; when the machine pauses for 1 s during that wait (the
- * sleeper wakes after it), the peer still gets all but REPLAY_FRAMES_GAP_NS
+ * sleeper wakes after it), the peer still gets all but REPLAY_GAP_NS
  * of it after the pause. Before, the wait was one sleep of 100 ms: it was
  * over when the pause ended, and the port closed at once.
  */
@@ -642,7 +642,7 @@ Test(replay_frames, the_peer_gets_its_time_before_the_port_closes_after_a_pause_
 		     "%llu ns", (unsigned long long)(g.clock.now - t0));
 	g.clock.pause_ns = REPLAY_FRAMES_STALL_NS;
 	replay_frames_close_wait(g.f);
-	cr_assert_geq(g.clock.now - g.clock.pause_end, REPLAY_FRAMES_CLOSE_NS - REPLAY_FRAMES_GAP_NS,
+	cr_assert_geq(g.clock.now - g.clock.pause_end, REPLAY_FRAMES_CLOSE_NS - REPLAY_GAP_NS,
 		      "the peer got %llu ns after the pause",
 		      (unsigned long long)(g.clock.now - g.clock.pause_end));
 	rig_free(&g);

@@ -6,16 +6,26 @@
  * first appearance, hash, files and their errors), the channel of each
  * message and its cut, the plan of the bundled sample, the message
  * header's bytes, the command line of messages mode and the lab state file.
+ * Then messages mode's sends through libsegnet to fake nicds on a
+ * simulated clock: its stall time-out counts watched time.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include "nicd/ctl_msg.h"
+#include "nicd/ep_shm.h"
 #include "pcap/replay/replay.h"
 #include "pcap/replay/replay_messages.h"
 #include "pcap/replay/replay_plan.h"
@@ -600,4 +610,289 @@ Test(replay_plan, lab_state_file)
 	free(lab.sock);
 	unlink(state);
 	rmdir(dir);
+}
+
+/*
+ * Messages mode's sends on a simulated clock, through libsegnet to fake
+ * nicds: each node's endpoint is served over its control socket (a thread
+ * answers the opens), then the test is nicd, draining the send rings
+ * (completion, delivery to the target's receive ring) at the clock reads
+ * the scenario says. The replay looks at the clock once per send call.
+ */
+
+/* Nodes of the fake cluster. */
+enum { FAKE_NODES = 2 };
+
+/* One fake nicd: its control socket and the endpoint it served. */
+struct fake_nicd {
+	/* the control socket's path */
+	char path[108];
+	/* listening, then the endpoint's connection (kept open: its EOF ends the endpoint) */
+	int lfd, conn;
+	/* the endpoint's object, nicd's side */
+	void *base;
+	/* its layout */
+	struct ep_layout l;
+	/* nicd's views of its rings */
+	struct ep_view v;
+	/* next receive buffer handed out */
+	uint32_t next_buf;
+};
+
+/* The simulated clock, and nicd as it runs or not at each read. */
+struct fake_rig {
+	/* the nodes */
+	struct fake_nicd n[FAKE_NODES];
+	/* the clock's reading */
+	uint64_t now;
+	/* every read advances the clock this much (the replay's time between looks) */
+	uint64_t read_ns;
+	/* nicd does not run (its send rings fill up) */
+	bool asleep;
+	/* reads while asleep with node 0's send ring full (the replay retrying) */
+	unsigned int full_reads;
+	/* at that read the clock jumps pause_ns (both paused) ... */
+	unsigned int pause_read;
+	/* ... this far */
+	uint64_t pause_ns;
+	/* at that read nicd wakes up (0: never) */
+	unsigned int wake_read;
+	/* what the loop waits on */
+	struct waiter_clock clock;
+};
+
+/* Messages mode's entry of the mode table. */
+static const struct replay_mode *messages(void)
+{
+	return replay_mode_find("messages");
+}
+
+/* nicd's turn: every send taken, completed and delivered to its target. */
+static void fake_run(struct fake_rig *r)
+{
+	for (unsigned int i = 0; i < FAKE_NODES; i++) {
+		struct fake_nicd *n = &r->n[i];
+		struct ep_send_desc d;
+		struct ep_rret ret;
+
+		while (spsc_pop(&n->v.rret, &ret))
+			;
+		while (spsc_pop(&n->v.send, &d)) {
+			struct fake_nicd *t = &r->n[d.dst_node];
+			struct ep_recv_desc rd = {
+				.buf = t->next_buf++ % t->l.recv_bufs, .src_node = (uint16_t)i,
+				.handler = d.handler, .chan = d.chan, .len = d.len,
+			};
+			struct ep_comp c = { .buf = d.buf, .status = SEGNET_OK };
+
+			memcpy(rd.args, d.args, sizeof(rd.args));
+			memcpy(t->v.recv_bufs + (size_t)rd.buf * EP_BUF_SIZE,
+			       n->v.send_bufs + (size_t)d.buf * EP_BUF_SIZE, d.len);
+			cr_assert(spsc_push(&t->v.recv, &rd));
+			cr_assert(spsc_push(&n->v.comp, &c));
+		}
+	}
+}
+
+/* The simulated clock: a read; nicd runs, or the scenario's pause or wake-up happens. */
+static uint64_t fake_now(void *ctx)
+{
+	struct fake_rig *r = ctx;
+
+	r->now += r->read_ns;
+	if (r->asleep && spsc_avail(&r->n[0].v.send) == r->n[0].l.send_bufs) {
+		r->full_reads++;
+		if (r->full_reads == r->pause_read)
+			r->now += r->pause_ns;
+		if (r->full_reads == r->wake_read)
+			r->asleep = false;
+	}
+	if (!r->asleep)
+		fake_run(r);
+	return r->now;
+}
+
+/* Simulated sleep. */
+static void fake_sleep(void *ctx, uint64_t ns)
+{
+	struct fake_rig *r = ctx;
+
+	r->now += ns;
+}
+
+/* Answer one OPEN on n's socket with a fresh endpoint of node id in a cluster of FAKE_NODES. */
+static void fake_serve(struct fake_nicd *n, uint16_t id)
+{
+	struct ctl_reply rep = {
+		.magic = CTL_MAGIC, .version = CTL_VERSION, .type = CTL_OPEN_OK, .node = id,
+		.generation = 1,
+	};
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * CTL_FDS)];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = &rep, .iov_len = sizeof(rep) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct ctl_open o;
+	int fds[CTL_FDS];
+
+	n->conn = accept(n->lfd, NULL, NULL);
+	cr_assert_geq(n->conn, 0);
+	cr_assert_eq(recv(n->conn, &o, sizeof(o), 0), (ssize_t)sizeof(o));
+	cr_assert_eq(ep_layout_compute(EP_DEFAULT_BUFS, EP_DEFAULT_BUFS, &n->l), 0);
+	cr_assert_eq(ep_shm_create("replay-plan-fake", &n->l, &fds[0], &n->base), 0);
+	ep_shm_format(n->base, &n->l, 1, 0, o.vnet);
+	ep_view_init(&n->v, n->base, &n->l, true);
+	n->v.hdr->max_nodes = FAKE_NODES;
+	n->v.hdr->max_endpoints = 1;
+	atomic_store(&n->v.hdr->node, id);
+	atomic_store(&n->v.hdr->cluster_size, FAKE_NODES);
+	fds[1] = eventfd(0, EFD_CLOEXEC);
+	cr_assert_geq(fds[1], 0);
+	rep.shm_size = n->l.size;
+	memcpy(CMSG_DATA(CMSG_FIRSTHDR(&mh)), fds, sizeof(fds));
+	CMSG_FIRSTHDR(&mh)->cmsg_level = SOL_SOCKET;
+	CMSG_FIRSTHDR(&mh)->cmsg_type = SCM_RIGHTS;
+	CMSG_FIRSTHDR(&mh)->cmsg_len = CMSG_LEN(sizeof(fds));
+	cr_assert_eq(sendmsg(n->conn, &mh, 0), (ssize_t)sizeof(rep));
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/* The thread answering the opens, one per node in node order. */
+static void *fake_server(void *arg)
+{
+	struct fake_rig *r = arg;
+
+	for (unsigned int i = 0; i < FAKE_NODES; i++)
+		fake_serve(&r->n[i], (uint16_t)i);
+	return NULL;
+}
+
+/*
+ * Messages mode set up on the fake nicds for a trace of n messages from
+ * node 0 to node 1 (10.0.0.1 -> 10.0.0.2, 4 bytes each: quick).
+ */
+static void *fake_setup(struct fake_rig *r, struct replay_opts *o, struct trace **t,
+			unsigned int n)
+{
+	uint8_t src[128], dst[128];
+	uint16_t len[128];
+	char err[512] = "", kf[512];
+	struct replay_env env = { .opts = o, .clock = &r->clock };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	pthread_t th;
+	void *state = NULL;
+
+	cr_assert_leq(n, 128);
+	for (unsigned int k = 0; k < n; k++) {
+		src[k] = 1;
+		dst[k] = 2;
+		len[k] = 4;
+	}
+	*t = small_trace(src, dst, len, n);
+	r->clock = (struct waiter_clock){ .now = fake_now, .sleep = fake_sleep, .ctx = r };
+	for (unsigned int i = 0; i < FAKE_NODES; i++) {
+		struct fake_nicd *f = &r->n[i];
+
+		snprintf(f->path, sizeof(f->path), "%s/rp-%d-n%u.sock", SEGNET_TEST_TMPDIR,
+			 (int)getpid(), i);
+		unlink(f->path);
+		f->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", f->path);
+		cr_assert_eq(bind(f->lfd, (struct sockaddr *)&sa, sizeof(sa)), 0, "%s", f->path);
+		cr_assert_eq(listen(f->lfd, 1), 0);
+	}
+	snprintf(kf, sizeof(kf), "%s", scratch("fake.key", "secret\n"));
+	cr_assert_eq(parse(o, err, sizeof(err), "--mode", "messages", "--nicd", r->n[0].path,
+			   "--nicd", r->n[1].path, "--key-file", kf, SAMPLE, NULL), 0, "%s", err);
+	env.trace = *t;
+	cr_assert_eq(pthread_create(&th, NULL, fake_server, r), 0);
+	cr_assert_eq(messages()->setup(&env, &state, err, sizeof(err)), 0, "%s", err);
+	pthread_join(th, NULL);
+	unlink(kf);
+	return state;
+}
+
+/* Close the mode and the fake nicds. */
+static void fake_teardown(struct fake_rig *r, void *state, struct trace *t)
+{
+	messages()->teardown(state);
+	for (unsigned int i = 0; i < FAKE_NODES; i++) {
+		close(r->n[i].conn);
+		close(r->n[i].lfd);
+		munmap(r->n[i].base, r->n[i].l.size);
+		unlink(r->n[i].path);
+	}
+	trace_free(t);
+}
+
+/* Send the trace's messages one per flush, as a paced replay does; how many were sent. */
+static unsigned int fake_send_all(void *state, const struct trace *t)
+{
+	unsigned int sent = 0;
+
+	for (uint64_t k = 0; k < t->n; k++) {
+		cr_assert_eq(messages()->send(state, &t->recs[k]), 0);
+		sent += messages()->flush(state);
+	}
+	return sent;
+}
+
+/*
+ * nicd does not run while node 0's 64 send buffers fill up, so the 65th
+ * send finds none and retries; at its second look the replay and nicd are
+ * paused together for twice the stall time-out (the machine paused), and
+ * nicd runs again two looks later. The pause is not time the replay
+ * watched: it retries, and every message goes. Before, the 4 s counted:
+ * the message was dropped as stalled at the first look after the pause,
+ * before nicd had run again.
+ */
+Test(replay_messages, a_sender_paused_past_the_stall_time_out_retries_and_drops_nothing)
+{
+	struct fake_rig r = { .read_ns = 1000, .asleep = true, .pause_read = 2,
+			      .pause_ns = 2 * REPLAY_MSGS_STALL_NS, .wake_read = 4 };
+	struct replay_opts o;
+	struct replay_msgs *m;
+	struct trace *t;
+	unsigned int sent;
+
+	m = fake_setup(&r, &o, &t, 100);
+	sent = fake_send_all(m, t);
+	cr_assert_eq(m->chan[REPLAY_QUICK].dropped, 0, "%llu messages dropped after a pause",
+		     (unsigned long long)m->chan[REPLAY_QUICK].dropped);
+	cr_assert_eq(sent, 100);
+	cr_assert_eq(m->chan[REPLAY_QUICK].busy, 1);
+	cr_assert_eq(r.full_reads, 4);
+	messages()->drain(m);
+	cr_assert_eq(m->chan[REPLAY_QUICK].delivered, 100);
+	cr_assert_eq(replay_msgs_failures(m), 0);
+	fake_teardown(&r, m, t);
+}
+
+/*
+ * An endpoint whose nicd never runs again is still given up on when the
+ * replay is preempted between every two send calls (50 ms each time,
+ * counted as REPLAY_GAP_NS): after the stall time-out of watched time, so
+ * within REPLAY_MSGS_STALL_NS / REPLAY_GAP_NS looks, not never. The
+ * message is dropped; the next one is dropped the same way.
+ */
+Test(replay_messages, a_stalled_endpoint_is_given_up_on_by_a_sender_preempted_at_every_call)
+{
+	const uint64_t looks = REPLAY_MSGS_STALL_NS / REPLAY_GAP_NS;
+	struct fake_rig r = { .read_ns = 1000, .asleep = true };
+	struct replay_opts o;
+	struct replay_msgs *m;
+	struct trace *t;
+
+	m = fake_setup(&r, &o, &t, 65);
+	r.read_ns = 50ull * 1000 * 1000;
+	cr_assert_eq(fake_send_all(m, t), 64);
+	cr_assert_eq(m->chan[REPLAY_QUICK].dropped, 1);
+	cr_assert_eq(r.full_reads, looks + 1, "%u looks, want %llu", r.full_reads,
+		     (unsigned long long)(looks + 1));
+	fake_teardown(&r, m, t);
 }
