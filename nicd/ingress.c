@@ -92,6 +92,26 @@ static void nic_resend_fresh(struct pipeline *pl, struct sn_conn *c, uint64_t no
 }
 
 /*
+ * A WELCOME of this process came on c, which knows its epoch from another
+ * process of the peer: the WELCOME's sender is a process c holds no state
+ * of, which took a FRESH frame of this one held late and knows its own
+ * epoch (both ends new, as far as it could tell). It is news of that
+ * process, as its FRESH frame would be (pipeline_rx_fresh: c restarts if
+ * it holds state of an earlier one), and is dropped; that process takes
+ * c's epoch, as newer, from c's next frame. Taken by the epoch instead, it
+ * was stale, and that process took c's epoch later with no restart here:
+ * c's numbering went on past packets only the earlier process took.
+ */
+static bool nic_rx_other_welcome(struct nic *nic, struct nic_vnet *v, struct sn_conn *c,
+				 const struct proto_pkt *p, uint64_t now)
+{
+	if (pipeline_rx_fresh(v->pl, c, p->handler, now) == PIPELINE_EPOCH_FRESH_RESTART)
+		nic->stats.fresh_restarts++;
+	nic->stats.rx_stale_epoch++;
+	return false;
+}
+
+/*
  * The epoch check of a frame of conn, before anything in it is used: false
  * when it is from before a reset, or before this process as far as conn
  * can tell, and must be dropped whole. A connection that knows no epoch
@@ -110,6 +130,9 @@ static bool nic_rx_epoch(struct nic *nic, struct nic_vnet *v, struct sn_conn *co
 		nic->stats.rx_stale_epoch++;	/* to an earlier process of this node */
 		return false;
 	}
+	if (welcome && conn->epoch_known &&
+	    (conn->fresh_seen == SN_FRESH_NONE || conn->fresh_nonce != p->handler))
+		return nic_rx_other_welcome(nic, v, conn, p, now);
 	if (!fresh && !conn->epoch_known) {
 		if (!welcome) {
 			nic->stats.rx_unwelcome++;

@@ -3313,6 +3313,51 @@ Test(nic, a_late_fresh_frame_reaching_a_process_started_after_it_delivers_nothin
 }
 
 /*
+ * The tagged stress (T_PROC=3 T_PNOTICE=0, conf4-sr seed 196), every
+ * notice lost: T_PEER's process restarts (nonce 5) and sends M, whose first
+ * frame (FRESH) is held late; T_NODE restarts for the new process and
+ * welcomes it, M arrives in the epoch (1). T_NODE's process restarts
+ * (nonce 6), and M's late FRESH frame reaches it: both ends new as far as
+ * it can tell, it takes the frame (not its packet), knows its own epoch, 0,
+ * and welcomes nonce 5. T_PEER's connection knows epoch 1 from T_NODE's
+ * earlier process. When it took that WELCOME as any frame, it was stale
+ * (0 < 1) and answered at 1, and T_NODE's new process restarted into 1,
+ * as newer, with nothing received, while T_PEER numbered on from 2: N, its
+ * next message, waited behind the hole at 1 for ever (never completed). Now
+ * a WELCOME from a process the connection holds no state of is news of that
+ * process, as its FRESH frame would be: T_PEER restarts (fresh_restarts),
+ * and N leaves as packet 1 of epoch 2, which T_NODE takes as newer.
+ */
+Test(nic, a_welcome_from_a_process_the_connection_never_knew_restarts_it)
+{
+	struct rte_mbuf *held = NULL;
+	struct t_pair tp;
+	struct t_seen *seen = t_pair_open(&tp);
+	unsigned int before;
+
+	t_pair_exchange(&tp, seen, 1, "first");
+	t_pair_new_process(&tp, 1, 5);
+	t_pair_message(&tp, seen, 1, 2, t_is_fresh_qreq1, &held);	/* M */
+	cr_assert_not_null(held);
+	cr_assert_eq(seen[1].status[1], SN_OK);
+	cr_assert_eq(t_pair_conn(&tp, 1)->epoch, 1);
+	t_pair_new_process(&tp, 0, 6);
+	t_pair_run(&tp, 1);					/* it joins */
+	tport_push(tp.port[0], held);				/* M's FRESH frame, at last */
+	t_pair_run(&tp, 3);
+	cr_log_info("T_NODE epoch %u rx_base %u; T_PEER epoch %u tx_next %u fresh_restarts %llu",
+		    t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 0)->rx_base,
+		    t_pair_conn(&tp, 1)->epoch, t_pair_conn(&tp, 1)->tx_next,
+		    (unsigned long long)nic_stats(tp.nic[1])->fresh_restarts);
+	before = seen[0].n_delivered;
+	t_pair_message(&tp, seen, 1, 3, NULL, NULL);			/* N */
+	cr_assert_eq(seen[1].status[2], SN_OK, "N: %d (T_NODE rx_base %u mask %x)",
+		     seen[1].status[2], t_pair_conn(&tp, 0)->rx_base, t_pair_conn(&tp, 0)->rx_mask);
+	cr_assert_eq(seen[0].n_delivered, before + 1, "N not delivered");
+	t_pair_free(&tp);
+}
+
+/*
  * T_PEER's new process (nonce 5) sends first: T_NODE restarts for it and
  * welcomes it (epoch 1). The switch's notice of its join comes late and
  * restarts T_NODE's connection again (epoch 2); T_NODE's next message
