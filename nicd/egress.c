@@ -126,6 +126,8 @@ bool nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 	p.flags = (uint16_t)(p.flags & (PROTO_F_DATA | PROTO_F_LAST | PROTO_F_ABANDONED |
 					PROTO_F_REFUSED));
 	nic_stamp_epoch(nic, pkt->conn, &p);
+	/* Sent FRESH, it is not taken: the WELCOME sends it again (nic_resend_fresh). */
+	pkt->h.flags = (uint16_t)((pkt->h.flags & ~PROTO_F_FRESH) | (p.flags & PROTO_F_FRESH));
 	if (pkt->tx_count)
 		p.flags |= PROTO_F_RETX | PROTO_F_FORCE_ACK;
 	nic_add_ack(pkt->conn, &p);

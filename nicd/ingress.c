@@ -76,6 +76,42 @@ static void nic_split_gnt(struct nic *nic, const struct proto_pkt *p, uint64_t n
 }
 
 /*
+ * A WELCOME came on c: its receiver took none of the packets c last sent
+ * FRESH (nic_split_data), so they leave again now, in the epoch, rather
+ * than a retransmission timeout later.
+ */
+static void nic_resend_fresh(struct pipeline *pl, struct sn_conn *c, uint64_t now)
+{
+	for (struct sn_pkt *p = c->unacked; p; p = p->next) {
+		if (!(p->h.flags & PROTO_F_FRESH))
+			continue;
+		p->h.flags &= (uint16_t)~PROTO_F_FRESH;
+		if (sn_pkt_awaits_ack(p))
+			pipeline_event(pl, c, STAGE_EV_TIMEOUT, p, now);
+	}
+}
+
+/*
+ * A WELCOME of this process came on c, which knows its epoch from another
+ * process of the peer: the WELCOME's sender is a process c holds no state
+ * of, which took a FRESH frame of this one held late and knows its own
+ * epoch (both ends new, as far as it could tell). It is news of that
+ * process, as its FRESH frame would be (pipeline_rx_fresh: c restarts if
+ * it holds state of an earlier one), and is dropped; that process takes
+ * c's epoch, as newer, from c's next frame. Taken by the epoch instead, it
+ * was stale, and that process took c's epoch later with no restart here:
+ * c's numbering went on past packets only the earlier process took.
+ */
+static bool nic_rx_other_welcome(struct nic *nic, struct nic_vnet *v, struct sn_conn *c,
+				 const struct proto_pkt *p, uint64_t now)
+{
+	if (pipeline_rx_fresh(v->pl, c, p->handler, now) == PIPELINE_EPOCH_FRESH_RESTART)
+		nic->stats.fresh_restarts++;
+	nic->stats.rx_stale_epoch++;
+	return false;
+}
+
+/*
  * The epoch check of a frame of conn, before anything in it is used: false
  * when it is from before a reset, or before this process as far as conn
  * can tell, and must be dropped whole. A connection that knows no epoch
@@ -94,6 +130,9 @@ static bool nic_rx_epoch(struct nic *nic, struct nic_vnet *v, struct sn_conn *co
 		nic->stats.rx_stale_epoch++;	/* to an earlier process of this node */
 		return false;
 	}
+	if (welcome && conn->epoch_known &&
+	    (conn->fresh_seen == SN_FRESH_NONE || conn->fresh_nonce != p->handler))
+		return nic_rx_other_welcome(nic, v, conn, p, now);
 	if (!fresh && !conn->epoch_known) {
 		if (!welcome) {
 			nic->stats.rx_unwelcome++;
@@ -131,6 +170,8 @@ static bool nic_rx_epoch(struct nic *nic, struct nic_vnet *v, struct sn_conn *co
 		nic->stats.rx_fresh++;
 		nic_send_welcome(nic, conn, p->epoch, false, now);
 	}
+	if (welcome)
+		nic_resend_fresh(v->pl, conn, now);
 	nic->noticed[p->src_node] = false;	/* the peer is back: a notice is news again */
 	return true;
 }
@@ -202,6 +243,19 @@ static void nic_split_data(struct nic *nic, struct rte_mbuf *m,
 	conn = pipeline_conn(v->pl, p->src_node);
 	if (conn && !nic_rx_epoch(nic, v, conn, p, now)) {
 		rte_pktmbuf_free(m);	/* a stale BREQ gets no BACK: nothing waits for it now */
+		return;
+	}
+	/*
+	 * A FRESH frame only introduces its sender's process: its packet is
+	 * neither delivered nor recorded, and comes again in the epoch of the
+	 * WELCOME. Its process may be gone, and this one never heard of it
+	 * (held late), or it may be taken again by the next process of this
+	 * node (the WELCOME lost): nothing a FRESH frame carries is taken
+	 * where no WELCOME of it can have been heard.
+	 */
+	if (conn && (p->flags & PROTO_F_FRESH) && v->pl->numbered) {
+		nic->stats.rx_fresh_data++;
+		nic_refuse(nic, conn, m, p, now);
 		return;
 	}
 	switch (nic_rx_admit(nic, v->pl, conn, p)) {

@@ -126,6 +126,7 @@ struct nic_msg {
 	X(no_vnet_received, "NO_VNET answers received: the target does not serve the virtual network; its connection restarts (messages fail: SEGNET_EDOWN)") \
 	X(epoch_restarts, "connections restarted by a frame of a newer epoch, or a RESTART answer: the peer restarted them") \
 	X(rx_fresh, "frames flagged FRESH taken: their sender's connection knew no epoch yet (a process just started)") \
+	X(rx_fresh_data, "of those, data frames and markers not taken into their pipeline (a BREQ gets a NACK): their sender sends them again in the epoch its WELCOME gives") \
 	X(fresh_restarts, "connections restarted by a FRESH frame of a new process of the peer: they held an earlier one's state (its DOWN notice was lost)") \
 	X(welcome_sent, "WELCOMEs sent: answers to a FRESH frame taken, with the epoch for its sender to take") \
 	X(rx_welcome, "WELCOMEs taken by a connection that knew no epoch: it took the epoch") \

@@ -867,6 +867,13 @@ struct t_seen {
 	unsigned int bulk;		/* bulk messages delivered (T_LEN bytes) */
 };
 
+/* Nothing seen yet: no message completed or delivered. */
+static void t_seen_clear(struct t_seen *seen)
+{
+	memset(seen, 0, sizeof(*seen));
+	memset(seen->status, -1, sizeof(seen->status));
+}
+
 /* The byte k of message seq's bulk payload. */
 static uint8_t t_byte(uint16_t seq, unsigned int k)
 {
@@ -1013,8 +1020,7 @@ static struct t_seen *t_pair_open_on(struct t_pair *tp, const char *conf,
 	*tp = (struct t_pair) { .now = 1000000, .slot = 1,
 				.avail = rte_mempool_avail_count(t_mp) };
 	for (int k = 0; k < 2; k++) {
-		memset(&seen[k], 0, sizeof(seen[k]));
-		memset(seen[k].status, -1, sizeof(seen[k].status));
+		t_seen_clear(&seen[k]);
 		tp->ops[k] = (struct nic_ops) { .ctx = &seen[k], .complete = t_seen_complete,
 						.deliver = t_seen_deliver,
 						.rx_space = k ? rx_space : NULL };
@@ -1069,6 +1075,12 @@ static void t_move_frames(struct t_pair *tp, int k, bool (*skip)(const struct pr
 static bool t_is_first_qreq1(const struct proto_pkt *p)
 {
 	return p->type == PROTO_T_QREQ && p->pkt_num == 1 && !(p->flags & PROTO_F_RETX);
+}
+
+/* The first transmission of quick packet 2. */
+static bool t_is_first_qreq2(const struct proto_pkt *p)
+{
+	return p->type == PROTO_T_QREQ && p->pkt_num == 2 && !(p->flags & PROTO_F_RETX);
 }
 
 /* The sender's packets still unacknowledged on its connection to T_PEER. */
@@ -1840,7 +1852,9 @@ Test(nic, a_message_after_a_peer_came_back_is_not_failed_by_a_second_restart)
  * conf4-sr: a quick packet its receiver holds behind a hole (acknowledged by
  * mask) is never resent, so it gives its quick send buffer back at once. It
  * completes only when the hole fills (genp: the mask does not mean
- * delivered under order), and the buffer must not wait that long.
+ * delivered under order), and the buffer must not wait that long. A
+ * message each way first: the ends know their epoch (a FRESH packet is not
+ * taken, so the hole would be all four).
  */
 Test(nic, a_quick_packet_held_behind_a_hole_gives_its_buffer_back)
 {
@@ -1849,13 +1863,18 @@ Test(nic, a_quick_packet_held_behind_a_hole_gives_its_buffer_back)
 	struct t_seen *seen = t_pair_open(&tp);
 	struct sn_conn *c;
 
+	t_pair_exchange(&tp, seen, 1, "first");
+	for (int s = 0; s < 5; s++)
+		t_pair_slot(&tp, true, false);
+	t_seen_clear(&seen[0]);
+	t_seen_clear(&seen[1]);
 	for (uintptr_t i = 0; i < 4; i++) {
 		m.cookie = (void *)(i + 1);
 		cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
 	}
 	nic_poll(tp.nic[0], tp.now);
-	t_move_frames(&tp, 0, t_is_first_qreq1, NULL, NULL);	/* packet 1: the hole */
-	nic_poll(tp.nic[1], tp.now);		/* holds 2 .. 4, acks them by mask */
+	t_move_frames(&tp, 0, t_is_first_qreq2, NULL, NULL);	/* packet 2: the hole */
+	nic_poll(tp.nic[1], tp.now);		/* holds 3 .. 5, acks them by mask */
 	t_carry(tp.port[1], tp.port[0], T_NODE, false);
 	nic_poll(tp.nic[0], tp.now);
 	c = nic_pipeline(tp.nic[0], T_VNET)->conns[T_PEER];
@@ -2102,8 +2121,7 @@ static void t_pair_start(struct t_pair *tp, int k, const char *conf, struct t_se
 	struct nic_ops ops = { .ctx = seen, .complete = t_seen_complete,
 			       .deliver = t_seen_deliver };
 
-	memset(seen, 0, sizeof(*seen));
-	memset(seen->status, -1, sizeof(seen->status));
+	t_seen_clear(seen);
 	nic_destroy(tp->nic[k]);
 	tp->nic[k] = t_nic_inc(tp->port[k], conf, &ops, 1, inc);
 }
@@ -2208,9 +2226,11 @@ Test(nic, a_fresh_nics_first_unreliable_message_is_not_taken_as_stale)
 
 /*
  * A fresh process's frames overtaken by its own later ones: packet 1
- * (FRESH) arrives, the process takes epoch 1 from the answer and sends 3,
- * which arrives before 2 (FRESH, sent before it knew). All three are
- * delivered and nothing restarts: 2 carries the nonce already taken.
+ * (FRESH) arrives, the process takes epoch 1 from the answer (a WELCOME
+ * that acknowledges nothing: a FRESH packet is not taken) and sends 1 again
+ * and 3, which arrive before 2 (FRESH, sent before it knew). Nothing
+ * restarts: 2 carries the nonce already taken; it is not taken either, and
+ * all three are delivered, in order, once 2 comes again in the epoch.
  */
 Test(nic, reordered_fresh_frames_of_one_process_restart_nothing)
 {
@@ -2230,16 +2250,23 @@ Test(nic, reordered_fresh_frames_of_one_process_restart_nothing)
 	nic_poll(nic, now);
 	now += 1000000;
 	nic_poll(nic, now);
-	cr_assert_eq(nic_stats(nic)->delivered, 2, "the FRESH frame was not delivered");
-	cr_assert(t_last_qack(port, &q), "no acknowledgment of the FRESH frame");
+	cr_assert_eq(nic_stats(nic)->delivered, 1, "the FRESH frame was delivered");
+	cr_assert_eq(nic_stats(nic)->rx_fresh_data, 1);
+	cr_assert(t_last_qack(port, &q), "no answer to the FRESH frame");
+	cr_assert(q.flags & PROTO_F_WELCOME);
 	cr_assert_eq(q.epoch, 1);
 	cr_assert_not(q.flags & PROTO_F_FRESH, "the answer of a connection that knows its epoch");
-	cr_assert_eq(q.ack_base, 1);
+	cr_assert_eq(q.ack_base, 0, "the FRESH packet acknowledged");
+	t_push_qreq_of(port, 1, 1);
 	t_push_qreq_of(port, 3, 1);
 	t_push_qreq_fresh(port, 2, 0xBEEF);
 	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->delivered, 2);
+	t_push_qreq_of(port, 2, 1);
+	nic_poll(nic, now);
 	cr_assert_eq(nic_stats(nic)->delivered, 4);
 	cr_assert_eq(nic_stats(nic)->rx_fresh, 2);
+	cr_assert_eq(nic_stats(nic)->rx_fresh_data, 2);
 	cr_assert_eq(nic_stats(nic)->fresh_restarts, 0);
 	cr_assert_eq(nic_stats(nic)->epoch_restarts, 0);
 	cr_assert_eq(nic_stats(nic)->rx_stale_epoch, 0);
@@ -2252,9 +2279,10 @@ Test(nic, reordered_fresh_frames_of_one_process_restart_nothing)
  * its first frame (FRESH, another nonce) finds the connection in use (packets
  * of the earlier process taken, 2 messages to it pending). The connection
  * restarts as for a newer epoch: the 2 fail with SN_ERR_DOWN, it moves to
- * epoch 2, the frame is taken as packet 1 of the new numbering, and the next
- * message leaves as packet 1 of epoch 2. Before, the new process's packets
- * met the old numbering (its packet 1 a duplicate).
+ * epoch 2, the frame is taken (its packet not: it comes again as packet 1
+ * of epoch 2, after the WELCOME), and the next message leaves as packet 1
+ * of epoch 2. Before, the new process's packets met the old numbering (its
+ * packet 1 a duplicate).
  */
 Test(nic, a_fresh_frame_of_a_new_process_restarts_a_connection_in_use)
 {
@@ -2279,9 +2307,12 @@ Test(nic, a_fresh_frame_of_a_new_process_restarts_a_connection_in_use)
 	nic_poll(nic, now);
 	cr_assert_eq(nic_stats(nic)->completed_err, 2, "the pending messages did not fail");
 	cr_assert_eq(nic_pending(nic), 0);
-	cr_assert_eq(nic_stats(nic)->delivered, 4, "the new process's packet 1 was not delivered");
+	cr_assert_eq(nic_stats(nic)->delivered, 3, "a FRESH packet was delivered");
 	cr_assert_eq(nic_pipeline(nic, T_VNET)->conns[T_PEER]->epoch, 2);
 	cr_assert_eq(nic_stats(nic)->fresh_restarts, 1);
+	t_push_qreq_of(port, 1, 2);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->delivered, 4, "the new process's packet 1 was not delivered");
 	tport_clear(port);
 	t_send_quick_to(nic, T_PEER, now);
 	nic_poll(nic, now);
@@ -2560,8 +2591,9 @@ Test(nic, a_late_down_notice_fails_in_place_and_reuses_no_number)
 
 /*
  * A pair on conf4-sr: T_NODE, fresh (its connection knows no epoch), sends 3
- * quick messages; T_PEER delivers them, its acks lost; T_PEER rejoins and
- * its rejoined notice to T_NODE is lost.
+ * quick messages; T_PEER takes their FRESH frames (delivering none: a FRESH
+ * packet is not taken, nic_split_data), its WELCOMEs lost; T_PEER rejoins
+ * and its rejoined notice to T_NODE is lost.
  */
 static void t_fresh_sends_then_peer_rejoins(struct t_pair *tp, struct t_seen seen[2])
 {
@@ -2575,17 +2607,19 @@ static void t_fresh_sends_then_peer_rejoins(struct t_pair *tp, struct t_seen see
 		nic_poll(tp->nic[0], tp->now);
 		t_carry(tp->port[0], tp->port[1], T_PEER, false);
 		nic_poll(tp->nic[1], tp->now);
-		t_carry(tp->port[1], tp->port[0], T_NODE, true);	/* T_PEER's acks lost */
+		t_carry(tp->port[1], tp->port[0], T_NODE, true);	/* T_PEER's WELCOMEs lost */
 		tp->now += T_SLOT_NS;
 	}
-	cr_assert_eq(seen[1].n_delivered, 3);
+	cr_assert_eq(seen[1].n_delivered, 0);
+	cr_assert_geq(nic_stats(tp->nic[1])->rx_fresh_data, 3);
 	cr_assert(!t_pair_conn(tp, 0)->epoch_known);
 	t_pair_rejoin(tp, 1);
 }
 
 /*
  * Slots until T_NODE's 3 messages (and with peer_msg T_PEER's one) complete;
- * T_PEER delivered T_NODE's 3 once each, no more.
+ * T_PEER delivered none of T_NODE's 3 (they fail with SN_ERR_DOWN at the
+ * RESTART answer), so none twice.
  */
 static void t_fresh_three_settle(struct t_pair *tp, struct t_seen seen[2], int peer_msg)
 {
@@ -2597,7 +2631,9 @@ static void t_fresh_three_settle(struct t_pair *tp, struct t_seen seen[2], int p
 		    seen[0].status[0], seen[0].status[1], seen[0].status[2], seen[1].n_delivered,
 		    t_pair_conn(tp, 0)->epoch,
 		    (unsigned long long)nic_stats(tp->nic[0])->epoch_restarts);
-	cr_assert_eq(seen[1].n_delivered, 3, "3 messages sent, %u delivered", seen[1].n_delivered);
+	cr_assert_eq(seen[1].n_delivered, 0, "3 messages sent FRESH, %u delivered", seen[1].n_delivered);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(seen[0].status[i], SN_ERR_DOWN, "message %d: %d", i, seen[0].status[i]);
 }
 
 /*
@@ -2611,6 +2647,9 @@ static void t_fresh_three_settle(struct t_pair *tp, struct t_seen seen[2], int p
  * took epoch 1 from the plain answer as a connection that knew none,
  * without a restart, resent packets 1 .. 3 at epoch 1, and T_PEER,
  * restarted, delivered them a second time: 6 deliveries of 3 messages.
+ * Since a FRESH packet is not taken (nic_split_data), T_PEER delivered none
+ * of the 3 before its rejoin either (it took their frames, and its WELCOMEs
+ * were lost), and none after: 0 deliveries, 3 SN_ERR_DOWN.
  */
 Test(nic, a_fresh_connection_answered_restart_restarts_and_delivers_nothing_twice)
 {
@@ -3134,6 +3173,30 @@ static bool t_is_fresh_qreq1(const struct proto_pkt *p)
 	       !(p->flags & PROTO_F_RETX);
 }
 
+/* Side k of a t_pair_open pair: its process restarts on conf4-sr as incarnation inc, with no notice. */
+static void t_pair_new_process(struct t_pair *tp, int k, uint32_t inc)
+{
+	nic_destroy(tp->nic[k]);
+	tport_clear(tp->port[k]);
+	tp->nic[k] = t_nic_inc(tp->port[k], "conf4-sr", &tp->ops[k], 1, inc);
+}
+
+/* One slot of tp, no BREQ granted; T_PEER's first frame that hold says is kept in *held. */
+static void t_pair_slot_holding(struct t_pair *tp, bool (*hold)(const struct proto_pkt *),
+				struct rte_mbuf **held)
+{
+	t_push_gnt_to(tp->port[0], T_NODE, tp->slot, PROTO_NODE_NONE, 4, 0);
+	t_push_gnt_to(tp->port[1], T_PEER, tp->slot, PROTO_NODE_NONE, 4, 0);
+	tp->slot++;
+	for (int round = 0; round < 2; round++) {
+		nic_poll(tp->nic[0], tp->now);
+		nic_poll(tp->nic[1], tp->now);
+		t_move_frames(tp, 0, NULL, NULL, NULL);
+		t_move_frames(tp, 1, NULL, hold, held);
+	}
+	tp->now += T_SLOT_NS;
+}
+
 Test(nic, a_late_fresh_frame_of_an_earlier_process_is_stale)
 {
 	struct nic_msg m = { .vnet = T_VNET, .dst_node = T_NODE, .chan = SN_CHAN_QUICK };
@@ -3144,25 +3207,13 @@ Test(nic, a_late_fresh_frame_of_an_earlier_process_is_stale)
 
 	m.cookie = (void *)1;			/* P1, from the first process (nonce 0) */
 	cr_assert_eq(nic_send(tp.nic[1], &m, tp.now), 0);
-	for (int s = 0; s < 2000 && seen[1].status[0] < 0; s++) {
-		t_push_gnt_to(tp.port[0], T_NODE, tp.slot, PROTO_NODE_NONE, 4, 0);
-		t_push_gnt_to(tp.port[1], T_PEER, tp.slot, PROTO_NODE_NONE, 4, 0);
-		tp.slot++;
-		for (int round = 0; round < 2; round++) {
-			nic_poll(tp.nic[0], tp.now);
-			nic_poll(tp.nic[1], tp.now);
-			t_move_frames(&tp, 0, NULL, NULL, NULL);
-			t_move_frames(&tp, 1, NULL, t_is_fresh_qreq1, &held);
-		}
-		tp.now += T_SLOT_NS;
-	}
+	for (int s = 0; s < 2000 && seen[1].status[0] < 0; s++)
+		t_pair_slot_holding(&tp, t_is_fresh_qreq1, &held);
 	cr_assert_not_null(held);
 	cr_assert_eq(seen[1].status[0], SN_OK);
 	cr_assert_eq(seen[0].n_delivered, 1);
 	/* T_PEER's process restarts (nonce 5); the rejoined notice reaches T_NODE */
-	nic_destroy(tp.nic[1]);
-	tport_clear(tp.port[1]);
-	tp.nic[1] = t_nic_inc(tp.port[1], "conf4-sr", &tp.ops[1], 1, 5);
+	t_pair_new_process(&tp, 1, 5);
 	t_push_notice(tp.port[0], T_NODE, T_PEER, PROTO_DOWN_REJOINED);
 	m.cookie = (void *)2;			/* Q1 */
 	cr_assert_eq(nic_send(tp.nic[1], &m, tp.now), 0);
@@ -3199,6 +3250,110 @@ Test(nic, a_late_fresh_frame_of_an_earlier_process_is_stale)
 	cr_expect(seen[1].status[2] != SN_OK || q3 > q2, "Q2 completed OK and was never delivered");
 	cr_expect(seen[1].status[3] != SN_OK || seen[0].n_delivered > q3,
 		  "Q3 completed OK and was never delivered");
+	t_pair_free(&tp);
+}
+
+/* A message from side k of a t_pair_open pair (cookie: its index + 1 in seen[k]); slots until it completes. */
+static void t_pair_message(struct t_pair *tp, struct t_seen *seen, int k, uintptr_t cookie,
+			   bool (*hold)(const struct proto_pkt *), struct rte_mbuf **held)
+{
+	struct nic_msg m = { .vnet = T_VNET, .dst_node = k ? T_NODE : T_PEER,
+			     .chan = SN_CHAN_QUICK, .cookie = (void *)cookie };
+
+	cr_assert_eq(nic_send(tp->nic[k], &m, tp->now), 0);
+	for (int s = 0; s < 2000 && seen[k].status[cookie - 1] < 0; s++)
+		t_pair_slot_holding(tp, hold, held);
+}
+
+/*
+ * The tagged stress (T_PROC=3 T_PNOTICE=0, conf4-sr seed 103): a FRESH
+ * frame of T_PEER's process held late reaches a process of T_NODE that
+ * started after T_PEER's next one, every notice lost. P1 (T_PEER's first
+ * process, nonce 2) is delivered by its retransmission; both processes
+ * restart and the new pair exchanges Q1; then P1's first frame (FRESH, nonce
+ * 2) arrives. T_NODE's process never knew nonce 2: as far as it can tell a
+ * new process of T_PEER (nonces carry no order), it restarts for it. When
+ * a FRESH packet was taken, P1 was delivered a second time; now a FRESH
+ * frame only introduces its process (its packet comes again in the epoch of
+ * the WELCOME: nic_split_data), and P1 stays delivered once. The restart
+ * costs Q2 (SN_ERR_DOWN, or OK and delivered); Q3 arrives.
+ */
+Test(nic, a_late_fresh_frame_reaching_a_process_started_after_it_delivers_nothing)
+{
+	struct rte_mbuf *held = NULL;
+	struct t_pair tp;
+	struct t_seen *seen = t_pair_open(&tp);
+	unsigned int before;
+
+	t_pair_message(&tp, seen, 1, 1, t_is_fresh_qreq1, &held);	/* P1 */
+	cr_assert_not_null(held);
+	cr_assert_eq(seen[1].status[0], SN_OK);
+	cr_assert_eq(seen[0].n_delivered, 1);
+	t_pair_new_process(&tp, 1, 5);
+	t_pair_new_process(&tp, 0, 6);
+	t_pair_message(&tp, seen, 1, 2, NULL, NULL);			/* Q1 */
+	cr_assert_eq(seen[1].status[1], SN_OK);
+	cr_assert_eq(seen[0].n_delivered, 2);
+	before = seen[0].n_delivered;
+	tport_push(tp.port[0], held);				/* P1's FRESH frame, at last */
+	t_pair_run(&tp, 3);
+	cr_log_info("late frame: T_NODE fresh_restarts %llu rx_fresh_data %llu, deliveries %u",
+		    (unsigned long long)nic_stats(tp.nic[0])->fresh_restarts,
+		    (unsigned long long)nic_stats(tp.nic[0])->rx_fresh_data, seen[0].n_delivered);
+	cr_assert_eq(seen[0].n_delivered, before, "P1 delivered again by a process that never knew its sender");
+	t_pair_message(&tp, seen, 1, 3, NULL, NULL);			/* Q2 */
+	cr_assert_geq(seen[1].status[2], 0, "Q2 never completed");
+	cr_assert(seen[1].status[2] != SN_OK || seen[0].n_delivered == before + 1,
+		  "Q2 completed OK and was never delivered");
+	before = seen[0].n_delivered;
+	t_pair_message(&tp, seen, 1, 4, NULL, NULL);			/* Q3 */
+	cr_assert_eq(seen[1].status[3], SN_OK, "Q3: %d", seen[1].status[3]);
+	cr_assert_eq(seen[0].n_delivered, before + 1, "Q3 not delivered");
+	t_pair_free(&tp);
+}
+
+/*
+ * The tagged stress (T_PROC=3 T_PNOTICE=0, conf4-sr seed 196), every
+ * notice lost: T_PEER's process restarts (nonce 5) and sends M, whose first
+ * frame (FRESH) is held late; T_NODE restarts for the new process and
+ * welcomes it, M arrives in the epoch (1). T_NODE's process restarts
+ * (nonce 6), and M's late FRESH frame reaches it: both ends new as far as
+ * it can tell, it takes the frame (not its packet), knows its own epoch, 0,
+ * and welcomes nonce 5. T_PEER's connection knows epoch 1 from T_NODE's
+ * earlier process. When it took that WELCOME as any frame, it was stale
+ * (0 < 1) and answered at 1, and T_NODE's new process restarted into 1,
+ * as newer, with nothing received, while T_PEER numbered on from 2: N, its
+ * next message, waited behind the hole at 1 for ever (never completed). Now
+ * a WELCOME from a process the connection holds no state of is news of that
+ * process, as its FRESH frame would be: T_PEER restarts (fresh_restarts),
+ * and N leaves as packet 1 of epoch 2, which T_NODE takes as newer.
+ */
+Test(nic, a_welcome_from_a_process_the_connection_never_knew_restarts_it)
+{
+	struct rte_mbuf *held = NULL;
+	struct t_pair tp;
+	struct t_seen *seen = t_pair_open(&tp);
+	unsigned int before;
+
+	t_pair_exchange(&tp, seen, 1, "first");
+	t_pair_new_process(&tp, 1, 5);
+	t_pair_message(&tp, seen, 1, 2, t_is_fresh_qreq1, &held);	/* M */
+	cr_assert_not_null(held);
+	cr_assert_eq(seen[1].status[1], SN_OK);
+	cr_assert_eq(t_pair_conn(&tp, 1)->epoch, 1);
+	t_pair_new_process(&tp, 0, 6);
+	t_pair_run(&tp, 1);					/* it joins */
+	tport_push(tp.port[0], held);				/* M's FRESH frame, at last */
+	t_pair_run(&tp, 3);
+	cr_log_info("T_NODE epoch %u rx_base %u; T_PEER epoch %u tx_next %u fresh_restarts %llu",
+		    t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 0)->rx_base,
+		    t_pair_conn(&tp, 1)->epoch, t_pair_conn(&tp, 1)->tx_next,
+		    (unsigned long long)nic_stats(tp.nic[1])->fresh_restarts);
+	before = seen[0].n_delivered;
+	t_pair_message(&tp, seen, 1, 3, NULL, NULL);			/* N */
+	cr_assert_eq(seen[1].status[2], SN_OK, "N: %d (T_NODE rx_base %u mask %x)",
+		     seen[1].status[2], t_pair_conn(&tp, 0)->rx_base, t_pair_conn(&tp, 0)->rx_mask);
+	cr_assert_eq(seen[0].n_delivered, before + 1, "N not delivered");
 	t_pair_free(&tp);
 }
 
@@ -3438,7 +3593,8 @@ static void t_pair_send_seq(struct t_pair *tp, uint8_t chan, uint16_t seq)
  * resent, 170 discarded). Now a packet whose predecessor is on the other
  * channel leaves once everything before it is acknowledged: nothing is
  * discarded or resent, all 40 arrive in order from 40 data frames, in a
- * few slots per bulk message (31 slots).
+ * few slots per bulk message (31 slots). A message each way first: the ends
+ * know their epoch (a FRESH packet is not taken: sent again, 41 frames).
  */
 Test(nic, go_back_n_sends_quick_packets_only_after_the_bulk_packet_before_them)
 {
@@ -3450,7 +3606,10 @@ Test(nic, go_back_n_sends_quick_packets_only_after_the_bulk_packet_before_them)
 	enum { N = 40 };
 
 	t_pair_up(&tp, "conf4-gbn", seen);
-	t_pair_run(&tp, 3);
+	t_pair_exchange(&tp, seen, 1, "first");
+	t_pair_run(&tp, 5);
+	t_seen_clear(&seen[0]);
+	t_seen_clear(&seen[1]);
 	frames0 = nic_stats(tp.nic[0])->tx_frames;
 	for (uint16_t i = 0; i < N; i++)
 		t_pair_send_seq(&tp, i % 4 ? SN_CHAN_QUICK : SN_CHAN_BULK, i);
