@@ -501,9 +501,11 @@ static uint64_t nic_join_poll(struct nic *nic, uint64_t now)
 {
 	if (nic->state == NIC_UP) {
 		uint64_t limit = (uint64_t)nic->cfg.lost_gnt_slots * nic->slot_ns;
+		/* Watched time: the NIC's own pause is not the switch's silence. */
+		uint64_t watched = dp_watch_look(&nic->gnt_watch, now);
 
-		if (now - nic->gnt_time <= limit)
-			return nic->gnt_time + limit + 1;
+		if (watched <= limit)
+			return now + RTE_MIN(limit - watched + 1, NIC_WATCH_CAP_NS);
 		DP_LOG(nic_logtype, NOTICE, "node %u: no grant for %u slots, joining again (pending messages fail, connections start over)",
 		       nic->id, nic->cfg.lost_gnt_slots);
 		nic_rejoin(nic, now);

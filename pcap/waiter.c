@@ -40,32 +40,16 @@ uint64_t waiter_wait_until(struct waiter *w, uint64_t deadline_ns)
 	return now;
 }
 
-void waiter_watch_start(struct waiter_watch *w, uint64_t now_ns, uint64_t cap_ns)
-{
-	w->last_ns = now_ns;
-	w->watched_ns = 0;
-	w->cap_ns = cap_ns;
-}
-
-uint64_t waiter_watch_look(struct waiter_watch *w, uint64_t now_ns)
-{
-	uint64_t gap = now_ns > w->last_ns ? now_ns - w->last_ns : 0;
-
-	w->watched_ns += gap < w->cap_ns ? gap : w->cap_ns;
-	w->last_ns = now_ns;
-	return w->watched_ns;
-}
-
 void waiter_sleep_watched(const struct waiter_clock *c, uint64_t ns, uint64_t step_ns,
 			  uint64_t cap_ns)
 {
-	struct waiter_watch w;
+	struct dp_watch w;
 	uint64_t done = 0;
 
-	waiter_watch_start(&w, c->now(c->ctx), cap_ns);
+	dp_watch_start(&w, c->now(c->ctx), cap_ns);
 	while (done < ns) {
 		c->sleep(c->ctx, ns - done < step_ns ? ns - done : step_ns);
-		done = waiter_watch_look(&w, c->now(c->ctx));
+		done = dp_watch_look(&w, c->now(c->ctx));
 	}
 }
 

@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "dataplane/dp_watch.h"
+
 /* Default busy-wait window: above the usual sleep overshoot on Linux. */
 enum { WAITER_SPIN_NS_DEFAULT = 100000 };
 
@@ -49,31 +51,8 @@ void waiter_init(struct waiter *w, const struct waiter_clock *c, uint64_t spin_n
 uint64_t waiter_wait_until(struct waiter *w, uint64_t deadline_ns);
 
 /*
- * Time spent watching for something (a port to take frames, a peer to read
- * them), from the clock readings of the looks: the time between two looks,
- * up to cap_ns. A longer gap is time the watcher did not run (preempted, or
- * the machine paused), and what it watches likely did not run either: it
- * counts as cap_ns, so a time-out on watched time gives the other side that
- * long while the watcher could see it act, however long the pauses.
- */
-struct waiter_watch {
-	/* clock reading of the last look */
-	uint64_t last_ns;
-	/* time counted so far */
-	uint64_t watched_ns;
-	/* most that one gap between looks counts */
-	uint64_t cap_ns;
-};
-
-/* Start watching at now_ns (the first look); a gap between looks counts up to cap_ns. */
-void waiter_watch_start(struct waiter_watch *w, uint64_t now_ns, uint64_t cap_ns);
-
-/* A look at now_ns; returns the time watched since the start. */
-uint64_t waiter_watch_look(struct waiter_watch *w, uint64_t now_ns);
-
-/*
  * Sleep on clock c, in steps of step_ns, until ns of watched time (gaps
- * counting up to cap_ns) have passed.
+ * counting up to cap_ns, dataplane/dp_watch.h) have passed.
  */
 void waiter_sleep_watched(const struct waiter_clock *c, uint64_t ns, uint64_t step_ns,
 			  uint64_t cap_ns);

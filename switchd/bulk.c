@@ -114,6 +114,7 @@ void sw_bulk_cfg(struct sw_fabric *sw, uint16_t i, const struct proto_pkt *p, ui
 	if (requests)
 		sw->boundary_wanted = true;
 	nd->last_cfg_slot = rx;	/* not cur: a late poll has not moved it on yet */
+	nd->paused_at_cfg = sw->paused_slots;
 }
 
 /* The switch's slot number nearest cur whose low 32 bits are wire (a frame's slot). */
@@ -247,6 +248,15 @@ void sw_bulk_back(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
 	sw_send_control(sw, r->in, initiator, r->m, now);
 }
 
+/* Slots node nd has been silent while the switch watched (its pauses left out). */
+static uint64_t sw_silent_slots(const struct sw_fabric *sw, const struct sw_node *nd)
+{
+	uint64_t since = sw->cur > nd->last_cfg_slot ? sw->cur - nd->last_cfg_slot : 0;
+	uint64_t paused = sw->paused_slots - nd->paused_at_cfg;
+
+	return since > paused ? since - paused : 0;
+}
+
 /* Mark nodes down that stopped sending CFGs. */
 static void sw_detect_down(struct sw_fabric *sw)
 {
@@ -255,8 +265,7 @@ static void sw_detect_down(struct sw_fabric *sw)
 	for (uint16_t i = 0; i < sw->n; i++) {
 		struct sw_node *nd = &sw->nodes[i];
 
-		if (nd->up && sw->cur > nd->last_cfg_slot &&
-		    sw->cur - nd->last_cfg_slot > sw->cfg.down_slots) {
+		if (nd->up && sw_silent_slots(sw, nd) > sw->cfg.down_slots) {
 			nd->up = false;
 			sw->n_up--;
 			nd->requests = 0;

@@ -270,6 +270,7 @@ static void sw_node_join(struct sw_fabric *sw, uint16_t i, uint32_t nonce,
 	nd->announce_join = true;
 	sw->boundary_wanted = true;
 	nd->last_cfg_slot = sw_slot_at(sw, now);	/* a late poll has not moved cur on yet */
+	nd->paused_at_cfg = sw->paused_slots;
 	nd->requests = 0;
 	memset(nd->counts, 0, sw->n);
 	memset(nd->bulk_en, 0, sw->vec_len);
@@ -496,6 +497,23 @@ static void sw_dispatch_qreqs(struct sw_fabric *sw, uint64_t now)
 		sw_dispatch(sw, &sw->rx[(uint32_t)sw->qorder[j]], now);
 }
 
+/*
+ * Count what is over SW_WATCH_CAP_NS of the gap since the last poll as the
+ * switch's own pause (sw->paused_slots), before this poll's receive stamps
+ * CFGs with it.
+ */
+static void sw_note_pause(struct sw_fabric *sw, uint64_t now)
+{
+	uint64_t gap = now > sw->last_poll ? now - sw->last_poll : 0;
+
+	sw->last_poll = now;
+	if (gap <= SW_WATCH_CAP_NS)
+		return;
+	sw->paused_ns += gap - SW_WATCH_CAP_NS;
+	sw->paused_slots += sw->paused_ns / sw->cfg.slot_ns;
+	sw->paused_ns %= sw->cfg.slot_ns;
+}
+
 uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now)
 {
 	unsigned int k;
@@ -505,7 +523,9 @@ uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now)
 		sw->t0 = now;
 		sw->cur = 0;
 		sw->next_boundary = now;
+		sw->last_poll = now;
 	}
+	sw_note_pause(sw, now);
 	k = sw_receive(sw, now);
 	/*
 	 * Control and bulk frames first: QREQs lose to what arrives with them.

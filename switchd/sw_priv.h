@@ -7,6 +7,13 @@
 #include "fabric.h"
 #include "quick.h"
 
+/*
+ * The most of one gap between two polls that counts as time the switch
+ * watched its nodes (for --down-slots). A longer gap is its own pause (a
+ * paused machine, a long preemption); its idle sleeps are 1 ms at most.
+ */
+#define SW_WATCH_CAP_NS (100ull * 1000 * 1000)
+
 /* A received frame waiting for its turn in this poll. */
 struct sw_rx {
 	struct rte_mbuf *m;	/* the frame */
@@ -34,6 +41,7 @@ struct sw_node {
 	uint32_t hello_nonce;		/* incarnation named by its last join
 					 * (the high half: its process's boot nonce) */
 	uint64_t last_cfg_slot;		/* slot of its last CFG */
+	uint64_t paused_at_cfg;		/* the fabric's paused_slots then */
 	uint8_t *counts;		/* its last request vector */
 	uint8_t *bulk_en;		/* initiators it accepts on bulk */
 	uint8_t *quick_en;		/* initiators it accepts on quick */
@@ -73,6 +81,14 @@ struct sw_fabric {
 	bool started;			/* first poll done */
 	uint64_t t0;			/* start of slot 0 */
 	uint64_t cur;			/* current slot */
+	uint64_t last_poll;		/* now of the last poll */
+	/*
+	 * Slots of the switch's own pauses: of each gap between two polls,
+	 * what is over SW_WATCH_CAP_NS. Not its nodes' silence (it did not
+	 * watch them, and they likely did not run either).
+	 */
+	uint64_t paused_slots;
+	uint64_t paused_ns;		/* ... the rest, under a slot */
 	uint64_t next_boundary;		/* start of slot cur + 1 */
 	uint64_t rx_slot;		/* slot of this poll's receive (>= cur) */
 	uint64_t idle_due;		/* idle_skip: next boundary with work */

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dataplane/dp_watch.h"
 #include "nicd/ctl_msg.h"
 #include "nicd/ep_shm.h"
 #include "nicd/keyfile.h"
@@ -37,6 +38,13 @@ enum {
 	/* Longest single sleep of segnet_wait before it looks at the heartbeat. */
 	SEGNET_WAIT_SLICE_MS = 100,
 };
+
+/*
+ * The most one gap between two looks at the heartbeat counts towards its
+ * time-out: a longer one is time this process did not run, and nicd
+ * likely did not either (a paused machine). Above segnet_wait's slice.
+ */
+#define SEGNET_WATCH_CAP_NS (2ull * SEGNET_WAIT_SLICE_MS * 1000 * 1000)
 
 /* A registered handler. */
 struct segnet_handler {
@@ -57,6 +65,8 @@ struct segnet_ep {
 	uint64_t *cookies;		/* per send buffer: the send's cookie */
 	uint8_t *busy;			/* per send buffer: handed to nicd */
 	uint64_t next_check;		/* next liveness check (CLOCK_MONOTONIC ns) */
+	uint64_t hb_seen;		/* the heartbeat last read */
+	struct dp_watch hb_watch;	/* watched since it last changed */
 	uint64_t generation;		/* nicd incarnation */
 	bool dead;			/* nicd is gone */
 	bool in_poll;			/* inside segnet_poll (handlers run) */
@@ -268,6 +278,7 @@ struct segnet_ep *segnet_open(const char *nicd, uint16_t vnet, const void *key,
 	struct segnet_ep *ep;
 	struct ctl_reply r;
 	int fds[CTL_FDS] = { -1, -1 };
+	uint64_t now;
 	int ret;
 
 	if (!segnet_open_args_ok(key, key_len, opts)) {
@@ -294,7 +305,10 @@ struct segnet_ep *segnet_open(const char *nicd, uint16_t vnet, const void *key,
 	if (ret)
 		goto fail;
 	ep->generation = r.generation;
-	ep->next_check = segnet_now_ns() + SEGNET_CHECK_NS;
+	now = segnet_now_ns();
+	ep->next_check = now + SEGNET_CHECK_NS;
+	ep->hb_seen = atomic_load_explicit(&ep->v.hdr->heartbeat_ns, memory_order_relaxed);
+	dp_watch_start(&ep->hb_watch, now, SEGNET_WATCH_CAP_NS);
 	return ep;
 fail:
 	segnet_free(ep);
@@ -445,8 +459,12 @@ static void segnet_discard(int sock)
 
 /*
  * True when nicd is gone: it marked the endpoint closed, or (looked at every
- * SEGNET_CHECK_NS, or always when force) its heartbeat is stale or the
- * control socket closed.
+ * SEGNET_CHECK_NS, or always when force) the control socket closed or its
+ * heartbeat stood still for heartbeat_timeout_ms of watched time
+ * (dataplane/dp_watch.h): each gap between looks counts up to
+ * SEGNET_WATCH_CAP_NS, so a pause of this process and nicd together (a
+ * paused machine) is not nicd gone, and a frozen nicd is found after about
+ * that long of looks.
  */
 static bool segnet_gone(struct segnet_ep *ep, bool force)
 {
@@ -465,7 +483,13 @@ static bool segnet_gone(struct segnet_ep *ep, bool force)
 	ep->next_check = now + SEGNET_CHECK_NS;
 	hb = atomic_load_explicit(&h->heartbeat_ns, memory_order_relaxed);
 	limit = (uint64_t)h->heartbeat_timeout_ms * 1000000u;
-	if ((limit && hb && now > hb && now - hb > limit) || segnet_sock_closed(ep->sock))
+	if (hb != ep->hb_seen) {
+		ep->hb_seen = hb;
+		dp_watch_start(&ep->hb_watch, now, SEGNET_WATCH_CAP_NS);
+	} else if (limit && hb && dp_watch_look(&ep->hb_watch, now) > limit) {
+		ep->dead = true;
+	}
+	if (segnet_sock_closed(ep->sock))
 		ep->dead = true;
 	return ep->dead;
 }

@@ -131,13 +131,13 @@ uint64_t replay_opts_catchup_ns(const struct replay_opts *o);
 
 /*
  * A mode watching a port or an endpoint that takes nothing, for its stall
- * time-out in watched time (struct waiter_watch, gaps counting up to
+ * time-out in watched time (struct dp_watch, gaps counting up to
  * REPLAY_GAP_NS): frames mode's transmit queue, messages mode's send
  * buffers.
  */
 struct replay_stall {
 	/* the time watched so far */
-	struct waiter_watch w;
+	struct dp_watch w;
 	/* the stall time-out, ns of watched time */
 	uint64_t timeout_ns;
 };

@@ -143,10 +143,10 @@ struct timing_sched *replay_sched_new(const struct trace *t, const struct timing
 void replay_stall_start(struct replay_stall *s, uint64_t now_ns, uint64_t timeout_ns)
 {
 	s->timeout_ns = timeout_ns;
-	waiter_watch_start(&s->w, now_ns, REPLAY_GAP_NS);
+	dp_watch_start(&s->w, now_ns, REPLAY_GAP_NS);
 }
 
 bool replay_stall_over(struct replay_stall *s, uint64_t now_ns)
 {
-	return waiter_watch_look(&s->w, now_ns) >= s->timeout_ns;
+	return dp_watch_look(&s->w, now_ns) >= s->timeout_ns;
 }

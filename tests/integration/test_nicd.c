@@ -345,17 +345,33 @@ Test(nicd, sigkill_then_restart, .timeout = 60)
 	t_nicd_fini(&n);
 }
 
+/*
+ * A frozen nicd is found by its heartbeat, after about 1 s of the
+ * application's looks. A pause of the application and nicd together (a
+ * paused machine: both stopped, the application running again first) is
+ * not nicd gone: by the clock the heartbeat is then 1.5 s old, but the
+ * application watched it for one look only. Here nicd stays stopped while
+ * the application, its own pause over, polls once.
+ */
 Test(nicd, stopped_nicd_found_by_heartbeat, .timeout = 60)
 {
+	uint8_t args[SEGNET_ARGS_LEN] = { 0 };
 	struct segnet_ep *ep;
 	struct t_nicd n;
-	int ms;
+	int rc, ms;
 
 	t_nicd_init(&n, "stop");
 	t_nicd_start(&n, NULL);
 	ep = t_open(&n, NULL);
 	cr_assert_not_null(ep, "%s", strerror(errno));
 	cr_assert_eq(segnet_poll(ep, NULL, 0), 0);
+	kill(n.pid, SIGSTOP);
+	t_sleep_ms(1500);
+	rc = segnet_poll(ep, NULL, 0);
+	kill(n.pid, SIGCONT);
+	cr_assert_eq(rc, 0, "a poll after a 1.5 s pause of both: %s", strerror(-rc));
+	cr_assert_eq(segnet_send_quick(ep, 0, 0, 1, args, 0), 0);
+	t_sleep_ms(50);
 	/* Frozen, not dead: the socket stays open, only the heartbeat stops. */
 	kill(n.pid, SIGSTOP);
 	ms = t_until_shutdown(ep, 5000);

@@ -1288,6 +1288,49 @@ Test(fabric, a_stalled_poll_does_not_mark_nodes_that_sent_cfgs_down)
 	t_sw_free(t);
 }
 
+/*
+ * The switch's own pause (the machine paused, its nodes with it: nothing
+ * arrived meanwhile) is not its nodes' silence: a poll more than
+ * SW_WATCH_CAP_NS after the one before counts that much of the gap
+ * towards --down-slots. Before, every node was marked down after a pause
+ * longer than --down-slots and had to join again (its pending messages
+ * failed). A node silent while the switch watches is still marked down.
+ */
+Test(fabric, a_pause_of_the_switch_is_not_its_nodes_silence)
+{
+	/* 1500 slots of 100 us: 150 ms, more than one gap counts (100 ms, 1000 slots). */
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 1500);
+	uint64_t now = 3 * T_SLOT;
+	struct sw_node_info info;
+	int s;
+
+	for (s = 1; s <= 3; s++) {
+		for (int i = 0; i < T_N; i++)
+			t_cfg(t, i, 0, 0xF, 0xF);
+		sw_fabric_poll(t->sw, (uint64_t)s * T_SLOT);
+	}
+	/* Two seconds paused, then a poll with nothing received. */
+	now += 2000000000ull;
+	sw_fabric_poll(t->sw, now);
+	cr_expect_eq(t_st(t)->downs, 0, "nodes marked down after the switch's own pause: %llu",
+		     (unsigned long long)t_st(t)->downs);
+	cr_expect_eq(sw_fabric_nodes_up(t->sw), T_N, "nodes up: %u", sw_fabric_nodes_up(t->sw));
+	/* Node 2 stays silent, watched slot by slot: down after the rest, 500 slots. */
+	for (s = 1; s <= 1500; s++) {
+		for (int i = 0; i < T_N; i++)
+			if (i != 2)
+				t_cfg(t, i, 0, 0xF, 0xF);
+		sw_fabric_poll(t->sw, now + (uint64_t)s * T_SLOT);
+		sw_fabric_node_info(t->sw, 2, &info);
+		if (!info.up)
+			break;
+		t_clear(t);
+	}
+	cr_assert(s >= 499 && s <= 503, "node 2, silent and watched, down after %d slots", s);
+	cr_assert_eq(t_st(t)->downs, 1, "only node 2 is down");
+	t_sw_free(t);
+}
+
 /* Same, with a HELLO of a new incarnation in the late poll: joined and marked down at once. */
 Test(fabric, a_node_joining_in_a_late_poll_stays_up)
 {

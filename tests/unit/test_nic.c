@@ -95,20 +95,27 @@ static struct nic *t_nic_new(struct dp_port *port, const char *conf)
 	return t_nic_with(port, conf, NULL);
 }
 
-/* A grant of slot for node `node` of a cluster of n nodes, with target, flags and frames. */
-static void t_push_gnt_k(struct dp_port *port, uint16_t node, uint32_t slot, uint16_t target,
-			 uint16_t n, uint16_t gflags, uint16_t frames)
+/* A grant of slot for node `node` of n nodes, with target, flags, frames and slot length. */
+static void t_push_gnt_ns(struct dp_port *port, uint16_t node, uint32_t slot, uint16_t target,
+			  uint16_t n, uint16_t gflags, uint16_t frames, uint32_t slot_ns)
 {
 	struct proto_pkt g = {
 		.type = PROTO_T_GNT, .src_node = PROTO_NODE_SWITCH, .dst_node = node,
 		.gnt = {
 			.slot = slot, .target = target, .node_id = node, .n_nodes = n,
-			.slot_ns = T_SLOT_NS, .back_slots = 2, .slot_frames = frames,
+			.slot_ns = slot_ns, .back_slots = 2, .slot_frames = frames,
 			.gflags = gflags,
 		},
 	};
 
 	tport_push(port, tdp_encode(t_mp, &g));
+}
+
+/* A grant of slot for node `node` of a cluster of n nodes, with target, flags and frames. */
+static void t_push_gnt_k(struct dp_port *port, uint16_t node, uint32_t slot, uint16_t target,
+			 uint16_t n, uint16_t gflags, uint16_t frames)
+{
+	t_push_gnt_ns(port, node, slot, target, n, gflags, frames, T_SLOT_NS);
 }
 
 /* A grant of slot for node `node` of a cluster of n nodes, with target and flags. */
@@ -693,6 +700,40 @@ Test(nic, keepalives_at_the_longest_interval_keep_the_nic_joined)
 	now += (PROTO_LOST_GNT_SLOTS + 1ull) * T_SLOT_NS;
 	nic_poll(nic, now);
 	cr_assert_eq(nic_stats(nic)->rejoins, 1);
+	t_done(nic, port, avail);
+}
+
+/*
+ * The NIC's own pause (the machine paused, the switch with it) is not the
+ * switch's silence: a gap between two polls counts up to NIC_WATCH_CAP_NS
+ * (100 ms) towards PROTO_LOST_GNT_SLOTS. With the lab's 345 us slots that
+ * is 345 ms without a grant; before, a 2 s pause of a whole lab made every
+ * NIC join again, its pending messages failed. A NIC that polls on and
+ * hears nothing still rejoins, after the rest of the 345 ms.
+ */
+Test(nic, a_pause_of_the_nic_is_not_the_switch_silence)
+{
+	enum { LAB_SLOT_NS = 345280 };
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	struct nic *nic = t_nic_new(port, "");
+	uint64_t now = 1000000, limit = (uint64_t)PROTO_LOST_GNT_SLOTS * LAB_SLOT_NS;
+	uint64_t t;
+
+	t_push_gnt_ns(port, T_NODE, 1, PROTO_NODE_NONE, 4, 0, 1, LAB_SLOT_NS);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->joins, 1);
+	now += 2000000000ull;
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->rejoins, 0, "joined again after its own 2 s pause");
+	/* Polled every millisecond from then on: 100 ms of the pause counted. */
+	for (t = now; nic_stats(nic)->rejoins == 0 && t < now + limit; t += 1000000)
+		nic_poll(nic, t);
+	cr_assert_eq(nic_stats(nic)->rejoins, 1, "no rejoin in %llu ms of watched silence",
+		     (unsigned long long)(limit / 1000000));
+	cr_assert(t - now >= limit - 100000000 - 2000000,
+		  "rejoined %llu ms after the pause: more than 100 ms of it counted",
+		  (unsigned long long)((t - now) / 1000000));
 	t_done(nic, port, avail);
 }
 

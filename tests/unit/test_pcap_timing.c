@@ -263,13 +263,13 @@ Test(timing, watched_time_caps_each_gap)
 {
 	struct sim_clock c = { .now = START, .oversleep = 1000 };
 	struct waiter_clock wc = { .now = sim_now, .sleep = sim_sleep, .ctx = &c };
-	struct waiter_watch w;
+	struct dp_watch w;
 
-	waiter_watch_start(&w, START, 10000);
-	cr_assert_eq(waiter_watch_look(&w, START + 3000), 3000);
-	cr_assert_eq(waiter_watch_look(&w, START + 53000), 13000);
-	cr_assert_eq(waiter_watch_look(&w, START + 50000), 13000);
-	cr_assert_eq(waiter_watch_look(&w, START + 60000), 23000);
+	dp_watch_start(&w, START, 10000);
+	cr_assert_eq(dp_watch_look(&w, START + 3000), 3000);
+	cr_assert_eq(dp_watch_look(&w, START + 53000), 13000);
+	cr_assert_eq(dp_watch_look(&w, START + 50000), 13000);
+	cr_assert_eq(dp_watch_look(&w, START + 60000), 23000);
 	/* 20 us in steps of 4 us, each 5 us with the overshoot: 4 steps. */
 	waiter_sleep_watched(&wc, 20000, 4000, 10000);
 	cr_assert_eq(c.now - START, 20000);

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Time spent watching for something (a port to take frames, a peer to read
+ * them, nicd to show it runs), from the clock readings of the looks: the
+ * time between two looks, up to cap_ns. A longer gap is time the watcher
+ * did not run (preempted, or the machine paused), and what it watches
+ * likely did not run either: it counts as cap_ns, so a time-out on watched
+ * time gives the other side that long while the watcher could see it act,
+ * however long the pauses. Header only, no DPDK: libsegnet uses it too.
+ */
+#ifndef SEGNET_DP_WATCH_H
+#define SEGNET_DP_WATCH_H
+
+#include <stdint.h>
+
+struct dp_watch {
+	/* clock reading of the last look */
+	uint64_t last_ns;
+	/* time counted so far */
+	uint64_t watched_ns;
+	/* most that one gap between looks counts */
+	uint64_t cap_ns;
+};
+
+/* Start watching at now_ns (the first look); a gap between looks counts up to cap_ns. */
+static inline void dp_watch_start(struct dp_watch *w, uint64_t now_ns, uint64_t cap_ns)
+{
+	w->last_ns = now_ns;
+	w->watched_ns = 0;
+	w->cap_ns = cap_ns;
+}
+
+/* A look at now_ns; returns the time watched since the start. */
+static inline uint64_t dp_watch_look(struct dp_watch *w, uint64_t now_ns)
+{
+	uint64_t gap = now_ns > w->last_ns ? now_ns - w->last_ns : 0;
+
+	w->watched_ns += gap < w->cap_ns ? gap : w->cap_ns;
+	w->last_ns = now_ns;
+	return w->watched_ns;
+}
+
+#endif
