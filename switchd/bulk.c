@@ -114,7 +114,7 @@ void sw_bulk_cfg(struct sw_fabric *sw, uint16_t i, const struct proto_pkt *p, ui
 	if (requests)
 		sw->boundary_wanted = true;
 	nd->last_cfg_slot = rx;	/* not cur: a late poll has not moved it on yet */
-	nd->paused_at_cfg = sw->paused_slots;
+	nd->paused_at_cfg = sw->stats.slots_paused;
 }
 
 /* The switch's slot number nearest cur whose low 32 bits are wire (a frame's slot). */
@@ -252,7 +252,7 @@ void sw_bulk_back(struct sw_fabric *sw, struct sw_rx *r, uint64_t now)
 static uint64_t sw_silent_slots(const struct sw_fabric *sw, const struct sw_node *nd)
 {
 	uint64_t since = sw->cur > nd->last_cfg_slot ? sw->cur - nd->last_cfg_slot : 0;
-	uint64_t paused = sw->paused_slots - nd->paused_at_cfg;
+	uint64_t paused = sw->stats.slots_paused - nd->paused_at_cfg;
 
 	return since > paused ? since - paused : 0;
 }

@@ -270,7 +270,7 @@ static void sw_node_join(struct sw_fabric *sw, uint16_t i, uint32_t nonce,
 	nd->announce_join = true;
 	sw->boundary_wanted = true;
 	nd->last_cfg_slot = sw_slot_at(sw, now);	/* a late poll has not moved cur on yet */
-	nd->paused_at_cfg = sw->paused_slots;
+	nd->paused_at_cfg = sw->stats.slots_paused;
 	nd->requests = 0;
 	memset(nd->counts, 0, sw->n);
 	memset(nd->bulk_en, 0, sw->vec_len);
@@ -499,8 +499,8 @@ static void sw_dispatch_qreqs(struct sw_fabric *sw, uint64_t now)
 
 /*
  * Count what is over SW_WATCH_CAP_NS of the gap since the last poll as the
- * switch's own pause (sw->paused_slots), before this poll's receive stamps
- * CFGs with it.
+ * switch's own pause (stats.slots_paused), before this poll's receive
+ * stamps CFGs with it.
  */
 static void sw_note_pause(struct sw_fabric *sw, uint64_t now)
 {
@@ -510,7 +510,7 @@ static void sw_note_pause(struct sw_fabric *sw, uint64_t now)
 	if (gap <= SW_WATCH_CAP_NS)
 		return;
 	sw->paused_ns += gap - SW_WATCH_CAP_NS;
-	sw->paused_slots += sw->paused_ns / sw->cfg.slot_ns;
+	sw->stats.slots_paused += sw->paused_ns / sw->cfg.slot_ns;
 	sw->paused_ns %= sw->cfg.slot_ns;
 }
 

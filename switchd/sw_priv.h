@@ -41,7 +41,7 @@ struct sw_node {
 	uint32_t hello_nonce;		/* incarnation named by its last join
 					 * (the high half: its process's boot nonce) */
 	uint64_t last_cfg_slot;		/* slot of its last CFG */
-	uint64_t paused_at_cfg;		/* the fabric's paused_slots then */
+	uint64_t paused_at_cfg;		/* the fabric's stats.slots_paused then */
 	uint8_t *counts;		/* its last request vector */
 	uint8_t *bulk_en;		/* initiators it accepts on bulk */
 	uint8_t *quick_en;		/* initiators it accepts on quick */
@@ -83,12 +83,12 @@ struct sw_fabric {
 	uint64_t cur;			/* current slot */
 	uint64_t last_poll;		/* now of the last poll */
 	/*
-	 * Slots of the switch's own pauses: of each gap between two polls,
-	 * what is over SW_WATCH_CAP_NS. Not its nodes' silence (it did not
-	 * watch them, and they likely did not run either).
+	 * Of each gap between two polls, what is over SW_WATCH_CAP_NS is the
+	 * switch's own pause (stats.slots_paused), not its nodes' silence (it
+	 * did not watch them, and they likely did not run either); this is
+	 * the rest under a slot.
 	 */
-	uint64_t paused_slots;
-	uint64_t paused_ns;		/* ... the rest, under a slot */
+	uint64_t paused_ns;
 	uint64_t next_boundary;		/* start of slot cur + 1 */
 	uint64_t rx_slot;		/* slot of this poll's receive (>= cur) */
 	uint64_t idle_due;		/* idle_skip: next boundary with work */

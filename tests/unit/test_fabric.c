@@ -1315,6 +1315,8 @@ Test(fabric, a_pause_of_the_switch_is_not_its_nodes_silence)
 	cr_expect_eq(t_st(t)->downs, 0, "nodes marked down after the switch's own pause: %llu",
 		     (unsigned long long)t_st(t)->downs);
 	cr_expect_eq(sw_fabric_nodes_up(t->sw), T_N, "nodes up: %u", sw_fabric_nodes_up(t->sw));
+	cr_expect_eq(t_st(t)->slots_paused, (2000000000ull - 100000000ull) / T_SLOT,
+		     "slots paused: %llu", (unsigned long long)t_st(t)->slots_paused);
 	/* Node 2 stays silent, watched slot by slot: down after the rest, 500 slots. */
 	for (s = 1; s <= 1500; s++) {
 		for (int i = 0; i < T_N; i++)
