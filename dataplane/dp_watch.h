@@ -13,6 +13,13 @@
 
 #include <stdint.h>
 
+/*
+ * The cap of a daemon's polling loop (switchd's --down-slots, nicd's wait
+ * for grants): its idle sleeps are 1 ms at most, so a longer gap than this
+ * between two polls is its own pause (a paused machine, a long preemption).
+ */
+#define DP_WATCH_POLL_CAP_NS (100ull * 1000 * 1000)
+
 struct dp_watch {
 	/* clock reading of the last look */
 	uint64_t last_ns;

@@ -72,7 +72,7 @@ static void nic_split_gnt(struct nic *nic, const struct proto_pkt *p, uint64_t n
 	nic->stats.gnt_received++;
 	nic->gnt_slot = g->slot;
 	nic->gnt_time = now;
-	dp_watch_start(&nic->gnt_watch, now, NIC_WATCH_CAP_NS);
+	dp_watch_start(&nic->gnt_watch, now, DP_WATCH_POLL_CAP_NS);
 	chan_grant(nic, g, now);
 }
 

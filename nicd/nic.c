@@ -505,7 +505,7 @@ static uint64_t nic_join_poll(struct nic *nic, uint64_t now)
 		uint64_t watched = dp_watch_look(&nic->gnt_watch, now);
 
 		if (watched <= limit)
-			return now + RTE_MIN(limit - watched + 1, NIC_WATCH_CAP_NS);
+			return now + RTE_MIN(limit - watched + 1, DP_WATCH_POLL_CAP_NS);
 		DP_LOG(nic_logtype, NOTICE, "node %u: no grant for %u slots, joining again (pending messages fail, connections start over)",
 		       nic->id, nic->cfg.lost_gnt_slots);
 		nic_rejoin(nic, now);

@@ -11,13 +11,6 @@
 /* How soon a quick send that found the mempool empty tries again. */
 enum { NIC_NO_MBUF_RETRY_NS = 5000 };
 
-/*
- * The most of one gap between two looks that counts as time the NIC
- * watched for grants (lost_gnt_slots): a longer gap is its own pause (a
- * paused machine, the switch likely paused too), not the switch's silence.
- */
-#define NIC_WATCH_CAP_NS (100ull * 1000 * 1000)
-
 /* Joining state. */
 enum nic_state {
 	NIC_JOINING,	/* saying HELLO until a grant gives an id */
@@ -74,7 +67,7 @@ struct nic {
 	bool fifo;			/* unscheduled model: request head only */
 	uint32_t gnt_slot;		/* slot of the last grant */
 	uint64_t gnt_time;		/* when it arrived */
-	struct dp_watch gnt_watch;	/* watched since (NIC_WATCH_CAP_NS a gap) */
+	struct dp_watch gnt_watch;	/* watched since (DP_WATCH_POLL_CAP_NS a gap) */
 	uint64_t next_hello;		/* next HELLO while joining */
 	uint32_t hello_nonce;		/* incarnation: the same in every HELLO of one join */
 	uint16_t boot_nonce;		/* this process's: in the epoch field of FRESH frames */

@@ -498,7 +498,7 @@ static void sw_dispatch_qreqs(struct sw_fabric *sw, uint64_t now)
 }
 
 /*
- * Count what is over SW_WATCH_CAP_NS of the gap since the last poll as the
+ * Count what is over DP_WATCH_POLL_CAP_NS of the gap since the last poll as the
  * switch's own pause (stats.slots_paused), before this poll's receive
  * stamps CFGs with it.
  */
@@ -507,9 +507,9 @@ static void sw_note_pause(struct sw_fabric *sw, uint64_t now)
 	uint64_t gap = now > sw->last_poll ? now - sw->last_poll : 0;
 
 	sw->last_poll = now;
-	if (gap <= SW_WATCH_CAP_NS)
+	if (gap <= DP_WATCH_POLL_CAP_NS)
 		return;
-	sw->paused_ns += gap - SW_WATCH_CAP_NS;
+	sw->paused_ns += gap - DP_WATCH_POLL_CAP_NS;
 	sw->stats.slots_paused += sw->paused_ns / sw->cfg.slot_ns;
 	sw->paused_ns %= sw->cfg.slot_ns;
 }

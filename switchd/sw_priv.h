@@ -3,16 +3,10 @@
 #ifndef SEGNET_SW_PRIV_H
 #define SEGNET_SW_PRIV_H
 
+#include "dataplane/dp_watch.h"
 #include "arb.h"
 #include "fabric.h"
 #include "quick.h"
-
-/*
- * The most of one gap between two polls that counts as time the switch
- * watched its nodes (for --down-slots). A longer gap is its own pause (a
- * paused machine, a long preemption); its idle sleeps are 1 ms at most.
- */
-#define SW_WATCH_CAP_NS (100ull * 1000 * 1000)
 
 /* A received frame waiting for its turn in this poll. */
 struct sw_rx {
@@ -83,7 +77,7 @@ struct sw_fabric {
 	uint64_t cur;			/* current slot */
 	uint64_t last_poll;		/* now of the last poll */
 	/*
-	 * Of each gap between two polls, what is over SW_WATCH_CAP_NS is the
+	 * Of each gap between two polls, what is over DP_WATCH_POLL_CAP_NS is the
 	 * switch's own pause (stats.slots_paused), not its nodes' silence (it
 	 * did not watch them, and they likely did not run either); this is
 	 * the rest under a slot.

@@ -1291,7 +1291,7 @@ Test(fabric, a_stalled_poll_does_not_mark_nodes_that_sent_cfgs_down)
 /*
  * The switch's own pause (the machine paused, its nodes with it: nothing
  * arrived meanwhile) is not its nodes' silence: a poll more than
- * SW_WATCH_CAP_NS after the one before counts that much of the gap
+ * DP_WATCH_POLL_CAP_NS after the one before counts that much of the gap
  * towards --down-slots. Before, every node was marked down after a pause
  * longer than --down-slots and had to join again (its pending messages
  * failed). A node silent while the switch watches is still marked down.

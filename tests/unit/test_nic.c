@@ -705,7 +705,7 @@ Test(nic, keepalives_at_the_longest_interval_keep_the_nic_joined)
 
 /*
  * The NIC's own pause (the machine paused, the switch with it) is not the
- * switch's silence: a gap between two polls counts up to NIC_WATCH_CAP_NS
+ * switch's silence: a gap between two polls counts up to DP_WATCH_POLL_CAP_NS
  * (100 ms) towards PROTO_LOST_GNT_SLOTS. With the lab's 345 us slots that
  * is 345 ms without a grant; before, a 2 s pause of a whole lab made every
  * NIC join again, its pending messages failed. A NIC that polls on and
