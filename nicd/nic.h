@@ -106,6 +106,7 @@ struct nic_msg {
 	X(gnt_granted, "GNTs granting a target") \
 	X(gnt_unused, "grants for a target with nothing queued") \
 	X(gnt_out_of_order, "GNTs for an old slot, ignored") \
+	X(slots_paused, "slots of the NIC's own pauses (of a gap between polls, what is over 100 ms), not counted as the switch's silence") \
 	X(cfg_sent, "CFGs sent") \
 	X(breq_sent, "BREQs sent") \
 	X(back_ok, "positive BACKs") \

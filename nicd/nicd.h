@@ -193,6 +193,7 @@ struct nicd_snapshot {
 	uint64_t retx;		/* retransmissions */
 	uint64_t drops;		/* frames and messages dropped */
 	uint64_t errors;	/* sends completed with an error */
+	uint64_t paused;	/* slots of nicd's own pauses (slots_paused) */
 };
 
 /* Take snapshots of every node (snap has ns->n entries). */

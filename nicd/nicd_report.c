@@ -16,6 +16,7 @@ static void nicd_snap_node(const struct nicd_node *n, uint64_t now, struct nicd_
 	s->rx = st->delivered;
 	s->retx = st->retransmissions;
 	s->errors = st->completed_err;
+	s->paused = st->slots_paused;
 	s->drops = st->rx_invalid + st->rx_misdelivered + st->rx_unknown_vnet +
 		   st->rx_no_desc + st->no_mbuf + hs->rx_no_endpoint + hs->rx_overflow +
 		   hs->rx_ring_full +
@@ -58,12 +59,17 @@ void nicd_report_line(FILE *f, const struct nicd_nodes *ns,
 		if (dt <= 0)
 			dt = 1;
 		nicd_report_state(f, "nicd: ", n, ",");
-		fprintf(f, " %u endpoints, tx %.0f msg/s, rx %.0f msg/s, retx %llu, errors %llu, drops %llu, pending %u\n",
+		fprintf(f, " %u endpoints, tx %.0f msg/s, rx %.0f msg/s, retx %llu, errors %llu, drops %llu, pending %u",
 			host_open_count(n->host), (double)(cur.tx - snap[i].tx) / dt,
 			(double)(cur.rx - snap[i].rx) / dt,
 			(unsigned long long)(cur.retx - snap[i].retx),
 			(unsigned long long)(cur.errors - snap[i].errors),
 			(unsigned long long)(cur.drops - snap[i].drops), nic_pending(n->nic));
+		/* Only after a pause: the usual line stays as it was. */
+		if (cur.paused != snap[i].paused)
+			fprintf(f, ", paused %llu slots",
+				(unsigned long long)(cur.paused - snap[i].paused));
+		fputc('\n', f);
 		snap[i] = cur;
 	}
 	fflush(f);

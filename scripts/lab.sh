@@ -121,6 +121,7 @@ name=lab
 name_given=0	# --name was given (else a lab found by --dir keeps its own)
 dir=
 stop_timeout=5
+start_timeout=10	# seconds for a started daemon to run its binary (start_proc)
 keep_dir=0	# teardown keeps DIR (up reuses it, or the user's --dir)
 dir_from_env=0	# DIR is $SEGNET_LAB_DIR (no --name, no --dir)
 
@@ -514,20 +515,36 @@ proc_cmd() {
 # the default signal dispositions (up's work ignores SIGINT, SIGTERM and
 # SIGHUP, a background job SIGINT and SIGQUIT; an ignored one stays ignored
 # across exec): the PID stays the daemon's. On veth, ip(8) enters the
-# namespace and then execs the daemon: wait for that, so that the PID
-# names the daemon when it is first checked.
+# namespace and then execs the daemon. Returns once the PID runs the
+# daemon's binary, so that it names the daemon when it is first checked
+# (a few ms); 1, with a message, when it exited before (its status: env
+# did not find the binary, say) or did not get there in
+# start_timeout seconds (then it is killed).
 start_proc() {
-	local p=$1 args=() log="$dir/logs/$1.log" pid bin i
+	local p=$1 args=() log="$dir/logs/$1.log" pid bin st deadline rc=0
 	mapfile -t args < <(proc_cmd "$p")
 	bin=$(readlink -f "$(proc_bin "$p")")
 	echo "${args[*]}" >"$log"
 	setsid env --default-signal=INT,QUIT,TERM,HUP "${args[@]}" </dev/null >>"$log" 2>&1 9<&- &
 	pid=$!
 	st_set "proc.$p.pid" "$pid"
-	for ((i = 0; i < 100; i++)); do
-		[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" != "$bin" ] || break
-		[ -d "/proc/$pid" ] || break
-		sleep 0.02
+	deadline=$((SECONDS + start_timeout))
+	until [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$bin" ]; do
+		# (gone once the shell reaped it; a zombie before)
+		st=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) || st=
+		if [ -z "$st" ] || [ "$st" = Z ]; then
+			wait "$pid" || rc=$?
+			echo "$prog: $(proc_title "$p") (pid $pid) exited with status $rc before it ran $bin" >&2
+			show_log "$p"
+			return 1
+		fi
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			kill -KILL "$pid" 2>/dev/null || true
+			echo "$prog: $(proc_title "$p") (pid $pid) did not run $bin within $start_timeout s; killed it" >&2
+			show_log "$p"
+			return 1
+		fi
+		sleep 0.01
 	done
 }
 
@@ -586,6 +603,11 @@ load_config() {
 # Binary of process $1.
 proc_bin() {
 	if [ "$1" = sw ]; then echo "$switchd_bin"; else echo "$nicd_bin"; fi
+}
+
+# What messages call process $1: switchd, or the nicd's own name.
+proc_title() {
+	if [ "$1" = sw ]; then echo switchd; else echo "$1"; fi
 }
 
 # Print the last lines of a process's log.
@@ -824,7 +846,7 @@ wait_switchd() {
 start_nicds() {
 	local p
 	for p in $(nicd_procs); do
-		start_proc "$p"
+		start_proc "$p" || return 1
 	done
 }
 
@@ -998,18 +1020,18 @@ up_work() {
 	sig_check
 
 	if [ "$nicd_first" = 1 ]; then
-		start_nicds
+		start_nicds || exit 1
 		wait_nicds || exit 1
 		say "nicd up before switchd: the nodes join once switchd is there"
 	fi
 	sig_check
-	start_proc sw
+	start_proc sw || exit 1
 	if ! wait_switchd; then
 		echo "$prog: switchd did not come up" >&2
 		show_log sw
 		exit 1
 	fi
-	[ "$nicd_first" = 1 ] || start_nicds
+	[ "$nicd_first" = 1 ] || start_nicds || exit 1
 	sig_check
 	wait_join || exit 1
 	all_alive || exit 1
@@ -1048,7 +1070,7 @@ print_placement() {
 			nl="nodes$(proc_nodes "$p" | sed 's/^/ n/' | tr -d '\n')"
 		fi
 		printf '  %-12s CPU %-3s pid %-8s %-24s telemetry prefix %s%s\n' \
-			"$([ "$p" = sw ] && echo switchd || echo "$p")" "$(st_get "proc.$p.core")" \
+			"$(proc_title "$p")" "$(st_get "proc.$p.core")" \
 			"$(st_get "proc.$p.pid")" "$nl" "$(prefix_of "$p")" \
 			"$([ "$link" = veth ] && echo ", netns $(netns_of "$p")")"
 	done
@@ -1207,12 +1229,12 @@ do_status() {
 		pid=$(st_get "proc.$p.pid")
 		if pid_alive "$pid" "$(proc_bin "$p")"; then
 			printf '  %-12s pid %-8s alive    CPU %-3s (affinity %s)  prefix %s\n' \
-				"$([ "$p" = sw ] && echo switchd || echo "$p")" "$pid" \
+				"$(proc_title "$p")" "$pid" \
 				"$(st_get "proc.$p.core")" \
 				"$(taskset -pc "$pid" 2>/dev/null | sed 's/.*: //')" "$(prefix_of "$p")"
 			alive=$((alive + 1))
 		else
-			printf '  %-12s pid %-8s %s\n' "$([ "$p" = sw ] && echo switchd || echo "$p")" \
+			printf '  %-12s pid %-8s %s\n' "$(proc_title "$p")" \
 				"${pid:--}" "$([ "$(st_get "proc.$p.stopped")" = 1 ] && echo "stopped (stop-node)" || echo DEAD)"
 			[ "$(st_get "proc.$p.stopped")" = 1 ] || dead=$((dead + 1))
 			bad=1
@@ -1294,7 +1316,7 @@ do_start_node() {
 	if pid_alive "$(st_get "proc.$p.pid")" "$nicd_bin"; then
 		die "$node_arg is running already ($p, pid $(st_get "proc.$p.pid"))"
 	fi
-	start_again "$p"
+	start_again "$p" || die "$node_arg did not start (log: $dir/logs/$p.log)"
 	st_set "proc.$p.stopped" 0
 	wait_join "$i" || die "$node_arg did not join again (log: $dir/logs/$p.log)"
 	say "$node_arg started ($p, pid $(st_get "proc.$p.pid"), CPU $(st_get "proc.$p.core")) and joined"
@@ -1342,7 +1364,7 @@ do_restart_switchd() {
 	for ((i = 0; i < nodes; i++)); do
 		rm -f "$dir/links/sw$i.sock" "$dir/links/vh$i.sock"
 	done
-	start_again sw
+	start_again sw || die "switchd did not start again (log: $dir/logs/sw.log)"
 	wait_switchd || { show_log sw; die "switchd did not start again (log: $dir/logs/sw.log)"; }
 	wait_join || die "the nodes did not join the restarted switchd (logs: $dir/logs)"
 	say "switchd restarted (pid $(st_get proc.sw.pid)); every running node joined it again $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s after the stop began"

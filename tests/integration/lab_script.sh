@@ -7,7 +7,8 @@
 #   lab_script.sh LAB_SH BUILD_DIR      (lab_lib.sh: link type, clean-up)
 #
 #   1. --help; bad arguments exit 2 naming the argument; missing binaries
-#      exit 1 and point at scripts/setup.sh; veth as an ordinary user
+#      exit 1 and point at scripts/setup.sh; a daemon that exits before it
+#      runs its binary: exit 1 with its status; veth as an ordinary user
 #      exits 1 saying it needs root (when run as root, with setpriv);
 #   2. status and down of a lab that is not up: 1 and 0;
 #   3. up, then up again: "already up", exit 1, the lab unharmed;
@@ -58,6 +59,18 @@ expect_now 2 "'conf9' is neither a configuration" lab up --link "$link" --conf c
 [ -e "$lab_dir" ] && fail "a failed up left $lab_dir"
 expect_now 1 "scripts/setup.sh" "$lab_sh" up --link "$link" --build "$tmp/no-build" \
 	--name "$lab_name" --dir "$lab_dir"
+[ -e "$lab_dir" ] && fail "a failed up left $lab_dir"
+# A switchd that exits before it runs (here a script that passes --check
+# and exits 3; env not finding its binary is another): up says so at once,
+# with the status, and leaves nothing.
+mkdir -p "$tmp/exits-build/switchd" "$tmp/exits-build/nicd/tools"
+printf '#!/bin/sh\ncase "$*" in *--check*) exit 0 ;; esac\nexit 3\n' \
+	>"$tmp/exits-build/switchd/switchd"
+chmod +x "$tmp/exits-build/switchd/switchd"
+ln -s "$build/nicd/nicd" "$tmp/exits-build/nicd/nicd"
+ln -s "$build/nicd/tools/segnet-stat" "$tmp/exits-build/nicd/tools/segnet-stat"
+expect_now 1 "switchd (pid [0-9]*) exited with status 3 before it ran" \
+	"$lab_sh" up --link "$link" --build "$tmp/exits-build" --name "$lab_name" --dir "$lab_dir"
 [ -e "$lab_dir" ] && fail "a failed up left $lab_dir"
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	expect_now 1 "needs root" setpriv --reuid=65534 --regid=65534 --clear-groups \

@@ -169,16 +169,95 @@ static void eal_down_peerless(void)
 	rmdir(vhost_dir);
 }
 
+/*
+ * The DPDK log, captured from log_capture() on, the one way these tests
+ * read it: kept to be searched (log_captured) and passed on to stderr. A
+ * line is written by the thread that logs it (the EAL interrupt thread's
+ * too), so the text is kept under a lock, and the thread that first said
+ * log_capture's needle is noted (log_capture_intr).
+ */
+static struct {
+	pthread_mutex_t lock;	/* over the fields below */
+	FILE *f;		/* the stream the EAL logs to (line buffered) */
+	char *text;		/* what it said since log_capture, NUL-terminated */
+	size_t len;		/* bytes in text */
+	const char *needle;	/* looked for as the log goes (NULL: nothing) */
+	int needle_intr;	/* where first said: -1 not yet, 1 EAL interrupt thread, 0 another */
+} log_cap = { .lock = PTHREAD_MUTEX_INITIALIZER, .needle_intr = -1 };
+
+/* The capture stream's write: keep buf, note the needle's thread, pass buf on to stderr. */
+static ssize_t log_capture_write(void *cookie, const char *buf, size_t size)
+{
+	char *text;
+
+	(void)cookie;
+	pthread_mutex_lock(&log_cap.lock);
+	text = realloc(log_cap.text, log_cap.len + size + 1);
+	if (text) {
+		memcpy(text + log_cap.len, buf, size);
+		log_cap.len += size;
+		text[log_cap.len] = '\0';
+		log_cap.text = text;
+		/* (the first time it is there, this write said it, or its end) */
+		if (log_cap.needle && log_cap.needle_intr < 0 && strstr(text, log_cap.needle))
+			log_cap.needle_intr = rte_thread_is_intr();
+	}
+	pthread_mutex_unlock(&log_cap.lock);
+	return (ssize_t)fwrite(buf, 1, size, stderr);
+}
+
+/* From now on, capture the DPDK log afresh, noting where it says needle (NULL: nothing). */
+static void log_capture(const char *needle)
+{
+	cookie_io_functions_t io = { .write = log_capture_write };
+
+	if (!log_cap.f) {
+		log_cap.f = fopencookie(NULL, "w", io);
+		cr_assert_not_null(log_cap.f);
+		cr_assert_eq(setvbuf(log_cap.f, NULL, _IOLBF, BUFSIZ), 0);
+	}
+	fflush(log_cap.f);
+	pthread_mutex_lock(&log_cap.lock);
+	log_cap.len = 0;
+	if (log_cap.text)
+		log_cap.text[0] = '\0';
+	log_cap.needle = needle;
+	log_cap.needle_intr = -1;
+	pthread_mutex_unlock(&log_cap.lock);
+	cr_assert_eq(rte_openlog_stream(log_cap.f), 0);
+}
+
+/* A copy of what the DPDK log said since log_capture (free it). */
+static char *log_captured(void)
+{
+	char *copy;
+
+	fflush(log_cap.f);
+	pthread_mutex_lock(&log_cap.lock);
+	copy = strdup(log_cap.text ? log_cap.text : "");
+	pthread_mutex_unlock(&log_cap.lock);
+	cr_assert_not_null(copy);
+	return copy;
+}
+
+/* Where the log first said log_capture's needle: -1 not yet, 1 EAL interrupt thread, 0 another. */
+static int log_capture_intr(void)
+{
+	int intr;
+
+	pthread_mutex_lock(&log_cap.lock);
+	intr = log_cap.needle_intr;
+	pthread_mutex_unlock(&log_cap.lock);
+	return intr;
+}
+
 /* A memif server on a socket file of its own, for memif_end. */
 static char memif_server[192];
 
 /* Where memif_server's socket is. */
 static char memif_sock[96];
 
-/* What the DPDK log says, for memif_end (tmpfile). */
-static FILE *dpdk_log;
-
-/* The EAL of eal_up, a memif server and the DPDK log in dpdk_log. */
+/* The EAL of eal_up, a memif server and the DPDK log captured. */
 static void eal_up_memif(void)
 {
 	const char *extra[] = { "--vdev", memif_server, "--log-level", "pmd.net.memif:info" };
@@ -186,10 +265,8 @@ static void eal_up_memif(void)
 	snprintf(memif_sock, sizeof(memif_sock), "/tmp/segnet-ut-memif-end-%d.sock", (int)getpid());
 	snprintf(memif_server, sizeof(memif_server),
 		 "net_memif0,role=server,id=0,socket=%s,socket-abstract=no,bsize=4096", memif_sock);
-	dpdk_log = tmpfile();
-	cr_assert_not_null(dpdk_log);
 	eal_start(extra, (int)RTE_DIM(extra));
-	cr_assert_eq(rte_openlog_stream(dpdk_log), 0);
+	log_capture(NULL);
 }
 
 /* eal_down, and memif_sock removed if the driver left it. */
@@ -1108,20 +1185,6 @@ static void busy_wait_for(int want)
 	cr_assert_eq(__atomic_load_n(&busy_state, __ATOMIC_ACQUIRE), want);
 }
 
-/* True when the DPDK log so far has needle in it. */
-static bool dpdk_log_says(const char *needle)
-{
-	char line[512];
-	bool found = false;
-
-	fflush(dpdk_log);
-	rewind(dpdk_log);
-	while (!found && fgets(line, sizeof(line), dpdk_log))
-		found = strstr(line, needle) != NULL;
-	fseek(dpdk_log, 0, SEEK_END);
-	return found;
-}
-
 /*
  * A client connects to a memif server while the process closes it, the
  * EAL interrupt thread busy elsewhere (what a lab's Ctrl-C made): DPDK
@@ -1135,7 +1198,7 @@ Test(memif_end, a_connection_while_the_server_closes_runs_no_callback)
 	struct dp_ethdev_conf conf = { .rx_queues = 1, .tx_queues = 1, .promiscuous = true };
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct dp_ethdev dev, *devs[] = { &dev };
-	char err[256] = "";
+	char err[256] = "", *log;
 	int fd;
 
 	cr_assert_eq(dp_ethdev_setup("net_memif0", &conf, pool, &dev, err, sizeof(err)), 0,
@@ -1153,8 +1216,10 @@ Test(memif_end, a_connection_while_the_server_closes_runs_no_callback)
 	busy_wait_for(2);
 	/* The interrupt thread's next round would serve the listening socket. */
 	rte_delay_us_sleep(100 * 1000);
-	cr_assert_not(dpdk_log_says("Failed to accept connection request"),
-		      "the listening socket's callback ran after the close");
+	log = log_captured();
+	cr_assert_null(strstr(log, "Failed to accept connection request"),
+		       "the listening socket's callback ran after the close");
+	free(log);
 	cr_assert(access(memif_sock, F_OK) && errno == ENOENT, "the driver removes the socket file");
 	close(fd);
 }
@@ -1276,36 +1341,6 @@ Test(ethdev, a_close_stops_and_closes_the_device_in_the_interrupt_thread)
 		     "closed (%d) outside the EAL interrupt thread", closed_in_intr);
 }
 
-/* A needle log_watch looks for in the DPDK log. */
-static const char *log_watch_for;
-
-/* Where the DPDK log first said it: -1 not yet, 1 in the EAL interrupt thread, 0 in another. */
-static int log_watch_intr = -1;
-
-/* The log_watch stream: note where log_watch_for was first said; the log goes on to stderr. */
-static ssize_t log_watch_write(void *cookie, const char *buf, size_t size)
-{
-	int unseen = -1;
-
-	(void)cookie;
-	if (log_watch_for && memmem(buf, size, log_watch_for, strlen(log_watch_for)))
-		__atomic_compare_exchange_n(&log_watch_intr, &unseen, rte_thread_is_intr(), false,
-					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-	return (ssize_t)fwrite(buf, 1, size, stderr);
-}
-
-/* From now on, note where the DPDK log says needle (a line is written by the thread that logs it). */
-static void log_watch(const char *needle)
-{
-	cookie_io_functions_t io = { .write = log_watch_write };
-	FILE *f = fopencookie(NULL, "w", io);
-
-	cr_assert_not_null(f);
-	cr_assert_eq(setvbuf(f, NULL, _IOLBF, BUFSIZ), 0);
-	log_watch_for = needle;
-	cr_assert_eq(rte_openlog_stream(f), 0);
-}
-
 /*
  * Once the interrupt thread is held for the end of the process
  * (dp_eal_intr_hold), nothing runs there: a close stops and closes the
@@ -1319,13 +1354,12 @@ Test(eal, a_held_interrupt_thread_leaves_the_close_to_the_caller)
 	ring_up("net_ring1", 1, &dev);
 	cr_assert_eq(rte_eth_dev_callback_register(dev.port_id, RTE_ETH_EVENT_DESTROY, note_destroy,
 						   NULL), 0);
-	log_watch("stayed busy");
+	log_capture("stayed busy");
 	cr_assert_eq(dp_eal_intr_hold(1000), 0);
 	dp_ethdev_close(&dev);
 	cr_assert_eq(dev.port_id, RTE_MAX_ETHPORTS);
 	cr_assert_eq(__atomic_load_n(&closed_in_intr, __ATOMIC_ACQUIRE), 0);
-	cr_assert_eq(__atomic_load_n(&log_watch_intr, __ATOMIC_ACQUIRE), -1,
-		     "the close waited for the held thread");
+	cr_assert_eq(log_capture_intr(), -1, "the close waited for the held thread");
 }
 
 /*
@@ -1353,12 +1387,12 @@ Test(peerless, a_set_up_whose_link_stays_down_stops_in_the_interrupt_thread)
 		     strerror(errno));
 	cr_assert_eq(listen(fd, 8), 0);
 	cr_assert_eq(rte_log_set_level_pattern("pmd.net.memif", RTE_LOG_DEBUG), 0);
-	log_watch("Disconnected");
+	log_capture("Disconnected");
 	cr_assert_eq(dp_ethdev_setup("net_memif0", &conf, pool, &dev, err, sizeof(err)),
 		     -ETIMEDOUT, "%s", err);
 	cr_assert(strstr(err, "port net_memif0: link still down after 20 ms"), "%s", err);
-	cr_assert_eq(__atomic_load_n(&log_watch_intr, __ATOMIC_ACQUIRE), 1,
-		     "stopped (%d) outside the EAL interrupt thread", log_watch_intr);
+	cr_assert_eq(log_capture_intr(), 1, "stopped (%d) outside the EAL interrupt thread",
+		     log_capture_intr());
 	close(fd);
 }
 
@@ -1424,11 +1458,9 @@ Test(eal, pools_per_socket_are_created_once)
 
 Test(eal, numa_sockets_and_the_mismatch_warning)
 {
-	char *log = NULL;
-	size_t loglen = 0;
-	FILE *f = open_memstream(&log, &loglen);
 	int s0 = dp_lcore_socket(0);
 	const char *w;
+	char *log;
 
 	cr_assert_geq(s0, 0);
 	cr_assert_eq(dp_lcore_socket(1), SOCKET_ID_ANY);	/* not an EAL lcore */
@@ -1436,15 +1468,13 @@ Test(eal, numa_sockets_and_the_mismatch_warning)
 	cr_assert_eq(dp_core_socket(-1), SOCKET_ID_ANY);
 	cr_assert(dp_core_socket(0) >= 0 || dp_core_socket(0) == SOCKET_ID_ANY);
 
-	cr_assert_not_null(f);
-	rte_openlog_stream(f);
+	log_capture(NULL);
 	cr_assert(dp_numa_check("p0", s0, 0));
 	cr_assert(dp_numa_check("p0", SOCKET_ID_ANY, 0));
 	cr_assert_not(dp_numa_check("far", s0 + 1, 0));
 	cr_assert_not(dp_numa_check("far", s0 + 1, 0));
 	cr_assert_not(dp_numa_check("far2", s0 + 1, 0));
-	rte_openlog_stream(NULL);
-	fclose(f);
+	log = log_captured();
 	w = strstr(log, "port far is on NUMA node");
 	cr_assert_not_null(w, "log: %s", log);
 	cr_assert_null(strstr(w + 1, "port far is on"), "warned twice: %s", log);
@@ -1666,13 +1696,10 @@ Test(eal, telemetry_clash_is_logged_once_per_pair)
 		DP_COUNTER_SET("n1-bulk", dp_port_counter_names, &clash_stats[1]),
 	};
 	struct rte_tel_data *d = rte_tel_data_alloc();
-	char *log = NULL;
-	size_t loglen = 0;
-	FILE *f = open_memstream(&log, &loglen);
+	char *log;
 
 	cr_assert_not_null(d);
-	cr_assert_not_null(f);
-	rte_openlog_stream(f);
+	log_capture(NULL);
 	for (int i = 0; i < 3; i++) {
 		rte_tel_data_start_dict(d);
 		cr_assert_eq(dp_telemetry_add_groups(d, sets, 2), -EEXIST, "read %d", i);
@@ -1681,8 +1708,7 @@ Test(eal, telemetry_clash_is_logged_once_per_pair)
 		rte_tel_data_start_dict(d);
 		cr_assert_eq(dp_telemetry_add_groups(d, sets, 4), -EEXIST, "read %d", i);
 	}
-	rte_openlog_stream(NULL);
-	fclose(f);
+	log = log_captured();
 	cr_assert_eq(count_of(log, "\"net_ring0.q0\" and \"net_ring0_q0\" both become key"), 1,
 		     "log: %s", log);
 	cr_assert_eq(count_of(log, "\"n1:bulk\" and \"n1-bulk\" both become key"), 1,
