@@ -6,70 +6,58 @@
  * after its accept pointer. Pointers move one past the partner, and only
  * for accepts of the first iteration, which is what desynchronises them.
  */
-#include "switchd/arb.h"
+#include "switchd/arb_rga.h"
 
 /* Per-instance state, sized for the largest switch. */
 struct islip_state {
+	struct arb_rga g;			/* n > 64: the shared iterations' state; first */
 	uint16_t grant_ptr[ARB_MAX_NODES];	/* per target: initiator favoured next */
 	uint16_t accept_ptr[ARB_MAX_NODES];	/* per initiator: target favoured next */
-	uint16_t offer[ARB_MAX_NODES];		/* per initiator: best grant this iteration */
-	uint16_t offer_dist[ARB_MAX_NODES];	/* its distance past accept_ptr */
-	uint64_t free_init[ARB_MAX_WORDS];	/* unmatched initiators */
-	uint64_t free_tgt[ARB_MAX_WORDS];	/* unmatched targets */
-	uint64_t offered[ARB_MAX_WORDS];	/* initiators granted this iteration */
+	uint16_t offer_dist[ARB_MAX_NODES];	/* per initiator: its offer's distance past accept_ptr */
 	uint64_t granted_by[64];		/* n <= 64: per initiator, targets granting it */
 };
 
-/* Grant step of one target t: record the offer at the chosen initiator. */
-static void islip_grant(struct islip_state *s, const struct arb_req *req,
-			uint16_t t)
-{
-	uint16_t n = req->n, i, dist;
-	uint64_t bit;
+_Static_assert(offsetof(struct islip_state, g) == 0, "arb_rga must come first");
 
-	i = arb_mask_and_next_rr(arb_req_col(req, t), s->free_init, req->words,
-				 s->grant_ptr[t]);
+/* Grant step of one target t: keep the offer nearest the initiator's accept_ptr. */
+static inline __attribute__((always_inline)) void
+islip_grant(struct arb *a, struct arb_rga *g, const uint64_t *col, uint16_t n,
+	    uint16_t words, uint16_t t)
+{
+	struct islip_state *s = (struct islip_state *)g;
+	uint16_t i, dist;
+
+	(void)a;
+	i = arb_mask_and_next_rr(col, g->free_init, words, s->grant_ptr[t]);
 	if (i == ARB_NONE)
 		return;
 	dist = t >= s->accept_ptr[i] ? t - s->accept_ptr[i] :
 		(uint16_t)(t + n - s->accept_ptr[i]);
-	bit = 1ull << (i % 64);
-	if (!(s->offered[i / 64] & bit) || dist < s->offer_dist[i]) {
-		s->offer[i] = t;
+	if (!arb_rga_has_offer(g, i) || dist < s->offer_dist[i]) {
+		arb_rga_offer(g, i, t);
 		s->offer_dist[i] = dist;
-		s->offered[i / 64] |= bit;
 	}
 }
 
-/* Accept step: every offered initiator takes its nearest grant. */
-static uint16_t islip_accept(struct islip_state *s, uint16_t n, uint16_t words,
-			     bool first, uint16_t *grant)
+/* A first-iteration accept moves both pointers one past the partner. */
+static inline __attribute__((always_inline)) void
+islip_move_pointers(struct islip_state *s, uint16_t n, uint16_t i, uint16_t t)
 {
-	uint16_t granted = 0;
+	s->grant_ptr[t] = i + 1 == n ? 0 : (uint16_t)(i + 1);
+	s->accept_ptr[i] = t + 1 == n ? 0 : (uint16_t)(t + 1);
+}
 
-	for (uint16_t w = 0; w < words; w++) {
-		for (uint64_t m = s->offered[w]; m; m &= m - 1) {
-			uint16_t i = (uint16_t)(w * 64 + __builtin_ctzll(m));
-			uint16_t t = s->offer[i];
-
-			grant[i] = t;
-			granted++;
-			s->free_init[i / 64] &= ~(1ull << (i % 64));
-			s->free_tgt[t / 64] &= ~(1ull << (t % 64));
-			if (first) {
-				s->grant_ptr[t] = i + 1 == n ? 0 : (uint16_t)(i + 1);
-				s->accept_ptr[i] = t + 1 == n ? 0 : (uint16_t)(t + 1);
-			}
-		}
-		s->offered[w] = 0;
-	}
-	return granted;
+/* The same, as the shared iterations call it. */
+static inline __attribute__((always_inline)) void
+islip_first_accept(struct arb_rga *g, uint16_t n, uint16_t i, uint16_t t)
+{
+	islip_move_pointers((struct islip_state *)g, n, i, t);
 }
 
 /* First set bit of m at or after bit from, wrapping; m != 0. */
 static inline uint16_t islip_rr_word(uint64_t m, uint16_t from)
 {
-	uint64_t after = m & (~0ull << from);
+	uint64_t after = m >> from << from;	/* no mask constant to keep in a register */
 
 	return (uint16_t)__builtin_ctzll(after ? after : m);
 }
@@ -107,10 +95,8 @@ static uint16_t islip_match_word(struct islip_state *s, const struct arb_req *re
 			grant[i] = t;
 			granted++;
 			free_tgt &= ~(1ull << t);
-			if (it == 0) {
-				s->grant_ptr[t] = i + 1 == n ? 0 : (uint16_t)(i + 1);
-				s->accept_ptr[i] = t + 1 == n ? 0 : (uint16_t)(t + 1);
-			}
+			if (it == 0)
+				islip_move_pointers(s, n, i, t);
 		}
 		free_init &= ~offered;
 		if (!free_init)
@@ -124,26 +110,13 @@ static uint16_t islip_match(struct arb *a, const struct arb_req *req,
 			    uint64_t slot, uint16_t *grant)
 {
 	struct islip_state *s = a->priv;
-	uint16_t n = a->n, words = a->words, granted = 0, added;
+	uint16_t n = a->n, words = a->words;
 
 	(void)slot;
 	if (words == 1)
 		return islip_match_word(s, req, n, a->iterations, grant);
-	for (uint16_t i = 0; i < n; i++)
-		grant[i] = ARB_NONE;
-	arb_mask_fill(s->free_init, n, words);
-	arb_mask_fill(s->free_tgt, n, words);
-	for (unsigned int it = 0; it < a->iterations; it++) {
-		for (uint16_t w = 0; w < words; w++)
-			for (uint64_t m = s->free_tgt[w]; m; m &= m - 1)
-				islip_grant(s, req,
-					    (uint16_t)(w * 64 + __builtin_ctzll(m)));
-		added = islip_accept(s, n, words, it == 0, grant);
-		granted += added;
-		if (!added || granted == n)
-			break;
-	}
-	return granted;
+	return arb_rga_match(a, &s->g, req, islip_grant, islip_first_accept,
+			     grant);
 }
 
 /* Registration. */

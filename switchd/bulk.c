@@ -377,13 +377,17 @@ static void sw_arbitrate(struct sw_fabric *sw, uint64_t s)
 void sw_bulk_slot(struct sw_fabric *sw, uint64_t now)
 {
 	uint64_t behind = (now - sw->next_boundary) / sw->cfg.slot_ns;
+	/* The slots of the switch's own pause are counted in slots_paused only. */
+	uint64_t paused = sw->stats.slots_paused - sw->paused_at_boundary;
+	uint64_t missed = behind > paused ? behind - paused : 0;
 
+	sw->paused_at_boundary = sw->stats.slots_paused;
 	if (behind) {
 		/* With nobody up, a late poll misses nothing; nor an idle skip. */
 		if (sw->skipping)
-			sw->stats.slots_idle += behind;
+			sw->stats.slots_idle += missed;
 		else if (sw->n_up)
-			sw->stats.slots_skipped += behind;
+			sw->stats.slots_skipped += missed;
 		sw->next_boundary += behind * sw->cfg.slot_ns;
 	}
 	sw->cur = (sw->next_boundary - sw->t0) / sw->cfg.slot_ns;

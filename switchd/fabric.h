@@ -109,9 +109,9 @@ struct sw_config {
 	X(downs, "nodes marked down for missing CFGs") \
 	X(down_notices, "DOWN notices sent to initiators") \
 	X(slots, "slots arbitrated") \
-	X(slots_skipped, "slot boundaries missed while a node was up: a poll came late") \
-	X(slots_idle, "slot boundaries passed asleep, nothing due (idle_skip)") \
-	X(slots_paused, "slots of switchd's own pauses (of a gap between polls, what is over 100 ms), not counted as nodes' silence") \
+	X(slots_skipped, "slot boundaries missed while a node was up: a poll came late (a pause's are in slots_paused only)") \
+	X(slots_idle, "slot boundaries passed asleep, nothing due (idle_skip; a pause's are in slots_paused only)") \
+	X(slots_paused, "slots of switchd's own pauses (of a gap between polls, what is over 100 ms), not counted as nodes' silence, skipped or idle") \
 	X(grants, "grants made") \
 	X(gnt_sent, "GNT frames sent") \
 	X(rejoin_told, "GNTs flagged REJOIN: a CFG came from a node not joined or marked down, whose NIC thinks it is up") \

@@ -83,6 +83,7 @@ struct sw_fabric {
 	 * the rest under a slot.
 	 */
 	uint64_t paused_ns;
+	uint64_t paused_at_boundary;	/* stats.slots_paused when sw_bulk_slot last ran */
 	uint64_t next_boundary;		/* start of slot cur + 1 */
 	uint64_t rx_slot;		/* slot of this poll's receive (>= cur) */
 	uint64_t idle_due;		/* idle_skip: next boundary with work */

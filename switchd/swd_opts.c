@@ -383,7 +383,6 @@ int swd_opts_parse(struct swd_opts *o, int argc, char **argv, char *err,
 	if (!rc)
 		rc = swd_check_effect(o, &p, err, errlen);
 	free(sp.ports);
-	optind = 1;
 	return rc;
 }
 

@@ -78,6 +78,19 @@ static struct t_sw *t_sw_new(const char *arbiter, enum sw_quick_mode mode,
 	return t_sw_new_ka(arbiter, mode, down_slots, 1);
 }
 
+/* A switch with arbiter that sleeps through idle boundaries (idle_skip, GNT keepalive 8). */
+static struct t_sw *t_sw_idle(const char *arbiter)
+{
+	struct sw_config cfg = {
+		.n_nodes = T_N, .arbiter = arbiter, .quick_mode = SW_QUICK_DROP,
+		.bulk_gbps = 10, .quick_gbps = 10, .slot_frames = 1,
+		.slot_ns = T_SLOT, .seed = 1, .mp = t_mp, .check_crc = true,
+		.gnt_keepalive = 8, .idle_skip = true,
+	};
+
+	return t_sw_new_cfg(&cfg);
+}
+
 /* Free the switch and its ports; no frame may be missing from the pool. */
 static void t_sw_free(struct t_sw *t)
 {
@@ -695,13 +708,7 @@ Test(fabric, every_arbiter_respects_the_bulk_enable_vectors)
 
 Test(fabric, idle_skip_polls_only_at_keepalives_while_nobody_requests)
 {
-	struct sw_config cfg = {
-		.n_nodes = T_N, .arbiter = "lcf", .quick_mode = SW_QUICK_DROP,
-		.bulk_gbps = 10, .quick_gbps = 10, .slot_frames = 1,
-		.slot_ns = T_SLOT, .seed = 1, .mp = t_mp, .check_crc = true,
-		.gnt_keepalive = 8, .idle_skip = true,
-	};
-	struct t_sw *t = t_sw_new_cfg(&cfg);
+	struct t_sw *t = t_sw_idle("lcf");
 	uint64_t next, now;
 
 	for (int i = 0; i < T_N; i++)
@@ -1333,6 +1340,49 @@ Test(fabric, a_pause_of_the_switch_is_not_its_nodes_silence)
 	t_sw_free(t);
 }
 
+/*
+ * The boundaries of the switch's own pause are counted once, in
+ * slots_paused: slots_skipped keeps the boundaries a late poll missed while
+ * the switch watched (the first DP_WATCH_POLL_CAP_NS of the gap), and so
+ * does slots_idle asleep. Before, a 2 s pause added all 19999 missed
+ * boundaries to slots_skipped as well as 19000 to slots_paused.
+ */
+Test(fabric, a_pause_of_the_switch_is_counted_once_in_slots_paused)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+	uint64_t now;
+
+	/* Polled at slots 1-3, then 2 s paused: boundary 4 is 19999 slots late. */
+	for (int s = 1; s <= 3; s++)
+		sw_fabric_poll(t->sw, (uint64_t)s * T_SLOT);
+	sw_fabric_poll(t->sw, 3 * T_SLOT + 2000000000ull);
+	cr_expect_eq(t_st(t)->slots_paused, 19000, "slots paused: %llu",
+		     (unsigned long long)t_st(t)->slots_paused);
+	cr_expect_eq(t_st(t)->slots_skipped, 999, "slots skipped: %llu",
+		     (unsigned long long)t_st(t)->slots_skipped);
+	/* A late poll without a pause still counts every boundary it missed. */
+	sw_fabric_poll(t->sw, 3 * T_SLOT + 2000000000ull + 10 * T_SLOT);
+	cr_expect_eq(t_st(t)->slots_skipped, 1008, "slots skipped: %llu",
+		     (unsigned long long)t_st(t)->slots_skipped);
+	cr_expect_eq(t_st(t)->slots_paused, 19000);
+	t_sw_free(t);
+
+	/* Asleep with nothing due (idle_skip), the same pause is not idle time either. */
+	t = t_sw_idle("lcf");
+	for (int i = 0; i < T_N; i++)
+		t_hello(t, i, PROTO_NODE_NONE);
+	sw_fabric_poll(t->sw, 0);
+	now = sw_fabric_poll(t->sw, T_SLOT);
+	cr_assert_eq(now, 8 * T_SLOT, "asleep to the keepalive at %llu", (unsigned long long)now);
+	sw_fabric_poll(t->sw, T_SLOT + 2000000000ull);
+	cr_expect_eq(t_st(t)->slots_paused, 19000, "slots paused: %llu",
+		     (unsigned long long)t_st(t)->slots_paused);
+	cr_expect_eq(t_st(t)->slots_idle, 999, "slots idle: %llu",
+		     (unsigned long long)t_st(t)->slots_idle);
+	cr_expect_eq(t_st(t)->slots_skipped, 0);
+	t_sw_free(t);
+}
+
 /* Same, with a HELLO of a new incarnation in the late poll: joined and marked down at once. */
 Test(fabric, a_node_joining_in_a_late_poll_stays_up)
 {
@@ -1404,12 +1454,7 @@ Test(fabric, a_node_marked_down_cannot_send_quick_requests)
  */
 Test(fabric, idle_skip_does_not_strand_buffered_breqs)
 {
-	struct sw_config cfg = {
-		.n_nodes = T_N, .arbiter = "fifo-outbuf", .bulk_gbps = 10, .quick_gbps = 10,
-		.slot_frames = 1, .slot_ns = T_SLOT, .seed = 1, .mp = t_mp,
-		.check_crc = true, .gnt_keepalive = 8, .idle_skip = true,
-	};
-	struct t_sw *t = t_join_all(t_sw_new_cfg(&cfg));
+	struct t_sw *t = t_join_all(t_sw_idle("fifo-outbuf"));
 	uint64_t now, next = T_SLOT, last_at = 0;
 	unsigned int got = 0, sent = 0;
 
