@@ -389,6 +389,5 @@ int replay_opts_parse(struct replay_opts *o, int argc, char **argv, char *err,
 		rc = dp_opt_refuse_given(&p, (const int[]){ REPLAY_OPT_QUICK_MAX, 0 },
 					 "only applies to --channel auto (content up to it goes quick)",
 					 err, errlen);
-	optind = 1;
 	return rc;
 }
