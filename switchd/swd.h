@@ -183,6 +183,7 @@ struct swd_snapshot {
 	uint64_t collisions;	/* QREQs and unscheduled BREQs lost at an output */
 	uint64_t breq_late;	/* BREQs that came after their slot */
 	uint64_t breq_early;	/* ... or before it */
+	uint64_t paused;	/* slots of switchd's own pauses (slots_paused) */
 };
 
 /* Take a snapshot of the counters at now. */

@@ -29,6 +29,7 @@ void swd_report_snapshot(const struct sw_fabric *sw, const struct swd_ports *p,
 	s->collisions = st->qreq_collision + st->breq_collision;
 	s->breq_late = st->breq_late;
 	s->breq_early = st->breq_early;
+	s->paused = st->slots_paused;
 	s->drops = st->rx_invalid + st->forged_src + st->forged_notice +
 		   st->not_joined + st->src_down + st->unexpected_type + st->dst_down +
 		   st->wrong_port + st->breq_not_granted + st->breq_outbuf_full +
@@ -49,7 +50,7 @@ void swd_report_line(FILE *f, const struct sw_fabric *sw, const struct swd_ports
 	swd_report_snapshot(sw, p, now, &cur);
 	dt = (double)(cur.t_ns - prev->t_ns) / 1e9;
 	slots = cur.slots - prev->slots;
-	fprintf(f, "switchd: %.0f slots/s, %.2f grants/slot, forwarded bulk %llu quick %llu, drops %llu, collisions %llu, nodes up %u/%u\n",
+	fprintf(f, "switchd: %.0f slots/s, %.2f grants/slot, forwarded bulk %llu quick %llu, drops %llu, collisions %llu, nodes up %u/%u",
 		dt > 0 ? (double)slots / dt : 0.0,
 		slots ? (double)(cur.grants - prev->grants) / (double)slots : 0.0,
 		(unsigned long long)(cur.bulk - prev->bulk),
@@ -57,6 +58,10 @@ void swd_report_line(FILE *f, const struct sw_fabric *sw, const struct swd_ports
 		(unsigned long long)(cur.drops - prev->drops),
 		(unsigned long long)(cur.collisions - prev->collisions),
 		sw_fabric_nodes_up(sw), p->n);
+	/* Only after a pause: the usual line stays as it was (nicd's does the same). */
+	if (cur.paused != prev->paused)
+		fprintf(f, ", paused %llu slots", (unsigned long long)(cur.paused - prev->paused));
+	fputc('\n', f);
 	/* The one drop an operator fixes with an option: the grant lead. */
 	if (cur.breq_late > prev->breq_late || cur.breq_early > prev->breq_early)
 		fprintf(f, "switchd: %llu BREQs came after their slot and %llu before it: the "
