@@ -52,6 +52,10 @@ enum stage_event {
 	STAGE_EV_FAIL,		/* peer away, the connection stays: complete
 				 * (SN_ERR_DOWN) what has no packet number; the
 				 * NIC makes the numbered ones markers */
+	STAGE_EV_UNTAKEN,	/* the packet given, waiting for its ack, was
+				 * sent FRESH and not taken (its receiver's
+				 * WELCOME came): send it again now, as at a
+				 * timeout (sn_pkt.untaken: no retry used) */
 };
 
 /* A stage's registration. */

@@ -159,7 +159,7 @@ static bool nic_refused_too(const struct sn_pkt *q, uint16_t ep, const struct pr
 /* An unnumbered copy of q's message, to be sent again (d is a fresh descriptor). */
 static void nic_copy_msg(struct sn_pkt *d, const struct sn_pkt *q)
 {
-	uint32_t tries = (uint32_t)q->tries + q->tx_count;
+	uint32_t tries = sn_pkt_tries(q);
 
 	d->h = q->h;
 	d->h.pkt_num = 0;

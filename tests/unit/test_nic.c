@@ -2315,6 +2315,96 @@ Test(nic, reordered_fresh_frames_of_one_process_restart_nothing)
 	t_done(nic, port, avail);
 }
 
+/* T_PEER's ack-only QACK of epoch, acknowledging up to base. */
+static void t_push_ack_of(struct dp_port *port, uint32_t base, uint16_t epoch)
+{
+	struct proto_pkt a = {
+		.type = PROTO_T_QACK, .flags = PROTO_F_ACK, .src_node = T_PEER,
+		.dst_node = T_NODE, .vnet = T_VNET, .ack_base = base, .epoch = epoch,
+	};
+
+	tport_push(port, tdp_encode(t_mp, &a));
+}
+
+/* Data QREQs (not markers) sent on port, and in *fresh how many of them were FRESH. */
+static unsigned int t_data_qreqs(struct dp_port *port, unsigned int *fresh)
+{
+	unsigned int n = 0;
+
+	*fresh = 0;
+	for (unsigned int i = 0; i < tport_sent(port); i++) {
+		struct proto_pkt p;
+
+		cr_assert_eq(tdp_decode(tport_frame(port, i), &p), PROTO_R_OK);
+		if (p.type != PROTO_T_QREQ || (p.flags & PROTO_F_ABANDONED))
+			continue;
+		n++;
+		*fresh += !!(p.flags & PROTO_F_FRESH);
+	}
+	return n;
+}
+
+/*
+ * A packet sent FRESH is not taken (nic_split_data), and the WELCOME sends
+ * it again at once (nic_resend_fresh): no timeout, and a transmission that
+ * was not taken uses up none of its retries. A new process sends 2 quick
+ * messages with genp:max_retx=1 (FRESH), T_PEER welcomes it, and both
+ * leave again in the epoch, counted in genp's welcome_retx, and complete
+ * OK once acknowledged. Before, the resend took genp's timeout path
+ * (counted in timeout_retx), where the FRESH transmission counted against
+ * max_retx: both messages gave up at the WELCOME (SN_ERR_RETRIES) and only
+ * their markers left.
+ */
+Test(nic, a_resend_after_a_welcome_uses_up_no_retry)
+{
+	static const char *const confs[] = {
+		"conf4-sr,genp:max_retx=1", "conf4-gbn,genp:max_retx=1", "conf2,genp:max_retx=1",
+	};
+
+	for (unsigned int c = 0; c < sizeof(confs) / sizeof(confs[0]); c++) {
+		unsigned int avail = rte_mempool_avail_count(t_mp);
+		struct dp_port *port = tport_create("nic", 256);
+		static struct t_seen seen;
+		struct nic_ops ops = { .ctx = &seen, .complete = t_seen_complete };
+		uint64_t now = 1000000;
+		unsigned int fresh;
+		struct nic *nic;
+
+		t_seen_clear(&seen);
+		nic = t_nic_with(port, confs[c], &ops);
+		t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
+		nic_poll(nic, now);
+		tport_clear(port);
+		for (uintptr_t i = 1; i <= 2; i++) {
+			struct nic_msg m = { .vnet = T_VNET, .dst_node = T_PEER, .handler = 7,
+					     .chan = SN_CHAN_QUICK, .cookie = (void *)i };
+
+			cr_assert_eq(nic_send(nic, &m, now), 0);
+		}
+		nic_poll(nic, now);
+		cr_assert_eq(t_data_qreqs(port, &fresh), 2, "%s", confs[c]);
+		cr_assert_eq(fresh, 2, "%s: sent before any WELCOME, not FRESH", confs[c]);
+		tport_clear(port);
+		t_push_welcome(port, T_VNET, 0);
+		nic_poll(nic, now);
+		cr_assert_eq(seen.status[0], -1, "%s: message 1 completed %d at the WELCOME",
+			     confs[c], seen.status[0]);
+		cr_assert_eq(seen.status[1], -1, "%s: message 2 completed %d at the WELCOME",
+			     confs[c], seen.status[1]);
+		cr_assert_eq(t_data_qreqs(port, &fresh), 2, "%s: not resent at the WELCOME", confs[c]);
+		cr_assert_eq(fresh, 0, "%s", confs[c]);
+		cr_assert_eq(t_stage_count(nic, "genp.welcome_retx "), 2, "%s", confs[c]);
+		cr_assert_eq(t_stage_count(nic, "genp.timeout_retx "), 0, "%s", confs[c]);
+		cr_assert_eq(t_stage_count(nic, "genp.gave_up "), 0, "%s", confs[c]);
+		tport_clear(port);
+		t_push_ack_of(port, 2, 0);
+		nic_poll(nic, now);
+		cr_assert_eq(seen.status[0], SN_OK, "%s: %d", confs[c], seen.status[0]);
+		cr_assert_eq(seen.status[1], SN_OK, "%s: %d", confs[c], seen.status[1]);
+		t_done(nic, port, avail);
+	}
+}
+
 /*
  * The peer's process restarted and the switch's notice about it was lost:
  * its first frame (FRESH, another nonce) finds the connection in use (packets
@@ -3465,17 +3555,6 @@ Test(nic, a_message_taken_by_a_process_that_died_is_not_delivered_again_to_the_n
 	cr_assert_eq(seen[0].status[2], SN_OK);
 	cr_assert_eq(seen[1].n_delivered, before + 2);
 	t_pair_free(&tp);
-}
-
-/* T_PEER's ack-only QACK of epoch, acknowledging up to base. */
-static void t_push_ack_of(struct dp_port *port, uint32_t base, uint16_t epoch)
-{
-	struct proto_pkt a = {
-		.type = PROTO_T_QACK, .flags = PROTO_F_ACK, .src_node = T_PEER,
-		.dst_node = T_NODE, .vnet = T_VNET, .ack_base = base, .epoch = epoch,
-	};
-
-	tport_push(port, tdp_encode(t_mp, &a));
 }
 
 /*
