@@ -132,6 +132,7 @@ static bool nic_rx_epoch(struct nic *nic, struct nic_vnet *v, struct sn_conn *co
 {
 	bool fresh = p->flags & PROTO_F_FRESH;
 	bool welcome = p->flags & PROTO_F_WELCOME;
+	bool first = !conn->epoch_known;
 	enum pipeline_epoch r;
 
 	if (welcome && p->pkt_num != nic->boot_nonce) {
@@ -170,7 +171,8 @@ static bool nic_rx_epoch(struct nic *nic, struct nic_vnet *v, struct sn_conn *co
 		break;
 	}
 	if ((p->flags & PROTO_F_ACK) && conn->epoch_known &&
-	    pipeline_rx_ack_base(v->pl, conn, p->ack_base, now) == PIPELINE_EPOCH_STALE) {
+	    (first ? pipeline_rx_ack_first(v->pl, conn, p->ack_base, p->ack_mask, now) :
+		     pipeline_rx_ack_base(v->pl, conn, p->ack_base, now)) == PIPELINE_EPOCH_STALE) {
 		nic->stats.ack_contradictions++;
 		return false;
 	}

@@ -588,14 +588,10 @@ static void genp_unlink(struct stage *st, struct sn_conn *c, struct sn_pkt *prev
 		c->never_sent--;
 }
 
-/* True when packet number n is covered by (base, mask). */
+/* True when packet number n is covered by (base, mask), or by base alone. */
 static bool genp_covered(uint32_t n, uint32_t base, uint32_t mask, bool use_mask)
 {
-	int32_t d = proto_seq_diff(n, base);
-
-	if (d <= 0)
-		return true;
-	return use_mask && d <= PROTO_SACK_BITS && ((mask >> (d - 1)) & 1);
+	return proto_ack_covers(n, base, use_mask ? mask : 0);
 }
 
 /*
