@@ -94,6 +94,8 @@ struct sn_pkt {
 	uint16_t tx_count;		/* tx: transmissions so far (at most UINT16_MAX) */
 	uint16_t tries;			/* tx: transmissions of its message under earlier
 					 * numbers (refused by its endpoint: genp) */
+	uint16_t untaken;		/* tx: of tx_count, those sent FRESH that its
+					 * receiver's WELCOME showed it did not take */
 	uint16_t flags;			/* enum sn_pkt_flag */
 	uint8_t chan;			/* enum sn_chan */
 	uint8_t cq;			/* which channel queue holds it (NIC private) */
@@ -192,6 +194,15 @@ static inline void sn_pkt_sent(struct sn_pkt *pkt, uint64_t now)
 	if (!pkt->conn->tx_unscanned)
 		pkt->conn->tx_unscanned = now ? now : 1;
 	pipeline_touch(pkt->conn->pl);
+}
+
+/*
+ * pkt's transmissions that count against the retry limit: its message's
+ * under earlier numbers and its own, less those its receiver did not take.
+ */
+static inline uint32_t sn_pkt_tries(const struct sn_pkt *pkt)
+{
+	return (uint32_t)pkt->tries + pkt->tx_count - pkt->untaken;
 }
 
 /*

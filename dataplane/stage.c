@@ -533,6 +533,14 @@ enum pipeline_epoch pipeline_rx_unwelcome(struct pipeline *pl, struct sn_conn *c
 	return pipeline_rx_stale(pl, c, now);
 }
 
+/* An ack of c contradicts this end: restart at the next epoch, and tell the peer. */
+static enum pipeline_epoch pipeline_rx_contradicted(struct pipeline *pl, struct sn_conn *c,
+						    uint64_t now)
+{
+	pipeline_conn_reset(pl, c, true, now);
+	return pipeline_rx_stale(pl, c, now);
+}
+
 enum pipeline_epoch pipeline_rx_ack_walk(struct pipeline *pl, struct sn_conn *c,
 					 uint32_t ack_base, uint64_t now)
 {
@@ -545,14 +553,30 @@ enum pipeline_epoch pipeline_rx_ack_walk(struct pipeline *pl, struct sn_conn *c,
 		contradicts = !p->tx_count;
 	if (!contradicts)
 		return PIPELINE_EPOCH_CURRENT;
-	pipeline_conn_reset(pl, c, true, now);
-	return pipeline_rx_stale(pl, c, now);
+	return pipeline_rx_contradicted(pl, c, now);
+}
+
+enum pipeline_epoch pipeline_rx_ack_first(struct pipeline *pl, struct sn_conn *c,
+					  uint32_t ack_base, uint32_t ack_mask, uint64_t now)
+{
+	bool contradicts;
+
+	if (!pl->numbered)
+		return PIPELINE_EPOCH_CURRENT;
+	contradicts = proto_seq_diff(ack_base, c->tx_next) >= 0;	/* never numbered */
+	for (const struct sn_pkt *p = c->unacked; !contradicts && p; p = p->next)
+		contradicts = proto_ack_covers(p->h.pkt_num, ack_base, ack_mask);
+	if (!contradicts)
+		return PIPELINE_EPOCH_CURRENT;
+	return pipeline_rx_contradicted(pl, c, now);
 }
 
 enum pipeline_epoch pipeline_rx_welcome(struct pipeline *pl, struct sn_conn *c,
 					uint16_t epoch, uint16_t nonce, bool restart,
 					uint64_t now)
 {
+	/* Numbered, nothing c sent FRESH was taken: it goes again in the epoch. */
+	restart = restart && !pl->numbered;
 	if (restart)
 		pipeline_conn_restart(pl, c, now);
 	c->epoch = epoch;

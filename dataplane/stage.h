@@ -52,6 +52,10 @@ enum stage_event {
 	STAGE_EV_FAIL,		/* peer away, the connection stays: complete
 				 * (SN_ERR_DOWN) what has no packet number; the
 				 * NIC makes the numbered ones markers */
+	STAGE_EV_UNTAKEN,	/* the packet given, waiting for its ack, was
+				 * sent FRESH and not taken (its receiver's
+				 * WELCOME came): send it again now, as at a
+				 * timeout (sn_pkt.untaken: no retry used) */
 };
 
 /* A stage's registration. */
@@ -309,11 +313,26 @@ static inline enum pipeline_epoch pipeline_rx_ack_base(struct pipeline *pl,
 }
 
 /*
+ * A frame of the epoch conn took just now, while it knew none, acknowledges
+ * (ack_base, ack_mask). On a numbered pipeline none of conn's packets can
+ * have been taken (it sent them FRESH, and a FRESH packet is not taken),
+ * so an ack that covers any (proto_ack_covers), or a number conn never
+ * gave, is of another numbering of conn: as pipeline_rx_ack_walk, conn
+ * restarts at the next epoch (STALE). Else CURRENT.
+ */
+enum pipeline_epoch pipeline_rx_ack_first(struct pipeline *pl, struct sn_conn *conn,
+					  uint32_t ack_base, uint32_t ack_mask, uint64_t now);
+
+/*
  * A WELCOME of this process's nonce came on conn, which knows no epoch: the
  * peer (process nonce) took conn's FRESH frames. conn takes epoch and notes
- * the peer's nonce; with restart (the peer took them before a restart of
- * its own, and may have delivered them) conn restarts first: its messages
- * fail SN_ERR_DOWN, numbering starts over (NEWER). Else CURRENT.
+ * the peer's nonce. With restart (the peer took them before a restart of
+ * its own) on an unnumbered pipeline, whose FRESH packets are taken and may
+ * have been delivered, conn restarts first: its messages fail SN_ERR_DOWN
+ * (NEWER). A numbered pipeline does not restart: none of its FRESH packets
+ * was taken, and they go again in the epoch, numbers and all, to a peer
+ * whose connection restarted (doc/protocol.md, connection epochs). Else
+ * CURRENT.
  */
 enum pipeline_epoch pipeline_rx_welcome(struct pipeline *pl, struct sn_conn *conn,
 					uint16_t epoch, uint16_t nonce, bool restart,

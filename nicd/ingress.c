@@ -79,16 +79,23 @@ static void nic_split_gnt(struct nic *nic, const struct proto_pkt *p, uint64_t n
 /*
  * A WELCOME came on c: its receiver took none of the packets c last sent
  * FRESH (nic_split_data), so they leave again now, in the epoch, rather
- * than a retransmission timeout later.
+ * than a retransmission timeout later, and their transmissions so far
+ * (all FRESH) use up none of their retries: all are marked first, as
+ * going back N the first one's resend takes the later ones along.
  */
 static void nic_resend_fresh(struct pipeline *pl, struct sn_conn *c, uint64_t now)
 {
-	for (struct sn_pkt *p = c->unacked; p; p = p->next) {
+	struct sn_pkt *p;
+
+	for (p = c->unacked; p; p = p->next)
+		if (p->h.flags & PROTO_F_FRESH)
+			p->untaken = p->tx_count;
+	for (p = c->unacked; p; p = p->next) {
 		if (!(p->h.flags & PROTO_F_FRESH))
 			continue;
 		p->h.flags &= (uint16_t)~PROTO_F_FRESH;
 		if (sn_pkt_awaits_ack(p))
-			pipeline_event(pl, c, STAGE_EV_TIMEOUT, p, now);
+			pipeline_event(pl, c, STAGE_EV_UNTAKEN, p, now);
 	}
 }
 
@@ -125,6 +132,7 @@ static bool nic_rx_epoch(struct nic *nic, struct nic_vnet *v, struct sn_conn *co
 {
 	bool fresh = p->flags & PROTO_F_FRESH;
 	bool welcome = p->flags & PROTO_F_WELCOME;
+	bool first = !conn->epoch_known;
 	enum pipeline_epoch r;
 
 	if (welcome && p->pkt_num != nic->boot_nonce) {
@@ -163,7 +171,8 @@ static bool nic_rx_epoch(struct nic *nic, struct nic_vnet *v, struct sn_conn *co
 		break;
 	}
 	if ((p->flags & PROTO_F_ACK) && conn->epoch_known &&
-	    pipeline_rx_ack_base(v->pl, conn, p->ack_base, now) == PIPELINE_EPOCH_STALE) {
+	    (first ? pipeline_rx_ack_first(v->pl, conn, p->ack_base, p->ack_mask, now) :
+		     pipeline_rx_ack_base(v->pl, conn, p->ack_base, now)) == PIPELINE_EPOCH_STALE) {
 		nic->stats.ack_contradictions++;
 		return false;
 	}

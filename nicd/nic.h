@@ -125,14 +125,14 @@ struct nic_msg {
 	X(down_notices, "DOWN notices from the switch") \
 	X(no_vnet_sent, "NO_VNET answers sent: a data frame of a virtual network this NIC does not serve") \
 	X(no_vnet_received, "NO_VNET answers received: the target does not serve the virtual network; its connection restarts (messages fail: SEGNET_EDOWN)") \
-	X(epoch_restarts, "connections restarted by a frame of a newer epoch, or a RESTART answer: the peer restarted them") \
+	X(epoch_restarts, "connections restarted by a frame of a newer epoch, or a RESTART answer on conf1: the peer restarted them") \
 	X(rx_fresh, "frames flagged FRESH taken: their sender's connection knew no epoch yet (a process just started)") \
 	X(rx_fresh_data, "of those, data frames and markers not taken into their pipeline (a BREQ gets a NACK): their sender sends them again in the epoch its WELCOME gives") \
 	X(fresh_restarts, "connections restarted by a FRESH frame of a new process of the peer: they held an earlier one's state (its DOWN notice was lost)") \
 	X(welcome_sent, "WELCOMEs sent: answers to a FRESH frame taken, with the epoch for its sender to take") \
 	X(rx_welcome, "WELCOMEs taken by a connection that knew no epoch: it took the epoch") \
 	X(rx_unwelcome, "frames dropped by a connection that knows no epoch yet (not a WELCOME of its own nonce); a FRESH ack-only frame answers") \
-	X(ack_contradictions, "connections restarted by an acknowledgment of packets they numbered and never sent: the peer's state was of another numbering") \
+	X(ack_contradictions, "connections restarted by an acknowledgment of packets they numbered and never sent (or sent only FRESH, never taken): the peer's state was of another numbering") \
 	X(completed_ok, "sends completed successfully") \
 	X(completed_err, "sends completed with an error") \
 	X(cancelled, "sends cancelled: their endpoint closed (among completed_err)") \

@@ -143,9 +143,7 @@ enum nic_admit nic_rx_admit(struct nic *nic, struct pipeline *pl, struct sn_conn
 /* True when packet number n is covered by the acknowledgment in a. */
 static bool nic_acked_by(uint32_t n, const struct proto_pkt *a)
 {
-	int32_t d = proto_seq_diff(n, a->ack_base);
-
-	return d <= 0 || (d <= PROTO_SACK_BITS && ((a->ack_mask >> (d - 1)) & 1));
+	return proto_ack_covers(n, a->ack_base, a->ack_mask);
 }
 
 /* True when q is a message to ep that the receiver whose ack is a did not take. */
@@ -159,7 +157,7 @@ static bool nic_refused_too(const struct sn_pkt *q, uint16_t ep, const struct pr
 /* An unnumbered copy of q's message, to be sent again (d is a fresh descriptor). */
 static void nic_copy_msg(struct sn_pkt *d, const struct sn_pkt *q)
 {
-	uint32_t tries = (uint32_t)q->tries + q->tx_count;
+	uint32_t tries = sn_pkt_tries(q);
 
 	d->h = q->h;
 	d->h.pkt_num = 0;

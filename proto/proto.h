@@ -365,4 +365,12 @@ static inline bool proto_seq_lt(uint32_t a, uint32_t b)
 	return proto_seq_diff(b, a) > 0;
 }
 
+/* True when an ack of ack_base and selective-ack mask ack_mask covers packet n. */
+static inline bool proto_ack_covers(uint32_t n, uint32_t ack_base, uint32_t ack_mask)
+{
+	int32_t d = proto_seq_diff(n, ack_base);
+
+	return d <= 0 || (d <= PROTO_SACK_BITS && ((ack_mask >> (d - 1)) & 1));
+}
+
 #endif

@@ -40,6 +40,7 @@ enum genp_counter {
 	GENP_SACKED,
 	GENP_TIMEOUT_RETX,
 	GENP_FAST_RETX,
+	GENP_WELCOME_RETX,
 	GENP_GAVE_UP,
 	GENP_STALE_ACKS,
 	GENP_CANCELLED,
@@ -50,7 +51,7 @@ enum genp_counter {
 
 static const char *const genp_counter_names[] = {
 	"numbered", "window_waits", "acked", "sacked", "timeout_retx",
-	"fast_retx", "gave_up", "stale_acks",
+	"fast_retx", "welcome_retx", "gave_up", "stale_acks",
 	"cancelled_unnumbered", "kept_in_order", "held_for_endpoint", "requeued", NULL,
 };
 
@@ -587,14 +588,10 @@ static void genp_unlink(struct stage *st, struct sn_conn *c, struct sn_pkt *prev
 		c->never_sent--;
 }
 
-/* True when packet number n is covered by (base, mask). */
+/* True when packet number n is covered by (base, mask), or by base alone. */
 static bool genp_covered(uint32_t n, uint32_t base, uint32_t mask, bool use_mask)
 {
-	int32_t d = proto_seq_diff(n, base);
-
-	if (d <= 0)
-		return true;
-	return use_mask && d <= PROTO_SACK_BITS && ((mask >> (d - 1)) & 1);
+	return proto_ack_covers(n, base, use_mask ? mask : 0);
 }
 
 /*
@@ -723,34 +720,40 @@ static void genp_give_up(struct stage *st, struct sn_pkt *p, uint64_t now)
 	genp_resend(st, p, now);
 }
 
-/* Resend p, or give it up once it used up its transmissions (a marker never is). */
-static void genp_retry(struct stage *st, struct sn_pkt *p, uint64_t now)
+/*
+ * Resend p, counted in counter why, or give it up once it used up its
+ * transmissions (a marker never is).
+ */
+static void genp_retry(struct stage *st, struct sn_pkt *p, enum genp_counter why,
+		       uint64_t now)
 {
 	int64_t max_retx = st->param[2];
 
-	/* tries: its message's transmissions under numbers its endpoint refused */
-	if (max_retx && p->tries + p->tx_count >= max_retx &&
+	if (max_retx && sn_pkt_tries(p) >= max_retx &&
 	    !(p->h.flags & PROTO_F_ABANDONED)) {
 		genp_give_up(st, p, now);
 		return;
 	}
-	st->cnt[GENP_TIMEOUT_RETX]++;
+	st->cnt[why]++;
 	genp_resend(st, p, now);
 }
 
-/* A timeout of p: resend it (sr), or it and every later waiting packet (gbn). */
-static void genp_timeout(struct stage *st, struct sn_conn *c, struct sn_pkt *p,
-			 uint64_t now)
+/*
+ * p must go again (a timeout, or a WELCOME: why): resend it (sr), or it
+ * and every later waiting packet (gbn).
+ */
+static void genp_again(struct stage *st, struct sn_conn *c, struct sn_pkt *p,
+		       enum genp_counter why, uint64_t now)
 {
 	struct sn_pkt *nx;
 
 	if (st->param[1] == GENP_SR) {
-		genp_retry(st, p, now);
+		genp_retry(st, p, why, now);
 	} else {
 		for (; p; p = nx) {
 			nx = p->next;
 			if (sn_pkt_awaits_ack(p))
-				genp_retry(st, p, now);
+				genp_retry(st, p, why, now);
 		}
 		genp_send_in_order(st, c, now);
 	}
@@ -818,11 +821,13 @@ static void genp_event(struct stage *st, struct sn_conn *c, enum stage_event ev,
 		       struct sn_pkt *pkt, uint64_t now)
 {
 	if (ev == STAGE_EV_TIMEOUT && pkt)
-		genp_timeout(st, c, pkt, now);
+		genp_again(st, c, pkt, GENP_TIMEOUT_RETX, now);
 	else if (ev == STAGE_EV_RESET)
 		genp_reset(st, c, now);
 	else if (ev == STAGE_EV_FAIL)
 		genp_drop_waiting(st, c, -1, SN_ERR_DOWN, now);
+	else if (ev == STAGE_EV_UNTAKEN && pkt)
+		genp_again(st, c, pkt, GENP_WELCOME_RETX, now);
 }
 
 const struct stage_ops stage_genp = {

@@ -228,14 +228,16 @@ def nic_grants(n, target=NONE):
                     for _ in range(n))
 
 
-def nic_fresh_welcomed(restart):
+def nic_fresh_welcomed(restart, confs=4):
     """Node 2 welcomes this new connection (which knows no epoch) at its
-    epoch 1. With restart, it had taken the FRESH frames of this process
-    before a restart of its own (it retired the nonce), and the connection
-    restarts (epoch_restarts) before taking the epoch; without, nothing
-    restarts. A second WELCOME, the epoch known, restarts nothing; then
+    epoch 1, on configuration confs (4: conf4-sr). With restart, it had
+    taken the FRESH frames of this process before a restart of its own (it
+    retired the nonce): on conf1 (confs 0), whose FRESH packets are taken,
+    the connection restarts (epoch_restarts) before taking the epoch; on a
+    numbered one, whose FRESH packets are not, nothing restarts, as without
+    restart. A second WELCOME, the epoch known, restarts nothing; then
     messages go again."""
-    s = nic_joined(confs=4)
+    s = nic_joined(confs=confs)
     s += send(2, count=3) + nic_grants(1)
     for _ in range(2):
         s += welcome(2, restart=restart, ack=-3, base=E_ZERO, epoch=1) + nic_grants(1)
@@ -324,7 +326,8 @@ def nic_seeds():
         s += frame(QACK, flags=F_NO_VNET, src=3, dst=1, vnet=1, epoch=epoch) + nic_grants(1)
     s += nic_grants(2)
     seeds["seed-down-kinds-no-vnet"] = s
-    seeds["seed-fresh-answered-restart"] = nic_fresh_welcomed(restart=True)
+    seeds["seed-fresh-answered-restart"] = nic_fresh_welcomed(restart=True, confs=0)
+    seeds["seed-fresh-answered-restart-numbered"] = nic_fresh_welcomed(restart=True)
     seeds["seed-fresh-welcomed"] = nic_fresh_welcomed(restart=False)
     # Node 2 missed this NIC's new process and sends at its old epoch: its
     # frames are dropped and answered FRESH (rx_unwelcome); a WELCOME of an

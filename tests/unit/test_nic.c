@@ -2357,6 +2357,167 @@ Test(nic, reordered_fresh_frames_of_one_process_restart_nothing)
 	t_done(nic, port, avail);
 }
 
+/* T_PEER's ack-only QACK of epoch, acknowledging up to base. */
+static void t_push_ack_of(struct dp_port *port, uint32_t base, uint16_t epoch)
+{
+	struct proto_pkt a = {
+		.type = PROTO_T_QACK, .flags = PROTO_F_ACK, .src_node = T_PEER,
+		.dst_node = T_NODE, .vnet = T_VNET, .ack_base = base, .epoch = epoch,
+	};
+
+	tport_push(port, tdp_encode(t_mp, &a));
+}
+
+/* Data QREQs (not markers) sent on port, and in *fresh how many of them were FRESH. */
+static unsigned int t_data_qreqs(struct dp_port *port, unsigned int *fresh)
+{
+	unsigned int n = 0;
+
+	*fresh = 0;
+	for (unsigned int i = 0; i < tport_sent(port); i++) {
+		struct proto_pkt p;
+
+		cr_assert_eq(tdp_decode(tport_frame(port, i), &p), PROTO_R_OK);
+		if (p.type != PROTO_T_QREQ || (p.flags & PROTO_F_ABANDONED))
+			continue;
+		n++;
+		*fresh += !!(p.flags & PROTO_F_FRESH);
+	}
+	return n;
+}
+
+/*
+ * A packet sent FRESH is not taken (nic_split_data), and the WELCOME sends
+ * it again at once (nic_resend_fresh): no timeout, and a transmission that
+ * was not taken uses up none of its retries. A new process sends 2 quick
+ * messages with genp:max_retx=1 (FRESH), T_PEER welcomes it, and both
+ * leave again in the epoch, counted in genp's welcome_retx, and complete
+ * OK once acknowledged. Before, the resend took genp's timeout path
+ * (counted in timeout_retx), where the FRESH transmission counted against
+ * max_retx: both messages gave up at the WELCOME (SN_ERR_RETRIES) and only
+ * their markers left.
+ */
+Test(nic, a_resend_after_a_welcome_uses_up_no_retry)
+{
+	static const char *const confs[] = {
+		"conf4-sr,genp:max_retx=1", "conf4-gbn,genp:max_retx=1", "conf2,genp:max_retx=1",
+	};
+
+	for (unsigned int c = 0; c < sizeof(confs) / sizeof(confs[0]); c++) {
+		unsigned int avail = rte_mempool_avail_count(t_mp);
+		struct dp_port *port = tport_create("nic", 256);
+		static struct t_seen seen;
+		struct nic_ops ops = { .ctx = &seen, .complete = t_seen_complete };
+		uint64_t now = 1000000;
+		unsigned int fresh;
+		struct nic *nic;
+
+		t_seen_clear(&seen);
+		nic = t_nic_with(port, confs[c], &ops);
+		t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
+		nic_poll(nic, now);
+		tport_clear(port);
+		for (uintptr_t i = 1; i <= 2; i++) {
+			struct nic_msg m = { .vnet = T_VNET, .dst_node = T_PEER, .handler = 7,
+					     .chan = SN_CHAN_QUICK, .cookie = (void *)i };
+
+			cr_assert_eq(nic_send(nic, &m, now), 0);
+		}
+		nic_poll(nic, now);
+		cr_assert_eq(t_data_qreqs(port, &fresh), 2, "%s", confs[c]);
+		cr_assert_eq(fresh, 2, "%s: sent before any WELCOME, not FRESH", confs[c]);
+		tport_clear(port);
+		t_push_welcome(port, T_VNET, 0);
+		nic_poll(nic, now);
+		cr_assert_eq(seen.status[0], -1, "%s: message 1 completed %d at the WELCOME",
+			     confs[c], seen.status[0]);
+		cr_assert_eq(seen.status[1], -1, "%s: message 2 completed %d at the WELCOME",
+			     confs[c], seen.status[1]);
+		cr_assert_eq(t_data_qreqs(port, &fresh), 2, "%s: not resent at the WELCOME", confs[c]);
+		cr_assert_eq(fresh, 0, "%s", confs[c]);
+		cr_assert_eq(t_stage_count(nic, "genp.welcome_retx "), 2, "%s", confs[c]);
+		cr_assert_eq(t_stage_count(nic, "genp.timeout_retx "), 0, "%s", confs[c]);
+		cr_assert_eq(t_stage_count(nic, "genp.gave_up "), 0, "%s", confs[c]);
+		tport_clear(port);
+		t_push_ack_of(port, 2, 0);
+		nic_poll(nic, now);
+		cr_assert_eq(seen.status[0], SN_OK, "%s: %d", confs[c], seen.status[0]);
+		cr_assert_eq(seen.status[1], SN_OK, "%s: %d", confs[c], seen.status[1]);
+		t_done(nic, port, avail);
+	}
+}
+
+/*
+ * A connection that knows no epoch sent everything FRESH, which no receiver
+ * takes: the WELCOME that gives it its epoch cannot acknowledge any of its
+ * packets, and one that does comes from a receive state of another
+ * numbering (a process of the peer's node that is gone, whose late frames
+ * that epoch took). A new process sends 2 quick messages and is welcomed
+ * at epoch 3 by a WELCOME that acknowledges packet 1 (by the base on
+ * conf4-sr, by the mask on conf2): the connection restarts at epoch 4
+ * (ack_contradictions), the 2 fail with SN_ERR_DOWN, and an ack-only frame
+ * of epoch 4 tells the peer. Before, the WELCOME's ack completed packet 1
+ * OK, never delivered. An ack below packet 1 (a base of 0xFFFFFF, as the
+ * fuzz seeds write one) covers none of them: both are sent again.
+ */
+Test(nic, a_welcome_that_acknowledges_packets_sent_fresh_restarts_the_connection)
+{
+	static const struct { const char *conf; uint32_t base, mask; bool contradicts; } cases[] = {
+		{ "conf4-sr", 1, 0, true }, { "conf2", 0, 1, true }, { "conf4-sr", 0xFFFFFF, 0, false },
+	};
+
+	for (unsigned int c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		unsigned int avail = rte_mempool_avail_count(t_mp);
+		struct dp_port *port = tport_create("nic", 256);
+		static struct t_seen seen;
+		struct nic_ops ops = { .ctx = &seen, .complete = t_seen_complete };
+		struct proto_pkt w = {
+			.type = PROTO_T_QACK, .flags = PROTO_F_WELCOME | PROTO_F_ACK,
+			.src_node = T_PEER, .dst_node = T_NODE, .vnet = T_VNET, .epoch = 3,
+			.handler = T_PEER_NONCE, .ack_base = cases[c].base,
+			.ack_mask = cases[c].mask,
+		};
+		uint64_t now = 1000000;
+		struct proto_pkt q;
+		struct nic *nic;
+
+		t_seen_clear(&seen);
+		nic = t_nic_with(port, cases[c].conf, &ops);
+		t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
+		nic_poll(nic, now);
+		for (uintptr_t i = 1; i <= 2; i++) {
+			struct nic_msg m = { .vnet = T_VNET, .dst_node = T_PEER, .handler = 7,
+					     .chan = SN_CHAN_QUICK, .cookie = (void *)i };
+
+			cr_assert_eq(nic_send(nic, &m, now), 0);
+		}
+		nic_poll(nic, now);
+		tport_clear(port);
+		tport_push(port, tdp_encode(t_mp, &w));
+		nic_poll(nic, now);
+		if (!cases[c].contradicts) {
+			cr_assert_eq(seen.status[0], -1, "%s: message 1 completed %d",
+				     cases[c].conf, seen.status[0]);
+			cr_assert_eq(nic_stats(nic)->ack_contradictions, 0, "%s", cases[c].conf);
+			cr_assert_eq(t_take_qreqs(port, T_PEER, T_VNET, NULL), 2, "%s: not resent",
+				     cases[c].conf);
+			t_done(nic, port, avail);
+			continue;
+		}
+		cr_assert_eq(seen.status[0], SN_ERR_DOWN, "%s: message 1 completed %d",
+			     cases[c].conf, seen.status[0]);
+		cr_assert_eq(seen.status[1], SN_ERR_DOWN, "%s: message 2 completed %d",
+			     cases[c].conf, seen.status[1]);
+		cr_assert_eq(nic_stats(nic)->ack_contradictions, 1, "%s", cases[c].conf);
+		cr_assert_eq(nic_pipeline(nic, T_VNET)->conns[T_PEER]->epoch, 4, "%s",
+			     cases[c].conf);
+		cr_assert(t_last_qack(port, &q), "%s: no answer", cases[c].conf);
+		cr_assert_eq(q.epoch, 4, "%s", cases[c].conf);
+		cr_assert_not(q.flags & PROTO_F_FRESH, "%s", cases[c].conf);
+		t_done(nic, port, avail);
+	}
+}
+
 /*
  * The peer's process restarted and the switch's notice about it was lost:
  * its first frame (FRESH, another nonce) finds the connection in use (packets
@@ -2674,15 +2835,16 @@ Test(nic, a_late_down_notice_fails_in_place_and_reuses_no_number)
 
 /*
  * A pair on conf4-sr: T_NODE, fresh (its connection knows no epoch), sends 3
- * quick messages; T_PEER takes their FRESH frames (delivering none: a FRESH
- * packet is not taken, nic_split_data), its WELCOMEs lost; T_PEER rejoins
- * and its rejoined notice to T_NODE is lost.
+ * quick messages (sequence numbers 1 .. 3, cookies the same); T_PEER takes
+ * their FRESH frames (delivering none: a FRESH packet is not taken,
+ * nic_split_data), its WELCOMEs lost; T_PEER rejoins and its rejoined
+ * notice to T_NODE is lost.
  */
 static void t_fresh_sends_then_peer_rejoins(struct t_pair *tp, struct t_seen seen[2])
 {
 	t_pair_up(tp, "conf4-sr", seen);
 	for (uintptr_t i = 1; i <= 3; i++)
-		t_pair_send(tp, 0, SN_CHAN_QUICK, i);
+		t_send_seq(tp, 0, (uint16_t)i, i);
 	for (int s = 0; s < 3; s++) {
 		t_push_gnt_to(tp->port[0], T_NODE, tp->slot, PROTO_NODE_NONE, 4, 0);
 		t_push_gnt_to(tp->port[1], T_PEER, tp->slot, PROTO_NODE_NONE, 4, 0);
@@ -2701,8 +2863,8 @@ static void t_fresh_sends_then_peer_rejoins(struct t_pair *tp, struct t_seen see
 
 /*
  * Slots until T_NODE's 3 messages (and with peer_msg T_PEER's one) complete;
- * T_PEER delivered none of T_NODE's 3 (they fail with SN_ERR_DOWN at the
- * RESTART answer), so none twice.
+ * T_PEER delivered none of T_NODE's 3 before the RESTART answer (they went
+ * FRESH), and each once after it, in order, all completed OK.
  */
 static void t_fresh_three_settle(struct t_pair *tp, struct t_seen seen[2], int peer_msg)
 {
@@ -2714,27 +2876,32 @@ static void t_fresh_three_settle(struct t_pair *tp, struct t_seen seen[2], int p
 		    seen[0].status[0], seen[0].status[1], seen[0].status[2], seen[1].n_delivered,
 		    t_pair_conn(tp, 0)->epoch,
 		    (unsigned long long)nic_stats(tp->nic[0])->epoch_restarts);
-	cr_assert_eq(seen[1].n_delivered, 0, "3 messages sent FRESH, %u delivered", seen[1].n_delivered);
 	for (int i = 0; i < 3; i++)
-		cr_assert_eq(seen[0].status[i], SN_ERR_DOWN, "message %d: %d", i, seen[0].status[i]);
+		cr_assert_eq(seen[0].status[i], SN_OK, "message %d: %d", i + 1, seen[0].status[i]);
+	cr_assert_eq(seen[1].n_delivered, 3, "3 messages sent, %u deliveries", seen[1].n_delivered);
+	for (unsigned int i = 0; i < 3; i++)
+		cr_assert_eq(seen[1].delivered_seq[i], i + 1, "delivery %u: message %u", i + 1,
+			     seen[1].delivered_seq[i]);
 }
 
 /*
  * T_NODE's process is new (its connection knows no epoch: FRESH frames) and
- * sends 3 quick messages; T_PEER takes and delivers them, but its acks are
+ * sends 3 quick messages; T_PEER takes their frames, but its answers are
  * lost. T_PEER rejoins (its connection restarts at epoch 1, the nonce
  * retired) and its rejoined notice to T_NODE is lost, the case epochs are
  * for. T_NODE's FRESH resends are stale at T_PEER, which answers with a
- * QACK flagged RESTART: T_NODE restarts (the 3 fail with SN_ERR_DOWN:
- * delivered or not) and takes epoch 1. Before the flag (a review), T_NODE
- * took epoch 1 from the plain answer as a connection that knew none,
- * without a restart, resent packets 1 .. 3 at epoch 1, and T_PEER,
- * restarted, delivered them a second time: 6 deliveries of 3 messages.
- * Since a FRESH packet is not taken (nic_split_data), T_PEER delivered none
- * of the 3 before its rejoin either (it took their frames, and its WELCOMEs
- * were lost), and none after: 0 deliveries, 3 SN_ERR_DOWN.
+ * QACK flagged RESTART, and T_NODE takes epoch 1. When a FRESH packet was
+ * taken, T_PEER had delivered the 3 before its rejoin, and the flag made
+ * T_NODE restart (the 3 failed with SN_ERR_DOWN: delivered or not); before
+ * the flag (a review), T_NODE resent packets 1 .. 3 at epoch 1 and T_PEER,
+ * restarted, delivered them a second time. Since a FRESH packet is not
+ * taken (nic_split_data), T_PEER delivered none of them before its rejoin,
+ * and the restart only failed 3 messages that nobody had (0 deliveries, 3
+ * SN_ERR_DOWN). Now a numbered connection does not restart at RESTART
+ * (pipeline_rx_welcome): the 3 go again at epoch 1, numbers 1 .. 3, to
+ * T_PEER's restarted connection, and arrive once each, in order.
  */
-Test(nic, a_fresh_connection_answered_restart_restarts_and_delivers_nothing_twice)
+Test(nic, a_fresh_connection_answered_restart_delivers_each_message_once)
 {
 	unsigned int avail = rte_mempool_avail_count(t_mp);
 	static struct t_seen seen[2];
@@ -2742,7 +2909,7 @@ Test(nic, a_fresh_connection_answered_restart_restarts_and_delivers_nothing_twic
 
 	t_fresh_sends_then_peer_rejoins(&tp, seen);
 	t_fresh_three_settle(&tp, seen, 0);
-	cr_assert_eq(nic_stats(tp.nic[0])->epoch_restarts, 1);
+	cr_assert_eq(nic_stats(tp.nic[0])->epoch_restarts, 0);
 	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 1)->epoch);
 	t_pair_done(&tp, avail);
 }
@@ -3111,18 +3278,20 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 }
 
 /*
- * nic::a_fresh_connection_answered_restart_restarts_and_delivers_nothing_twice
+ * nic::a_fresh_connection_answered_restart_delivers_each_message_once
  * with one change: after T_PEER's rejoin (its rejoined notice to T_NODE
  * lost), T_PEER's own message reaches T_NODE before any RESTART answer
  * does. When only the answer to a stale FRESH frame said RESTART (a
  * review), T_NODE, which knew no epoch, took epoch 1 from that message (as
  * any first epoch) and resent its 3 packets in it, numbers 1..3: T_PEER,
- * restarted, took them as new and delivered the 3 messages again. Now
- * T_PEER owes T_NODE a restart since its rejoin (it had taken T_NODE's
- * FRESH frames), and every frame it sends says RESTART until T_NODE's
- * show the epoch.
+ * restarted, took them as new and delivered the 3 messages again (that
+ * was when a FRESH packet was taken). Now T_NODE, which knows no epoch,
+ * drops T_PEER's message and answers FRESH, which T_PEER answers with a
+ * WELCOME that says RESTART (the nonce retired): T_NODE takes epoch 1, and
+ * its 3 messages, never taken, go again in it and arrive once each, as
+ * does T_PEER's.
  */
-Test(nic, a_fresh_connection_that_hears_the_restarted_peer_first_delivers_nothing_twice)
+Test(nic, a_fresh_connection_that_hears_the_restarted_peer_first_delivers_each_once)
 {
 	unsigned int avail = rte_mempool_avail_count(t_mp);
 	static struct t_seen seen[2];
@@ -3507,17 +3676,6 @@ Test(nic, a_message_taken_by_a_process_that_died_is_not_delivered_again_to_the_n
 	cr_assert_eq(seen[0].status[2], SN_OK);
 	cr_assert_eq(seen[1].n_delivered, before + 2);
 	t_pair_free(&tp);
-}
-
-/* T_PEER's ack-only QACK of epoch, acknowledging up to base. */
-static void t_push_ack_of(struct dp_port *port, uint32_t base, uint16_t epoch)
-{
-	struct proto_pkt a = {
-		.type = PROTO_T_QACK, .flags = PROTO_F_ACK, .src_node = T_PEER,
-		.dst_node = T_NODE, .vnet = T_VNET, .ack_base = base, .epoch = epoch,
-	};
-
-	tport_push(port, tdp_encode(t_mp, &a));
 }
 
 /*
