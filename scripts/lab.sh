@@ -1222,7 +1222,7 @@ do_down() {
 # ---------------------------------------------------------------- status
 
 do_status() {
-	local p pid alive=0 dead=0 i up id eps bad=0
+	local p pid alive=0 dead=0 i up id eps bad=0 cmds
 	if [ ! -f "$state" ]; then
 		say "lab '$name' is not up (no $state$(env_note))"
 		exit 1
@@ -1272,7 +1272,8 @@ do_status() {
 	done
 	echo "to use it:"
 	print_env_hint
-	echo "  counters:$(for p in $(st_get procs); do printf ' segnet-stat --prefix %s;' "$(prefix_of "$p")"; done)"
+	cmds=$(for p in $(st_get procs); do printf '; segnet-stat --prefix %s' "$(prefix_of "$p")"; done)
+	echo "  counters: ${cmds#; }"
 	return $bad
 }
 
