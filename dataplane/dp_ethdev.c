@@ -1018,6 +1018,18 @@ static int dp_ethdev_between_callbacks_or_here(int (*fn)(struct dp_ethdev *dev),
 	return fn(dev);
 }
 
+/* The socket of a memif device (its socket devarg, or memif's default) into buf. */
+static const char *dp_ethdev_memif_socket(const struct rte_eth_dev_info *info, char *buf,
+					  size_t len)
+{
+	struct rte_kvargs *kv = dp_ethdev_kvargs(info);
+	const char *sock = kv ? rte_kvargs_get(kv, "socket") : NULL;
+
+	snprintf(buf, len, "%s", sock ? sock : DP_MEMIF_DEFAULT_SOCKET);
+	rte_kvargs_free(kv);
+	return buf;
+}
+
 /*
  * dev, a memif client, did not start (ret): its server is not there yet.
  * Leave it stopped, its link down, for dp_ethdev_watch to start.
@@ -1025,15 +1037,32 @@ static int dp_ethdev_between_callbacks_or_here(int (*fn)(struct dp_ethdev *dev),
 static void dp_ethdev_start_later(struct dp_ethdev *dev, const struct rte_eth_dev_info *info,
 				  int ret)
 {
-	struct rte_kvargs *kv = dp_ethdev_kvargs(info);
-	const char *sock = kv ? rte_kvargs_get(kv, "socket") : NULL;
+	char sock[PATH_MAX];
 
 	dev->stopped = true;
 	DP_LOG(dp_ethdev_logtype, NOTICE,
 	       "port %s: cannot start yet (%s): no memif server at %s; link down, the device is started again after %u ms, then at doubling intervals up to %u ms, until its server answers",
-	       dev->name, rte_strerror(-ret), sock ? sock : DP_MEMIF_DEFAULT_SOCKET,
+	       dev->name, rte_strerror(-ret), dp_ethdev_memif_socket(info, sock, sizeof(sock)),
 	       DP_ETHDEV_RESTART_FIRST_MS, DP_ETHDEV_RESTART_MAX_MS);
-	rte_kvargs_free(kv);
+}
+
+/*
+ * dev did not start (ret): say why, naming the server a memif client did
+ * not find (its driver's own error is EPERM, "Operation not permitted").
+ */
+static void dp_ethdev_start_error(const struct dp_ethdev *dev,
+				  const struct rte_eth_dev_info *info, int ret, char *err,
+				  size_t errlen)
+{
+	char sock[PATH_MAX];
+
+	if (dev->watch.policy == DP_ETHDEV_LINK_RESTART)
+		snprintf(err, errlen,
+			 "port %s: cannot start: no memif server at %s (%s): a memif client connects to its server when it starts: start the server first, or let the program wait for it (nicd does)",
+			 dev->name, dp_ethdev_memif_socket(info, sock, sizeof(sock)),
+			 rte_strerror(-ret));
+	else
+		snprintf(err, errlen, "port %s: cannot start: %s", dev->name, rte_strerror(-ret));
 }
 
 /* Promiscuous mode on started device id if dev->conf asks (on failure, the caller stops it). */
@@ -1092,7 +1121,7 @@ static int dp_ethdev_start(struct dp_ethdev *dev, const struct dp_ethdev_conf *c
 		dp_ethdev_start_later(dev, info, ret);
 		ret = 0;
 	} else if (ret) {
-		snprintf(err, errlen, "port %s: cannot start: %s", dev->name, rte_strerror(-ret));
+		dp_ethdev_start_error(dev, info, ret, err, errlen);
 		return ret;
 	} else {
 		ret = dp_ethdev_promiscuous(dev, dev->port_id, err, errlen);

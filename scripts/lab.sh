@@ -662,6 +662,10 @@ check_not_up() {
 dir_made=0
 made_top=
 up_started=0
+# Set once the daemons' arguments passed their --check: before that a
+# failure is a refusal (exit 2), which says only why, though up_exit
+# still removes the state file and keys up wrote.
+up_checked=0
 
 # On a failed or interrupted up: undo what was made, and only that (a
 # --dir the user gave stays, a refusal before anything started says only
@@ -683,7 +687,8 @@ up_exit() {
 		why=interrupted
 	fi
 	if [ "$up_started" = 1 ]; then
-		echo "$prog: up $why; tearing down what it started" >&2
+		[ "$up_checked" = 0 ] && ! sig_got ||
+			echo "$prog: up $why; tearing down what it started" >&2
 		[ "$dir_made" = 1 ] || keep_dir=1
 		teardown >/dev/null || true
 	fi
@@ -1013,6 +1018,7 @@ up_work() {
 
 	place
 	check_daemon_args
+	up_checked=1
 	sig_check
 	if [ "$huge" = 1 ]; then setup_huge; fi
 	sig_check
@@ -1216,7 +1222,7 @@ do_down() {
 # ---------------------------------------------------------------- status
 
 do_status() {
-	local p pid alive=0 dead=0 i up id eps bad=0
+	local p pid alive=0 dead=0 i up id eps bad=0 cmds
 	if [ ! -f "$state" ]; then
 		say "lab '$name' is not up (no $state$(env_note))"
 		exit 1
@@ -1266,7 +1272,8 @@ do_status() {
 	done
 	echo "to use it:"
 	print_env_hint
-	echo "  counters:$(for p in $(st_get procs); do printf ' segnet-stat --prefix %s;' "$(prefix_of "$p")"; done)"
+	cmds=$(for p in $(st_get procs); do printf '; segnet-stat --prefix %s' "$(prefix_of "$p")"; done)
+	echo "  counters: ${cmds#; }"
 	return $bad
 }
 

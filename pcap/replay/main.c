@@ -95,6 +95,21 @@ static int replay_check_outputs(const struct replay_opts *o)
 	return 0;
 }
 
+/*
+ * A mode that runs without the EAL takes no EAL arguments: refused with
+ * the other bad arguments, before the trace is read; 0 or the exit status.
+ */
+static int replay_check_eal_args(const struct replay_opts *o, int eal_argc, char **argv)
+{
+	const struct replay_mode *mode = replay_mode_find(o->mode);
+
+	if (!mode->no_eal || eal_argc <= 1)
+		return 0;
+	fprintf(stderr, "segnet-replay: --mode %s starts no EAL: give no arguments before -- (%s ...)\n",
+		mode->name, argv[1]);
+	return REPLAY_EXIT_USAGE;
+}
+
 /* Load the trace; 0 or the exit status. */
 static int replay_load(struct replay_main *r)
 {
@@ -128,20 +143,16 @@ static int replay_load(struct replay_main *r)
 
 /*
  * Start the EAL on the arguments before "--", unless the mode runs
- * without it (then there must be none); 0 or the exit status.
+ * without it (replay_check_eal_args saw there are none); 0 or the exit
+ * status.
  */
 static int replay_start(struct replay_main *r, int eal_argc, char **argv)
 {
 	char err[512] = "";
 	int rc;
 
-	if (r->mode->no_eal) {
-		if (eal_argc <= 1)
-			return 0;
-		fprintf(stderr, "segnet-replay: --mode %s starts no EAL: give no arguments before -- (%s ...)\n",
-			r->mode->name, argv[1]);
-		return REPLAY_EXIT_USAGE;
-	}
+	if (r->mode->no_eal)
+		return 0;
 	rc = dp_eal_init(eal_argc, argv, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "segnet-replay: %s (EAL arguments, before --)\n", err);
@@ -289,6 +300,8 @@ int main(int argc, char **argv)
 		return rc;
 	/* --check too: a report file a replay could not write is found now. */
 	rc = replay_check_outputs(&r.opts);
+	if (!rc)
+		rc = replay_check_eal_args(&r.opts, args.eal_argc, argv);
 	if (!rc)
 		rc = replay_load(&r);
 	if (!rc && r.opts.check) {

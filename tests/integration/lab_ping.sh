@@ -20,6 +20,9 @@ cat "$tmp/status.log"
 [ "$(grep -c 'joined as node' "$tmp/status.log")" = 3 ] || fail "status: not 3 nodes joined"
 [ "$(grep -c ' alive ' "$tmp/status.log")" = 2 ] || fail "status: not 2 processes alive"
 grep -q "export SEGNET_SOCKET_DIR=$lab_dir/nicd" "$tmp/status.log" || fail "status: no export line"
+# The counters line, a list of commands a user can paste (no trailing ';').
+grep -q "^  counters: segnet-stat --prefix [^;]*; segnet-stat --prefix [^;]*$" "$tmp/status.log" ||
+	fail "status: the counters line is not 'segnet-stat --prefix SW; segnet-stat --prefix NICD'"
 
 ping_server 1
 "$ping" --nicd n0 --key-file "$SEGNET_LAB_KEY" --node 1 --count 20 --interval 5 \

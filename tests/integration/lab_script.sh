@@ -6,7 +6,8 @@
 #
 #   lab_script.sh LAB_SH BUILD_DIR      (lab_lib.sh: link type, clean-up)
 #
-#   1. --help; bad arguments exit 2 naming the argument; missing binaries
+#   1. --help; bad arguments exit 2 naming the argument (a value a daemon
+#      refuses too, without "tearing down": nothing was started); missing binaries
 #      exit 1 and point at scripts/setup.sh; a daemon that exits before it
 #      runs its binary: exit 1 with its status; veth as an ordinary user
 #      exits 1 saying it needs root (when run as root, with setpriv);
@@ -53,10 +54,13 @@ expect_now 2 "--grant-lead must be 1 to 64" lab up --grant-lead 0
 expect_now 2 "--fault must be KEY=VALUE" lab up --fault "loss 0.1"
 expect_now 2 "--switch-fault must be KEY=VALUE" lab up --switch-fault "loss=0.1;rm"
 # A value the daemon refuses: up checks it with the daemon's --check first.
+# A refusal, with nothing started: it says why, not "tearing down".
 expect_now 2 "--fault loss 2: must be between 0 and 1" lab up --link "$link" --fault loss=2
 [ -e "$lab_dir" ] && fail "a failed up left $lab_dir"
+grep -q "tearing down" "$tmp/cmd.log" && fail "up refusing --fault says it tears down"
 expect_now 2 "'conf9' is neither a configuration" lab up --link "$link" --conf conf9
 [ -e "$lab_dir" ] && fail "a failed up left $lab_dir"
+grep -q "tearing down" "$tmp/cmd.log" && fail "up refusing --conf says it tears down"
 expect_now 1 "scripts/setup.sh" "$lab_sh" up --link "$link" --build "$tmp/no-build" \
 	--name "$lab_name" --dir "$lab_dir"
 [ -e "$lab_dir" ] && fail "a failed up left $lab_dir"

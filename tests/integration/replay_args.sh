@@ -98,6 +98,9 @@ expect 2 "--map /nonexistent/hosts.map: No such file" -- $m $two --key-file "$ke
 	--map /nonexistent/hosts.map "$sample"
 expect 2 "--mode messages starts no EAL: give no arguments before --" --no-huge -- \
 	$m $two --key-file "$key" "$sample"
+# A bad argument before the trace is read: exit 2 for it, not 1 for a missing trace.
+expect 2 "--mode messages starts no EAL: give no arguments before --" --no-huge -- \
+	$m $two --key-file "$key" /nonexistent/trace.pcap
 expect 1 "node 0: cannot open an endpoint of vnet 1 at nicd /nonexistent/n0.sock: no nicd socket at /nonexistent/n0.sock" -- \
 	$m $two --key-file "$key" "$sample"
 expect 1 "--lab /nonexistent/lab: /nonexistent/lab/lab.state: No such file or directory" -- \

@@ -218,6 +218,8 @@ static double plot_value(const struct sim_cli *cli, const struct plot_panel *p, 
  * Series key of run i in panel p; false when the run is not in the panel.
  * Quick-channel panels show the first architecture's runs only (the quick
  * channel does not depend on the bulk arbiter), one series per quick mode.
+ * A log axis cannot show 0 (a channel that never queued): gnuplot drops
+ * such a point, and gives up on a panel that has no other.
  */
 static bool plot_key(const struct sim_cli *cli, const struct plot_panel *p, int i,
 		     char *key, size_t len)
@@ -225,6 +227,8 @@ static bool plot_key(const struct sim_cli *cli, const struct plot_panel *p, int 
 	const struct simrun_config *c = &cli->runs[i];
 
 	if (cli->out[i].rc || !chan_used(c, p->chan))
+		return false;
+	if (p->logy && !(plot_value(cli, p, i) > 0))
 		return false;
 	if (p->by_quick_mode) {
 		if (strcmp(c->arbiter, cli->runs[0].arbiter))

@@ -403,6 +403,34 @@ Test(simrun, help_exits_0)
 }
 
 /*
+ * --plot of a run whose quick channel had no queueing (mean latency 0, no
+ * point on a log axis): the other panels are drawn, exit 0. Before, gnuplot
+ * gave up on the empty log panel ("all points y value undefined"), exit 1.
+ * Skipped without gnuplot.
+ */
+Test(simrun, a_plot_leaves_out_values_a_log_axis_cannot_show)
+{
+	char png[256];
+	const char *args[] = {
+		"--nodes", "4", "--load", "0.5", "--messages", "10", "--seed", "1",
+		"--plot", png, NULL,
+	};
+	struct t_run *r = calloc(1, sizeof(*r));
+
+	cr_assert_not_null(r);
+	if (system("command -v gnuplot >/dev/null 2>&1"))
+		cr_skip_test("gnuplot is not installed");
+	t_path(png, sizeof(png), "plot.png");
+	t_sim(args, r);
+	unlink(png);
+	cr_assert_not_null(strstr(r->out, "lcf               quick no     drop       0.500  0.001  0.001      0.00"),
+			   "the quick channel's mean latency is no longer 0: %s", r->out);
+	cr_assert_eq(r->status, 0, "exit %d: %s", r->status, r->err);
+	cr_assert_not_null(strstr(r->out, "wrote "), "%s", r->out);
+	free(r);
+}
+
+/*
  * An outage due after the run ended never began: the report says so, not
  * that it lasted its length and caught no message.
  */
