@@ -10,7 +10,8 @@
 # server on n1 answers 20 quick pings from n0 and 10 bulk pings of 2048
 # bytes from n2, none lost; a ping whose --timeout (50 us) is under the
 # round trip counts no late echo as received; a ping to a node outside the
-# cluster is refused. lab.sh down then leaves nothing behind.
+# cluster is refused; doc/endpoints.md's hello.c builds and runs as the
+# page says. lab.sh down then leaves nothing behind.
 # shellcheck source=tests/integration/lab_lib.sh
 . "$(dirname "$0")/lab_lib.sh"
 
@@ -24,6 +25,26 @@ grep -q "export SEGNET_SOCKET_DIR=$lab_dir/nicd" "$tmp/status.log" || fail "stat
 grep -q "^  counters: segnet-stat --prefix [^;]*; segnet-stat --prefix [^;]*$" "$tmp/status.log" ||
 	fail "status: the counters line is not 'segnet-stat --prefix SW; segnet-stat --prefix NICD'"
 
+# doc/endpoints.md's first application, built and run as the page says.
+doc="$(dirname "$lab_sh")/../doc/endpoints.md"
+awk '/^## A first application/ { on = 1; next } on && /^Build it against/ { exit }
+	on && /^    / { sub(/^    /, ""); print }' "$doc" >"$tmp/hello.c"
+grep -q "segnet_open" "$tmp/hello.c" || fail "no hello.c in $doc"
+cc -I "$(dirname "$lab_sh")/../nicd" "$tmp/hello.c" -o "$tmp/hello" -L "$build/nicd/lib" -lsegnet \
+	>"$tmp/hello-cc.log" 2>&1 || fail "hello.c of doc/endpoints.md does not build: $(cat "$tmp/hello-cc.log")"
+LD_LIBRARY_PATH="$build/nicd/lib" timeout 10 "$tmp/hello" n1 >"$tmp/hello-rx.log" 2>&1 &
+hello_rx=$!
+pids="$pids $hello_rx"
+# The page waits 0.5 s for the receiver's endpoint; here, until nicd has it.
+for ((i = 0; i < 200; i++)); do
+	[ "$(tel "$SEGNET_LAB_NICD_PREFIX" /segnet/nic/stats,n1 nic.stats.n1.endpoints_open)" != 1 ] || break
+	sleep 0.05
+done
+LD_LIBRARY_PATH="$build/nicd/lib" timeout 10 "$tmp/hello" n0 1 >"$tmp/hello-tx.log" 2>&1 ||
+	fail "hello n0 1: $(cat "$tmp/hello-tx.log")"
+wait "$hello_rx" || fail "hello n1: $(cat "$tmp/hello-rx.log")"
+grep -qx "sent: ok" "$tmp/hello-tx.log" || fail "hello n0 1 did not print 'sent: ok'"
+grep -qx "from node 0 ep 0: hello" "$tmp/hello-rx.log" || fail "hello n1 did not print the message"
 ping_server 1
 "$ping" --nicd n0 --key-file "$SEGNET_LAB_KEY" --node 1 --count 20 --interval 5 \
 	>"$tmp/ping-quick.log" 2>&1 || fail "quick ping n0 -> n1"
