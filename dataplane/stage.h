@@ -56,6 +56,10 @@ enum stage_event {
 				 * sent FRESH and not taken (its receiver's
 				 * WELCOME came): send it again now, as at a
 				 * timeout (sn_pkt.untaken: no retry used) */
+	STAGE_EV_REFUSED,	/* the packet given, first of those its endpoint
+				 * refused, is a marker now, and the receiver goes
+				 * back N: it discarded what came after, which goes
+				 * again now, as at a timeout (retries used) */
 };
 
 /* A stage's registration. */

@@ -4080,6 +4080,45 @@ Test(nic, a_stuck_endpoint_does_not_stall_the_other_endpoints_of_its_node)
 }
 
 /*
+ * conf4-gbn: endpoint 0 of T_PEER refuses T_NODE's first message, and the
+ * receiver discards the second (to endpoint 1), sent behind it. The REFUSED
+ * answer makes the first a marker and sends the second again at once
+ * (refuse.c): no timeout, so genp counts it in refusal_retx, not
+ * timeout_retx (a timeout of 10 ms, far beyond the run). Before, the
+ * resend was raised as STAGE_EV_TIMEOUT: timeout_retx 1, as if lost.
+ */
+Test(nic, a_go_back_at_a_refusal_is_no_timeout)
+{
+	static const char conf[] = "conf4-gbn,timer:timeout_ns=10000000:adaptive=off";
+	unsigned int slots = 0;
+	struct t_seen *seen;
+	struct t_pair tp;
+
+	t_ep_space[0] = false;
+	t_ep_space[1] = true;
+	seen = t_pair_open_on(&tp, conf, t_ep_space_of);
+	for (uint8_t ep = 0; ep < 2; ep++) {
+		uint8_t args[PROTO_ARGS_LEN] = { ep };
+		struct nic_msg m = {
+			.vnet = T_VNET, .dst_node = T_PEER, .dst_ep = ep, .handler = 7,
+			.chan = SN_CHAN_QUICK, .args = args, .cookie = (void *)(uintptr_t)(ep + 1),
+		};
+
+		cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
+	}
+	while (seen[0].status[1] != SN_OK) {
+		cr_assert_lt(slots++, 100, "message 2 completed %d", seen[0].status[1]);
+		t_pair_slot(&tp, true, false);
+	}
+	cr_assert_eq(seen[0].status[0], -1, "message 1 completed %d", seen[0].status[0]);
+	cr_assert_geq(nic_stats(tp.nic[1])->ep_refusals_sent, 1);
+	cr_assert_eq(t_stage_count(tp.nic[0], "genp.timeout_retx "), 0, "timeout_retx %llu",
+		     t_stage_count(tp.nic[0], "genp.timeout_retx "));
+	cr_assert_eq(t_stage_count(tp.nic[0], "genp.refusal_retx "), 1);
+	t_pair_free(&tp);
+}
+
+/*
  * A connection restart (here at a notice that its peer is down) ends the
  * blocks it had, and their count with them (t_pair_slot checks the count
  * against the entries at every slot): a count left over would not refuse
