@@ -542,15 +542,16 @@ static enum pipeline_epoch pipeline_rx_contradicted(struct pipeline *pl, struct 
 }
 
 enum pipeline_epoch pipeline_rx_ack_walk(struct pipeline *pl, struct sn_conn *c,
-					 uint32_t ack_base, uint64_t now)
+					 uint32_t ack_base, uint32_t ack_mask, uint64_t now)
 {
+	uint32_t top = proto_ack_top(ack_base, ack_mask);
 	bool contradicts;
 
-	contradicts = proto_seq_diff(ack_base, c->tx_next) >= 0;	/* never numbered */
-	/* unacked is in number order: what the base covers comes first */
+	contradicts = proto_seq_diff(top, c->tx_next) >= 0;	/* never numbered */
+	/* unacked is in number order: what the ack may cover comes first */
 	for (const struct sn_pkt *p = c->unacked; !contradicts && p &&
-	     proto_seq_diff(p->h.pkt_num, ack_base) <= 0; p = p->next)
-		contradicts = !p->tx_count;
+	     proto_seq_diff(p->h.pkt_num, top) <= 0; p = p->next)
+		contradicts = !p->tx_count && proto_ack_covers(p->h.pkt_num, ack_base, ack_mask);
 	if (!contradicts)
 		return PIPELINE_EPOCH_CURRENT;
 	return pipeline_rx_contradicted(pl, c, now);
@@ -563,7 +564,8 @@ enum pipeline_epoch pipeline_rx_ack_first(struct pipeline *pl, struct sn_conn *c
 
 	if (!pl->numbered)
 		return PIPELINE_EPOCH_CURRENT;
-	contradicts = proto_seq_diff(ack_base, c->tx_next) >= 0;	/* never numbered */
+	/* never numbered */
+	contradicts = proto_seq_diff(proto_ack_top(ack_base, ack_mask), c->tx_next) >= 0;
 	for (const struct sn_pkt *p = c->unacked; !contradicts && p; p = p->next)
 		contradicts = proto_ack_covers(p->h.pkt_num, ack_base, ack_mask);
 	if (!contradicts)

@@ -56,6 +56,10 @@ enum stage_event {
 				 * sent FRESH and not taken (its receiver's
 				 * WELCOME came): send it again now, as at a
 				 * timeout (sn_pkt.untaken: no retry used) */
+	STAGE_EV_REFUSED,	/* the packet given, first of those its endpoint
+				 * refused, is a marker now, and the receiver goes
+				 * back N: it discarded what came after, which goes
+				 * again now, as at a timeout (retries used) */
 };
 
 /* A stage's registration. */
@@ -286,30 +290,35 @@ enum pipeline_epoch pipeline_rx_unwelcome(struct pipeline *pl, struct sn_conn *c
 
 /*
  * A frame of conn's current epoch acknowledges every packet up to
- * ack_base. If one of them was numbered here and never sent, or never
- * numbered, the peer's receive state is of another numbering of conn (a
- * process or a restart it missed): conn restarts at the next epoch (its messages fail
- * SN_ERR_DOWN), answers at once with an ack-only frame of it, from which
- * the peer restarts too, and the frame is for the caller to drop (STALE).
- * Else CURRENT.
+ * ack_base and those its ack_mask names past it. If one of them was
+ * numbered here and never sent, or never numbered, the peer's receive
+ * state is of another numbering of conn (a process or a restart it
+ * missed): a receiver records only numbers it was sent, and within the
+ * 32 of its mask, where genp's window keeps every number sent. conn
+ * restarts at the next epoch (its messages fail SN_ERR_DOWN), answers at
+ * once with an ack-only frame of it, from which the peer restarts too,
+ * and the frame is for the caller to drop (STALE). Else CURRENT.
  */
 enum pipeline_epoch pipeline_rx_ack_walk(struct pipeline *pl, struct sn_conn *conn,
-					 uint32_t ack_base, uint64_t now);
+					 uint32_t ack_base, uint32_t ack_mask, uint64_t now);
 
 /*
  * The same, with no walk in the common case: without a packet numbered
- * and never sent (sn_conn.never_sent), an ack base below tx_next covers
- * only packets that were sent. Else pipeline_rx_ack_walk walks the
- * packets the base covers. Nearly every frame carries an ack.
+ * and never sent (sn_conn.never_sent), an ack below tx_next (its highest
+ * number, proto_ack_top) covers only packets that were sent. Else
+ * pipeline_rx_ack_walk walks the packets the ack covers. Nearly every
+ * frame carries an ack.
  */
 static inline enum pipeline_epoch pipeline_rx_ack_base(struct pipeline *pl,
 						       struct sn_conn *conn,
-						       uint32_t ack_base, uint64_t now)
+						       uint32_t ack_base, uint32_t ack_mask,
+						       uint64_t now)
 {
 	if (!pl->numbered ||
-	    (!conn->never_sent && proto_seq_diff(ack_base, conn->tx_next) < 0))
+	    (!conn->never_sent &&
+	     proto_seq_diff(proto_ack_top(ack_base, ack_mask), conn->tx_next) < 0))
 		return PIPELINE_EPOCH_CURRENT;
-	return pipeline_rx_ack_walk(pl, conn, ack_base, now);
+	return pipeline_rx_ack_walk(pl, conn, ack_base, ack_mask, now);
 }
 
 /*

@@ -172,7 +172,8 @@ static bool nic_rx_epoch(struct nic *nic, struct nic_vnet *v, struct sn_conn *co
 	}
 	if ((p->flags & PROTO_F_ACK) && conn->epoch_known &&
 	    (first ? pipeline_rx_ack_first(v->pl, conn, p->ack_base, p->ack_mask, now) :
-		     pipeline_rx_ack_base(v->pl, conn, p->ack_base, now)) == PIPELINE_EPOCH_STALE) {
+		     pipeline_rx_ack_base(v->pl, conn, p->ack_base, p->ack_mask,
+					  now)) == PIPELINE_EPOCH_STALE) {
 		nic->stats.ack_contradictions++;
 		return false;
 	}

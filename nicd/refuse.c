@@ -230,9 +230,10 @@ bool nic_rx_refusal(struct nic *nic, struct pipeline *pl, struct sn_conn *c,
 	genp_hold(genp, c, ep, msgs, n, now);
 	/*
 	 * A go-back-N receiver dropped what came after the refused packet:
-	 * that is sent again now, behind the markers, as on a timeout.
+	 * that is sent again now, behind the markers, as on a timeout (but
+	 * counted apart, in genp's refusal_retx).
 	 */
 	if (genp_goes_back_n(genp))
-		pipeline_event(pl, c, STAGE_EV_TIMEOUT, marks[0], now);
+		pipeline_event(pl, c, STAGE_EV_REFUSED, marks[0], now);
 	return true;
 }

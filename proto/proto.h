@@ -373,4 +373,11 @@ static inline bool proto_ack_covers(uint32_t n, uint32_t ack_base, uint32_t ack_
 	return d <= 0 || (d <= PROTO_SACK_BITS && ((ack_mask >> (d - 1)) & 1));
 }
 
+/* The highest packet number an ack of ack_base and ack_mask covers. */
+static inline uint32_t proto_ack_top(uint32_t ack_base, uint32_t ack_mask)
+{
+	return ack_mask ? proto_seq_add(ack_base, 32u - (uint32_t)__builtin_clz(ack_mask)) :
+			  ack_base;
+}
+
 #endif

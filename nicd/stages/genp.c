@@ -41,6 +41,7 @@ enum genp_counter {
 	GENP_TIMEOUT_RETX,
 	GENP_FAST_RETX,
 	GENP_WELCOME_RETX,
+	GENP_REFUSAL_RETX,
 	GENP_GAVE_UP,
 	GENP_STALE_ACKS,
 	GENP_CANCELLED,
@@ -51,7 +52,7 @@ enum genp_counter {
 
 static const char *const genp_counter_names[] = {
 	"numbered", "window_waits", "acked", "sacked", "timeout_retx",
-	"fast_retx", "welcome_retx", "gave_up", "stale_acks",
+	"fast_retx", "welcome_retx", "refusal_retx", "gave_up", "stale_acks",
 	"cancelled_unnumbered", "kept_in_order", "held_for_endpoint", "requeued", NULL,
 };
 
@@ -739,8 +740,8 @@ static void genp_retry(struct stage *st, struct sn_pkt *p, enum genp_counter why
 }
 
 /*
- * p must go again (a timeout, or a WELCOME: why): resend it (sr), or it
- * and every later waiting packet (gbn).
+ * p must go again (a timeout, a WELCOME or a refusal: why): resend it
+ * (sr), or it and every later waiting packet (gbn).
  */
 static void genp_again(struct stage *st, struct sn_conn *c, struct sn_pkt *p,
 		       enum genp_counter why, uint64_t now)
@@ -816,7 +817,7 @@ static void genp_cancel(struct stage *st, uint16_t src_ep, uint64_t now)
 			genp_drop_waiting(st, st->pl->conns[peer], src_ep, SN_ERR_CANCELLED, now);
 }
 
-/* Timeouts and resets. */
+/* Timeouts, resends at once (a WELCOME, a refusal) and resets. */
 static void genp_event(struct stage *st, struct sn_conn *c, enum stage_event ev,
 		       struct sn_pkt *pkt, uint64_t now)
 {
@@ -828,6 +829,8 @@ static void genp_event(struct stage *st, struct sn_conn *c, enum stage_event ev,
 		genp_drop_waiting(st, c, -1, SN_ERR_DOWN, now);
 	else if (ev == STAGE_EV_UNTAKEN && pkt)
 		genp_again(st, c, pkt, GENP_WELCOME_RETX, now);
+	else if (ev == STAGE_EV_REFUSED && pkt)
+		genp_again(st, c, pkt, GENP_REFUSAL_RETX, now);
 }
 
 const struct stage_ops stage_genp = {

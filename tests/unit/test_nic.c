@@ -2357,15 +2357,22 @@ Test(nic, reordered_fresh_frames_of_one_process_restart_nothing)
 	t_done(nic, port, avail);
 }
 
-/* T_PEER's ack-only QACK of epoch, acknowledging up to base. */
-static void t_push_ack_of(struct dp_port *port, uint32_t base, uint16_t epoch)
+/* T_PEER's ack-only QACK of epoch, acknowledging up to base and what mask names past it. */
+static void t_push_sack_of(struct dp_port *port, uint32_t base, uint32_t mask, uint16_t epoch)
 {
 	struct proto_pkt a = {
 		.type = PROTO_T_QACK, .flags = PROTO_F_ACK, .src_node = T_PEER,
-		.dst_node = T_NODE, .vnet = T_VNET, .ack_base = base, .epoch = epoch,
+		.dst_node = T_NODE, .vnet = T_VNET, .ack_base = base, .ack_mask = mask,
+		.epoch = epoch,
 	};
 
 	tport_push(port, tdp_encode(t_mp, &a));
+}
+
+/* T_PEER's ack-only QACK of epoch, acknowledging up to base. */
+static void t_push_ack_of(struct dp_port *port, uint32_t base, uint16_t epoch)
+{
+	t_push_sack_of(port, base, 0, epoch);
 }
 
 /* Data QREQs (not markers) sent on port, and in *fresh how many of them were FRESH. */
@@ -3804,6 +3811,45 @@ Test(nic, an_ack_of_sent_packets_is_taken_while_a_later_one_waits_unsent)
 	t_done(nic, port, avail);
 }
 
+/*
+ * The selective-ack mask contradicts this end as the base does: a receiver
+ * records only numbers it was sent, within the 32 of its mask, where
+ * genp's window keeps every number sent, so a mask bit for a packet
+ * numbered and never sent, or for a number never given, is of another
+ * numbering. Packets 1, 2 and 4 leave (quick), 3 waits for its grant
+ * (bulk): a mask of 2 and 4 is taken; one of 3 (base 1) restarts the
+ * connection (epoch 8); there, with nothing numbered, a mask of 1 restarts
+ * it again (epoch 9). Before, both were taken: only the base was checked.
+ */
+Test(nic, a_selective_ack_of_packets_never_sent_restarts_the_connection)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 256);
+	static struct t_seen seen;
+	uint64_t now = 1000000;
+	struct nic *nic = t_nic_sent(port, &seen, "QQBQ", now);
+	struct sn_conn *c = nic_pipeline(nic, T_VNET)->conns[T_PEER];
+
+	cr_assert_eq(c->never_sent, 1, "the bulk packet waits for its grant");
+	t_push_sack_of(port, 0, 0xA, 7);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->ack_contradictions, 0);
+	cr_assert_eq(c->epoch, 7);
+	t_push_sack_of(port, 1, 0x2, 7);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->ack_contradictions, 1, "a mask of packet 3, never sent");
+	cr_assert_eq(c->epoch, 8);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(seen.status[i], SN_ERR_DOWN, "message %d completed %d", i + 1,
+			     seen.status[i]);
+	t_push_sack_of(port, 0, 0x1, 8);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_stats(nic)->ack_contradictions, 2, "a mask of number 1, never given");
+	cr_assert_eq(c->epoch, 9);
+	tport_clear(port);
+	t_done(nic, port, avail);
+}
+
 /* Message seq (args[1..2], cookie seq + 1) on chan from T_NODE to T_PEER; a bulk one carries T_LEN bytes. */
 static void t_pair_send_seq(struct t_pair *tp, uint8_t chan, uint16_t seq)
 {
@@ -4077,6 +4123,45 @@ Test(nic, a_stuck_endpoint_does_not_stall_the_other_endpoints_of_its_node)
 				  seen[0].completions[i], seen[0].status[i]);
 		t_pair_free(&tp);
 	}
+}
+
+/*
+ * conf4-gbn: endpoint 0 of T_PEER refuses T_NODE's first message, and the
+ * receiver discards the second (to endpoint 1), sent behind it. The REFUSED
+ * answer makes the first a marker and sends the second again at once
+ * (refuse.c): no timeout, so genp counts it in refusal_retx, not
+ * timeout_retx (a timeout of 10 ms, far beyond the run). Before, the
+ * resend was raised as STAGE_EV_TIMEOUT: timeout_retx 1, as if lost.
+ */
+Test(nic, a_go_back_at_a_refusal_is_no_timeout)
+{
+	static const char conf[] = "conf4-gbn,timer:timeout_ns=10000000:adaptive=off";
+	unsigned int slots = 0;
+	struct t_seen *seen;
+	struct t_pair tp;
+
+	t_ep_space[0] = false;
+	t_ep_space[1] = true;
+	seen = t_pair_open_on(&tp, conf, t_ep_space_of);
+	for (uint8_t ep = 0; ep < 2; ep++) {
+		uint8_t args[PROTO_ARGS_LEN] = { ep };
+		struct nic_msg m = {
+			.vnet = T_VNET, .dst_node = T_PEER, .dst_ep = ep, .handler = 7,
+			.chan = SN_CHAN_QUICK, .args = args, .cookie = (void *)(uintptr_t)(ep + 1),
+		};
+
+		cr_assert_eq(nic_send(tp.nic[0], &m, tp.now), 0);
+	}
+	while (seen[0].status[1] != SN_OK) {
+		cr_assert_lt(slots++, 100, "message 2 completed %d", seen[0].status[1]);
+		t_pair_slot(&tp, true, false);
+	}
+	cr_assert_eq(seen[0].status[0], -1, "message 1 completed %d", seen[0].status[0]);
+	cr_assert_geq(nic_stats(tp.nic[1])->ep_refusals_sent, 1);
+	cr_assert_eq(t_stage_count(tp.nic[0], "genp.timeout_retx "), 0, "timeout_retx %llu",
+		     t_stage_count(tp.nic[0], "genp.timeout_retx "));
+	cr_assert_eq(t_stage_count(tp.nic[0], "genp.refusal_retx "), 1);
+	t_pair_free(&tp);
 }
 
 /*
