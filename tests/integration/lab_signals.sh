@@ -51,6 +51,15 @@
 #      and exits 141 (before: its work's EXIT trap saw status 0 and did
 #      nothing, the nicd was left running, silently).
 # Every up runs with TMPDIR=$tmp/tmpdir: no segnet-lab-up.* may be left.
+
+# A signal ignored when a shell starts stays ignored in it and every shell
+# it starts, and cannot be trapped: run in the background without job
+# control (`scripts/test.sh &`), this test and every up it starts would
+# ignore SIGINT and SIGQUIT, and the cases above fail. Start again with the
+# default dispositions, as a test run from a terminal has them.
+if [ -z "${LAB_SIGNALS_DEFAULTS:-}" ]; then
+	LAB_SIGNALS_DEFAULTS=1 exec env --default-signal=INT,QUIT "$0" "$@"
+fi
 # shellcheck source=tests/integration/lab_lib.sh
 . "$(dirname "$0")/lab_lib.sh"
 
