@@ -116,7 +116,8 @@ static int fault_parse_value(const char *opt, unsigned int k, const char *val,
 	double v;
 	int rc;
 
-	snprintf(name, sizeof(name), "%s %s", opt, fault_keys[k]);
+	/* "--fault loss=": messages quote it with the value, as the user typed it. */
+	snprintf(name, sizeof(name), "%s %s=", opt, fault_keys[k]);
 	switch (k) {
 	case K_DELAY_FRAMES:
 		return dp_opt_u32(name, val, 1, DP_FAULT_DELAY_FRAMES_MAX, &p->delay_frames, err,
@@ -131,12 +132,12 @@ static int fault_parse_value(const char *opt, unsigned int k, const char *val,
 		if (!rc)
 			p->delay_ns = (uint64_t)(v * 1000 + 0.5);
 		if (!rc && v > 0 && !p->delay_ns)
-			rc = dp_opt_fail(err, errlen, "%s %s: under a nanosecond", name, val);
+			rc = dp_opt_fail(err, errlen, "%s%s: under a nanosecond", name, val);
 		return rc;
 	default:	/* a probability */
 		rc = dp_opt_double(name, val, 0, 1, &v, err, errlen);
 		if (!rc && v >= 1)
-			rc = dp_opt_fail(err, errlen, "%s %s: a probability must be below 1", name,
+			rc = dp_opt_fail(err, errlen, "%s%s: a probability must be below 1", name,
 					 val);
 		if (!rc)
 			*(double *)((char *)p + fault_prob_at[k]) = v;

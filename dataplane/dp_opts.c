@@ -184,6 +184,14 @@ int dp_opt_fail(char *err, size_t errlen, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* What goes between opt and its value in a message: nothing after a KEY= of a spec. */
+static const char *opt_sep(const char *opt)
+{
+	size_t len = strlen(opt);
+
+	return len && opt[len - 1] == '=' ? "" : " ";
+}
+
 int dp_opt_ulong(const char *opt, const char *arg, unsigned long min,
 		 unsigned long max, unsigned long *out, char *err, size_t errlen)
 {
@@ -193,15 +201,15 @@ int dp_opt_ulong(const char *opt, const char *arg, unsigned long min,
 	errno = 0;
 	v = strtoul(arg, &end, 10);
 	if (arg[0] < '0' || arg[0] > '9' || *end || (errno && errno != ERANGE))
-		return dp_opt_fail(err, errlen, "%s %s: not a whole number from %lu to %lu",
-				   opt, arg, min, max);
+		return dp_opt_fail(err, errlen, "%s%s%s: not a whole number from %lu to %lu",
+				   opt, opt_sep(opt), arg, min, max);
 	/* Digits only, too many for an unsigned long: a whole number all the same. */
 	if (errno == ERANGE)
-		return dp_opt_fail(err, errlen, "%s %s: out of range, must be between %lu and %lu",
-				   opt, arg, min, max);
+		return dp_opt_fail(err, errlen, "%s%s%s: out of range, must be between %lu and %lu",
+				   opt, opt_sep(opt), arg, min, max);
 	if (v < min || v > max)
-		return dp_opt_fail(err, errlen, "%s %s: must be between %lu and %lu",
-				   opt, arg, min, max);
+		return dp_opt_fail(err, errlen, "%s%s%s: must be between %lu and %lu",
+				   opt, opt_sep(opt), arg, min, max);
 	*out = v;
 	return 0;
 }
@@ -241,13 +249,13 @@ int dp_opt_double(const char *opt, const char *arg, double min, double max,
 	/* Decimal only: strtod also takes leading spaces and hex floats. */
 	if (end == arg || *end || isnan(v) || (isinf(v) && errno != ERANGE) ||
 	    isspace((unsigned char)arg[0]) || strpbrk(arg, "xX"))
-		return dp_opt_fail(err, errlen, "%s %s: not a number", opt, arg);
+		return dp_opt_fail(err, errlen, "%s%s%s: not a number", opt, opt_sep(opt), arg);
 	/* ERANGE: an overflow (HUGE_VAL, refused) or an underflow (0 or nearly: a number). */
 	if (errno == ERANGE && fabs(v) > 1)
-		return dp_opt_fail(err, errlen, "%s %s: out of range", opt, arg);
+		return dp_opt_fail(err, errlen, "%s%s%s: out of range", opt, opt_sep(opt), arg);
 	if (v < min || v > max)
-		return dp_opt_fail(err, errlen, "%s %s: must be between %g and %g",
-				   opt, arg, min, max);
+		return dp_opt_fail(err, errlen, "%s%s%s: must be between %g and %g",
+				   opt, opt_sep(opt), arg, min, max);
 	*out = v;
 	return 0;
 }
@@ -261,8 +269,8 @@ int dp_opt_period(const char *opt, const char *arg, double max, double *out, cha
 		return -EINVAL;
 	/* A shorter period would round to no period at all in the daemons' ms and ns. */
 	if (v > 0 && v < 0.001)
-		return dp_opt_fail(err, errlen, "%s %s: must be 0 (off) or at least 0.001",
-				   opt, arg);
+		return dp_opt_fail(err, errlen, "%s%s%s: must be 0 (off) or at least 0.001",
+				   opt, opt_sep(opt), arg);
 	*out = v;
 	return 0;
 }
@@ -275,7 +283,8 @@ int dp_opt_choice(const char *opt, const char *arg, const char *yes,
 	else if (!strcmp(arg, no))
 		*out = false;
 	else
-		return dp_opt_fail(err, errlen, "%s %s: must be %s or %s", opt, arg, yes, no);
+		return dp_opt_fail(err, errlen, "%s%s%s: must be %s or %s", opt, opt_sep(opt), arg,
+				   yes, no);
 	return 0;
 }
 
@@ -296,6 +305,6 @@ int dp_opt_output(const char *opt, const char *path, char *err, size_t errlen)
 	}
 	if (errno == ENXIO)
 		return 0;
-	return dp_opt_fail(err, errlen, "%s %s: cannot be written: %s", opt, path,
+	return dp_opt_fail(err, errlen, "%s%s%s: cannot be written: %s", opt, opt_sep(opt), path,
 			   strerror(errno));
 }

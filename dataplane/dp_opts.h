@@ -2,7 +2,9 @@
 /*
  * Checked parsing of command lines for the daemons and tools: every
  * failure writes a message naming the option (and the value) into err and
- * returns -EINVAL, so a main can print it and exit with status 2.
+ * returns -EINVAL, so a main can print it and exit with status 2. A value
+ * is quoted as "OPT VALUE: why", or, when OPT ends in '=' (a KEY= inside
+ * a spec, "--fault loss="), as "OPT=VALUE: why", the way it was typed.
  */
 #ifndef SEGNET_DP_OPTS_H
 #define SEGNET_DP_OPTS_H

@@ -354,11 +354,17 @@ static void perf_report_chan(const struct perf_run *r, int ch, double secs, bool
 
 	perf_status_list(c, r->o->json, why, sizeof(why));
 	if (r->o->json) {
-		printf("%s\"%s\": {\"sent\": %llu, \"messages\": %llu, \"errors\": %llu, \"errors_by_status\": {%s}, \"corrupt\": %llu, \"bytes\": %llu, \"msgs_per_s\": %.1f, \"gbit_per_s\": %.6f, \"hash\": \"%016llx\"}",
-		       first ? "" : ", ", perf_chan_name(ch), (unsigned long long)c->sent,
-		       (unsigned long long)c->msgs, (unsigned long long)c->errors, why,
-		       (unsigned long long)c->corrupt, (unsigned long long)c->bytes, mps,
-		       gbps, (unsigned long long)c->hash);
+		/* A server's report leaves out the client's counts, which are 0 there. */
+		printf("%s\"%s\": {", first ? "" : ", ", perf_chan_name(ch));
+		if (!r->o->server)
+			printf("\"sent\": %llu, ", (unsigned long long)c->sent);
+		printf("\"messages\": %llu, ", (unsigned long long)c->msgs);
+		if (!r->o->server)
+			printf("\"errors\": %llu, \"errors_by_status\": {%s}, ",
+			       (unsigned long long)c->errors, why);
+		printf("\"corrupt\": %llu, \"bytes\": %llu, \"msgs_per_s\": %.1f, \"gbit_per_s\": %.6f, \"hash\": \"%016llx\"}",
+		       (unsigned long long)c->corrupt, (unsigned long long)c->bytes, mps, gbps,
+		       (unsigned long long)c->hash);
 		return;
 	}
 	if (r->o->server)
@@ -380,11 +386,14 @@ static void perf_report(const struct perf_run *r, double secs)
 	const char *role = r->o->server ? "server" : "client";
 	bool first = true, failed = false;
 
-	if (r->o->json)
-		printf("{\"role\": \"%s\", \"duration_s\": %.6f, \"window\": %llu, \"channels\": {",
-		       role, secs, (unsigned long long)r->o->window);
-	else
+	if (r->o->json) {
+		printf("{\"role\": \"%s\", \"duration_s\": %.6f, ", role, secs);
+		if (!r->o->server)
+			printf("\"window\": %llu, ", (unsigned long long)r->o->window);
+		printf("\"channels\": {");
+	} else {
 		printf("segnet-perf %s: %.3f s\n", role, secs);
+	}
 	for (int ch = 0; ch < PERF_CHANS; ch++) {
 		const struct perf_chan *c = &r->ch[ch];
 

@@ -8,6 +8,7 @@
  *   pcap-mksample --check FILE.pcap   exit 0 if FILE is what would be written
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,13 +242,15 @@ static int check_sample(const char *path)
 
 int main(int argc, char **argv)
 {
+	bool help = argc == 2 && strcmp(argv[1], "--help") == 0;
 	int rc;
 
 	if (argc == 3 && strcmp(argv[1], "--check") == 0)
 		return check_sample(argv[2]);
+	/* --help asked for the usage: stdout; a wrong command line gets it on stderr. */
 	if (argc != 2 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: %s OUT.pcap | --check FILE.pcap\n", argv[0]);
-		return argc == 2 && strcmp(argv[1], "--help") == 0 ? 0 : 2;
+		fprintf(help ? stdout : stderr, "usage: %s OUT.pcap | --check FILE.pcap\n", argv[0]);
+		return help ? 0 : 2;
 	}
 	rc = gen_sample(argv[1]);
 	if (rc) {

@@ -55,7 +55,7 @@ expect_now 2 "--fault must be KEY=VALUE" lab up --fault "loss 0.1"
 expect_now 2 "--switch-fault must be KEY=VALUE" lab up --switch-fault "loss=0.1;rm"
 # A value the daemon refuses: up checks it with the daemon's --check first.
 # A refusal, with nothing started: it says why, not "tearing down".
-expect_now 2 "--fault loss 2: must be between 0 and 1" lab up --link "$link" --fault loss=2
+expect_now 2 "--fault loss=2: must be between 0 and 1" lab up --link "$link" --fault loss=2
 [ -e "$lab_dir" ] && fail "a failed up left $lab_dir"
 grep -q "tearing down" "$tmp/cmd.log" && fail "up refusing --fault says it tears down"
 expect_now 2 "'conf9' is neither a configuration" lab up --link "$link" --conf conf9

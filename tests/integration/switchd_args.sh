@@ -58,7 +58,7 @@ expect 0 "--arbiter SPEC" -- --help
 # The options nicd shares read as nicd's: --check-crc checks what is received.
 expect 0 "--check-crc on|off      verify CRC32C of received frames (default on)" --help
 expect 0 "arguments ok" -- --nodes 2 --port 0=a --port 1=b --check
-expect 2 "--fault loss 2" -- --nodes 2 --port 0=a --port 1=b --fault loss=2 --check
+expect 2 "--fault loss=2: must be between 0 and 1" -- --nodes 2 --port 0=a --port 1=b --fault loss=2 --check
 expect 2 "--nodes 0" -- --nodes 0 --port 0=a --port 1=b
 expect 2 "--nodes 5000" -- --nodes 5000 $ports
 expect 2 "--nodes" -- --port 0=a
@@ -67,7 +67,7 @@ expect 2 "node 2 has no port" -- --nodes 3 --port 0=a --port 1=b
 many=$(for i in $(seq 0 32); do printf -- '--port %d=d%d ' "$i" "$i"; done)
 # shellcheck disable=SC2086
 expect 2 "33 devices, but this DPDK was built for at most 32" -- --nodes 33 $many
-expect 2 "--fault loss 1: a probability must be below 1" -- --nodes 3 --fault loss=1 $ports
+expect 2 "--fault loss=1: a probability must be below 1" -- --nodes 3 --fault loss=1 $ports
 expect 2 "--fault: unknown key 'jitter'" -- --nodes 3 --fault jitter=1 $ports
 expect 2 "--fault seed=4: injects nothing" -- --nodes 3 --fault seed=4 $ports
 expect 2 "--fault given twice" -- --nodes 3 --fault loss=0.1 --fault dup=0.1 $ports

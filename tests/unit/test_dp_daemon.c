@@ -141,7 +141,7 @@ Test(daemon_opts, bad_values_are_refused_with_their_bounds)
 		  { "--capture-max-mb", "1000000001" } },
 		{ "--capture-max-packets -1: not a whole number from 0 to 18446744073709551615",
 		  { "--capture-max-packets", "-1" } },
-		{ "--fault loss 2: must be between 0 and 1", { "--fault", "loss=2" } },
+		{ "--fault loss=2: must be between 0 and 1", { "--fault", "loss=2" } },
 		{ "--check given twice: give it once (see --help)", { "--check", "--check" } },
 		{ "--core given twice: give it once (see --help)", { "--core", "1", "--core", "1" } },
 		{ "--name bad: refused", { "--core", "1", "--name", "bad", "--core", "x" } },

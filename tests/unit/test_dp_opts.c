@@ -99,6 +99,39 @@ Test(opts, numbers_out_of_range_or_malformed_are_refused_naming_the_option)
 	cr_assert_not_null(strstr(err, "out of range"), "%s", err);
 }
 
+Test(opts, a_key_of_a_spec_is_quoted_with_its_value_as_typed)
+{
+	unsigned long u;
+	uint32_t u32;
+	double d;
+	bool b;
+	char err[128];
+
+	/* An opt ending in '=' is a KEY= inside a spec: KEY=VALUE, as the user typed it. */
+	cr_assert_eq(dp_opt_ulong("--s n=", "x", 0, 9, &u, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "--s n=x: not a whole number from 0 to 9");
+	cr_assert_eq(dp_opt_ulong("--s n=", "99999999999999999999999", 0, 9, &u, err, sizeof(err)),
+		     -EINVAL);
+	cr_assert_str_eq(err, "--s n=99999999999999999999999: out of range, must be between 0 and 9");
+	cr_assert_eq(dp_opt_u32("--s n=", "10", 0, 9, &u32, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "--s n=10: must be between 0 and 9");
+	cr_assert_eq(dp_opt_double("--s p=", "y", 0, 1, &d, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "--s p=y: not a number");
+	cr_assert_eq(dp_opt_double("--s p=", "1e999", 0, 1, &d, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "--s p=1e999: out of range");
+	cr_assert_eq(dp_opt_double("--s p=", "2", 0, 1, &d, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "--s p=2: must be between 0 and 1");
+	cr_assert_eq(dp_opt_period("--s t=", "0.0005", 10, &d, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "--s t=0.0005: must be 0 (off) or at least 0.001");
+	cr_assert_eq(dp_opt_choice("--s c=", "maybe", "on", "off", &b, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "--s c=maybe: must be on or off");
+	cr_assert_eq(dp_opt_output("--s f=", "/nonexistent-dir/x", err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "--s f=/nonexistent-dir/x: cannot be written: No such file or directory");
+	/* An option on its own: OPT VALUE, as before. */
+	cr_assert_eq(dp_opt_double("--p", "2", 0, 1, &d, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "--p 2: must be between 0 and 1");
+}
+
 Test(rank, percentiles_are_the_nearest_rank)
 {
 	/* The smallest sample with at least p % of the samples at or below it. */

@@ -993,15 +993,19 @@ Test(fault, a_spec_is_parsed_and_bad_keys_are_named)
 {
 	const struct { const char *spec; const char *names; } bad[] = {
 		{ "", "empty" }, { "loss", "'loss'" }, { "loss=", "'loss='" },
-		{ "loss=1", "loss" }, { "dup=-0.1", "dup" }, { "reorder=x", "reorder" },
-		{ "corrupt=nan", "corrupt" }, { "delay-us=1000001", "delay-us" },
-		{ "seed=-1", "seed" }, { "jitter=3", "jitter" },
+		/* A bad value is quoted as the user typed it: KEY=VALUE. */
+		{ "loss=1", "--fault loss=1: a probability must be below 1" },
+		{ "dup=-0.1", "--fault dup=-0.1: must be between 0 and 1" },
+		{ "reorder=x", "--fault reorder=x: not a number" },
+		{ "corrupt=nan", "--fault corrupt=nan: not a number" },
+		{ "delay-us=1000001", "--fault delay-us=1000001: must be between 0 and" },
+		{ "seed=-1", "--fault seed=-1: not a whole number" }, { "jitter=3", "jitter" },
 		{ "loss=0.1,,dup=0.1", "empty field" }, { "loss=0.1,", "empty field" },
 		{ ",loss=0.1", "empty field" }, { "loss=0.1,loss=0.2", "loss given twice" },
-		{ "loss=0.1,delay-us=0.0004", "under a nanosecond" },
+		{ "loss=0.1,delay-us=0.0004", "--fault delay-us=0.0004: under a nanosecond" },
 		{ "loss=0.1,delay-frames=8", "delay-frames without delay-us" },
-		{ "delay-us=5,delay-frames=0", "delay-frames" },
-		{ "delay-us=5,delay-frames=65537", "delay-frames" },
+		{ "delay-us=5,delay-frames=0", "--fault delay-frames=0: must be between 1 and" },
+		{ "delay-us=5,delay-frames=65537", "--fault delay-frames=65537: must be between 1 and" },
 	};
 	struct dp_fault_params p;
 	uint64_t seed = 7;
