@@ -47,4 +47,42 @@ static inline uint64_t dp_watch_look(struct dp_watch *w, uint64_t now_ns)
 	return w->watched_ns;
 }
 
+/*
+ * The other side of a polling loop's watched time: its own pauses, what is
+ * over DP_WATCH_POLL_CAP_NS of each gap between two polls, counted in
+ * whole slots (switchd's and nicd's slots_paused).
+ */
+struct dp_pause {
+	/* clock reading of the last poll (UINT64_MAX: none yet) */
+	uint64_t last_ns;
+	/* paused time not counted in slots yet */
+	uint64_t rest_ns;
+};
+
+/* No poll yet: the first one ends no gap. */
+static inline void dp_pause_init(struct dp_pause *p)
+{
+	p->last_ns = UINT64_MAX;
+	p->rest_ns = 0;
+}
+
+/*
+ * A poll at now_ns: returns the whole slots of slot_ns paused since the
+ * last one (the rest under a slot carries over). With slot_ns 0 (not known
+ * yet) the pause waits for the first poll that knows it.
+ */
+static inline uint64_t dp_pause_poll(struct dp_pause *p, uint64_t now_ns, uint64_t slot_ns)
+{
+	uint64_t gap = now_ns > p->last_ns ? now_ns - p->last_ns : 0, slots;
+
+	p->last_ns = now_ns;
+	if (gap > DP_WATCH_POLL_CAP_NS)
+		p->rest_ns += gap - DP_WATCH_POLL_CAP_NS;
+	if (!slot_ns || p->rest_ns < slot_ns)
+		return 0;
+	slots = p->rest_ns / slot_ns;
+	p->rest_ns %= slot_ns;
+	return slots;
+}
+
 #endif

@@ -217,7 +217,7 @@ struct nic *nic_create(const struct nic_config *cfg, const struct nic_ops *ops,
 	nic_quick_rate(nic);
 	nic->id = PROTO_NODE_NONE;
 	nic->state = NIC_JOINING;
-	nic->last_poll = UINT64_MAX;	/* no gap before the first poll */
+	dp_pause_init(&nic->pause);
 	/* This stays for the process's life; rejoins move the HELLO's low half on. */
 	nic->boot_nonce = (uint16_t)(cfg->incarnation ^ cfg->incarnation >> 16);
 	nic->hello_nonce = proto_hello_nonce(nic->boot_nonce, (uint16_t)cfg->incarnation);
@@ -497,30 +497,14 @@ void nic_rejoin(struct nic *nic, uint64_t now)
 	nic->next_hello = now;
 }
 
-/*
- * Count what is over DP_WATCH_POLL_CAP_NS of the gap since the last poll as
- * the NIC's own pause (stats.slots_paused), in slots of the grants, after
- * this poll's receive: a grant that waited through the pause restarted
- * gnt_watch, so its looks do not see the gap. Until a grant gives the slot
- * length the pause waits in paused_ns.
- */
-static void nic_note_pause(struct nic *nic, uint64_t now)
-{
-	uint64_t gap = now > nic->last_poll ? now - nic->last_poll : 0;
-
-	nic->last_poll = now;
-	if (gap > DP_WATCH_POLL_CAP_NS)
-		nic->paused_ns += gap - DP_WATCH_POLL_CAP_NS;
-	if (!nic->slot_ns)
-		return;
-	nic->stats.slots_paused += nic->paused_ns / nic->slot_ns;
-	nic->paused_ns %= nic->slot_ns;
-}
-
 /* Say HELLO while joining; notice lost grants while up. */
 static uint64_t nic_join_poll(struct nic *nic, uint64_t now)
 {
-	nic_note_pause(nic, now);
+	/*
+	 * The NIC's own pause, after this poll's receive: a grant that waited
+	 * through it restarted gnt_watch, so its looks do not see the gap.
+	 */
+	nic->stats.slots_paused += dp_pause_poll(&nic->pause, now, nic->slot_ns);
 	if (nic->state == NIC_UP) {
 		uint64_t limit = (uint64_t)nic->cfg.lost_gnt_slots * nic->slot_ns;
 		/* Watched time: the NIC's own pause is not the switch's silence. */

@@ -68,8 +68,7 @@ struct nic {
 	uint32_t gnt_slot;		/* slot of the last grant */
 	uint64_t gnt_time;		/* when it arrived */
 	struct dp_watch gnt_watch;	/* watched since (DP_WATCH_POLL_CAP_NS a gap) */
-	uint64_t last_poll;		/* now of the last poll (UINT64_MAX: none yet) */
-	uint64_t paused_ns;		/* pauses not in stats.slots_paused yet (under a slot) */
+	struct dp_pause pause;		/* its own pauses (stats.slots_paused) */
 	uint64_t next_hello;		/* next HELLO while joining */
 	uint32_t hello_nonce;		/* incarnation: the same in every HELLO of one join */
 	uint16_t boot_nonce;		/* this process's: in the epoch field of FRESH frames */

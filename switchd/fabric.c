@@ -134,6 +134,7 @@ struct sw_fabric *sw_fabric_create(const struct sw_config *cfg,
 		sw->cfg.gnt_keepalive = 8;
 	if (!sw->cfg.grant_lead)
 		sw->cfg.grant_lead = 1;
+	dp_pause_init(&sw->pause);
 	sw->lim = (struct proto_limits) {
 		.max_nodes = sw->n,
 		.max_endpoints = cfg->max_endpoints ? cfg->max_endpoints
@@ -497,23 +498,6 @@ static void sw_dispatch_qreqs(struct sw_fabric *sw, uint64_t now)
 		sw_dispatch(sw, &sw->rx[(uint32_t)sw->qorder[j]], now);
 }
 
-/*
- * Count what is over DP_WATCH_POLL_CAP_NS of the gap since the last poll as the
- * switch's own pause (stats.slots_paused), before this poll's receive
- * stamps CFGs with it.
- */
-static void sw_note_pause(struct sw_fabric *sw, uint64_t now)
-{
-	uint64_t gap = now > sw->last_poll ? now - sw->last_poll : 0;
-
-	sw->last_poll = now;
-	if (gap <= DP_WATCH_POLL_CAP_NS)
-		return;
-	sw->paused_ns += gap - DP_WATCH_POLL_CAP_NS;
-	sw->stats.slots_paused += sw->paused_ns / sw->cfg.slot_ns;
-	sw->paused_ns %= sw->cfg.slot_ns;
-}
-
 uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now)
 {
 	unsigned int k;
@@ -523,9 +507,9 @@ uint64_t sw_fabric_poll(struct sw_fabric *sw, uint64_t now)
 		sw->t0 = now;
 		sw->cur = 0;
 		sw->next_boundary = now;
-		sw->last_poll = now;
 	}
-	sw_note_pause(sw, now);
+	/* The switch's own pause, before this poll's receive stamps CFGs with it. */
+	sw->stats.slots_paused += dp_pause_poll(&sw->pause, now, sw->cfg.slot_ns);
 	k = sw_receive(sw, now);
 	/*
 	 * Control and bulk frames first: QREQs lose to what arrives with them.

@@ -75,14 +75,11 @@ struct sw_fabric {
 	bool started;			/* first poll done */
 	uint64_t t0;			/* start of slot 0 */
 	uint64_t cur;			/* current slot */
-	uint64_t last_poll;		/* now of the last poll */
 	/*
-	 * Of each gap between two polls, what is over DP_WATCH_POLL_CAP_NS is the
-	 * switch's own pause (stats.slots_paused), not its nodes' silence (it
-	 * did not watch them, and they likely did not run either); this is
-	 * the rest under a slot.
+	 * The switch's own pauses (stats.slots_paused), not its nodes'
+	 * silence: it did not watch them, and they likely did not run either.
 	 */
-	uint64_t paused_ns;
+	struct dp_pause pause;
 	uint64_t paused_at_boundary;	/* stats.slots_paused when sw_bulk_slot last ran */
 	uint64_t next_boundary;		/* start of slot cur + 1 */
 	uint64_t rx_slot;		/* slot of this poll's receive (>= cur) */
