@@ -541,8 +541,15 @@ static enum pipeline_epoch pipeline_rx_contradicted(struct pipeline *pl, struct 
 	return pipeline_rx_stale(pl, c, now);
 }
 
-enum pipeline_epoch pipeline_rx_ack_walk(struct pipeline *pl, struct sn_conn *c,
-					 uint32_t ack_base, uint32_t ack_mask, uint64_t now)
+/*
+ * Whether an ack (ack_base, ack_mask) of c contradicts this end: it names a
+ * number c never gave, or covers a packet of c that cannot have been taken
+ * (never sent; with all_untaken, any: c sent only FRESH packets). Then c
+ * restarts (STALE), else CURRENT.
+ */
+static enum pipeline_epoch pipeline_rx_ack_check(struct pipeline *pl, struct sn_conn *c,
+						 uint32_t ack_base, uint32_t ack_mask,
+						 bool all_untaken, uint64_t now)
 {
 	uint32_t top = proto_ack_top(ack_base, ack_mask);
 	bool contradicts;
@@ -551,26 +558,25 @@ enum pipeline_epoch pipeline_rx_ack_walk(struct pipeline *pl, struct sn_conn *c,
 	/* unacked is in number order: what the ack may cover comes first */
 	for (const struct sn_pkt *p = c->unacked; !contradicts && p &&
 	     proto_seq_diff(p->h.pkt_num, top) <= 0; p = p->next)
-		contradicts = !p->tx_count && proto_ack_covers(p->h.pkt_num, ack_base, ack_mask);
+		contradicts = (all_untaken || !p->tx_count) &&
+			      proto_ack_covers(p->h.pkt_num, ack_base, ack_mask);
 	if (!contradicts)
 		return PIPELINE_EPOCH_CURRENT;
 	return pipeline_rx_contradicted(pl, c, now);
 }
 
+enum pipeline_epoch pipeline_rx_ack_walk(struct pipeline *pl, struct sn_conn *c,
+					 uint32_t ack_base, uint32_t ack_mask, uint64_t now)
+{
+	return pipeline_rx_ack_check(pl, c, ack_base, ack_mask, false, now);
+}
+
 enum pipeline_epoch pipeline_rx_ack_first(struct pipeline *pl, struct sn_conn *c,
 					  uint32_t ack_base, uint32_t ack_mask, uint64_t now)
 {
-	bool contradicts;
-
 	if (!pl->numbered)
 		return PIPELINE_EPOCH_CURRENT;
-	/* never numbered */
-	contradicts = proto_seq_diff(proto_ack_top(ack_base, ack_mask), c->tx_next) >= 0;
-	for (const struct sn_pkt *p = c->unacked; !contradicts && p; p = p->next)
-		contradicts = proto_ack_covers(p->h.pkt_num, ack_base, ack_mask);
-	if (!contradicts)
-		return PIPELINE_EPOCH_CURRENT;
-	return pipeline_rx_contradicted(pl, c, now);
+	return pipeline_rx_ack_check(pl, c, ack_base, ack_mask, true, now);
 }
 
 enum pipeline_epoch pipeline_rx_welcome(struct pipeline *pl, struct sn_conn *c,
