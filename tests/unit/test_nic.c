@@ -20,6 +20,7 @@ enum {
 	T_VNET = 1,		/* its virtual network */
 	T_QREQS = 8,		/* quick messages sent at once */
 	T_SLOT_NS = 10000,	/* slot length in the grant */
+	T_LAB_SLOT_NS = 345280,	/* the virtual lab's slot (345 us): the pause tests */
 };
 
 static struct rte_mempool *t_mp;
@@ -713,27 +714,26 @@ Test(nic, keepalives_at_the_longest_interval_keep_the_nic_joined)
  */
 Test(nic, a_pause_of_the_nic_is_not_the_switch_silence)
 {
-	enum { LAB_SLOT_NS = 345280 };
 	unsigned int avail = rte_mempool_avail_count(t_mp);
 	struct dp_port *port = tport_create("nic", 256);
 	struct nic *nic = t_nic_new(port, "");
-	uint64_t now = 1000000, limit = (uint64_t)PROTO_LOST_GNT_SLOTS * LAB_SLOT_NS;
+	uint64_t now = 1000000, limit = (uint64_t)PROTO_LOST_GNT_SLOTS * T_LAB_SLOT_NS;
 	uint64_t t;
 
-	t_push_gnt_ns(port, T_NODE, 1, PROTO_NODE_NONE, 4, 0, 1, LAB_SLOT_NS);
+	t_push_gnt_ns(port, T_NODE, 1, PROTO_NODE_NONE, 4, 0, 1, T_LAB_SLOT_NS);
 	nic_poll(nic, now);
 	cr_assert_eq(nic_stats(nic)->joins, 1);
 	now += 2000000000ull;
 	nic_poll(nic, now);
 	cr_assert_eq(nic_stats(nic)->rejoins, 0, "joined again after its own 2 s pause");
-	cr_assert_eq(nic_stats(nic)->slots_paused, (2000000000ull - 100000000ull) / LAB_SLOT_NS,
+	cr_assert_eq(nic_stats(nic)->slots_paused, (2000000000ull - DP_WATCH_POLL_CAP_NS) / T_LAB_SLOT_NS,
 		     "slots paused: %llu", (unsigned long long)nic_stats(nic)->slots_paused);
 	/* Polled every millisecond from then on: 100 ms of the pause counted. */
 	for (t = now; nic_stats(nic)->rejoins == 0 && t < now + limit; t += 1000000)
 		nic_poll(nic, t);
 	cr_assert_eq(nic_stats(nic)->rejoins, 1, "no rejoin in %llu ms of watched silence",
 		     (unsigned long long)(limit / 1000000));
-	cr_assert(t - now >= limit - 100000000 - 2000000,
+	cr_assert(t - now >= limit - DP_WATCH_POLL_CAP_NS - 2000000,
 		  "rejoined %llu ms after the pause: more than 100 ms of it counted",
 		  (unsigned long long)((t - now) / 1000000));
 	t_done(nic, port, avail);
@@ -749,32 +749,31 @@ Test(nic, a_pause_of_the_nic_is_not_the_switch_silence)
  */
 Test(nic, slots_paused_counts_the_nic_pauses_with_a_grant_after_them)
 {
-	enum { LAB_SLOT_NS = 345280 };
 	unsigned int avail = rte_mempool_avail_count(t_mp);
 	struct dp_port *port = tport_create("nic", 256);
 	struct nic *nic = t_nic_new(port, "");
-	uint64_t now = 1000000, over = 100000000ull + LAB_SLOT_NS + LAB_SLOT_NS / 2;
+	uint64_t now = 1000000, over = DP_WATCH_POLL_CAP_NS + T_LAB_SLOT_NS + T_LAB_SLOT_NS / 2;
 	uint32_t slot = 1;
 
 	nic_poll(nic, now);
 	now += over;		/* paused while joining: 1.5 slots */
-	t_push_gnt_ns(port, T_NODE, slot, PROTO_NODE_NONE, 4, 0, 1, LAB_SLOT_NS);
+	t_push_gnt_ns(port, T_NODE, slot, PROTO_NODE_NONE, 4, 0, 1, T_LAB_SLOT_NS);
 	nic_poll(nic, now);
 	cr_assert_eq(nic_stats(nic)->joins, 1);
 	cr_assert_eq(nic_stats(nic)->slots_paused, 1, "slots paused: %llu",
 		     (unsigned long long)nic_stats(nic)->slots_paused);
-	now += 100000000ull;	/* a gap of the cap: no pause */
+	now += DP_WATCH_POLL_CAP_NS;	/* a gap of the cap: no pause */
 	nic_poll(nic, now);
 	cr_assert_eq(nic_stats(nic)->slots_paused, 1);
 	/* 2 s stopped, a grant waiting after it: 1900 ms over the cap, and the 0.5 slot before. */
 	now += 2000000000ull;
-	slot += 2000000000ull / LAB_SLOT_NS;
-	t_push_gnt_ns(port, T_NODE, slot, PROTO_NODE_NONE, 4, 0, 1, LAB_SLOT_NS);
+	slot += 2000000000ull / T_LAB_SLOT_NS;
+	t_push_gnt_ns(port, T_NODE, slot, PROTO_NODE_NONE, 4, 0, 1, T_LAB_SLOT_NS);
 	nic_poll(nic, now);
 	cr_assert_eq(nic_stats(nic)->gnt_received, 2);
 	cr_assert_eq(nic_stats(nic)->rejoins, 0);
 	cr_assert_eq(nic_stats(nic)->slots_paused,
-		     (LAB_SLOT_NS + LAB_SLOT_NS / 2 + 1900000000ull) / LAB_SLOT_NS,
+		     (T_LAB_SLOT_NS + T_LAB_SLOT_NS / 2 + 1900000000ull) / T_LAB_SLOT_NS,
 		     "slots paused: %llu", (unsigned long long)nic_stats(nic)->slots_paused);
 	t_done(nic, port, avail);
 }
