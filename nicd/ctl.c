@@ -237,6 +237,21 @@ static bool ctl_refuse_no_fd(struct host *h)
 	return fd >= 0;
 }
 
+/*
+ * accept found no descriptor: true when it found none at the last look
+ * too. nicd polls its nodes in turn, so another node may close an
+ * endpoint its application closed right before this connection came (and
+ * free its three descriptors) later in this round: the connection waits
+ * in the backlog for the next look (HOST_CTL_NS) before it is refused.
+ */
+static bool ctl_no_fd_waited(struct host *h)
+{
+	bool waited = h->no_fd_waited;
+
+	h->no_fd_waited = true;
+	return waited;
+}
+
 /* Forget a pending connection (closing it unless handed on). */
 static void ctl_pending_drop(struct host *h, struct host_pending *p, bool close_it)
 {
@@ -267,8 +282,12 @@ static void ctl_accept(struct host *h, uint64_t now)
 		if (i == HOST_PENDING_MAX && h->pending[oldest].since == now)
 			return;
 		fd = accept4(h->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0 && (errno == EMFILE || errno == ENFILE) && ctl_refuse_no_fd(h))
-			continue;
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+			if (ctl_no_fd_waited(h) && ctl_refuse_no_fd(h))
+				continue;
+			return;
+		}
+		h->no_fd_waited = false;
 		if (fd < 0)
 			return;
 		if (i == HOST_PENDING_MAX) {

@@ -119,6 +119,8 @@ struct host {
 	int spare_fd;			/* held so that a connection can still be
 					 * accepted and refused (EMFILE) when the
 					 * descriptors run out; -1 while used */
+	bool no_fd_waited;		/* accept found no descriptor at the last
+					 * look: refuse (EMFILE) if still none */
 	struct host_pending pending[HOST_PENDING_MAX];	/* waiting for OPEN */
 	uint64_t now;			/* time of the latest host_poll (the NIC's clock) */
 	uint64_t next_ctl;		/* next look at the sockets */

@@ -977,6 +977,62 @@ Test(nicd, a_hard_fd_limit_below_the_endpoints_is_reported, .timeout = 90)
 }
 
 /*
+ * Two nodes in one nicd share its descriptors: an endpoint closed on one
+ * node makes room for an endpoint opened on the other right after. nicd
+ * polls the nodes in turn, so the other node (polled first) could accept
+ * the new connection before the first one had seen its endpoint's close:
+ * at the limit it found no descriptor and refused the open with EMFILE.
+ * The closes are on node b, the opens on node a, which nicd polls first.
+ */
+Test(nicd, an_endpoint_closed_on_one_node_makes_room_on_another, .timeout = 90)
+{
+	struct segnet_ep *ep[40];
+	char *argv[T_ARGS_MAX], vnet1[256], sock_a[256], sock_b[256];
+	struct t_nicd n;
+	char name[16];
+	int i, opened;
+
+	/* Three limits a descriptor apart: one of them runs out at nicd's accept. */
+	for (rlim_t lim = 103; lim >= 101; lim--) {
+		struct rlimit low = { .rlim_cur = lim, .rlim_max = lim };
+
+		snprintf(name, sizeof(name), "twonode%u", (unsigned int)lim);
+		t_nicd_init(&n, name);
+		snprintf(vnet1, sizeof(vnet1), "1:%s:conf3", n.key1);
+		snprintf(sock_a, sizeof(sock_a), "%s/a.sock", n.dir);
+		snprintf(sock_b, sizeof(sock_b), "%s/b.sock", n.dir);
+		cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+		t_argv(argv, NICD_BIN, "--no-huge", "-m", "64", "--no-pci", "--no-shconf",
+		       "-l", "0", "--file-prefix", n.prefix, "--vdev", "net_null0,no-rx=1",
+		       "--vdev", "net_null1,no-rx=1", "--log-level", "lib.telemetry:error", "--",
+		       "--node", "a:net_null0", "--node", "b:net_null1", "--socket-dir", n.dir,
+		       "--vnet", vnet1, "--descriptors", "1024", "--endpoints", "32", NULL);
+		n.pid = t_spawn(argv, n.log);
+		t_nicd_note(&n);
+		for (uint64_t end = t_ms() + T_START_MS; !t_socket_up(sock_b); t_sleep_ms(20))
+			cr_assert_lt(t_ms(), end, "nicd did not start:\n%s", t_read_file(n.log));
+		for (opened = 0; opened < 40; opened++)
+			if (!(ep[opened] = segnet_open(sock_b, 1, "secret", 6, NULL)))
+				break;
+		cr_assert_lt(opened, 40, "40 endpoints opened under a limit of %u",
+			     (unsigned int)lim);
+		cr_assert_eq(errno, EMFILE, "limit %u, open %d: %s", (unsigned int)lim, opened,
+			     strerror(errno));
+		/* Each endpoint closed on b makes room for one on a. */
+		for (i = 0; i < opened && i < 10; i++) {
+			segnet_close(ep[i]);
+			ep[i] = segnet_open(sock_a, 1, "secret", 6, NULL);
+			cr_assert_not_null(ep[i], "limit %u, %d endpoints: open %d on a after a close on b: %s\n%s",
+					   (unsigned int)lim, opened, i, strerror(errno),
+					   t_read_file(n.log));
+		}
+		while (opened)
+			segnet_close(ep[--opened]);
+		t_nicd_fini(&n);
+	}
+}
+
+/*
  * connect() refused on the socket's permissions (--socket-mode 0600,
  * another user) is EPERM, told apart from a wrong key (EACCES): both were
  * EACCES, and segnet-ping said "wrong key".
