@@ -374,7 +374,48 @@ def nic_seeds():
     s += frame(BACK, flags=F_ACK | F_NACK | F_REFUSED, src=2, dst=1, vnet=1, slot=-1)
     s += nic_grants(4, target=2)
     seeds["seed-refused-endpoint"] = s
+    seeds["seed-refused-block-ends"] = nic_refused_block_ends()
     return seeds
+
+
+def nic_refused_block_ends():
+    """Push-back on conf4-sr to a bounded block's end (refuse.c), each step
+    a poll: node 2's packet 1 for endpoint 1 is refused (a block for it),
+    its REFUSED marker 1, taken, says the messages come again from 3 on
+    (the block is bounded); packet 2, for endpoint 2, is taken: rx_base is
+    past the block, which is over when packet 3 for endpoint 1 comes
+    (taken). Then the same with packets 4 .. 6, the block over at the
+    refusal of packet 6, for endpoint 2, whose block takes the entry
+    (nic_rx_block_open). A frame record's packet number is a delta from
+    the frame records so far (rec)."""
+    rec = 0
+
+    def record(n, data):
+        nonlocal rec
+        rec += n
+        return data
+
+    def data(n, ep):
+        return record(1, frame(QREQ, flags=F_DATA | F_LAST, src=2, dst=1, vnet=1,
+                               dst_ep=ep, pkt=n - rec - 1, handler=4))
+
+    def marker(n, ep, resume):
+        return record(1, frame(QREQ, flags=F_DATA | F_ABANDONED | F_REFUSED, src=2,
+                               dst=1, vnet=1, dst_ep=ep, pkt=n - rec - 1,
+                               handler=resume - n))
+
+    def grants(n=1):
+        return record(n, nic_grants(n))
+
+    s = record(2, nic_joined(confs=4) + welcome(2, flags=0))
+    for first, other_refused in ((1, False), (4, True)):
+        s += space_toggle() + data(first, 1) + marker(first, 1, first + 2) + grants()
+        s += space_toggle() + data(first + 1, 2) + grants()
+        if other_refused:
+            s += space_toggle() + data(first + 2, 2) + grants() + space_toggle()
+        else:
+            s += data(first + 2, 1) + grants()
+    return s + grants(2)
 
 
 def write(folder, seeds):
