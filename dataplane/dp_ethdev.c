@@ -944,6 +944,47 @@ static int dp_ethdev_wait_link(struct dp_ethdev *dev, uint32_t wait_ms, char *er
 	return 0;
 }
 
+/* Free the frames waiting in the device's receive queues (started); how many. */
+static uint64_t dp_ethdev_drain(uint16_t id)
+{
+	struct rte_mbuf *pkts[DP_ETHDEV_DRAIN_BURST];
+	struct rte_eth_dev_info info;
+	uint64_t freed = 0;
+
+	if (rte_eth_dev_info_get(id, &info))
+		return 0;
+	for (uint16_t q = 0; q < info.nb_rx_queues; q++) {
+		for (unsigned int total = 0; total < DP_ETHDEV_DRAIN_MAX;) {
+			uint16_t n = rte_eth_rx_burst(id, q, pkts, DP_ETHDEV_DRAIN_BURST);
+
+			if (n == 0)
+				break;
+			rte_pktmbuf_free_bulk(pkts, n);
+			total += n;
+			freed += n;
+		}
+	}
+	return freed;
+}
+
+/*
+ * Free what dev's receive queues hold before a restart or re-creation:
+ * frames of the peer or session that went away, which net_ring's rings
+ * and af_packet's mapped ring keep across a stop and start (memif's
+ * connection starts its rings afresh; a re-created device has new ones).
+ */
+static void dp_ethdev_flush(struct dp_ethdev *dev)
+{
+	dev->watch.stats.rx_flushed_on_restart += dp_ethdev_drain(dev->port_id);
+}
+
+/* Free what dev's receive queues hold, counted as rx_flushed_on_restart, and stop it. */
+static int dp_ethdev_stop_flushed(struct dp_ethdev *dev)
+{
+	dp_ethdev_flush(dev);
+	return rte_eth_dev_stop(dev->port_id);
+}
+
 /* A call of fn(dev) for the EAL interrupt thread to make, and what it returned. */
 struct dp_ethdev_intr_call {
 	int (*fn)(struct dp_ethdev *dev);	/* what to call */
@@ -1082,18 +1123,15 @@ static int dp_ethdev_promiscuous(const struct dp_ethdev *dev, uint16_t id, char 
 	return ret;
 }
 
-/* Stop dev's device, for fn of dp_ethdev_between_callbacks. */
-static int dp_ethdev_stop_device(struct dp_ethdev *dev)
-{
-	return rte_eth_dev_stop(dev->port_id);
-}
-
 /*
- * Stop dev, started by a set-up that then failed (why, -errno): between
- * the drivers' callbacks, as a restart does, since a memif client whose
- * link is not up yet may be in the handshake its start began. Stopped by
- * a signal, the process ends: its peer may be stopping too, and the
- * interrupt thread is held for good first (the stop then runs here).
+ * Stop dev, started by a set-up that then failed (why, -errno), as a
+ * restart stops it: between the drivers' callbacks, since a memif client
+ * whose link is not up yet may be in the handshake its start began, and
+ * with what its receive queues took in since the start freed (net_ring
+ * keeps it; the caller forgets the device, so nothing would read it).
+ * Stopped by a signal, the process ends: its peer may be stopping too,
+ * and the interrupt thread is held for good first (the stop then runs
+ * here).
  */
 static void dp_ethdev_start_undo(struct dp_ethdev *dev, int why)
 {
@@ -1101,7 +1139,8 @@ static void dp_ethdev_start_undo(struct dp_ethdev *dev, int why)
 
 	if (why == -EINTR)
 		dp_eal_intr_hold(DP_ETHDEV_INTR_WAIT_MS);
-	ret = dp_ethdev_between_callbacks_or_here(dp_ethdev_stop_device, dev, "stopping");
+	ret = dp_ethdev_between_callbacks_or_here(dp_ethdev_stop_flushed, dev, "stopping");
+	dev->stopped = true;
 	if (ret)
 		DP_LOG(dp_ethdev_logtype, WARNING, "port %s: stop failed: %s", dev->name,
 		       rte_strerror(-ret));
@@ -1284,40 +1323,6 @@ int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,
 	return 0;
 }
 
-/* Free the frames waiting in the device's receive queues (started); how many. */
-static uint64_t dp_ethdev_drain(uint16_t id)
-{
-	struct rte_mbuf *pkts[DP_ETHDEV_DRAIN_BURST];
-	struct rte_eth_dev_info info;
-	uint64_t freed = 0;
-
-	if (rte_eth_dev_info_get(id, &info))
-		return 0;
-	for (uint16_t q = 0; q < info.nb_rx_queues; q++) {
-		for (unsigned int total = 0; total < DP_ETHDEV_DRAIN_MAX;) {
-			uint16_t n = rte_eth_rx_burst(id, q, pkts, DP_ETHDEV_DRAIN_BURST);
-
-			if (n == 0)
-				break;
-			rte_pktmbuf_free_bulk(pkts, n);
-			total += n;
-			freed += n;
-		}
-	}
-	return freed;
-}
-
-/*
- * Free what dev's receive queues hold before a restart or re-creation:
- * frames of the peer or session that went away, which net_ring's rings
- * and af_packet's mapped ring keep across a stop and start (memif's
- * connection starts its rings afresh; a re-created device has new ones).
- */
-static void dp_ethdev_flush(struct dp_ethdev *dev)
-{
-	dev->watch.stats.rx_flushed_on_restart += dp_ethdev_drain(dev->port_id);
-}
-
 /*
  * Take dev's received frames (some drivers, ring, keep them past close),
  * then stop it; how many it took.
@@ -1483,13 +1488,6 @@ void dp_ethdev_close_all(struct dp_ethdev *const *devs, unsigned int n)
 		       rte_strerror(-ret));
 	for (unsigned int i = 0; i < n; i++)
 		dp_ethdev_close(devs[i]);
-}
-
-/* Free what dev's receive queues hold, counted as rx_flushed_on_restart, and stop it. */
-static int dp_ethdev_stop_flushed(struct dp_ethdev *dev)
-{
-	dp_ethdev_flush(dev);
-	return rte_eth_dev_stop(dev->port_id);
 }
 
 /*

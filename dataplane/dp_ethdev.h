@@ -198,7 +198,8 @@ uint16_t dp_ethdev_vdev_queues(const char *name);
  * failure the device is left stopped (a virtio-user client, which the wait
  * may have created again, is closed): a device started, then stopped
  * again (promiscuous mode refused, link still down) is stopped in the EAL
- * interrupt thread, as dp_ethdev_close stops it. Drivers known to report a frame
+ * interrupt thread, as dp_ethdev_close stops it, and what its receive
+ * queues took in meanwhile is freed. Drivers known to report a frame
  * limit they do not enforce (memif, af_packet in DPDK 22.11) keep their
  * MTU and out->mtu says the segnet MTU. out is filled on failure too
  * (port_id RTE_MAX_ETHPORTS), so dp_ethdev_close on it does nothing.

@@ -1364,6 +1364,62 @@ Test(eal, a_held_interrupt_thread_leaves_the_close_to_the_caller)
 	cr_assert_eq(log_capture_intr(), -1, "the close waited for the held thread");
 }
 
+
+/* DPDK's rte_eth_promiscuous_enable (the test links with --wrap of it). */
+int __real_rte_eth_promiscuous_enable(uint16_t port_id);
+int __wrap_rte_eth_promiscuous_enable(uint16_t port_id);
+
+/* Set: __wrap_rte_eth_promiscuous_enable refuses the mode. */
+static int promisc_refuse;
+
+/*
+ * What dp_ethdev calls for rte_eth_promiscuous_enable. No virtual driver
+ * here refuses the mode (net_ring and net_null take it, memif has it from
+ * the start, af_packet without CAP_NET_ADMIN fails its start first), as a
+ * NIC's driver may (an SR-IOV VF its PF does not trust, say): with
+ * promisc_refuse set, this one does, once a frame came into the started
+ * device's receive queue 0.
+ */
+int __wrap_rte_eth_promiscuous_enable(uint16_t port_id)
+{
+	struct rte_mbuf *m;
+
+	if (!promisc_refuse)
+		return __real_rte_eth_promiscuous_enable(port_id);
+	m = frame_mbuf(1, 0);
+	cr_assert_eq(rte_eth_tx_burst(port_id, 0, &m, 1), 1);
+	return -EIO;
+}
+
+/*
+ * A set-up whose promiscuous mode is refused fails naming the port and the
+ * reason; the device is left stopped (a second set-up takes it, where
+ * rte_eth_dev_configure refuses a started one), and what its receive
+ * queues took in since its start is back in the pool: the caller forgets
+ * the device (its close does nothing), so nothing would read them again.
+ * Before, that frame stayed out of the pool.
+ */
+Test(ethdev, a_refused_promiscuous_mode_fails_the_set_up_and_keeps_no_frame)
+{
+	struct dp_ethdev_conf conf = { .rx_queues = 1, .tx_queues = 1, .promiscuous = true };
+	unsigned int avail = rte_mempool_avail_count(pool);
+	struct dp_ethdev dev;
+	char err[256] = "";
+	int ret;
+
+	promisc_refuse = 1;
+	ret = dp_ethdev_setup("net_ring1", &conf, pool, &dev, err, sizeof(err));
+	promisc_refuse = 0;
+	cr_assert_eq(ret, -EIO, "%d %s", ret, err);
+	cr_assert_str_eq(err, "port net_ring1: cannot enable promiscuous mode: Input/output error");
+	cr_assert_eq(dev.port_id, RTE_MAX_ETHPORTS, "not the caller's to close");
+	cr_assert_eq(rte_mempool_avail_count(pool), avail, "%u frame(s) out of the pool",
+		     avail - rte_mempool_avail_count(pool));
+	ring_up("net_ring1", 1, &dev);
+	dp_ethdev_close(&dev);
+	cr_assert_eq(rte_mempool_avail_count(pool), avail);
+}
+
 /*
  * A set-up whose link wait ends with the device started and its link down
  * (a memif client connected to a server that has not answered: its
