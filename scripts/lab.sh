@@ -10,6 +10,9 @@
 #   scripts/lab.sh down [--name NAME] [--dir DIR] [--timeout SEC]
 #   scripts/lab.sh stop-node NODE | start-node NODE   (a node with its own nicd)
 #   scripts/lab.sh attach NODE    (EAL arguments to take a stopped node's port)
+#                                 (NODE: n0, n1, ... as up named them; another
+#                                 spelling, n01, or a node not in the lab
+#                                 is a bad argument)
 #   scripts/lab.sh restart-switchd (stop switchd, start it again, wait for the
 #                                  nodes to join it; the nicds reconnect)
 #   scripts/lab.sh --help
@@ -184,7 +187,13 @@ check_args() {
 	case "$cmd" in
 	up|down|status|env|restart-switchd)
 		[ -z "$node_arg" ] || die_usage "$cmd takes no NODE ('$node_arg')" ;;
-	stop-node|start-node|attach) [ -n "$node_arg" ] || die_usage "$cmd needs a NODE (n0, n1, ...)" ;;
+	stop-node|start-node|attach)
+		[ -n "$node_arg" ] || die_usage "$cmd needs a NODE (n0, n1, ...)"
+		# One spelling per node: n02 would name device net_memif02 and
+		# process nicd-n02, which n2's are not (attach would hand out
+		# n2's link while nicd-n2 runs; stop-node would stop nothing).
+		[[ "$node_arg" =~ ^n(0|[1-9][0-9]*)$ ]] ||
+			die_usage "NODE must be n0, n1, ... (n and the node's number, no leading zero), not '$node_arg'" ;;
 	"") die_usage "no command" ;;
 	*) die_usage "unknown command '$cmd'" ;;
 	esac
@@ -1296,8 +1305,9 @@ do_env() {
 # The solo process of node NODE ("n2"), or die.
 solo_proc_of() {
 	local i=${node_arg#n}
-	[[ "$node_arg" =~ ^n[0-9]+$ ]] && [ "$i" -lt "$nodes" ] ||
-		die "no node '$node_arg' in lab '$name' (n0 .. n$((nodes - 1)))"
+	# (up takes at most 32 nodes: no number too long for test(1) gets there)
+	[ ${#i} -le 2 ] && [ "$i" -lt "$nodes" ] ||
+		die_usage "no node '$node_arg' in lab '$name' (n0 .. n$((nodes - 1)))"
 	p=$(node_proc "$i")
 	[ "$p" != nicd ] ||
 		die "$node_arg shares its nicd with other nodes: bring the lab up with --solo K to stop and start the last K nodes alone"

@@ -13,7 +13,8 @@
 #      exits 1 saying it needs root (when run as root, with setpriv);
 #   2. status and down of a lab that is not up: 1 and 0;
 #   3. up, then up again: "already up", exit 1, the lab unharmed;
-#      stop-node on a node that shares its nicd: exit 1; restart-switchd
+#      stop-node on a node that shares its nicd: exit 1; a NODE spelt
+#      otherwise than nI (n01) or not in the lab: exit 2; restart-switchd
 #      while n1 is stopped waits for the others only;
 #   4. every process of the lab killed with SIGKILL (a crash): status says
 #      so, and up cleans the leftovers and brings the lab up again;
@@ -92,7 +93,17 @@ lab_up --nodes 2 --solo 1
 expect_now 1 "already up" lab up --link "$link" --nodes 2
 expect_now 0 "joined as node 1" lab status
 expect_now 1 "shares its nicd" lab stop-node n0
-expect_now 1 "no node 'n7'" lab stop-node n7
+expect_now 2 "no node 'n7'" lab stop-node n7
+expect_now 2 "no node 'n99999999999999999999'" lab attach n99999999999999999999
+# n01 is not n1: its device (net_memif01, ...) and process (nicd-n01) are
+# nobody's, so attach would hand out n1's link while n1 runs, and stop-node
+# would stop nothing and say it did.
+expect_now 2 "NODE must be n0, n1, ... (n and the node's number, no leading zero), not 'n01'" \
+	lab attach n01
+expect_now 2 "not 'n01'" lab stop-node n01
+expect_now 2 "not 'n01'" lab start-node n01
+expect_now 2 "not 'node1'" lab attach node1
+expect_now 1 "n1 is running (nicd-n1)" lab attach n1
 expect_now 0 "n1 stopped" lab stop-node n1
 expect_now 1 "n1 is stopped already" lab stop-node n1
 expect_now 0 "every running node joined it again" lab restart-switchd
