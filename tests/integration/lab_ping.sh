@@ -6,7 +6,8 @@
 #   lab_ping.sh LAB_SH BUILD_DIR      (lab_lib.sh: link type, clean-up)
 #
 # scripts/lab.sh up brings switchd and one nicd serving n0, n1 and n2 up;
-# status reports every process alive and every node joined; an echo
+# status reports every process alive and every node joined; nicd knows
+# the rate of every port up at its set-up (it paces QREQs at it); an echo
 # server on n1 answers 20 quick pings from n0 and 10 bulk pings of 2048
 # bytes from n2, none lost; a ping whose --timeout (50 us) is under the
 # round trip counts no late echo as received; a ping to a node outside the
@@ -24,6 +25,14 @@ grep -q "export SEGNET_SOCKET_DIR=$lab_dir/nicd" "$tmp/status.log" || fail "stat
 # The counters line, a list of commands a user can paste (no trailing ';').
 grep -q "^  counters: segnet-stat --prefix [^;]*; segnet-stat --prefix [^;]*$" "$tmp/status.log" ||
 	fail "status: the counters line is not 'segnet-stat --prefix SW; segnet-stat --prefix NICD'"
+# A nicd port whose link was up at set-up knows its rate, which paces its
+# QREQs (0: unpaced): on vhost, virtio-user reports one only when its
+# devargs give speed=. (A memif client's link comes up later: the rate is
+# read then.)
+grep -h "^port .* Mb/s" "$lab_dir"/logs/nicd*.log >"$tmp/rates.log"
+cat "$tmp/rates.log"
+[ "$(grep -c . "$tmp/rates.log")" = 3 ] || fail "nicd: not 3 ports set up in its log"
+! grep "link up 0 Mb/s" "$tmp/rates.log" || fail "nicd: a port with no link rate (its QREQs are not paced)"
 
 # doc/endpoints.md's first application, built and run as the page says.
 doc="$(dirname "$lab_sh")/../doc/endpoints.md"
