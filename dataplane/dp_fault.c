@@ -83,10 +83,12 @@ bool dp_fault_active(const struct dp_fault_params *p)
 
 int dp_fault_validate(const struct dp_fault_params *p, char *err, size_t errlen)
 {
+	char num[DP_OPT_NUM_LEN];
+
 	for (unsigned int k = 0; k < FAULT_PROBS; k++) {
 		if (!(fault_prob(p, k) >= 0 && fault_prob(p, k) < 1)) {
-			snprintf(err, errlen, "%s probability %g is outside [0, 1)", fault_keys[k],
-				 fault_prob(p, k));
+			snprintf(err, errlen, "%s probability %s is outside [0, 1)", fault_keys[k],
+				 dp_opt_num(fault_prob(p, k), num));
 			return -EINVAL;
 		}
 	}

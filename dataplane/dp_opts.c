@@ -184,6 +184,39 @@ int dp_opt_fail(char *err, size_t errlen, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* Drop the '+' and the leading zeros of the exponent in text: 1e-09 -> 1e-9. */
+static void num_short_exponent(char *text)
+{
+	char *e = strchr(text, 'e'), *to, *from;
+
+	if (!e)
+		return;
+	to = e + 1;
+	from = to + (*to == '+');
+	if (*from == '-')
+		*to++ = *from++;
+	while (from[0] == '0' && from[1])
+		from++;
+	memmove(to, from, strlen(from) + 1);
+}
+
+const char *dp_opt_num(double v, char buf[DP_OPT_NUM_LEN])
+{
+	double a = fabs(v);
+	bool fixed = a == 0 || (a >= 1e-6 && a < 1e15);
+
+	if (v == 0)
+		v = 0;	/* no "-0" */
+	/* 17 significant digits always read back; under 1 they start up to 6 places in. */
+	for (int prec = 0; prec <= 24; prec++) {
+		snprintf(buf, DP_OPT_NUM_LEN, fixed ? "%.*f" : "%.*e", prec, v);
+		if (!isfinite(v) || strtod(buf, NULL) == v)
+			break;
+	}
+	num_short_exponent(buf);
+	return buf;
+}
+
 /* What goes between opt and its value in a message: nothing after a KEY= of a spec. */
 static const char *opt_sep(const char *opt)
 {
@@ -241,6 +274,7 @@ int dp_opt_u16(const char *opt, const char *arg, unsigned long min,
 int dp_opt_double(const char *opt, const char *arg, double min, double max,
 		  double *out, char *err, size_t errlen)
 {
+	char lo[DP_OPT_NUM_LEN], hi[DP_OPT_NUM_LEN];
 	char *end;
 	double v;
 
@@ -254,8 +288,8 @@ int dp_opt_double(const char *opt, const char *arg, double min, double max,
 	if (errno == ERANGE && fabs(v) > 1)
 		return dp_opt_fail(err, errlen, "%s%s%s: out of range", opt, opt_sep(opt), arg);
 	if (v < min || v > max)
-		return dp_opt_fail(err, errlen, "%s%s%s: must be between %g and %g",
-				   opt, opt_sep(opt), arg, min, max);
+		return dp_opt_fail(err, errlen, "%s%s%s: must be between %s and %s",
+				   opt, opt_sep(opt), arg, dp_opt_num(min, lo), dp_opt_num(max, hi));
 	*out = v;
 	return 0;
 }

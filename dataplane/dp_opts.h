@@ -64,6 +64,17 @@ bool dp_opt_given(const struct dp_opt_parser *p, int val);
 int dp_opt_refuse_given(const struct dp_opt_parser *p, const int *vals, const char *why,
 			char *err, size_t errlen);
 
+/* Room for dp_opt_num's text, its NUL included. */
+enum { DP_OPT_NUM_LEN = 48 };
+
+/*
+ * v as a user would type it, for messages: plain decimals, the fewest that
+ * read back as v (1000000, 0.5, 0.001), never %g's 1e+06; an exponent
+ * (1e-9, 2.5e20) only under 0.000001 or from 10^15 on, where zeros are
+ * hard to count. Returns buf.
+ */
+const char *dp_opt_num(double v, char buf[DP_OPT_NUM_LEN]);
+
 /* printf into err; returns -EINVAL. */
 int dp_opt_fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

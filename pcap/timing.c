@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dataplane/dp_opts.h"
 #include "pcap/timing.h"
 
 /* Ranges accepted for the rates, and the integer units they are kept in. */
@@ -98,6 +99,15 @@ static bool in_range(double v, double lo, double hi)
 	return isfinite(v) && v >= lo && v <= hi;
 }
 
+/* "WHAT must be between MIN and MAX, got V" in msg, the numbers as a user types them. */
+static int range_msg(char *msg, size_t len, const char *what, double lo, double hi, double v)
+{
+	char a[DP_OPT_NUM_LEN], b[DP_OPT_NUM_LEN], c[DP_OPT_NUM_LEN];
+
+	return snprintf(msg, len, "%s must be between %s and %s, got %s", what,
+			dp_opt_num(lo, a), dp_opt_num(hi, b), dp_opt_num(v, c));
+}
+
 int timing_opts_check(const struct timing_opts *o, char *msg, size_t len)
 {
 	char scratch[1];
@@ -108,14 +118,12 @@ int timing_opts_check(const struct timing_opts *o, char *msg, size_t len)
 		len = sizeof(scratch);
 	}
 	if (o->mode == TIMING_RECORDED && !in_range(o->multiplier, timing_mult_min, timing_mult_max))
-		n = snprintf(msg, len, "multiplier must be between %g and %g, got %g",
-			     timing_mult_min, timing_mult_max, o->multiplier);
+		n = range_msg(msg, len, "multiplier", timing_mult_min, timing_mult_max,
+			      o->multiplier);
 	else if (o->mode == TIMING_PPS && !in_range(o->pps, timing_pps_min, timing_pps_max))
-		n = snprintf(msg, len, "pps must be between %g and %g, got %g",
-			     timing_pps_min, timing_pps_max, o->pps);
+		n = range_msg(msg, len, "pps", timing_pps_min, timing_pps_max, o->pps);
 	else if (o->mode == TIMING_MBPS && !in_range(o->mbps, timing_mbps_min, timing_mbps_max))
-		n = snprintf(msg, len, "mbps must be between %g and %g, got %g",
-			     timing_mbps_min, timing_mbps_max, o->mbps);
+		n = range_msg(msg, len, "mbps", timing_mbps_min, timing_mbps_max, o->mbps);
 	else if ((unsigned int)o->mode > TIMING_TOPSPEED)
 		n = snprintf(msg, len, "unknown timing mode %d", (int)o->mode);
 	else if (o->loops == 0)

@@ -99,7 +99,7 @@ parse_args() {
 		die_usage "--limit must be 1 or more, not '$limit'"
 	[[ "$multiplier" =~ ^[0-9]*\.?[0-9]+$ ]] &&
 		awk -v m="$multiplier" 'BEGIN { exit !(m >= 1e-6 && m <= 1e6) }' ||
-		die_usage "--multiplier must be a number from 1e-06 to 1e+06, not '$multiplier'"
+		die_usage "--multiplier must be a number from 0.000001 to 1000000, not '$multiplier'"
 }
 
 # Build (or install and build, scripts/setup.sh) when something is missing.

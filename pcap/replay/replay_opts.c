@@ -96,7 +96,7 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"corrupt trace is refused, naming the byte offset, and nothing is sent.\n"
 		"\n"
 		"Timing (one of; default: the recorded timestamps, --multiplier 1):\n"
-		"  --multiplier X      recorded timing, X times as fast (1e-06 .. 1e+06)\n"
+		"  --multiplier X      recorded timing, X times as fast (0.000001 .. 1000000)\n"
 		"  --pps N             N packets per second, evenly spaced\n"
 		"  --mbps M            M megabits (10^6 bit) per second of frame bytes\n"
 		"  --topspeed          as fast as the port takes them\n"

@@ -64,15 +64,15 @@ out_says() {
 p="--port net_null0"
 expect 0 "--pps N" --help
 expect 0 "--topspeed" -- --help
-expect 2 "--pps 0" -- $p --pps 0 "$sample"
+expect 2 "--pps 0: must be between 0.001 and 1000000000$" -- $p --pps 0 "$sample"
 expect 2 "--pps abc" -- $p --pps abc "$sample"
-expect 2 "--multiplier -1" -- $p --multiplier -1 "$sample"
+expect 2 "--multiplier -1: must be between 0.000001 and 1000000$" -- $p --multiplier -1 "$sample"
 expect 2 "--mbps 1e9" -- $p --mbps 1e9 "$sample"
 expect 2 "--pps and --topspeed" -- $p --pps 10 --topspeed "$sample"
 expect 2 "--multiplier and --mbps" -- $p --multiplier 2 --mbps 10 "$sample"
 expect 2 "--loop x" -- $p --loop x "$sample"
 expect 2 "--limit 0" -- $p --limit 0 "$sample"
-expect 2 "--duration -1" -- $p --duration -1 "$sample"
+expect 2 "--duration -1: must be between 1e-9 and 1000000000$" -- $p --duration -1 "$sample"
 expect 2 "--burst 65" -- $p --burst 65 "$sample"
 expect 2 "--overhead 4 only applies to --mbps" -- $p --overhead 4 "$sample"
 expect 2 "--mode bogus" -- $p --mode bogus "$sample"

@@ -274,11 +274,13 @@ static void check_output(const char *opt, const char *path)
 static double parse_load(const char *opt, const char *s)
 {
 	double v = parse_num(opt, s, -DBL_MAX, DBL_MAX);
+	char min[DP_OPT_NUM_LEN];
 
 	if (!(v > 0 && v <= 1))
 		usage_error("--%s %s: must be in (0, 1]", opt, s);
 	if (v < SIM_MIN_LOAD)
-		usage_error("--%s %s: under the smallest load, %g", opt, s, SIM_MIN_LOAD);
+		usage_error("--%s %s: under the smallest load, %s", opt, s,
+			    dp_opt_num(SIM_MIN_LOAD, min));
 	return v;
 }
 

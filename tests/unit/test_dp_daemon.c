@@ -142,6 +142,8 @@ Test(daemon_opts, bad_values_are_refused_with_their_bounds)
 		{ "--capture-max-packets -1: not a whole number from 0 to 18446744073709551615",
 		  { "--capture-max-packets", "-1" } },
 		{ "--fault loss=2: must be between 0 and 1", { "--fault", "loss=2" } },
+		{ "--fault delay-us=1000001: must be between 0 and 1000000",
+		  { "--fault", "delay-us=1000001" } },
 		{ "--check given twice: give it once (see --help)", { "--check", "--check" } },
 		{ "--core given twice: give it once (see --help)", { "--core", "1", "--core", "1" } },
 		{ "--name bad: refused", { "--core", "1", "--name", "bad", "--core", "x" } },

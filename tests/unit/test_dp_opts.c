@@ -132,6 +132,41 @@ Test(opts, a_key_of_a_spec_is_quoted_with_its_value_as_typed)
 	cr_assert_str_eq(err, "--p 2: must be between 0 and 1");
 }
 
+Test(opts, range_bounds_are_written_as_a_user_types_them)
+{
+	double d;
+	char err[128];
+
+	/* Not %g's 1e+06: nicd --fault delay-us=1000001 said "between 0 and 1e+06". */
+	cr_assert_eq(dp_opt_double("--fault delay-us=", "1000001", 0, 1e6, &d, err, sizeof(err)),
+		     -EINVAL);
+	cr_assert_str_eq(err, "--fault delay-us=1000001: must be between 0 and 1000000");
+	cr_assert_eq(dp_opt_double("--multiplier", "0", 1e-6, 1e6, &d, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "--multiplier 0: must be between 0.000001 and 1000000");
+	cr_assert_eq(dp_opt_double("--pps", "0", 1e-3, 1e9, &d, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "--pps 0: must be between 0.001 and 1000000000");
+	cr_assert_eq(dp_opt_double("--g", "0.75", 0.25, 0.5, &d, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "--g 0.75: must be between 0.25 and 0.5");
+	/* Under 0.000001 the zeros are hard to count: an exponent, as typed. */
+	cr_assert_eq(dp_opt_double("--duration", "0", 1e-9, 1e9, &d, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "--duration 0: must be between 1e-9 and 1000000000");
+}
+
+Test(opts, a_number_in_a_message_is_the_shortest_that_reads_back)
+{
+	const struct { double v; const char *text; } cases[] = {
+		{ 0, "0" }, { -0.0, "0" }, { 1, "1" }, { -1, "-1" }, { 0.5, "0.5" },
+		{ 0.001, "0.001" }, { 1e-6, "0.000001" }, { 1e6, "1000000" },
+		{ 3600e9, "3600000000000" }, { 123456.789, "123456.789" },
+		{ 1.0 / 3, "0.3333333333333333" }, { 1e-9, "1e-9" }, { 2.5e-7, "2.5e-7" },
+		{ 1e15, "1e15" }, { -2.5e20, "-2.5e20" }, { 1e300, "1e300" },
+	};
+	char buf[DP_OPT_NUM_LEN];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_assert_str_eq(dp_opt_num(cases[i].v, buf), cases[i].text, "case %zu", i);
+}
+
 Test(rank, percentiles_are_the_nearest_rank)
 {
 	/* The smallest sample with at least p % of the samples at or below it. */

@@ -146,7 +146,7 @@ Test(timing, opts_defaults_and_checks)
 
 	o.multiplier = 0;
 	cr_assert_eq(timing_opts_check(&o, msg, sizeof(msg)), -EINVAL);
-	cr_assert_str_eq(msg, "multiplier must be between 1e-06 and 1e+06, got 0");
+	cr_assert_str_eq(msg, "multiplier must be between 0.000001 and 1000000, got 0");
 	errno = 0;
 	cr_assert_null(timing_sched_new(NULL, 0, &o));
 	cr_assert_eq(errno, EINVAL);
@@ -154,13 +154,13 @@ Test(timing, opts_defaults_and_checks)
 	timing_opts_init(&o);
 	o.mode = TIMING_PPS;
 	cr_assert_eq(timing_opts_check(&o, msg, sizeof(msg)), -EINVAL);
-	cr_assert_str_eq(msg, "pps must be between 0.001 and 1e+09, got 0");
+	cr_assert_str_eq(msg, "pps must be between 0.001 and 1000000000, got 0");
 
 	timing_opts_init(&o);
 	o.mode = TIMING_MBPS;
 	o.mbps = -1;
 	cr_assert_eq(timing_opts_check(&o, msg, sizeof(msg)), -EINVAL);
-	cr_assert_str_eq(msg, "mbps must be between 0.001 and 1e+07, got -1");
+	cr_assert_str_eq(msg, "mbps must be between 0.001 and 10000000, got -1");
 
 	timing_opts_init(&o);
 	o.loops = 0;

@@ -827,6 +827,10 @@ Test(fault, bad_probabilities_are_refused)
 		cr_assert_eq(errno, EINVAL);
 		dp_port_destroy(inner);
 	}
+	/* The value as a user types it (dp_opt_num), not %g's -2.5e-07. */
+	cr_assert_eq(dp_fault_validate(&(struct dp_fault_params){ .dup = -2.5e-7 }, err,
+				       sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "dup probability -2.5e-7 is outside [0, 1)");
 }
 
 /* Hand fault port f the time as a daemon does; when its next frame is due. */

@@ -351,7 +351,7 @@ Test(simrun, bad_arguments_exit_2_naming_the_argument)
 		{ { "--load-sweep", " 0.1:0.5:0.1", NULL }, "--load-sweep A" },
 		{ { "--load-sweep", "0.1::0.1", NULL }, "--load-sweep B" },
 		{ { "--load-sweep", "0.1:0.2", NULL }, "--load-sweep" },
-		{ { "--load", "1e-300", NULL }, "--load 1e-300: under the smallest load, 1e-06" },
+		{ { "--load", "1e-300", NULL }, "--load 1e-300: under the smallest load, 0.000001" },
 		{ { "--quick-load", "1e-9", NULL }, "--quick-load" },
 		{ { "--duration", "0x10ms", NULL }, "--duration" },
 		{ { "--duration", " 1ms", NULL }, "--duration" },
