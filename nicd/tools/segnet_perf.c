@@ -354,17 +354,17 @@ static void perf_report_chan(const struct perf_run *r, int ch, double secs, bool
 
 	perf_status_list(c, r->o->json, why, sizeof(why));
 	if (r->o->json) {
-		/* A server's report leaves out the client's counts, which are 0 there. */
+		/* Each side reports what it counts: the other's counts are 0 there. */
 		printf("%s\"%s\": {", first ? "" : ", ", perf_chan_name(ch));
-		if (!r->o->server)
-			printf("\"sent\": %llu, ", (unsigned long long)c->sent);
-		printf("\"messages\": %llu, ", (unsigned long long)c->msgs);
-		if (!r->o->server)
-			printf("\"errors\": %llu, \"errors_by_status\": {%s}, ",
+		if (r->o->server)
+			printf("\"messages\": %llu, \"corrupt\": %llu, ",
+			       (unsigned long long)c->msgs, (unsigned long long)c->corrupt);
+		else
+			printf("\"sent\": %llu, \"messages\": %llu, \"errors\": %llu, \"errors_by_status\": {%s}, ",
+			       (unsigned long long)c->sent, (unsigned long long)c->msgs,
 			       (unsigned long long)c->errors, why);
-		printf("\"corrupt\": %llu, \"bytes\": %llu, \"msgs_per_s\": %.1f, \"gbit_per_s\": %.6f, \"hash\": \"%016llx\"}",
-		       (unsigned long long)c->corrupt, (unsigned long long)c->bytes, mps, gbps,
-		       (unsigned long long)c->hash);
+		printf("\"bytes\": %llu, \"msgs_per_s\": %.1f, \"gbit_per_s\": %.6f, \"hash\": \"%016llx\"}",
+		       (unsigned long long)c->bytes, mps, gbps, (unsigned long long)c->hash);
 		return;
 	}
 	if (r->o->server)
