@@ -13,6 +13,7 @@
  */
 #include <inttypes.h>
 #include <pcap/pcap.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -345,16 +346,18 @@ static int gen_all(struct gen *g)
 /* Write the pcap named on the command line and print the expectations. */
 int main(int argc, char **argv)
 {
+	bool help = argc == 2 && !strcmp(argv[1], "--help");
 	struct gen g = { 0 };
 	pcap_t *p;
 	int rc;
 
-	if (argc != 2 || !strcmp(argv[1], "--help")) {
-		fprintf(stderr, "usage: %s OUT.pcap\n"
+	/* --help asked for the usage: stdout; a wrong command line gets it on stderr. */
+	if (argc != 2 || argv[1][0] == '-') {
+		fprintf(help ? stdout : stderr, "usage: %s OUT.pcap\n"
 			"writes one segnet frame per type to OUT.pcap and prints the\n"
 			"fields the dissector must show (frame, field, kind, value)\n",
 			argv[0]);
-		return argc == 2 ? 0 : 2;
+		return help ? 0 : 2;
 	}
 	p = pcap_open_dead(DLT_EN10MB, 65535);
 	if (!p) {
