@@ -33,6 +33,7 @@
 #include <rte_lcore.h>
 
 #include "dp_eal.h"
+#include "dp_ethdev.h"
 #include "dp_in_use.h"
 #include "dp_log.h"
 #include "dp_mbuf.h"
@@ -249,13 +250,28 @@ static void dp_rundir_remove(const struct dp_rundir *r)
 	(void)rmdir(r->dir);
 }
 
+const char *dp_eal_arg_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (strncmp(argv[*i], name, len))
+		return NULL;
+	if (argv[*i][len] == '=')
+		return argv[*i] + len + 1;
+	if (argv[*i][len] || *i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
+
 int dp_eal_init(int argc, char **argv, char *err, size_t errlen)
 {
 	struct dp_rundir r;
 	int ret;
 
-	/* Before anything is made: what another process holds is said as such. */
-	ret = dp_in_use_check(argc, argv, err, errlen);
+	/* Before anything is made: a device that cannot be, what another process holds. */
+	ret = dp_ethdev_vdev_check(argc, argv, err, errlen);
+	if (!ret)
+		ret = dp_in_use_check(argc, argv, err, errlen);
 	if (ret)
 		return ret;
 	ret = rte_eal_init(argc, argv);

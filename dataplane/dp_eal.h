@@ -35,6 +35,13 @@ int dp_args_split(int argc, char **argv, struct dp_args *a);
 void dp_args_free(struct dp_args *a);
 
 /*
+ * The value of EAL option name ("--vdev") at argv[*i], given as "--name
+ * VALUE" or "--name=VALUE", moving *i to its last word; NULL when argv[*i]
+ * is not that option.
+ */
+const char *dp_eal_arg_value(int argc, char **argv, int *i, const char *name);
+
+/*
  * Initialise the EAL from argv (EAL arguments up to "--"). Returns how many
  * arguments it consumed (so argv + ret, argc - ret are the daemon's own,
  * with argv[ret] being the program name again), or -errno with a message.

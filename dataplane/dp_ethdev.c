@@ -167,18 +167,59 @@ static struct rte_kvargs *dp_ethdev_kvargs(const struct rte_eth_dev_info *info)
 /* The af_packet devargs that carry full BREQs in 2304-byte mbufs. */
 #define DP_AFP_HINT "framesz=2304,blocksz=36864"
 
-/* Read an af_packet device's devargs, with the driver's defaults; free a->kv after. */
-static void dp_afp_args_read(const struct rte_eth_dev_info *info, struct dp_afp_args *a)
+/* Read af_packet devargs args (may be NULL), with the driver's defaults; free a->kv after. */
+static void dp_afp_args_parse(const char *args, struct dp_afp_args *a)
 {
 	const char *fs, *bs;
 
-	a->kv = dp_ethdev_kvargs(info);
+	a->kv = dp_ethdev_parse_args(args);
 	fs = a->kv ? rte_kvargs_get(a->kv, "framesz") : NULL;
 	bs = a->kv ? rte_kvargs_get(a->kv, "blocksz") : NULL;
 	a->iface = a->kv ? rte_kvargs_get(a->kv, "iface") : NULL;
 	a->framesz = fs ? strtoul(fs, NULL, 0) : DP_AFP_DEFAULT_FRAMESZ;
 	a->blocksz = bs ? strtoul(bs, NULL, 0) : (unsigned long)getpagesize();
 	a->mtu = a->iface ? dp_ethdev_kernel_mtu(a->iface) : -1;
+}
+
+/* Read an af_packet device's devargs, as dp_afp_args_parse; free a->kv after. */
+static void dp_afp_args_read(const struct rte_eth_dev_info *info, struct dp_afp_args *a)
+{
+	dp_afp_args_parse(dp_ethdev_vdev_args(info), a);
+}
+
+/*
+ * A --vdev value that is an af_packet device (the driver's name, or its
+ * alias eth_af_packet, then a number or nothing) whose iface= names no
+ * network interface: -ENODEV with a message naming both.
+ */
+static int dp_afp_vdev_check(const char *value, char *err, size_t errlen)
+{
+	const char *comma = strchr(value, ',');
+	struct dp_afp_args a;
+	int ret = 0;
+
+	if (!comma || (strncmp(value, "net_af_packet", 13) && strncmp(value, "eth_af_packet", 13)))
+		return 0;
+	dp_afp_args_parse(comma + 1, &a);
+	if (a.iface && !if_nametoindex(a.iface)) {
+		snprintf(err, errlen, "--vdev %s: iface=%s: no such network interface",
+			 value, a.iface);
+		ret = -ENODEV;
+	}
+	rte_kvargs_free(a.kv);
+	return ret;
+}
+
+int dp_ethdev_vdev_check(int argc, char **argv, char *err, size_t errlen)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *v = dp_eal_arg_value(argc, argv, &i, "--vdev");
+		int ret = v ? dp_afp_vdev_check(v, err, errlen) : 0;
+
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /*
@@ -522,14 +563,10 @@ int dp_ethdev_defer_silent(int *argc, char **argv, uint32_t wait_ms)
 		struct dp_ethdev_ask *a = &ask[n];
 
 		a->at = i;
-		a->words = 1;
-		if (!strcmp(argv[i], "--vdev") && i + 1 < *argc)
-			a->words = 2, a->value = argv[i + 1];
-		else if (!strncmp(argv[i], "--vdev=", 7))
-			a->value = argv[i] + 7;
-		else
+		a->value = dp_eal_arg_value(*argc, argv, &i, "--vdev");
+		if (!a->value)
 			continue;
-		i += a->words - 1;
+		a->words = i - a->at + 1;
 		if (!dp_ethdev_client_socket(a->value, name, sizeof(name), path, sizeof(path)))
 			continue;
 		a->fd = dp_vhost_probe_start(path);

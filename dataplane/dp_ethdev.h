@@ -172,6 +172,17 @@ int dp_ethdev_find(const char *name, uint16_t *port_id, char *err, size_t errlen
  */
 int dp_ethdev_defer_silent(int *argc, char **argv, uint32_t wait_ms);
 
+/*
+ * Before the EAL starts (argv[1 .. argc-1]: its arguments): refuse a
+ * --vdev whose devargs name what is not there, which the driver would
+ * refuse only when the EAL creates it: an af_packet device's iface= that
+ * names no network interface. 0, or -ENODEV with "--vdev VALUE: iface=NAME:
+ * no such network interface" in err (a bad argument: dp_eal_bad_args).
+ * dp_eal_init checks it first; a program with work to do before the EAL
+ * starts (segnet-replay reads its trace) calls it before that work.
+ */
+int dp_ethdev_vdev_check(int argc, char **argv, char *err, size_t errlen);
+
 /* After the EAL started: the devargs dp_ethdev_defer_silent took out. 0 or -errno with a message. */
 int dp_ethdev_defer_register(char *err, size_t errlen);
 

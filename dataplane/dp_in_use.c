@@ -20,6 +20,7 @@
 
 #include <rte_kvargs.h>
 
+#include "dp_eal.h"
 #include "dp_in_use.h"
 
 /* What the EAL arguments say about the runtime directory and its lock. */
@@ -28,23 +29,6 @@ struct dp_in_use_eal {
 	bool shared;		/* a shared config the primary locks (no --no-shconf, --in-memory) */
 	bool primary;		/* no --proc-type other than primary */
 };
-
-/*
- * The value of option name at argv[*i] ("--name VALUE" or "--name=VALUE"),
- * moving *i past it; NULL if argv[*i] is not that option.
- */
-static const char *dp_in_use_value(int argc, char **argv, int *i, const char *name)
-{
-	size_t len = strlen(name);
-
-	if (strncmp(argv[*i], name, len))
-		return NULL;
-	if (argv[*i][len] == '=')
-		return argv[*i] + len + 1;
-	if (argv[*i][len] || *i + 1 >= argc)
-		return NULL;
-	return argv[++*i];
-}
 
 /* The EAL's runtime directory of prefix, as DPDK 22.11 makes it. */
 static void dp_in_use_runtime_dir(const char *prefix, char *dir, size_t len)
@@ -294,11 +278,11 @@ int dp_in_use_check(int argc, char **argv, char *err, size_t errlen)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--no-shconf") || !strcmp(argv[i], "--in-memory")) {
 			e.shared = false;
-		} else if ((v = dp_in_use_value(argc, argv, &i, "--file-prefix"))) {
+		} else if ((v = dp_eal_arg_value(argc, argv, &i, "--file-prefix"))) {
 			e.prefix = v;
-		} else if ((v = dp_in_use_value(argc, argv, &i, "--proc-type"))) {
+		} else if ((v = dp_eal_arg_value(argc, argv, &i, "--proc-type"))) {
 			e.primary = !strcmp(v, "primary");
-		} else if ((v = dp_in_use_value(argc, argv, &i, "--vdev"))) {
+		} else if ((v = dp_eal_arg_value(argc, argv, &i, "--vdev"))) {
 			ret = dp_in_use_vdev(v, err, errlen);
 			if (ret)
 				return ret;

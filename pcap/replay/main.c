@@ -18,6 +18,7 @@
 #include <rte_pause.h>
 
 #include "dataplane/dp_eal.h"
+#include "dataplane/dp_ethdev.h"
 #include "dataplane/dp_opts.h"
 #include "pcap/replay/replay.h"
 
@@ -96,14 +97,23 @@ static int replay_check_outputs(const struct replay_opts *o)
 }
 
 /*
- * A mode that runs without the EAL takes no EAL arguments: refused with
- * the other bad arguments, before the trace is read; 0 or the exit status.
+ * The EAL arguments, checked with the other arguments before the trace is
+ * read: a mode that runs without the EAL takes none; for one that starts
+ * it, a --vdev the EAL would refuse only once started (an af_packet
+ * iface= naming no interface: dp_ethdev_vdev_check). 0 or the exit status.
  */
 static int replay_check_eal_args(const struct replay_opts *o, int eal_argc, char **argv)
 {
 	const struct replay_mode *mode = replay_mode_find(o->mode);
+	char err[512] = "";
 
-	if (!mode->no_eal || eal_argc <= 1)
+	if (!mode->no_eal) {
+		if (!dp_ethdev_vdev_check(eal_argc, argv, err, sizeof(err)))
+			return 0;
+		fprintf(stderr, "segnet-replay: %s (EAL arguments, before --)\n", err);
+		return REPLAY_EXIT_USAGE;
+	}
+	if (eal_argc <= 1)
 		return 0;
 	fprintf(stderr, "segnet-replay: --mode %s starts no EAL: give no arguments before -- (%s ...)\n",
 		mode->name, argv[1]);

@@ -159,6 +159,19 @@ if [ -e "$json" ] || [ -e "$newcsv" ]; then
 fi
 # shellcheck disable=SC2086
 expect 2 "net_bogus" $eal --vdev net_null0 -- --port net_bogus --pps 10 "$sample"
+# An af_packet --vdev whose iface= names no network interface is a bad
+# argument, refused before the trace is read (exit 2, not 1 for the trace),
+# by --check too; an interface that is there passes on to the trace.
+noif=segnet-noif$$
+# shellcheck disable=SC2086
+expect 2 "^segnet-replay: --vdev net_af_packet0,iface=$noif: iface=$noif: no such network interface" \
+	$eal --vdev net_af_packet0,iface=$noif -- --port net_af_packet0 /nonexistent/trace.pcap
+# shellcheck disable=SC2086
+expect 2 "iface=$noif: no such network interface" $eal --vdev=net_af_packet0,iface=$noif -- \
+	--check /nonexistent/trace.pcap
+# shellcheck disable=SC2086
+expect 1 "cannot open" $eal --vdev net_af_packet0,iface=lo -- --port net_af_packet0 \
+	/nonexistent/trace.pcap
 # A report that fails to be written does not keep the others from being written.
 # shellcheck disable=SC2086
 expect 1 "--csv /dev/full: write failed" $eal --vdev net_null0 -- $p --topspeed \

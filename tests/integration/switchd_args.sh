@@ -109,6 +109,12 @@ expect 2 "net_bogus" $eal --vdev net_null0 --vdev net_null1 -- --nodes 3 \
 expect 2 "--capture /nonexistent-dir/sw.pcap: cannot be written: No such file or directory" $eal \
 	--vdev net_null0 --vdev net_null1 -- --nodes 2 --port 0=net_null0 --port 1=net_null1 \
 	--capture /nonexistent-dir/sw.pcap
+# An af_packet device whose iface= names no interface, said before the EAL
+# starts (dp_ethdev_vdev_check), not as "its driver did not create the device".
+# shellcheck disable=SC2086
+expect 2 "^switchd: --vdev net_af_packet0,iface=segnet-noif$$: iface=segnet-noif$$: no such network interface" \
+	$eal --vdev net_null0 --vdev net_af_packet0,iface=segnet-noif$$ -- --nodes 2 \
+	--port 0=net_null0 --port 1=net_af_packet0
 # shellcheck disable=SC2086
 expect 2 "are the same device" $eal --vdev net_null0 --vdev net_null1 -- --nodes 2 \
 	--port 0=net_null0 --port 1=0
