@@ -2061,3 +2061,29 @@ Test(stages, a_fresh_frame_overtaken_by_its_senders_next_restarts_nothing)
 	cr_assert_eq(net->side[1].n_deliv, 3);
 	t_net_free(net);
 }
+
+/*
+ * doc/protocol.md's row for genp in the table of stages names every counter
+ * genp keeps (as `name`): nicd(8) lists them under vnetID_genp_, and the
+ * row is where a reader of the protocol looks for what genp counts.
+ */
+Test(stages, genp_row_of_protocol_md_names_every_genp_counter)
+{
+	const struct stage_ops *genp = stage_find(&stage_registry, "genp");
+	FILE *f = fopen(SEGNET_DOC_DIR "/protocol.md", "r");
+	char *line = NULL, *row = NULL, name[64];
+	size_t cap = 0;
+
+	cr_assert_not_null(genp);
+	cr_assert_not_null(f, "%s/protocol.md: cannot open", SEGNET_DOC_DIR);
+	while (!row && getline(&line, &cap, f) > 0)
+		if (!strncmp(line, "| genp |", 8))
+			row = line;
+	fclose(f);
+	cr_assert_not_null(row, "protocol.md has no '| genp |' row");
+	for (const char *const *c = genp->counter_names; *c; c++) {
+		snprintf(name, sizeof(name), "`%s`", *c);
+		cr_expect_not_null(strstr(row, name), "the genp row does not name %s", name);
+	}
+	free(line);
+}
