@@ -481,6 +481,30 @@ static int stat_no_answer(const char *path, const char *what, int err)
 	return TOOL_EXIT_FAIL;
 }
 
+/*
+ * Read the daemon's greeting, find its /segnet/ commands unless --cmd named
+ * them, and check that each one answers: TOOL_EXIT_OK, or the exit status.
+ */
+static int stat_start(int fd, struct stat_opts *o, const char *path, char *buf)
+{
+	ssize_t got = recv(fd, buf, STAT_REPLY_MAX - 1, 0);
+
+	if (got <= 0)
+		return stat_no_answer(path, "greeting", got < 0 ? errno : ECONNRESET);
+	if (!o->n_cmds) {
+		got = stat_discover(fd, buf, o->cmds);
+		if (got < 0)
+			return stat_no_answer(path, "reply", (int)-got);
+		o->n_cmds = (unsigned int)got;
+	}
+	if (!o->n_cmds) {
+		fprintf(stderr, "%s: %s has no /segnet/ commands: not a switchd or nicd?\n",
+			stat_prog, path);
+		return TOOL_EXIT_FAIL;
+	}
+	return stat_commands_known(fd, o, buf) ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
+}
+
 /* True when entry e is to be shown. */
 static bool stat_shown(const struct stat_opts *o, const struct stat_entry *e)
 {
@@ -591,23 +615,7 @@ int main(int argc, char **argv)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO,
 		   &(struct timeval){ .tv_sec = STAT_REPLY_WAIT_S }, sizeof(struct timeval));
 	buf = malloc(STAT_REPLY_MAX);
-	if (!buf)
-		return TOOL_EXIT_FAIL;
-	got = recv(fd, buf, STAT_REPLY_MAX - 1, 0);
-	if (got <= 0)
-		return stat_no_answer(path, "greeting", got < 0 ? errno : ECONNRESET);
-	if (!o.n_cmds) {
-		got = stat_discover(fd, buf, o.cmds);
-		if (got < 0)
-			return stat_no_answer(path, "reply", (int)-got);
-		o.n_cmds = (unsigned int)got;
-	}
-	if (!o.n_cmds) {
-		fprintf(stderr, "%s: %s has no /segnet/ commands: not a switchd or nicd?\n",
-			stat_prog, path);
-		return TOOL_EXIT_FAIL;
-	}
-	rc = stat_commands_known(fd, &o, buf) ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
+	rc = buf ? stat_start(fd, &o, path, buf) : TOOL_EXIT_FAIL;
 	for (uint64_t k = 0; rc == TOOL_EXIT_OK && !tool_stop && (!o.count || k < o.count); k++) {
 		if (k)
 			stat_sleep(o.interval);
