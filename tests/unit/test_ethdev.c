@@ -1665,22 +1665,37 @@ Test(eal, telemetry_endpoint_reads_back_through_the_socket)
 /* Counters of two groups whose names differ only where telemetry takes '_'. */
 static struct dp_port_stats clash_stats[2] = { { .rx_frames = 1 }, { .rx_frames = 2 } };
 
-/* What dp_telemetry_add_groups returned to clash_cb. */
-static int clash_ret = 1;
+/* The groups groups_cb puts in its reply, and what dp_telemetry_add_groups returned there. */
+static const struct dp_counter_set *tel_groups;
+static unsigned int tel_groups_n;
+static int tel_groups_ret = 1;
 
-/* Fill a reply with groups "net_ring0.q0" and "net_ring0_q0". */
-static int clash_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+/*
+ * Fill a reply with tel_groups. Only a reply read through the socket frees
+ * the groups' dictionaries (DPDK does, once it wrote them out):
+ * rte_tel_data_free() frees the outer one alone.
+ */
+static int groups_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct dp_counter_set sets[2] = {
-		DP_COUNTER_SET("net_ring0.q0", dp_port_counter_names, &clash_stats[0]),
-		DP_COUNTER_SET("net_ring0_q0", dp_port_counter_names, &clash_stats[1]),
-	};
-
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_dict(d);
-	clash_ret = dp_telemetry_add_groups(d, sets, 2);
-	return clash_ret ? -1 : 0;
+	tel_groups_ret = dp_telemetry_add_groups(d, tel_groups, tel_groups_n);
+	return tel_groups_ret ? -1 : 0;
+}
+
+/* Read path, registered with groups_cb, replying with the n groups of sets; the reply in buf. */
+static void groups_query(const char *path, const struct dp_counter_set *sets, unsigned int n,
+			 char *buf, size_t len)
+{
+	int fd;
+
+	tel_groups = sets;
+	tel_groups_n = n;
+	tel_groups_ret = 1;
+	fd = tel_connect(buf, len);
+	tel_query(fd, path, buf, len);
+	close(fd);
 }
 
 /*
@@ -1689,22 +1704,26 @@ static int clash_cb(const char *cmd, const char *params, struct rte_tel_data *d)
  */
 Test(eal, telemetry_groups_that_become_one_key_are_refused)
 {
+	struct dp_counter_set sets[2] = {
+		DP_COUNTER_SET("net_ring0.q0", dp_port_counter_names, &clash_stats[0]),
+		DP_COUNTER_SET("net_ring0_q0", dp_port_counter_names, &clash_stats[1]),
+	};
 	char buf[16384];
-	int fd;
 
-	cr_assert_eq(dp_telemetry_register("/segnet/test/clash", clash_cb, "clashing groups"), 0);
-	fd = tel_connect(buf, sizeof(buf));
-	tel_query(fd, "/segnet/test/clash", buf, sizeof(buf));
-	close(fd);
+	cr_assert_eq(dp_telemetry_register("/segnet/test/clash", groups_cb, "clashing groups"), 0);
+	groups_query("/segnet/test/clash", sets, 2, buf, sizeof(buf));
 	cr_assert_null(strstr(buf, "\"net_ring0_q0\""), "one key for two groups: %s", buf);
 	cr_assert_not_null(strstr(buf, "{\"/segnet/test/clash\":null}"), "%s", buf);
-	cr_assert_eq(clash_ret, -EEXIST);
+	cr_assert_eq(tel_groups_ret, -EEXIST);
 }
 
-/* Groups refused and taken without the socket: names cut to one key clash too. */
+/*
+ * Groups refused without the socket and taken through it (groups_cb says
+ * why): names cut to one key clash too.
+ */
 Test(eal, telemetry_group_keys_must_differ)
 {
-	char a[RTE_TEL_MAX_STRING_LEN + 8], b[RTE_TEL_MAX_STRING_LEN + 8];
+	char a[RTE_TEL_MAX_STRING_LEN + 8], b[RTE_TEL_MAX_STRING_LEN + 8], buf[16384];
 	struct rte_tel_data *d = rte_tel_data_alloc();
 	struct dp_counter_set sets[3] = {
 		DP_COUNTER_SET("a.b", dp_port_counter_names, &clash_stats[0]),
@@ -1713,9 +1732,13 @@ Test(eal, telemetry_group_keys_must_differ)
 	};
 
 	cr_assert_not_null(d);
+	cr_assert_eq(dp_telemetry_register("/segnet/test/groups", groups_cb, "groups"), 0);
 	rte_tel_data_start_dict(d);
 	cr_assert_eq(dp_telemetry_add_groups(d, sets, 3), -EEXIST, "a.b and a:b are both a_b");
-	cr_assert_eq(dp_telemetry_add_groups(d, sets, 2), 0);
+	groups_query("/segnet/test/groups", sets, 2, buf, sizeof(buf));
+	cr_assert_eq(tel_groups_ret, 0, "%s", buf);
+	cr_assert_not_null(strstr(buf, "\"a_b\":{"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "\"a_c\":{"), "%s", buf);
 	memset(a, 'x', sizeof(a) - 1);
 	a[sizeof(a) - 1] = '\0';
 	memcpy(b, a, sizeof(b));
@@ -1725,7 +1748,8 @@ Test(eal, telemetry_group_keys_must_differ)
 	cr_assert_eq(dp_telemetry_add_groups(d, sets, 2), -EEXIST, "the same first %d characters",
 		     RTE_TEL_MAX_STRING_LEN - 1);
 	b[RTE_TEL_MAX_STRING_LEN - 2] = 'y';
-	cr_assert_eq(dp_telemetry_add_groups(d, sets, 2), 0);
+	groups_query("/segnet/test/groups", sets, 2, buf, sizeof(buf));
+	cr_assert_eq(tel_groups_ret, 0, "%s", buf);
 	rte_tel_data_free(d);
 }
 
