@@ -39,7 +39,9 @@ doc="$(dirname "$lab_sh")/../doc/endpoints.md"
 awk '/^## A first application/ { on = 1; next } on && /^Build it against/ { exit }
 	on && /^    / { sub(/^    /, ""); print }' "$doc" >"$tmp/hello.c"
 grep -q "segnet_open" "$tmp/hello.c" || fail "no hello.c in $doc"
-cc -I "$(dirname "$lab_sh")/../nicd" "$tmp/hello.c" -o "$tmp/hello" -L "$build/nicd/lib" -lsegnet \
+# The build's compiler and sanitizer flags, from meson (run by hand: cc).
+read -ra build_cc <<<"${SEGNET_LAB_CC:-cc}"
+"${build_cc[@]}" -I "$(dirname "$lab_sh")/../nicd" "$tmp/hello.c" -o "$tmp/hello" -L "$build/nicd/lib" -lsegnet \
 	>"$tmp/hello-cc.log" 2>&1 || fail "hello.c of doc/endpoints.md does not build: $(cat "$tmp/hello-cc.log")"
 LD_LIBRARY_PATH="$build/nicd/lib" timeout 10 "$tmp/hello" n1 >"$tmp/hello-rx.log" 2>&1 &
 hello_rx=$!
