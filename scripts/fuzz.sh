@@ -25,6 +25,8 @@ prog=fuzz.sh
 synopsis="scripts/fuzz.sh TARGET SECONDS"
 # shellcheck source=scripts/lib/cli.sh
 . "$top/scripts/lib/cli.sh"
+# shellcheck source=scripts/lib/sanitize.sh
+. "$top/scripts/lib/sanitize.sh"
 
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
@@ -41,21 +43,10 @@ done
 	die_usage "SECONDS must be a whole number of seconds from 1 to 999999, got '$seconds'"
 seconds=$((10#$seconds))
 
-command -v clang >/dev/null || die "clang not found (scripts/setup.sh installs it)"
 seeds="$top/tests/fuzz/corpus/$target"
 [ -d "$seeds" ] || die "no seed corpus at $seeds"
 
-# Configure once; refuse a build-fuzz/ that was set up with another compiler.
-if [ ! -f "$builddir/build.ninja" ]; then
-	CC=clang meson setup "$builddir" "$top" -Dfuzz=true -Dtests=false \
-		-Db_sanitize=address,undefined -Dbuildtype=debugoptimized ||
-		die "meson setup of $builddir failed"
-elif ! grep -A1 '^rule c_COMPILER' "$builddir/build.ninja" | grep -q 'command = clang '; then
-	die "$builddir was not configured with clang; remove it and run again"
-else
-	meson configure "$builddir" -Dfuzz=true -Dtests=false \
-		-Db_sanitize=address,undefined || die "meson configure of $builddir failed"
-fi
+san_configure "$builddir" -Dfuzz=true -Dtests=false
 ninja -C "$builddir" -j2 "tests/fuzz/fuzz_$target" || die "build of fuzz_$target failed"
 
 run="$top/tests/fuzz/corpus-run/$target"
@@ -69,8 +60,7 @@ dict=()
 
 echo "fuzz.sh: fuzzing $target for ${seconds}s from $(ls "$seeds" | wc -l) seeds; log $log"
 set +e
-ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:allocator_may_return_null=0 \
-UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+ASAN_OPTIONS=$san_asan_options UBSAN_OPTIONS=$san_ubsan_options \
 	"$builddir/tests/fuzz/fuzz_$target" "${dict[@]}" \
 	-max_total_time="$seconds" -max_len=4096 -timeout=10 -print_final_stats=1 \
 	-artifact_prefix="$artifacts/$target-" "$run" >"$log" 2>&1

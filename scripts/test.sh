@@ -2,24 +2,46 @@
 # The segnet test command: set up when needed, build with warnings as errors,
 # then run every meson test suite. Exits non-zero on any failure.
 #
-#   scripts/test.sh [--suite NAME]...   (default: every suite)
+#   scripts/test.sh [--sanitize] [--suite NAME]...   (default: every suite)
+#
+# --sanitize builds build-asan/ instead of build/, with clang,
+# AddressSanitizer (leaks included) and UBSan (configured as scripts/fuzz.sh
+# configures build-fuzz/), and runs the suites there. Any report fails the
+# run, also one from a process whose exit status no test checks (a daemon,
+# a Criterion worker): each lands in build-asan/sanitizer-reports/, which
+# is emptied first and printed at the end.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 builddir="$top/build"
+sanitize=0
 suites=()
+
+prog=test.sh
+# shellcheck source=scripts/lib/cli.sh
+. "$top/scripts/lib/cli.sh"
+# shellcheck source=scripts/lib/sanitize.sh
+. "$top/scripts/lib/sanitize.sh"
 
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--sanitize) sanitize=1 ;;
 	--suite) [ $# -ge 2 ] || { echo "test.sh: --suite needs a name" >&2; exit 2; }
 		suites+=(--suite "$2"); shift ;;
-	-h|--help) sed -n '2,5p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) usage; exit 0 ;;
 	*) echo "test.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 	esac
 	shift
 done
 
-"$top/scripts/setup.sh" --builddir "$builddir" --werror
+if [ $sanitize -eq 1 ]; then
+	builddir="$top/build-asan"
+	"$top/scripts/setup.sh" --no-build
+	san_configure "$builddir" -Dwerror=true
+	ninja -C "$builddir"
+else
+	"$top/scripts/setup.sh" --builddir "$builddir" --werror
+fi
 # meson runs nothing, and succeeds, for a suite it does not know.
 for ((i = 1; i < ${#suites[@]}; i += 2)); do
 	meson test -C "$builddir" --list --suite "${suites[i]}" 2>/dev/null | grep -q ' / ' || {
@@ -27,4 +49,29 @@ for ((i = 1; i < ${#suites[@]}; i += 2)); do
 		exit 2
 	}
 done
-meson test -C "$builddir" --print-errorlogs --num-processes 2 "${suites[@]}"
+if [ $sanitize -eq 0 ]; then
+	meson test -C "$builddir" --print-errorlogs --num-processes 2 "${suites[@]}"
+	exit
+fi
+
+# Under the sanitizers: every report into one folder, checked afterwards.
+reports="$builddir/sanitizer-reports"
+rm -rf "$reports"
+mkdir -p "$reports"
+# One runtime serves both sanitizers (and LeakSanitizer): one log path.
+log="log_path=$reports/report:log_exe_name=1"
+export ASAN_OPTIONS="$san_asan_options:$log"
+export UBSAN_OPTIONS="$san_ubsan_options:$log"
+# Criterion ends its workers with _exit: without this, LeakSanitizer never runs in them.
+export CRITERION_NO_EARLY_EXIT=1
+rc=0
+meson test -C "$builddir" --print-errorlogs --num-processes 2 "${suites[@]}" || rc=$?
+if [ -n "$(ls -A "$reports")" ]; then
+	for f in "$reports"/*; do
+		echo "=== $f"
+		cat "$f"
+	done
+	echo "test.sh: $(find "$reports" -type f | wc -l) sanitizer report(s) in $reports (printed above)" >&2
+	exit 1
+fi
+exit $rc
