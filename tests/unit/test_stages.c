@@ -2062,28 +2062,44 @@ Test(stages, a_fresh_frame_overtaken_by_its_senders_next_restarts_nothing)
 	t_net_free(net);
 }
 
-/*
- * doc/protocol.md's row for genp in the table of stages names every counter
- * genp keeps (as `name`): nicd(8) lists them under vnetID_genp_, and the
- * row is where a reader of the protocol looks for what genp counts.
- */
-Test(stages, genp_row_of_protocol_md_names_every_genp_counter)
+/* The line of doc/protocol.md that starts with "| name |" (malloc'd), or NULL. */
+static char *t_protocol_md_row(const char *name)
 {
-	const struct stage_ops *genp = stage_find(&stage_registry, "genp");
 	FILE *f = fopen(SEGNET_DOC_DIR "/protocol.md", "r");
-	char *line = NULL, *row = NULL, name[64];
+	char *line = NULL, head[32];
 	size_t cap = 0;
 
-	cr_assert_not_null(genp);
 	cr_assert_not_null(f, "%s/protocol.md: cannot open", SEGNET_DOC_DIR);
-	while (!row && getline(&line, &cap, f) > 0)
-		if (!strncmp(line, "| genp |", 8))
-			row = line;
+	snprintf(head, sizeof(head), "| %s |", name);
+	while (getline(&line, &cap, f) > 0)
+		if (!strncmp(line, head, strlen(head))) {
+			fclose(f);
+			return line;
+		}
 	fclose(f);
-	cr_assert_not_null(row, "protocol.md has no '| genp |' row");
-	for (const char *const *c = genp->counter_names; *c; c++) {
-		snprintf(name, sizeof(name), "`%s`", *c);
-		cr_expect_not_null(strstr(row, name), "the genp row does not name %s", name);
-	}
 	free(line);
+	return NULL;
+}
+
+/*
+ * doc/protocol.md's table of stages gives every registered stage a row, and
+ * the row names every counter the stage keeps (as `name`): nicd(8) lists them
+ * as vnetID_STAGE_COUNTER, and the row is where a reader of the protocol
+ * looks for what a stage counts.
+ */
+Test(stages, protocol_md_rows_name_every_stage_counter)
+{
+	char name[64];
+
+	for (const struct stage_ops *const *o = stage_registry.ops; *o; o++) {
+		char *row = t_protocol_md_row((*o)->name);
+
+		cr_expect_not_null(row, "protocol.md has no '| %s |' row", (*o)->name);
+		for (const char *const *c = (*o)->counter_names; row && c && *c; c++) {
+			snprintf(name, sizeof(name), "`%s`", *c);
+			cr_expect_not_null(strstr(row, name), "the %s row does not name %s",
+					   (*o)->name, name);
+		}
+		free(row);
+	}
 }
