@@ -17,6 +17,7 @@
 
 #include "proto/crc32c.h"
 #include "proto/proto.h"
+#include "test_doc_util.h"
 
 /* Byte offsets from the frame start, as doc/protocol.md lists them. */
 enum {
@@ -983,6 +984,25 @@ Test(proto, crafted_frames_fail_with_their_reason)
 		r = decode_guarded(f.buf, f.len, c->lim, &q);
 		cr_expect_eq(r, c->reason, "%s-%s: got %s", proto_reason_name(c->reason),
 			     c->name, proto_reason_name(r));
+	}
+}
+
+/*
+ * doc/protocol.md's table of validation reasons has each reason's row, with
+ * the name and the log sentence the code has: a reason added, renamed or
+ * reworded in PROTO_REASONS without its row fails here.
+ */
+Test(proto, protocol_md_has_every_reason_row)
+{
+#define T_REASON_ROW(id, name, text) "| `PROTO_R_" #id "` | " name " | " text " |",
+	static const char *const rows[] = { PROTO_REASONS(T_REASON_ROW) };
+#undef T_REASON_ROW
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char *line = t_doc_line("protocol.md", rows[i]);
+
+		cr_expect_not_null(line, "protocol.md has no row starting '%s'", rows[i]);
+		free(line);
 	}
 }
 

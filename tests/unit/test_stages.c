@@ -18,6 +18,7 @@
 
 #include "nicd/conf.h"
 #include "nicd/stages/stages.h"
+#include "test_doc_util.h"
 
 enum {
 	T_MAX = 4096,	/* frames on the wire, deliveries, completions */
@@ -2065,20 +2066,10 @@ Test(stages, a_fresh_frame_overtaken_by_its_senders_next_restarts_nothing)
 /* The line of doc/protocol.md that starts with "| name |" (malloc'd), or NULL. */
 static char *t_protocol_md_row(const char *name)
 {
-	FILE *f = fopen(SEGNET_DOC_DIR "/protocol.md", "r");
-	char *line = NULL, head[32];
-	size_t cap = 0;
+	char head[32];
 
-	cr_assert_not_null(f, "%s/protocol.md: cannot open", SEGNET_DOC_DIR);
 	snprintf(head, sizeof(head), "| %s |", name);
-	while (getline(&line, &cap, f) > 0)
-		if (!strncmp(line, head, strlen(head))) {
-			fclose(f);
-			return line;
-		}
-	fclose(f);
-	free(line);
-	return NULL;
+	return t_doc_line("protocol.md", head);
 }
 
 /*
