@@ -167,6 +167,27 @@ static struct rte_kvargs *dp_ethdev_kvargs(const struct rte_eth_dev_info *info)
 /* The af_packet devargs that carry full BREQs in 2304-byte mbufs. */
 #define DP_AFP_HINT "framesz=2304,blocksz=36864"
 
+/* What af_packet needs of the kernel, said when it is refused (EPERM). */
+#define DP_AFP_PRIV_HINT \
+	"af_packet needs CAP_NET_RAW (its socket) and CAP_NET_ADMIN (its interface's flags, set when it starts): run it as root or give it both capabilities"
+
+/* True for a device or driver name of af_packet (its alias eth_af_packet too). */
+static bool dp_afp_named(const char *name)
+{
+	return !strncmp(name, "net_af_packet", 13) || !strncmp(name, "eth_af_packet", 13);
+}
+
+/* 0 if this process may open an AF_PACKET socket, else -errno (-EPERM without CAP_NET_RAW). */
+static int dp_afp_socket_allowed(void)
+{
+	int fd = socket(AF_PACKET, SOCK_RAW, 0);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 /* Read af_packet devargs args (may be NULL), with the driver's defaults; free a->kv after. */
 static void dp_afp_args_parse(const char *args, struct dp_afp_args *a)
 {
@@ -198,7 +219,7 @@ static int dp_afp_vdev_check(const char *value, char *err, size_t errlen)
 	struct dp_afp_args a;
 	int ret = 0;
 
-	if (!comma || (strncmp(value, "net_af_packet", 13) && strncmp(value, "eth_af_packet", 13)))
+	if (!comma || !dp_afp_named(value))
 		return 0;
 	dp_afp_args_parse(comma + 1, &a);
 	if (a.iface && !if_nametoindex(a.iface)) {
@@ -630,7 +651,10 @@ int dp_ethdev_defer_register(char *err, size_t errlen)
  * why, and most often an argument is wrong (-ENODEV). A virtio-user client
  * connects to its vhost-user server only when created (DPDK 22.11): when
  * the server's socket is missing or refused it, say that (-ENOTCONN); with
- * late_peer, dp_ethdev_setup leaves it for the watch to create.
+ * late_peer, dp_ethdev_setup leaves it for the watch to create. An
+ * af_packet device's driver could not open its socket when this process
+ * may not (-EPERM, without CAP_NET_RAW): say what it needs (a run-time
+ * condition, not a bad argument).
  */
 static int dp_ethdev_vdev_failed(const struct rte_devargs *da, char *err, size_t errlen)
 {
@@ -638,7 +662,12 @@ static int dp_ethdev_vdev_failed(const struct rte_devargs *da, char *err, size_t
 	const char *path = kv ? rte_kvargs_get(kv, "path") : NULL;
 	int ret = -ENODEV;
 
-	if (dp_ethdev_is_deferred(da->name)) {
+	if (dp_afp_named(da->name) && dp_afp_socket_allowed() == -EPERM) {
+		snprintf(err, errlen, "--vdev %s%s%s: its driver cannot open an AF_PACKET socket: %s: " DP_AFP_PRIV_HINT,
+			 da->name, da->args && *da->args ? "," : "", da->args ? da->args : "",
+			 rte_strerror(EPERM));
+		ret = -EPERM;
+	} else if (dp_ethdev_is_deferred(da->name)) {
 		snprintf(err, errlen, "--vdev %s,%s: its vhost-user server at %s took no connection (backlog full) or did not answer in %u ms: not created at start-up (the creation would wait for it without a time-out)",
 			 da->name, da->args, path ? path : "(no path=)", dp_ethdev_deferred.wait_ms);
 		ret = -ENOTCONN;
@@ -1126,7 +1155,9 @@ static void dp_ethdev_start_later(struct dp_ethdev *dev, const struct rte_eth_de
 
 /*
  * dev did not start (ret): say why, naming the server a memif client did
- * not find (its driver's own error is EPERM, "Operation not permitted").
+ * not find (its driver's own error is EPERM, "Operation not permitted"),
+ * or what af_packet needs when it may not set its interface's flags
+ * (EPERM without CAP_NET_ADMIN: the start sets promiscuous mode as asked).
  */
 static void dp_ethdev_start_error(const struct dp_ethdev *dev,
 				  const struct rte_eth_dev_info *info, int ret, char *err,
@@ -1138,6 +1169,9 @@ static void dp_ethdev_start_error(const struct dp_ethdev *dev,
 		snprintf(err, errlen,
 			 "port %s: cannot start: no memif server at %s (%s): a memif client connects to its server when it starts: start the server first, or let the program wait for it (nicd does)",
 			 dev->name, dp_ethdev_memif_socket(info, sock, sizeof(sock)),
+			 rte_strerror(-ret));
+	else if (ret == -EPERM && info->driver_name && dp_afp_named(info->driver_name))
+		snprintf(err, errlen, "port %s: cannot start: %s: " DP_AFP_PRIV_HINT, dev->name,
 			 rte_strerror(-ret));
 	else
 		snprintf(err, errlen, "port %s: cannot start: %s", dev->name, rte_strerror(-ret));

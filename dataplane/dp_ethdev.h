@@ -155,7 +155,8 @@ struct dp_ethdev {
  * for a --vdev its driver did not create, the message names the --vdev
  * argument, and a virtio-user client whose vhost-user server is not there
  * (path= missing, or a socket nobody answers on) is -ENOTCONN, with what
- * to do.
+ * to do, and an af_packet device this process may not open a socket for
+ * (no CAP_NET_RAW) is -EPERM, with what it needs.
  */
 int dp_ethdev_find(const char *name, uint16_t *port_id, char *err, size_t errlen);
 

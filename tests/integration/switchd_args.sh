@@ -10,8 +10,10 @@
 # found after it (net_null, no hugepages, no telemetry). A link that stays
 # down (a memif server nobody connects to) is a failure at run time: exit 1
 # naming the port, and its stdout (line-buffered) comes before that error
-# in one file. Then switchd runs for a second on a 10 Gbit/s slot
-# and says the slot is short for its back-off sleeps. Last, what the EAL
+# in one file. An af_packet device without CAP_NET_RAW or CAP_NET_ADMIN
+# (dropped with setpriv as root) is exit 1 naming both. Then switchd runs
+# for a second on a 10 Gbit/s slot and says the slot is short for its
+# back-off sleeps. Last, what the EAL
 # leaves in its runtime directory: a start without hugepages fails with a
 # message that says so, and a run with shared config (no --no-shconf,
 # telemetry on) stopped by SIGINT; neither leaves its runtime directory.
@@ -32,7 +34,7 @@ passed=0
 . "$(dirname "$0")/../../scripts/lib/dpdk.sh"
 # shellcheck source=tests/integration/test_lib.sh
 . "$(dirname "$0")/test_lib.sh"
-trap 'rm -rf "$out" "$out.shconf" "$out.first" "$sock" "$(dpdk_runtime_dir "$tag")" \
+trap 'rm -rf "$out" "$out.shconf" "$out.first" "$out.rt" "$sock" "$(dpdk_runtime_dir "$tag")" \
 	"$(dpdk_runtime_dir "$tag-nodrv")" "$(dpdk_runtime_dir "$tag-nohuge")" \
 	"$(dpdk_runtime_dir "$tag-shconf")" "$(dpdk_runtime_dir "$tag-two")" \
 	"$(dpdk_runtime_dir "$tag-srv")" "$(dpdk_runtime_dir "$tag-srv2")"' EXIT
@@ -115,6 +117,36 @@ expect 2 "--capture /nonexistent-dir/sw.pcap: cannot be written: No such file or
 expect 2 "^switchd: --vdev net_af_packet0,iface=segnet-noif$$: iface=segnet-noif$$: no such network interface" \
 	$eal --vdev net_null0 --vdev net_af_packet0,iface=segnet-noif$$ -- --nodes 2 \
 	--port 0=net_null0 --port 1=net_af_packet0
+# af_packet without the privileges it needs (on lo, which every host has):
+# a run-time failure (exit 1) that names them, not the driver's bare
+# "Operation not permitted" at start (CAP_NET_RAW but no CAP_NET_ADMIN) nor
+# "a bad or missing device argument?" when it could not open its socket (no
+# CAP_NET_RAW). Root drops them with setpriv (as user nobody, its EAL
+# runtime directory in $out.rt); an ordinary user has neither.
+afp="net_af_packet0,iface=lo,framesz=2304,blocksz=36864"
+afp_hint="af_packet needs CAP_NET_RAW (its socket) and CAP_NET_ADMIN (its interface's flags, set when it starts): run it as root or give it both capabilities"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	mkdir -m 0777 "$out.rt"
+	drop="-u RUNTIME_DIRECTORY XDG_RUNTIME_DIR=$out.rt setpriv --reuid=65534 --regid=65534 --clear-groups"
+	expect_prog=env
+	# shellcheck disable=SC2086
+	expect 1 "^switchd: port net_af_packet0: cannot start: Operation not permitted: $afp_hint$" \
+		$drop --inh-caps=-all,+net_raw --ambient-caps=+net_raw "$switchd" $eal \
+		--vdev net_null0 --vdev $afp -- --nodes 2 --port 0=net_null0 --port 1=net_af_packet0
+	# shellcheck disable=SC2086
+	expect 1 "^switchd: --vdev $afp: its driver cannot open an AF_PACKET socket: Operation not permitted: $afp_hint$" \
+		$drop --inh-caps=-all "$switchd" $eal --vdev net_null0 --vdev $afp -- --nodes 2 \
+		--port 0=net_null0 --port 1=net_af_packet0
+	expect_prog=$switchd
+	rm -rf "$out.rt"
+elif [ "$(id -u)" != 0 ]; then
+	# shellcheck disable=SC2086
+	expect 1 "^switchd: --vdev $afp: its driver cannot open an AF_PACKET socket: Operation not permitted: $afp_hint$" \
+		$eal --vdev net_null0 --vdev $afp -- --nodes 2 --port 0=net_null0 \
+		--port 1=net_af_packet0
+else
+	echo "skip: af_packet without privileges (root without setpriv cannot drop them)"
+fi
 # shellcheck disable=SC2086
 expect 2 "are the same device" $eal --vdev net_null0 --vdev net_null1 -- --nodes 2 \
 	--port 0=net_null0 --port 1=0
