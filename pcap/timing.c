@@ -21,10 +21,10 @@
 #include "dataplane/dp_opts.h"
 #include "pcap/timing.h"
 
-/* Ranges accepted for the rates, and the integer units they are kept in. */
-static const double timing_mult_min = 1e-6, timing_mult_max = 1e6;
-static const double timing_pps_min = 1e-3, timing_pps_max = 1e9;
-static const double timing_mbps_min = 1e-3, timing_mbps_max = 1e7;
+/* Ranges accepted for the rates: their smallest is the integer unit they are kept in. */
+const struct timing_range timing_multiplier_range = { 1e-6, 1e6 };
+const struct timing_range timing_pps_range = { 1e-3, 1e9 };
+const struct timing_range timing_mbps_range = { 1e-3, 1e7 };
 
 /* A schedule: options in integer form and per-packet offsets. */
 struct timing_sched {
@@ -93,19 +93,20 @@ void timing_opts_init(struct timing_opts *o)
 	o->loops = 1;
 }
 
-/* True when v is a finite number within [lo, hi]. */
-static bool in_range(double v, double lo, double hi)
+/* True when v is a finite number within r. */
+static bool in_range(double v, const struct timing_range *r)
 {
-	return isfinite(v) && v >= lo && v <= hi;
+	return isfinite(v) && v >= r->min && v <= r->max;
 }
 
 /* "WHAT must be between MIN and MAX, got V" in msg, the numbers as a user types them. */
-static int range_msg(char *msg, size_t len, const char *what, double lo, double hi, double v)
+static int range_msg(char *msg, size_t len, const char *what, const struct timing_range *r,
+		     double v)
 {
 	char a[DP_OPT_NUM_LEN], b[DP_OPT_NUM_LEN], c[DP_OPT_NUM_LEN];
 
 	return snprintf(msg, len, "%s must be between %s and %s, got %s", what,
-			dp_opt_num(lo, a), dp_opt_num(hi, b), dp_opt_num(v, c));
+			dp_opt_num(r->min, a), dp_opt_num(r->max, b), dp_opt_num(v, c));
 }
 
 int timing_opts_check(const struct timing_opts *o, char *msg, size_t len)
@@ -117,13 +118,12 @@ int timing_opts_check(const struct timing_opts *o, char *msg, size_t len)
 		msg = scratch;
 		len = sizeof(scratch);
 	}
-	if (o->mode == TIMING_RECORDED && !in_range(o->multiplier, timing_mult_min, timing_mult_max))
-		n = range_msg(msg, len, "multiplier", timing_mult_min, timing_mult_max,
-			      o->multiplier);
-	else if (o->mode == TIMING_PPS && !in_range(o->pps, timing_pps_min, timing_pps_max))
-		n = range_msg(msg, len, "pps", timing_pps_min, timing_pps_max, o->pps);
-	else if (o->mode == TIMING_MBPS && !in_range(o->mbps, timing_mbps_min, timing_mbps_max))
-		n = range_msg(msg, len, "mbps", timing_mbps_min, timing_mbps_max, o->mbps);
+	if (o->mode == TIMING_RECORDED && !in_range(o->multiplier, &timing_multiplier_range))
+		n = range_msg(msg, len, "multiplier", &timing_multiplier_range, o->multiplier);
+	else if (o->mode == TIMING_PPS && !in_range(o->pps, &timing_pps_range))
+		n = range_msg(msg, len, "pps", &timing_pps_range, o->pps);
+	else if (o->mode == TIMING_MBPS && !in_range(o->mbps, &timing_mbps_range))
+		n = range_msg(msg, len, "mbps", &timing_mbps_range, o->mbps);
 	else if ((unsigned int)o->mode > TIMING_TOPSPEED)
 		n = snprintf(msg, len, "unknown timing mode %d", (int)o->mode);
 	else if (o->loops == 0)

@@ -32,15 +32,29 @@ enum timing_stop {
 	TIMING_STOP_DURATION,	/* next packet due, or clock, past the duration */
 };
 
+/* The values a rate may take, both ends included. */
+struct timing_range {
+	double min;	/* the smallest */
+	double max;	/* the largest */
+};
+
+/*
+ * What timing_opts_check accepts for the multiplier, pps and mbps: the one
+ * definition, which segnet-replay's options check against too.
+ */
+extern const struct timing_range timing_multiplier_range;
+extern const struct timing_range timing_pps_range;
+extern const struct timing_range timing_mbps_range;
+
 /* Replay options; timing_opts_init() gives the defaults. */
 struct timing_opts {
 	/* how departure times are computed */
 	enum timing_mode mode;
-	/* RECORDED: speed-up (2 = twice as fast), kept to 10^-6 */
+	/* RECORDED: speed-up (2 = twice as fast), kept to 10^-6 (timing_multiplier_range) */
 	double multiplier;
-	/* PPS: packets per second, kept to 10^-3 */
+	/* PPS: packets per second, kept to 10^-3 (timing_pps_range) */
 	double pps;
-	/* MBPS: megabits (10^6 bits) per second, kept to 10^-3 */
+	/* MBPS: megabits (10^6 bits) per second, kept to 10^-3 (timing_mbps_range) */
 	double mbps;
 	/* MBPS: bytes counted per packet on top of its length */
 	uint32_t overhead;

@@ -86,6 +86,8 @@ static const int *const replay_groups[] = { replay_timing_group, NULL };
 
 void replay_opts_usage(FILE *f, const char *prog)
 {
+	char lo[DP_OPT_NUM_LEN], hi[DP_OPT_NUM_LEN];
+
 	fprintf(f,
 		"usage: %s [EAL args] -- [--mode frames] --port ETHDEV [timing] [options] FILE\n"
 		"       %s --mode messages (--nicd NAME ... | --lab DIR) [--key-file F]\n"
@@ -96,7 +98,7 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"corrupt trace is refused, naming the byte offset, and nothing is sent.\n"
 		"\n"
 		"Timing (one of; default: the recorded timestamps, --multiplier 1):\n"
-		"  --multiplier X      recorded timing, X times as fast (0.000001 .. 1000000)\n"
+		"  --multiplier X      recorded timing, X times as fast (%s .. %s)\n"
 		"  --pps N             N packets per second, evenly spaced\n"
 		"  --mbps M            M megabits (10^6 bit) per second of frame bytes\n"
 		"  --topspeed          as fast as the port takes them\n"
@@ -157,7 +159,8 @@ void replay_opts_usage(FILE *f, const char *prog)
 		"                      many were still in flight)\n"
 		"\n"
 		"Modes:\n",
-		prog, prog, REPLAY_BURST_MAX, REPLAY_BURST_DEFAULT, REPLAY_BURST_TOPSPEED,
+		prog, prog, dp_opt_num(timing_multiplier_range.min, lo),
+		dp_opt_num(timing_multiplier_range.max, hi), REPLAY_BURST_MAX, REPLAY_BURST_DEFAULT, REPLAY_BURST_TOPSPEED,
 		WAITER_SPIN_NS_DEFAULT / 1000,
 		REPLAY_LINK_WAIT_DEFAULT, DP_ETHDEV_MTU, REPLAY_NODES_MAX, REPLAY_VNET_DEFAULT, REPLAY_QUICK_CAP,
 		REPLAY_QUICK_CAP, REPLAY_DRAIN_DEFAULT);
@@ -265,14 +268,16 @@ static int replay_parse_value(struct replay_opts *o, int c, const char *arg, cha
 		return 0;
 	case REPLAY_OPT_MULTIPLIER:	/* the timing modes: one of them (replay_groups) */
 		o->timing.mode = TIMING_RECORDED;
-		return dp_opt_double("--multiplier", arg, 1e-6, 1e6, &o->timing.multiplier,
-				     err, errlen);
+		return dp_opt_double("--multiplier", arg, timing_multiplier_range.min,
+				     timing_multiplier_range.max, &o->timing.multiplier, err, errlen);
 	case REPLAY_OPT_PPS:
 		o->timing.mode = TIMING_PPS;
-		return dp_opt_double("--pps", arg, 1e-3, 1e9, &o->timing.pps, err, errlen);
+		return dp_opt_double("--pps", arg, timing_pps_range.min, timing_pps_range.max,
+				     &o->timing.pps, err, errlen);
 	case REPLAY_OPT_MBPS:
 		o->timing.mode = TIMING_MBPS;
-		return dp_opt_double("--mbps", arg, 1e-3, 1e7, &o->timing.mbps, err, errlen);
+		return dp_opt_double("--mbps", arg, timing_mbps_range.min, timing_mbps_range.max,
+				     &o->timing.mbps, err, errlen);
 	case REPLAY_OPT_TOPSPEED:
 		o->timing.mode = TIMING_TOPSPEED;
 		return 0;

@@ -5,12 +5,14 @@
  * whole frame for fragments and non-IP), the maps (ip and mac numbered by
  * first appearance, hash, files and their errors), the channel of each
  * message and its cut, the plan of the bundled sample, the message
- * header's bytes, the command line of messages mode and the lab state file.
+ * header's bytes, the command line of messages mode and the lab state file,
+ * and that the timing options take what the timing engine takes.
  * Then messages mode's sends through libsegnet to fake nicds on a
  * simulated clock: its stall time-out counts watched time.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -24,6 +26,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "dataplane/dp_opts.h"
 #include "nicd/ctl_msg.h"
 #include "nicd/ep_shm.h"
 #include "pcap/replay/replay.h"
@@ -895,4 +898,44 @@ Test(replay_messages, a_stalled_endpoint_is_given_up_on_by_a_sender_preempted_at
 	cr_assert_eq(r.full_reads, looks + 1, "%u looks, want %llu", r.full_reads,
 		     (unsigned long long)(looks + 1));
 	fake_teardown(&r, m, t);
+}
+
+/*
+ * --multiplier, --pps and --mbps take, at both ends, what the timing engine
+ * takes (one definition of the bounds, timing_*_range): each end as a user
+ * types it is accepted and passes timing_opts_check; the next double past
+ * it is refused, the message naming the engine's bounds.
+ */
+Test(replay_plan, timing_options_take_what_the_engine_takes)
+{
+	static const struct {
+		const char *opt;
+		const struct timing_range *r;
+	} rates[] = {
+		{ "--multiplier", &timing_multiplier_range },
+		{ "--pps", &timing_pps_range },
+		{ "--mbps", &timing_mbps_range },
+	};
+	char err[512], lo[DP_OPT_NUM_LEN], hi[DP_OPT_NUM_LEN], v[64], want[256];
+	struct replay_opts o;
+
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		const struct timing_range *r = rates[i].r;
+		const double ends[2] = { r->min, r->max };
+		const double past[2] = { nextafter(r->min, 0), nextafter(r->max, INFINITY) };
+
+		dp_opt_num(r->min, lo);
+		dp_opt_num(r->max, hi);
+		for (int e = 0; e < 2; e++) {
+			dp_opt_num(ends[e], v);
+			cr_assert_eq(parse(&o, err, sizeof(err), "--port", "p", rates[i].opt, v, SAMPLE,
+					   NULL), 0, "%s %s: %s", rates[i].opt, v, err);
+			cr_assert_eq(timing_opts_check(&o.timing, err, sizeof(err)), 0, "%s %s: %s",
+				     rates[i].opt, v, err);
+			snprintf(v, sizeof(v), "%.17g", past[e]);
+			snprintf(want, sizeof(want), "%s %s: must be between %s and %s", rates[i].opt,
+				 v, lo, hi);
+			refused(want, "--port", "p", rates[i].opt, v, SAMPLE, NULL);
+		}
+	}
 }
