@@ -206,16 +206,17 @@ int dp_fault_option(const char *spec, struct dp_fault_params *p, uint64_t *seed,
 
 void dp_fault_format(const struct dp_fault_params *p, char *buf, size_t len)
 {
+	char num[DP_OPT_NUM_LEN];
 	size_t at = 0;
 
 	buf[0] = '\0';
 	for (unsigned int k = 0; k < FAULT_PROBS && at < len; k++)
 		if (fault_prob(p, k) > 0)
-			at += (size_t)snprintf(buf + at, len - at, "%s%s=%.12g", at ? "," : "",
-					       fault_keys[k], fault_prob(p, k));
+			at += (size_t)snprintf(buf + at, len - at, "%s%s=%s", at ? "," : "",
+					       fault_keys[k], dp_opt_num(fault_prob(p, k), num));
 	if (p->delay_ns && at < len)
-		at += (size_t)snprintf(buf + at, len - at, "%sdelay-us=%.12g", at ? "," : "",
-				       (double)p->delay_ns / 1000);
+		at += (size_t)snprintf(buf + at, len - at, "%sdelay-us=%s", at ? "," : "",
+				       dp_opt_num((double)p->delay_ns / 1000, num));
 	if (p->delay_frames && at < len)
 		snprintf(buf + at, len - at, ",delay-frames=%u", p->delay_frames);
 }

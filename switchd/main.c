@@ -17,6 +17,7 @@
 #include <rte_lcore.h>
 
 #include "dataplane/dp_log.h"
+#include "dataplane/dp_opts.h"
 #include "switchd/swd.h"
 
 DP_LOG_REGISTER(swd_logtype, switchd.daemon);
@@ -55,17 +56,17 @@ static int swd_build(struct swd *d)
 		.cycles = dp_tsc_cycles, .clock = dp_tsc_ns, .control = d->ports.control,
 		.idle_skip = o->common.idle_after_us != 0,
 	};
-	char err[256];
+	char err[256], bulk[DP_OPT_NUM_LEN], quick[DP_OPT_NUM_LEN];
 
 	d->sw = sw_fabric_create(&cfg, d->ports.bulk, d->ports.quick, err, sizeof(err));
 	if (!d->sw) {
 		fprintf(stderr, "switchd: %s\n", err);
 		return -EINVAL;
 	}
-	printf("switchd: %u nodes, arbiter %s, slot %llu ns (bulk %g Gbit/s x %u frames), quick %g Gbit/s %s, down after %u slots, back-off %s\n",
-	       o->nodes, sw_fabric_arbiter(d->sw),
-	       (unsigned long long)sw_fabric_slot_ns(d->sw), o->bulk_gbps, o->slot_frames,
-	       o->quick_gbps, o->quick_mode == SW_QUICK_DROP ? "drop" : "interleave",
+	printf("switchd: %u nodes, arbiter %s, slot %llu ns (bulk %s Gbit/s x %u frames), quick %s Gbit/s %s, down after %u slots, back-off %s\n",
+	       o->nodes, sw_fabric_arbiter(d->sw), (unsigned long long)sw_fabric_slot_ns(d->sw),
+	       dp_opt_num(o->bulk_gbps, bulk), o->slot_frames, dp_opt_num(o->quick_gbps, quick),
+	       o->quick_mode == SW_QUICK_DROP ? "drop" : "interleave",
 	       o->down_slots, o->common.idle_after_us ? "on" : "off (busy polling)");
 	dp_daemon_fault_announce("switchd", &o->common);
 	if (o->common.idle_after_us && o->common.idle_sleep_us &&

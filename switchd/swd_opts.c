@@ -232,7 +232,7 @@ static int swd_check_nodes(const struct swd_opts *o, char *err, size_t errlen)
 static int swd_check(struct swd_opts *o, struct swd_port_arg *ports,
 		     unsigned int n_ports, char *err, size_t errlen)
 {
-	char aerr[256];
+	char aerr[256], num[DP_OPT_NUM_LEN];
 	struct arb *a;
 
 	if (!o->nodes)
@@ -250,8 +250,8 @@ static int swd_check(struct swd_opts *o, struct swd_port_arg *ports,
 	o->arb_seeded = a->ops->seeded;
 	arb_destroy(a);
 	if (swd_opts_slot_ns(o) > UINT32_MAX)
-		return dp_opt_fail(err, errlen, "--bulk-gbps %g with --slot-frames %u: a slot of %llu ns is longer than the 4.29 s a GNT can say",
-				o->bulk_gbps, o->slot_frames,
+		return dp_opt_fail(err, errlen, "--bulk-gbps %s with --slot-frames %u: a slot of %llu ns is longer than the 4.29 s a GNT can say",
+				dp_opt_num(o->bulk_gbps, num), o->slot_frames,
 				(unsigned long long)swd_opts_slot_ns(o));
 	o->node = calloc(o->nodes, sizeof(*o->node));
 	if (!o->node)

@@ -432,6 +432,7 @@ static int ping_client_run(struct segnet_ep *ep, const struct ping_opts *o)
 {
 	struct ping_client c = { .o = o };
 	uint8_t payload[SEGNET_MAX_PAYLOAD];
+	char num[DP_OPT_NUM_LEN];
 	uint64_t next = tool_now_ns();
 	uint32_t seq, sent = 0;
 	int rc = 0;
@@ -463,8 +464,8 @@ static int ping_client_run(struct segnet_ep *ep, const struct ping_opts *o)
 		sent++;
 		rc = ping_await(ep, &c, tool_now_ns() + (uint64_t)(o->timeout_ms * 1e6));
 		if (!c.answered && !c.failed && rc == 0 && !tool_stop && !o->quiet)
-			fprintf(o->csv ? stderr : stdout, "seq %u: no echo within %g ms\n", seq,
-				o->timeout_ms);
+			fprintf(o->csv ? stderr : stdout, "seq %u: no echo within %s ms\n", seq,
+				dp_opt_num(o->timeout_ms, num));
 	}
 	if (rc == -ESHUTDOWN)
 		fprintf(stderr, "segnet-ping: nicd went away\n");

@@ -558,13 +558,13 @@ static void stat_print_live(const struct stat_opts *o, const char *path,
 {
 	double dt = prev->n ? (double)(s->t_ns - prev->t_ns) / 1e9 : 0;
 	time_t now = time(NULL);
-	char when[16];
+	char when[16], num[DP_OPT_NUM_LEN];
 
 	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
 	if (tty)
 		printf("\033[H\033[2J");
-	printf("segnet-stat %s  %s  every %.2g s\n%-56s %18s %14s\n", path, when,
-	       o->interval, "counter", "value", "per second");
+	printf("segnet-stat %s  %s  every %s s\n%-56s %18s %14s\n", path, when,
+	       dp_opt_num(o->interval, num), "counter", "value", "per second");
 	for (size_t i = 0; i < s->n; i++) {
 		double pv, rate = 0;
 

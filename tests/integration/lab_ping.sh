@@ -61,19 +61,20 @@ ping_server 1
 	>"$tmp/ping-quick.log" 2>&1 || fail "quick ping n0 -> n1"
 grep -q "20 sent, 20 received, 0% lost" "$tmp/ping-quick.log" || fail "quick pings lost"
 # A timeout under the round trip (50 us: a lab's takes longer): an echo after
-# it is lost, not received, and the timeout is printed as given.
+# it is lost, not received, and the timeout is printed as given (%g said 0.05
+# for 0.05000001).
 "$ping" --nicd n0 --key-file "$SEGNET_LAB_KEY" --node 1 --count 5 --interval 5 \
-	--timeout 0.05 >"$tmp/ping-timeout.log" 2>&1
+	--timeout 0.05000001 >"$tmp/ping-timeout.log" 2>&1
 cat "$tmp/ping-timeout.log"
 late=$(sed -n 's/.* time=\([0-9.]*\) us$/\1/p' "$tmp/ping-timeout.log" |
 	awk '$1 > 50' | wc -l)
-[ "$late" = 0 ] || fail "--timeout 0.05: $late echoes after 50 us counted as received"
-! grep -q "within 0 ms" "$tmp/ping-timeout.log" || fail "--timeout 0.05 printed as 0 ms"
+[ "$late" = 0 ] || fail "--timeout 0.05000001: $late echoes after 50 us counted as received"
+! grep -q "within 0 ms" "$tmp/ping-timeout.log" || fail "--timeout 0.05000001 printed as 0 ms"
 got=$(grep -c " time=" "$tmp/ping-timeout.log")
 grep -q "5 sent, $got received" "$tmp/ping-timeout.log" ||
-	fail "--timeout 0.05: the summary does not count the $got echoes in time"
-[ "$got" = 5 ] || grep -q "no echo within 0.05 ms" "$tmp/ping-timeout.log" ||
-	fail "--timeout 0.05: a lost ping not named with its timeout"
+	fail "--timeout 0.05000001: the summary does not count the $got echoes in time"
+[ "$got" = 5 ] || grep -q "no echo within 0.05000001 ms" "$tmp/ping-timeout.log" ||
+	fail "--timeout 0.05000001: a lost ping not named with its timeout"
 "$ping" --nicd n2 --key-file "$SEGNET_LAB_KEY" --node 1 --bulk --size 2048 --count 10 \
 	--interval 5 --csv >"$tmp/ping-bulk.csv" 2>"$tmp/ping-bulk.log" || fail "bulk ping n2 -> n1"
 [ "$(grep -c '^[0-9]*,2048,' "$tmp/ping-bulk.csv")" = 10 ] || fail "bulk ping: not 10 echoes of 2048 bytes"

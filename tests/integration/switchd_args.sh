@@ -191,11 +191,15 @@ no_runtime_dir() {
 no_runtime_dir nodrv "a failed EAL start"
 # A slot too short for the back-off sleeps: the notice names the option that
 # sets the slot, --bulk-gbps (a --link-gbps loses to it). Stopped by SIGINT.
+# The banner gives the rates as typed (%g said 10 and 1.23457).
 expect_prog=timeout
 # shellcheck disable=SC2086
 expect 0 "or a lower --bulk-gbps" -s INT --preserve-status 1 "$switchd" $eal \
 	--log-level "segnet.switchd.*:notice" --vdev net_null0,no-rx=1 --vdev net_null1,no-rx=1 \
-	-- --nodes 2 --port 0=net_null0 --port 1=net_null1 --bulk-gbps 10
+	-- --nodes 2 --port 0=net_null0 --port 1=net_null1 --bulk-gbps 10.0000001 \
+	--quick-gbps 1.23456789
+grep -q "(bulk 10.0000001 Gbit/s x 1 frames), quick 1.23456789 Gbit/s" "$out"
+tally $? "the banner gives --bulk-gbps 10.0000001 and --quick-gbps 1.23456789 as typed" "$out"
 expect_prog=$switchd
 # No hugepage to use (none mounted at --huge-dir): the EAL's "Permission
 # denied" would send a root user the wrong way. Shared config: the EAL made

@@ -549,9 +549,11 @@ Test(tools, stat_and_ping_on_a_lonely_nicd, .timeout = 60)
 	cr_assert_eq(rc, 0, "%s", t_read_file(t_out));
 	cr_assert(strstr(t_read_file(t_out), "{\"nic.stats."), "%s", t_read_file(t_out));
 	rc = t_cmd(t_out, SEGNET_STAT_BIN, "--prefix", n.prefix, "--count", "2", "--interval",
-		   "0.2", "--filter", "hello_sent", NULL);
+		   "0.125", "--filter", "hello_sent", NULL);
 	cr_assert_eq(rc, 0, "%s", t_read_file(t_out));
 	cr_assert(strstr(t_read_file(t_out), "per second"), "%s", t_read_file(t_out));
+	/* The interval as typed (%.2g said 0.12). */
+	cr_assert(strstr(t_read_file(t_out), "every 0.125 s"), "%s", t_read_file(t_out));
 	/* A stopped daemon: segnet-stat gives up after its reply wait, not never. */
 	kill(n.pid, SIGSTOP);
 	rc = t_cmd(t_out, SEGNET_STAT_BIN, "--prefix", n.prefix, "--once", NULL);

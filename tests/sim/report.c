@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dataplane/dp_opts.h"
 #include "sim_cli.h"
 
 static const char *const chan_names[SN_CHAN_COUNT] = { "bulk", "quick" };
@@ -28,10 +29,11 @@ void sim_print_header(const struct sim_cli *cli)
 {
 	const struct simrun_config *c = &cli->base;
 	uint32_t lead = simrun_grant_lead(c);
+	char bulk[DP_OPT_NUM_LEN], quick[DP_OPT_NUM_LEN];
 
-	printf("segnet-sim: %u nodes, bulk %g Gbit/s, quick %g Gbit/s, payload %u B, "
+	printf("segnet-sim: %u nodes, bulk %s Gbit/s, quick %s Gbit/s, payload %u B, "
 	       "%u+%u send buffers (per-target cap %u), conf %s, seed %llu, %d run%s",
-	       c->nodes, c->bulk_gbps, c->quick_gbps, c->payload, c->bulk_bufs,
+	       c->nodes, dp_opt_num(c->bulk_gbps, bulk), dp_opt_num(c->quick_gbps, quick), c->payload, c->bulk_bufs,
 	       c->quick_bufs, c->per_target, c->conf, (unsigned long long)c->seed,
 	       cli->n_runs, cli->n_runs == 1 ? "" : "s");
 	if (lead > 1)
@@ -327,6 +329,7 @@ static void plot_write_script(const struct sim_cli *cli, FILE *gp, const char *p
 			      const char *dat_path, const int *n, char titles[][64][48],
 			      int shown)
 {
+	char num[DP_OPT_NUM_LEN];
 	int block = 0;
 
 	fprintf(gp, "set terminal pngcairo size 1400,%d font 'sans,10'\nset output '",
@@ -343,8 +346,8 @@ static void plot_write_script(const struct sim_cli *cli, FILE *gp, const char *p
 		fprintf(gp, "set xlabel 'offered load of the bulk channel (quick: as many "
 			    "messages per second)'\n");
 	else if (cli->base.quick_load > 0)
-		fprintf(gp, "set xlabel 'offered load of the bulk channel (quick: %g)'\n",
-			cli->base.quick_load);
+		fprintf(gp, "set xlabel 'offered load of the bulk channel (quick: %s)'\n",
+			dp_opt_num(cli->base.quick_load, num));
 	else
 		fprintf(gp, "set xlabel 'offered load'\n");
 	for (size_t pi = 0; pi < sizeof(plot_panels) / sizeof(plot_panels[0]); pi++) {

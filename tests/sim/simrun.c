@@ -13,6 +13,7 @@
 #include <rte_mempool.h>
 
 #include "dataplane/dp_mbuf.h"
+#include "dataplane/dp_opts.h"
 #include "dataplane/dp_rank.h"
 #include "dataplane/sim/sim.h"
 #include "nicd/conf.h"
@@ -359,6 +360,7 @@ uint32_t simrun_grant_lead(const struct simrun_config *cfg)
 
 int simrun_check(const struct simrun_config *cfg, char *err, size_t errlen)
 {
+	char num[DP_OPT_NUM_LEN];
 	uint64_t slot_ns = sw_slot_ns_for(cfg->bulk_gbps, cfg->slot_frames);
 	uint64_t trip = sim_grant_trip_ns(cfg), lead = simrun_grant_lead(cfg);
 	double quick = sim_chan_load(cfg, SN_CHAN_QUICK, slot_ns);
@@ -380,8 +382,9 @@ int simrun_check(const struct simrun_config *cfg, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (quick > 1) {
-		snprintf(err, errlen, "--quick-load same-rate: at --load %g the quick channel "
-			 "would be offered %.3f of its capacity (at most 1)", cfg->load, quick);
+		snprintf(err, errlen, "--quick-load same-rate: at --load %s the quick channel "
+			 "would be offered %.3f of its capacity (at most 1)", dp_opt_num(cfg->load, num),
+			 quick);
 		return -EINVAL;
 	}
 	return 0;

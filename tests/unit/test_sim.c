@@ -1034,6 +1034,11 @@ Test(fault, a_spec_is_parsed_and_bad_keys_are_named)
 	dp_fault_format(&p, back, sizeof(back));
 	cr_assert_str_eq(back, "delay-us=100,delay-frames=64");
 	cr_assert_eq(p.loss, 0, "a spec starts from zero");
+	/* As a user types them (dp_opt_num): %.12g said loss=5e-05. */
+	cr_assert_eq(dp_fault_parse("--fault", "loss=0.00005,delay-us=0.5", &p, &seed, err,
+				    sizeof(err)), 0, "%s", err);
+	dp_fault_format(&p, back, sizeof(back));
+	cr_assert_str_eq(back, "loss=0.00005,delay-us=0.5");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
 		cr_assert_eq(dp_fault_parse("--fault", bad[i].spec, &p, &seed, err, sizeof(err)),

@@ -313,7 +313,7 @@ Test(simrun, same_rate_offers_as_many_quick_messages_as_bulk_ones)
 
 /* One bad command line and the argument its message must name. */
 struct t_bad {
-	const char *args[5];	/* NULL-terminated */
+	const char *args[7];	/* NULL-terminated */
 	const char *names;	/* text the message must contain */
 };
 
@@ -370,6 +370,9 @@ Test(simrun, bad_arguments_exit_2_naming_the_argument)
 		{ { "--messages", "10", "--duration", "1ms", NULL },
 		  "--messages and --duration do not go together" },
 		{ { "--bursty", "--no-bursty", NULL }, "--bursty and --no-bursty do not go together" },
+		/* The load as typed (%g said 0.123457). */
+		{ { "--quick-gbps", "0.01", "--quick-load", "same-rate", "--load", "0.1234567", NULL },
+		  "--quick-load same-rate: at --load 0.1234567 the quick channel" },
 	};
 	struct t_run *r = calloc(1, sizeof(*r));
 
@@ -385,6 +388,22 @@ Test(simrun, bad_arguments_exit_2_naming_the_argument)
 		cr_assert_eq(r->out[0], '\0', "%s: nothing on stdout: %s", bad[i].args[0],
 			     r->out);
 	}
+	free(r);
+}
+
+/* The header gives the rates as typed (%g said bulk 2.5 and quick 1.23457). */
+Test(simrun, the_header_gives_the_rates_as_typed)
+{
+	static const char *const args[] = { "--nodes", "4", "--messages", "10", "--seed", "1",
+					    "--bulk-gbps", "2.5000001", "--quick-gbps",
+					    "1.23456789", NULL };
+	struct t_run *r = calloc(1, sizeof(*r));
+
+	cr_assert_not_null(r);
+	t_sim(args, r);
+	cr_assert_eq(r->status, 0, "exit %d: %s", r->status, r->err);
+	cr_assert_not_null(strstr(r->out, "segnet-sim: 4 nodes, bulk 2.5000001 Gbit/s, quick 1.23456789 Gbit/s,"),
+			   "%s", r->out);
 	free(r);
 }
 
