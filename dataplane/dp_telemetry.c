@@ -157,8 +157,9 @@ static int dp_tel_groups_distinct(const struct dp_counter_set *sets, unsigned in
 	return ret;
 }
 
-/* Add set as a nested dictionary under its group's key. */
-static int dp_tel_add_group(struct rte_tel_data *d, const struct dp_counter_set *set)
+/* Add set as a nested dictionary under its group's key; *added is it once d holds it. */
+static int dp_tel_add_group(struct rte_tel_data *d, const struct dp_counter_set *set,
+			    struct rte_tel_data **added)
 {
 	char key[RTE_TEL_MAX_STRING_LEN];
 	struct rte_tel_data *child;
@@ -174,16 +175,33 @@ static int dp_tel_add_group(struct rte_tel_data *d, const struct dp_counter_set 
 		ret = dp_tel_ret(rte_tel_data_add_dict_container(d, key, child, 0));
 	if (ret)
 		rte_tel_data_free(child);
+	else
+		*added = child;
 	return ret;
 }
 
+/*
+ * DPDK 22.11 frees the group dictionaries of a reply (keep = 0) only when it
+ * writes the reply; it drops the reply of a callback that fails without
+ * looking at it, so the groups of a call that fails part way are freed here.
+ */
 int dp_telemetry_add_groups(struct rte_tel_data *d, const struct dp_counter_set *sets,
 			    unsigned int n)
 {
+	struct rte_tel_data *added[RTE_TEL_MAX_DICT_ENTRIES];	/* what d holds from this call */
+	unsigned int n_added = 0;
 	int ret = dp_tel_groups_distinct(sets, n);
 
-	for (unsigned int i = 0; i < n && !ret; i++)
-		ret = dp_tel_add_group(d, &sets[i]);
+	for (unsigned int i = 0; i < n && !ret; i++) {
+		/* d holds no more entries than that: the next add would be refused too. */
+		if (n_added == RTE_TEL_MAX_DICT_ENTRIES)
+			ret = -ENOSPC;
+		else
+			ret = dp_tel_add_group(d, &sets[i], &added[n_added]);
+		n_added += !ret;
+	}
+	while (ret && n_added)
+		rte_tel_data_free(added[--n_added]);
 	return ret;
 }
 

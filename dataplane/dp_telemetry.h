@@ -26,7 +26,10 @@ int dp_telemetry_add_set(struct rte_tel_data *d, const struct dp_counter_set *se
  * groups that would become one key ("a.b" and "a_b"), one hiding the
  * other, are refused before anything is added: -EEXIST at every call, and
  * an error naming both logged the first time that pair is seen (once per
- * pair in the process, not at every read). 0 or -errno.
+ * pair in the process, not at every read). 0 or -errno: -ENOSPC when d
+ * cannot hold them all (RTE_TEL_MAX_DICT_ENTRIES). On failure the groups
+ * this call added are freed, as DPDK drops the reply of a callback that
+ * fails without freeing them, but d still names them: return the error.
  */
 int dp_telemetry_add_groups(struct rte_tel_data *d, const struct dp_counter_set *sets,
 			    unsigned int n);

@@ -1753,6 +1753,28 @@ Test(eal, telemetry_group_keys_must_differ)
 	rte_tel_data_free(d);
 }
 
+/*
+ * One group more than a reply holds (RTE_TEL_MAX_DICT_ENTRIES) fails part
+ * way, and groups_cb returns the error: DPDK then drops the reply without
+ * freeing the group dictionaries already in it, so dp_telemetry_add_groups
+ * must. A leak here is seen by LeakSanitizer (scripts/test.sh --sanitize).
+ */
+Test(eal, telemetry_groups_that_do_not_fit_are_freed)
+{
+	static char names[RTE_TEL_MAX_DICT_ENTRIES + 1][8];
+	static struct dp_counter_set sets[RTE_TEL_MAX_DICT_ENTRIES + 1];
+	char buf[16384];
+
+	for (int i = 0; i < RTE_TEL_MAX_DICT_ENTRIES + 1; i++) {
+		snprintf(names[i], sizeof(names[i]), "g%d", i);
+		sets[i] = DP_COUNTER_SET(names[i], dp_port_counter_names, &clash_stats[0]);
+	}
+	cr_assert_eq(dp_telemetry_register("/segnet/test/full", groups_cb, "too many groups"), 0);
+	groups_query("/segnet/test/full", sets, RTE_TEL_MAX_DICT_ENTRIES + 1, buf, sizeof(buf));
+	cr_assert_eq(tel_groups_ret, -ENOSPC, "%s", buf);
+	cr_assert_not_null(strstr(buf, "{\"/segnet/test/full\":null}"), "%s", buf);
+}
+
 /* How many times needle stands in haystack. */
 static unsigned int count_of(const char *haystack, const char *needle)
 {
