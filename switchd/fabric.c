@@ -151,7 +151,8 @@ struct sw_fabric *sw_fabric_create(const struct sw_config *cfg,
 		goto fail;
 	rc = sw_nodes_init(sw, bulk, quick, cfg->control);
 	if (!rc)
-		rc = quick_arb_init(&sw->quick, sw->n, cfg->quick_mode, cfg->quick_gbps);
+		rc = quick_arb_init(&sw->quick, sw->n, cfg->quick_mode, cfg->quick_gbps,
+				    &sw->stats.quick_over_rate);
 	if (!rc)
 		rc = sw_bulk_init(sw, err, errlen);
 	if (rc)

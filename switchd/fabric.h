@@ -99,6 +99,7 @@ struct sw_config {
 	X(qreq_collision, "QREQs dropped: output busy (first come wins)") \
 	X(qreq_lost_to_control, "of those, lost to a control frame on the output (drop mode)") \
 	X(qreq_disabled, "QREQs the target's quick enable vector refuses") \
+	X(quick_over_rate, "quick frames from a node sending faster than --quick-gbps, held to the lead") \
 	X(qack_forwarded, "QACKs forwarded") \
 	X(cfg_received, "CFGs received") \
 	X(cfg_bad_size, "CFGs whose vectors do not match the cluster size") \

@@ -6,9 +6,10 @@
 #include "quick.h"
 
 int quick_arb_init(struct quick_arb *q, uint16_t n, enum sw_quick_mode mode,
-		   double gbps)
+		   double gbps, uint64_t *over_rate)
 {
 	q->mode = mode;
+	q->over_rate = over_rate;
 	q->ps_per_byte = dp_ps_per_byte(gbps);
 	q->epoch.ns = 0;
 	q->n = n;

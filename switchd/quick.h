@@ -8,7 +8,8 @@
  * Frames of one input that a poller reads in one burst did not arrive at
  * the same time: each is taken to have arrived no earlier than the one
  * before it from that input plus its own wire time (the links have one
- * rate), so a node cannot collide with its own previous frame.
+ * rate), so a node cannot collide with its own previous frame; by at most
+ * QUICK_LEAD_FRAMES wire times later than it was read.
  */
 #ifndef SEGNET_QUICK_H
 #define SEGNET_QUICK_H
@@ -35,11 +36,25 @@ struct quick_arb {
 	uint64_t *busy_ps;		/* end of everything sent on output o */
 	uint64_t *qreq_ps;		/* end of the last QREQ sent on output o */
 	uint64_t *in_ps;		/* arrival of the last frame from input i */
+	uint64_t *over_rate;		/* counter: frames held to the lead (quick_arrival) */
 };
 
-/* Set up for n outputs; 0 or -ENOMEM. */
+/*
+ * How much later than it is read a frame's arrival may be taken to be, in
+ * its own wire times: a poll reads up to 32 frames of an input (SW_BURST),
+ * which came one after another, and the next poll may find the input still
+ * sending. An input that sends faster than the links' rate (a NIC paced at
+ * its device's speed, faster than --quick-gbps, as on virtual links) would
+ * otherwise run ahead of the time without end, and every other input's
+ * QREQs for the outputs it used would lose until the lead drained. Past
+ * the lead, its frames count as arriving together at the lead's end (its
+ * QREQs for one output collide with each other), and are counted.
+ */
+enum { QUICK_LEAD_FRAMES = 64 };
+
+/* Set up for n outputs, counting frames held to the lead in *over_rate; 0 or -ENOMEM. */
 int quick_arb_init(struct quick_arb *q, uint16_t n, enum sw_quick_mode mode,
-		   double gbps);
+		   double gbps, uint64_t *over_rate);
 
 /* Free the state. */
 void quick_arb_fini(struct quick_arb *q);
@@ -49,7 +64,8 @@ void quick_rebase(struct quick_arb *q, uint64_t now);
 
 /*
  * When a frame of input `in` read at now_ps arrived: not before the frame
- * before it from the same input was through, plus its own wire time.
+ * before it from the same input was through, plus its own wire time, and
+ * not later than QUICK_LEAD_FRAMES of its wire times after now_ps.
  */
 static inline uint64_t quick_arrival(struct quick_arb *q, uint16_t in,
 				     uint64_t now_ps, uint64_t wire_ps)
@@ -60,6 +76,10 @@ static inline uint64_t quick_arrival(struct quick_arb *q, uint16_t in,
 		return at;	/* the switch's own frame */
 	if (q->in_ps[in] + wire_ps > at)
 		at = q->in_ps[in] + wire_ps;
+	if (at - now_ps > QUICK_LEAD_FRAMES * wire_ps) {
+		at = now_ps + QUICK_LEAD_FRAMES * wire_ps;
+		(*q->over_rate)++;
+	}
 	q->in_ps[in] = at;
 	return at;
 }

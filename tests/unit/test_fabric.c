@@ -7,6 +7,8 @@
  * arbitration, forged and unjoined sources, and down nodes. Scripted, no
  * randomness (the arbiters' seed is fixed).
  */
+#include <inttypes.h>
+
 #include "switchd/arb.h"
 #include "switchd/fabric.h"
 #include "test_dp_util.h"
@@ -811,6 +813,37 @@ Test(fabric, quick_burst_of_one_input_does_not_collide_with_itself)
 	cr_assert_eq(t_count(t, 2, PROTO_T_QREQ), 3);
 	for (unsigned int f = 0; f < 3; f++)
 		cr_assert_eq(t_sent(t, 2, f).src_node, 0);
+	t_sw_free(t);
+}
+
+/*
+ * A node that sends faster than the quick link's rate (a NIC paced at its
+ * device's speed, faster than --quick-gbps, as on virtual links): its
+ * frames' arrivals run ahead of the time they are read by at most
+ * QUICK_LEAD_FRAMES wire times, so another node's QREQ for the same output
+ * gets through soon after it stops. Before, the lead grew without end, and
+ * the other node's QREQs lost for as long as the fast one had sent (a lab
+ * with --quick-gbps 0.1: every QREQ of another node lost for seconds).
+ */
+Test(fabric, a_node_faster_than_the_quick_link_does_not_lock_others_out)
+{
+	struct t_sw *t = t_sw_joined("lcf", SW_QUICK_DROP, 0);
+	uint64_t now = 1000;
+
+	/* 20 polls 1 us apart, each with 32 QREQs of node 0 for 2 (2.7 us of wire at 10 Gbit/s). */
+	for (int poll = 0; poll < 20; poll++, now += 1000) {
+		for (int k = 0; k < 32; k++)
+			t_data(t, PROTO_T_QREQ, 0, 2, 0);
+		sw_fabric_poll(t->sw, now);
+		tport_clear(t->port[2]);
+	}
+	cr_expect_gt(t_st(t)->quick_over_rate, 0, "node 0 sent over the rate: counted");
+	/* 10 us after node 0 stopped, node 1's QREQ for 2 finds the output free. */
+	t_data(t, PROTO_T_QREQ, 1, 2, 0);
+	sw_fabric_poll(t->sw, now + 10000);
+	cr_assert_eq(t_count(t, 2, PROTO_T_QREQ), 1, "node 1's QREQ lost: %" PRIu64 " collisions",
+		     t_st(t)->qreq_collision);
+	cr_assert_eq(t_sent(t, 2, 0).src_node, 1);
 	t_sw_free(t);
 }
 
