@@ -95,6 +95,12 @@ int dp_opt_u16(const char *opt, const char *arg, unsigned long min,
 int dp_opt_double(const char *opt, const char *arg, double min, double max,
 		  double *out, char *err, size_t errlen);
 
+/*
+ * A link rate in Gbit/s: from 0.001 (1 Mbit/s) to 1000, as switchd's
+ * --link-gbps, --bulk-gbps, --quick-gbps and nicd's --quick-gbps take it.
+ */
+int dp_opt_gbps(const char *opt, const char *arg, double *out, char *err, size_t errlen);
+
 /* A period in seconds: 0 (off) or a number in [0.001, max]. */
 int dp_opt_period(const char *opt, const char *arg, double max, double *out, char *err,
 		  size_t errlen);

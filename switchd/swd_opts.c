@@ -15,9 +15,6 @@
 #include "switchd/arb.h"
 #include "switchd/swd.h"
 
-/* Slowest link rate accepted, Gbit/s (1 Mbit/s). */
-static const double SWD_GBPS_MIN = 0.001;
-
 /* Long-only options without a short letter. */
 enum swd_opt {
 	SWD_OPT_NODES = 256,
@@ -296,11 +293,11 @@ static int swd_parse_value(struct swd_opts *o, int c, const char *arg, char *err
 	case SWD_OPT_SLOT_FRAMES:
 		return dp_opt_u32("--slot-frames", arg, 1, 64, &o->slot_frames, err, errlen);
 	case SWD_OPT_LINK_GBPS:
-		return dp_opt_double("--link-gbps", arg, SWD_GBPS_MIN, 1000, &o->link_gbps, err, errlen);
+		return dp_opt_gbps("--link-gbps", arg, &o->link_gbps, err, errlen);
 	case SWD_OPT_BULK_GBPS:
-		return dp_opt_double("--bulk-gbps", arg, SWD_GBPS_MIN, 1000, &o->bulk_gbps, err, errlen);
+		return dp_opt_gbps("--bulk-gbps", arg, &o->bulk_gbps, err, errlen);
 	case SWD_OPT_QUICK_GBPS:
-		return dp_opt_double("--quick-gbps", arg, SWD_GBPS_MIN, 1000, &o->quick_gbps, err, errlen);
+		return dp_opt_gbps("--quick-gbps", arg, &o->quick_gbps, err, errlen);
 	case SWD_OPT_QUICK_MODE:
 		rc = dp_opt_choice("--quick-mode", arg, "drop", "interleave", &b, err, errlen);
 		o->quick_mode = b ? SW_QUICK_DROP : SW_QUICK_INTERLEAVE;
