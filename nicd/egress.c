@@ -15,6 +15,9 @@ void nic_quick_rate(struct nic *nic)
 	struct proto_pkt q = { .type = PROTO_T_QREQ };
 
 	nic->quick_gbps = dp_port_tx_gbps(nic->quick);
+	if (nic->cfg.quick_gbps > 0 &&
+	    (nic->quick_gbps <= 0 || nic->cfg.quick_gbps < nic->quick_gbps))
+		nic->quick_gbps = nic->cfg.quick_gbps;
 	if (nic->quick_gbps <= 0)
 		return;
 	nic->quick_ps_per_byte = dp_ps_per_byte(nic->quick_gbps);

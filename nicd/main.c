@@ -96,6 +96,12 @@ static void nicd_announce(const struct nicd *d)
 	}
 	printf("nicd: per node %u bulk send buffers (at most %u per target), %u quick (%u kept for connections holding none)\n",
 	       o->send_buffers, o->per_target_cap, o->quick_buffers, o->quick_reserve);
+	if (o->quick_gbps > 0) {
+		char g[DP_OPT_NUM_LEN];
+
+		printf("nicd: QREQs paced at most at %s Gbit/s (--quick-gbps), or at a slower quick port's speed\n",
+		       dp_opt_num(o->quick_gbps, g));
+	}
 	for (unsigned int v = 0; v < o->n_vnets; v++)
 		printf("nicd: vnet %u: %s (key from %s)\n", o->vnet[v].hv.vnet,
 		       o->vnet[v].conf, o->vnet[v].keyfile);

@@ -51,6 +51,9 @@ struct nic_config {
 	bool check_crc;			/* verify CRC32C of received frames */
 	uint32_t cfg_keepalive;		/* slots between CFGs when nothing changes (0 = 8) */
 	uint32_t incarnation;		/* differs each time the NIC starts (HELLO nonce) */
+	double quick_gbps;		/* the fabric's quick rate (switchd --quick-gbps):
+					 * QREQs leave at most this fast, or the quick
+					 * port's speed if lower (0: that speed alone) */
 };
 
 /* What a NIC reports to its owner (endpoints in nicd, the generator in sim). */

@@ -53,7 +53,9 @@ struct nic {
 	struct nic_ops ops;		/* the owner */
 	struct dp_port *bulk;		/* bulk-channel port */
 	struct dp_port *quick;		/* quick-channel port (may equal bulk) */
-	double quick_gbps;		/* its rate; 0 if unknown: QREQs never wait */
+	double quick_gbps;		/* the rate QREQs are paced at: its speed, or
+					 * cfg.quick_gbps if lower; 0 if neither is
+					 * known: QREQs never wait */
 	double quick_ps_per_byte;	/* its byte time, when the rate is known */
 	struct dp_ps_epoch quick_epoch;	/* time 0 of quick_free_ps */
 	uint64_t quick_free_ps;		/* when what was sent on it will have left */
@@ -135,8 +137,8 @@ void nic_ingress(struct nic *nic, struct rte_mbuf **frames, uint16_t n,
 		 uint64_t now);
 
 /*
- * Egress: take the quick port's rate (dp_port_tx_gbps), which paces QREQs;
- * at creation and at every join, since a device created late (a virtio-user
+ * Egress: take the quick port's rate (dp_port_tx_gbps), or the fabric's
+ * (cfg.quick_gbps) when that is lower, which paces QREQs; at creation and at every join, since a device created late (a virtio-user
  * client whose server was not up) knows its link speed only then.
  */
 void nic_quick_rate(struct nic *nic);

@@ -65,6 +65,7 @@ struct nicd_opts {
 	uint32_t descriptors;		/* --descriptors: packet descriptors per NIC */
 	uint32_t cfg_keepalive;		/* --cfg-keepalive: slots between unchanged CFGs */
 	uint32_t hello_us;		/* --hello-us: HELLO interval while joining */
+	double quick_gbps;		/* --quick-gbps: the fabric's quick rate (0: not given) */
 	const char *socket_dir;		/* --socket-dir */
 	mode_t socket_mode;		/* --socket-mode */
 };

@@ -46,6 +46,7 @@ enum nicd_opt {
 	NICD_OPT_HELLO_US,
 	NICD_OPT_SOCKET_DIR,
 	NICD_OPT_SOCKET_MODE,
+	NICD_OPT_QUICK_GBPS,
 };
 
 /* The options getopt_long knows. */
@@ -66,6 +67,7 @@ static const struct option nicd_long_opts[] = {
 	{ "hello-us", required_argument, NULL, NICD_OPT_HELLO_US },
 	{ "socket-dir", required_argument, NULL, NICD_OPT_SOCKET_DIR },
 	{ "socket-mode", required_argument, NULL, NICD_OPT_SOCKET_MODE },
+	{ "quick-gbps", required_argument, NULL, NICD_OPT_QUICK_GBPS },
 	DP_DAEMON_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -118,6 +120,10 @@ void nicd_opts_usage(FILE *f, const char *prog)
 		"                          than N are free (default a fifth of them, at\n"
 		"                          least 1: 4 of 20)\n"
 		"  --descriptors N         packet descriptors per NIC (default 16384)\n"
+		"  --quick-gbps G          the fabric's quick rate in Gbit/s (switchd\n"
+		"                          --quick-gbps): QREQs leave at most this fast,\n"
+		"                          or at the quick device's speed if lower\n"
+		"                          (default: that speed)\n"
 		"  --cfg-keepalive N       slots between CFGs while a NIC's requests do not\n"
 		"                          change (default 8; 1 = a CFG every slot)\n"
 		DP_DAEMON_IDLE_AFTER_USAGE("200")
@@ -305,6 +311,8 @@ static int nicd_parse_value(struct nicd_opts *o, int c, const char *arg, char *e
 	case NICD_OPT_CFG_KEEPALIVE:
 		return dp_opt_u32("--cfg-keepalive", arg, 1, PROTO_MAX_CFG_KEEPALIVE,
 				  &o->cfg_keepalive, err, errlen);
+	case NICD_OPT_QUICK_GBPS:
+		return dp_opt_gbps("--quick-gbps", arg, &o->quick_gbps, err, errlen);
 	case NICD_OPT_HELLO_US:
 		return dp_opt_u32("--hello-us", arg, 10, 10000000, &o->hello_us, err, errlen);
 	case NICD_OPT_SOCKET_DIR:

@@ -32,7 +32,8 @@
 #   --key-file FILE    key of virtual network 1 (default: a random key,
 #                      written to DIR/vnet1.key, mode 0600)
 #   --bulk-gbps G      bulk rate: sets the slot (default 0.05: 345 us slots)
-#   --quick-gbps G     quick rate (default 1)
+#   --quick-gbps G     quick rate (default 1): switchd's, and every nicd's
+#                      QREQ pace
 #   --down-ms MS       a node silent this long is down (default 500)
 #   --busy             no idle back-off (busy polling: a core per daemon)
 #   --fault SPEC       fault injection in every nicd, on every frame a node
@@ -513,7 +514,7 @@ proc_cmd() {
 		for i in $(proc_nodes "$p"); do printf '%s\n' --node "n$i:$(dev_name "$i" node)"; done
 		# shellcheck disable=SC2046
 		printf '%s\n' $(vnet_args) --socket-dir "$dir/nicd" --control-queue "$(control_queue)" \
-			$(idle_args)
+			--quick-gbps "$quick_gbps" $(idle_args)
 		[ -z "$nicd_fault" ] || printf '%s\n' --fault "$nicd_fault"
 	fi
 }

@@ -7,7 +7,8 @@
 #
 # scripts/lab.sh up brings switchd and one nicd serving n0, n1 and n2 up;
 # status reports every process alive and every node joined; nicd knows
-# the rate of every port up at its set-up (it paces QREQs at it); an echo
+# the rate of every port up at its set-up and the lab's --quick-gbps (it
+# paces QREQs at the lower); an echo
 # server on n1 answers 20 quick pings from n0 and 10 bulk pings of 2048
 # bytes from n2, none lost; a ping whose --timeout (50 us) is under the
 # round trip counts no late echo as received; a ping to a node outside the
@@ -33,6 +34,10 @@ grep -h "^port .* Mb/s" "$lab_dir"/logs/nicd*.log >"$tmp/rates.log"
 cat "$tmp/rates.log"
 [ "$(grep -c . "$tmp/rates.log")" = 3 ] || fail "nicd: not 3 ports set up in its log"
 ! grep "link up 0 Mb/s" "$tmp/rates.log" || fail "nicd: a port with no link rate (its QREQs are not paced)"
+# The switch's quick rate (lab.sh --quick-gbps, default 1) paces them too:
+# every virtual device says it is faster.
+grep -q "^nicd: QREQs paced at most at 1 Gbit/s (--quick-gbps)" "$lab_dir"/logs/nicd*.log ||
+	fail "nicd: not given the lab's --quick-gbps 1"
 
 # doc/endpoints.md's first application, built and run as the page says.
 doc="$(dirname "$lab_sh")/../doc/endpoints.md"

@@ -103,6 +103,11 @@ Test(tools, nicd_bad_arguments)
 		      "--vnet", vnet, "--bulk-port", "x", "--endpoints=0", NULL);
 	t_usage_error("--cfg-keepalive 0", NICD_BIN,
 		      "--vnet", vnet, "--bulk-port", "x", "--cfg-keepalive", "0", NULL);
+	/* The fabric's quick rate, in switchd --quick-gbps's range. */
+	t_usage_error("--quick-gbps 0: must be between 0.001 and 1000", NICD_BIN,
+		      "--vnet", vnet, "--bulk-port", "x", "--quick-gbps", "0", "--check", NULL);
+	t_usage_error("--quick-gbps abc: not a number", NICD_BIN,
+		      "--vnet", vnet, "--bulk-port", "x", "--quick-gbps=abc", "--check", NULL);
 	/* --check: the arguments, key files and configurations, nothing started. */
 	t_usage_error("key file /nonexistent", NICD_BIN, "--vnet", "1:/nonexistent:conf3",
 		      "--bulk-port", "x", "--check", NULL);

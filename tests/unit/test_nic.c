@@ -34,27 +34,40 @@ static void t_setup(void)
 
 TestSuite(nic, .init = t_setup);
 
-/*
- * A NIC on port (bulk and quick) with protocol conf (a name with overrides,
- * "" for none) reporting to ops (NULL: nobody), of process incarnation inc
- * (its boot nonce), not joined.
- */
-static struct nic *t_nic_inc(struct dp_port *port, const char *conf,
-			     const struct nic_ops *ops, uint16_t per_target, uint32_t inc)
+/* The configuration of the test NICs: per-target cap per_target, incarnation inc. */
+static struct nic_config t_config(uint16_t per_target, uint32_t inc)
 {
-	struct nic_config cfg = {
+	return (struct nic_config) {
 		.max_nodes = 4, .bulk_bufs = 4, .bulk_per_target = per_target,
 		.quick_bufs = 16, .quick_reserve = 4, .descriptors = 256, .mp = t_mp,
 		.check_crc = true, .incarnation = inc,
 	};
+}
+
+/*
+ * A NIC of cfg on port (bulk and quick) with protocol conf (a name with
+ * overrides, "" for none) reporting to ops (NULL: nobody), not joined.
+ */
+static struct nic *t_nic_of(struct dp_port *port, const char *conf,
+			    const struct nic_ops *ops, const struct nic_config *cfg)
+{
 	struct nic_ops none = { 0 };
 	char err[128], spec[256] = "";
-	struct nic *nic = nic_create(&cfg, ops ? ops : &none, port, port, err, sizeof(err));
+	struct nic *nic = nic_create(cfg, ops ? ops : &none, port, port, err, sizeof(err));
 
 	cr_assert_not_null(nic, "nic_create: %s", err);
 	cr_assert(!*conf || !conf_expand(conf, spec, sizeof(spec), err, sizeof(err)), "%s", err);
 	cr_assert_eq(nic_add_vnet(nic, T_VNET, spec, err, sizeof(err)), 0, "%s", err);
 	return nic;
+}
+
+/* The same, of t_config(per_target, inc) (inc: its boot nonce). */
+static struct nic *t_nic_inc(struct dp_port *port, const char *conf,
+			     const struct nic_ops *ops, uint16_t per_target, uint32_t inc)
+{
+	struct nic_config cfg = t_config(per_target, inc);
+
+	return t_nic_of(port, conf, ops, &cfg);
 }
 
 /* The same, of incarnation 0. */
@@ -299,6 +312,64 @@ Test(nic, unknown_rate_sends_at_once)
 	cr_assert_eq(t_quick_at_once(nic, port, now), T_QREQS);
 	cr_assert_eq(nic_stats(nic)->qreq_deferred, 0);
 	t_done(nic, port, avail);
+}
+
+/*
+ * A NIC with a quick port of port_gbps (0: unknown) in a fabric of
+ * fabric_gbps (nic_config.quick_gbps, 0: not given), joined at now: the
+ * QREQs that leave at once of T_QREQS sent, and when it wakes to send more.
+ */
+static unsigned int t_paced(double port_gbps, double fabric_gbps, uint64_t now,
+			    uint64_t *wake)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp), n, before;
+	struct dp_port *port = tport_create("nic", 256);
+	struct nic_config cfg = t_config(1, 0);
+	struct nic *nic;
+
+	tport_of(port)->gbps = port_gbps;
+	cfg.quick_gbps = fabric_gbps;
+	nic = t_nic_of(port, "", NULL, &cfg);
+	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_node_id(nic), T_NODE);
+	tport_clear(port);
+	t_send_quick(nic, now);
+	*wake = nic_poll(nic, now);
+	n = t_count(port, PROTO_T_QREQ, &before);
+	t_done(nic, port, avail);
+	return n;
+}
+
+/*
+ * A fabric slower than the quick port (switchd --quick-gbps 0.1 behind a
+ * memif port that says 100 Gbit/s): QREQs leave at the fabric's rate, as
+ * from a port of that speed, not at once. The lower of the two rates paces;
+ * without a fabric rate, the port's alone.
+ */
+Test(nic, fabric_rate_below_the_port_paces)
+{
+	const struct {
+		double port, fabric, as;	/* port, fabric: paced as a port of `as` */
+	} cases[] = {
+		{ 100, 0.1, 0.1 }, { 0, 0.1, 0.1 }, { 0.1, 10, 0.1 }, { 100, 0, 100 },
+	};
+	uint64_t now = 1000000;
+
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t wake, want_wake;
+		unsigned int n = t_paced(cases[i].port, cases[i].fabric, now, &wake);
+		unsigned int want = t_paced(cases[i].as, 0, now, &want_wake);
+
+		cr_assert_eq(n, want, "port %g, fabric %g Gbit/s: %u QREQs at once, %u from a port of %g",
+			     cases[i].port, cases[i].fabric, n, want, cases[i].as);
+		cr_assert_eq(wake, want_wake, "port %g, fabric %g Gbit/s: woke at +%llu ns, a port of %g at +%llu",
+			     cases[i].port, cases[i].fabric, (unsigned long long)(wake - now),
+			     cases[i].as, (unsigned long long)(want_wake - now));
+		if (cases[i].as < 1)
+			cr_assert_lt(n, T_QREQS, "port %g, fabric %g Gbit/s: every QREQ at once",
+				     cases[i].port, cases[i].fabric);
+	}
 }
 
 /*
