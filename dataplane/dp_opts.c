@@ -296,7 +296,7 @@ int dp_opt_double(const char *opt, const char *arg, double min, double max,
 
 int dp_opt_gbps(const char *opt, const char *arg, double *out, char *err, size_t errlen)
 {
-	return dp_opt_double(opt, arg, 0.001, 1000, out, err, errlen);
+	return dp_opt_double(opt, arg, DP_OPT_GBPS_MIN, DP_OPT_GBPS_MAX, out, err, errlen);
 }
 
 int dp_opt_period(const char *opt, const char *arg, double max, double *out, char *err,

@@ -95,9 +95,14 @@ int dp_opt_u16(const char *opt, const char *arg, unsigned long min,
 int dp_opt_double(const char *opt, const char *arg, double min, double max,
 		  double *out, char *err, size_t errlen);
 
+/* The link rates every program takes, in Gbit/s: 1 Mbit/s to 1000 Gbit/s. */
+#define DP_OPT_GBPS_MIN 0.001
+#define DP_OPT_GBPS_MAX 1000.0
+
 /*
- * A link rate in Gbit/s: from 0.001 (1 Mbit/s) to 1000, as switchd's
- * --link-gbps, --bulk-gbps, --quick-gbps and nicd's --quick-gbps take it.
+ * A link rate in Gbit/s, DP_OPT_GBPS_MIN to DP_OPT_GBPS_MAX, as switchd's
+ * --link-gbps, --bulk-gbps, --quick-gbps and nicd's --quick-gbps take it
+ * (segnet-sim's rates too).
  */
 int dp_opt_gbps(const char *opt, const char *arg, double *out, char *err, size_t errlen);
 

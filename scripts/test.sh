@@ -49,24 +49,21 @@ for ((i = 1; i < ${#suites[@]}; i += 2)); do
 		exit 2
 	}
 done
-if [ $sanitize -eq 0 ]; then
-	meson test -C "$builddir" --print-errorlogs --num-processes 2 "${suites[@]}"
-	exit
+if [ $sanitize -eq 1 ]; then
+	# Under the sanitizers: every report into one folder, checked afterwards.
+	reports="$builddir/sanitizer-reports"
+	rm -rf "$reports"
+	mkdir -p "$reports"
+	# One runtime serves both sanitizers (and LeakSanitizer): one log path.
+	log="log_path=$reports/report:log_exe_name=1"
+	export ASAN_OPTIONS="$san_asan_options:$log"
+	export UBSAN_OPTIONS="$san_ubsan_options:$log"
+	# Criterion ends its workers with _exit: without this, LeakSanitizer never runs in them.
+	export CRITERION_NO_EARLY_EXIT=1
 fi
-
-# Under the sanitizers: every report into one folder, checked afterwards.
-reports="$builddir/sanitizer-reports"
-rm -rf "$reports"
-mkdir -p "$reports"
-# One runtime serves both sanitizers (and LeakSanitizer): one log path.
-log="log_path=$reports/report:log_exe_name=1"
-export ASAN_OPTIONS="$san_asan_options:$log"
-export UBSAN_OPTIONS="$san_ubsan_options:$log"
-# Criterion ends its workers with _exit: without this, LeakSanitizer never runs in them.
-export CRITERION_NO_EARLY_EXIT=1
 rc=0
 meson test -C "$builddir" --print-errorlogs --num-processes 2 "${suites[@]}" || rc=$?
-if [ -n "$(ls -A "$reports")" ]; then
+if [ $sanitize -eq 1 ] && [ -n "$(ls -A "$reports")" ]; then
 	for f in "$reports"/*; do
 		echo "=== $f"
 		cat "$f"

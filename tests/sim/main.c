@@ -342,8 +342,12 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 			usage_error("--quick-mode: '%s' is not drop, interleave or both", arg);
 		cli->quick_mode = arg;
 		break;
-	case O_BULK_GBPS: c->bulk_gbps = parse_num("bulk-gbps", arg, 0.001, 1000); break;
-	case O_QUICK_GBPS: c->quick_gbps = parse_num("quick-gbps", arg, 0.001, 1000); break;
+	case O_BULK_GBPS:
+		c->bulk_gbps = parse_num("bulk-gbps", arg, DP_OPT_GBPS_MIN, DP_OPT_GBPS_MAX);
+		break;
+	case O_QUICK_GBPS:
+		c->quick_gbps = parse_num("quick-gbps", arg, DP_OPT_GBPS_MIN, DP_OPT_GBPS_MAX);
+		break;
 	case O_PROP: c->prop_ns = (uint64_t)parse_count("prop-ns", arg, 0, 1000000000); break;
 	case O_SLOT_FRAMES: c->slot_frames = (uint32_t)parse_count("slot-frames", arg, 1, 64); break;
 	case O_GRANT_LEAD:
