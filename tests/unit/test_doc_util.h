@@ -7,6 +7,8 @@
 #define SEGNET_TEST_DOC_UTIL_H
 
 #include <criterion/criterion.h>
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,90 @@ static inline char *t_doc_line(const char *page, const char *head)
 	fclose(f);
 	free(line);
 	return NULL;
+}
+
+/* Where in a man page (doc/man/page) to look for names set in bold. */
+struct t_man_where {
+	const char *sh;		/* the section (.SH line's title) */
+	const char *ss;		/* its subsection (.SS title), or NULL: anywhere in sh */
+	const char *entry;	/* only .TP entries whose tag line holds this, or NULL */
+	bool tags_only;		/* only the tag lines of .TP entries (an entry of its own) */
+};
+
+/* Append what line sets in bold to o: its arguments after a bold macro, \fB spans. */
+static inline void t_man_line_bold(FILE *o, const char *line)
+{
+	static const char *const macros[] = { ".B ", ".BR ", ".RB ", ".BI ", ".IB " };
+
+	for (size_t i = 0; i < sizeof(macros) / sizeof(macros[0]); i++)
+		if (!strncmp(line, macros[i], strlen(macros[i])))
+			fputs(line + strlen(macros[i]), o);
+	for (const char *b = strstr(line, "\\fB"); b; b = strstr(b, "\\fB")) {
+		const char *e = strstr(b += 3, "\\f");
+
+		fprintf(o, "%.*s\n", (int)(e ? e - b : (long)strlen(b)), b);
+	}
+}
+
+/* Whether a man page line starting with macro (".SH") has title (quotes aside). */
+static inline bool t_man_heading(const char *line, const char *macro, const char *title)
+{
+	size_t m = strlen(macro), t = strlen(title);
+
+	if (strncmp(line, macro, m) || line[m] != ' ')
+		return false;
+	line += m + 1 + (line[m + 1] == '"');
+	return !strncmp(line, title, t) && (line[t] == '\n' || line[t] == '"' || !line[t]);
+}
+
+/* Set *text to what doc/man/page sets in bold at w, one span a line (malloc'd). */
+static inline void t_man_bold(const char *page, const struct t_man_where *w, char **text)
+{
+	char path[512], *line = NULL;
+	bool in_sh = false, in_ss = false, in_entry = false, tag = false, after_tp = false;
+	size_t cap = 0, len = 0;
+	FILE *f, *o = open_memstream(text, &len);
+
+	snprintf(path, sizeof(path), "%s/man/%s", SEGNET_DOC_DIR, page);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s: cannot open", path);
+	while (getline(&line, &cap, f) > 0) {
+		if (!strncmp(line, ".SH", 3)) {
+			in_sh = t_man_heading(line, ".SH", w->sh);
+			in_ss = !w->ss;
+			in_entry = false;
+		} else if (!strncmp(line, ".SS", 3)) {
+			in_ss = !w->ss || t_man_heading(line, ".SS", w->ss);
+			in_entry = false;
+		} else if (!strncmp(line, ".PP", 3) || !strncmp(line, ".LP", 3) ||
+			   !strncmp(line, ".P\n", 3)) {
+			in_entry = false;
+		}
+		tag = after_tp;
+		after_tp = !strncmp(line, ".TP", 3);
+		if (tag)
+			in_entry = !w->entry || strstr(line, w->entry);
+		if (in_sh && in_ss && (tag || !w->tags_only) && (!w->entry || in_entry))
+			t_man_line_bold(o, line);
+	}
+	fclose(f);
+	fclose(o);
+	free(line);
+}
+
+/* Whether name is a whole word of text (words: letters, digits, '_'). */
+static inline bool t_has_word(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+		bool start = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		bool end = !(isalnum((unsigned char)p[n]) || p[n] == '_');
+
+		if (start && end)
+			return true;
+	}
+	return false;
 }
 
 #endif
