@@ -12,6 +12,18 @@
 #include "dp_counters.h"
 
 /*
+ * A daemon's telemetry names outside its counter lists (the commands it
+ * registers, the keys its callbacks add by name) are X-macro lists of
+ * X(name, text), so that the callbacks and the test of its man page
+ * (tests/unit/test_man_telemetry.c) read the same names: each list becomes
+ * a struct of strings, a field per entry. A key is the entry's name (text
+ * says what it holds); a command is its text, the path.
+ */
+#define DP_TEL_NAME_FIELD(name, text) const char *name;
+#define DP_TEL_KEY_INIT(name, text) .name = #name,
+#define DP_TEL_CMD_INIT(name, path) .name = path,
+
+/*
  * Add every counter of set to a telemetry dictionary (d must be a dict),
  * keyed by counter name. 0, or -ENOSPC when the dictionary is full
  * (RTE_TEL_MAX_DICT_ENTRIES): the counters that fitted are in.

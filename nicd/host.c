@@ -16,6 +16,7 @@
 #include "dataplane/dp_log.h"
 #include "dataplane/dp_telemetry.h"
 #include "host_priv.h"
+#include "nicd_tel_names.h"
 #include "segnet.h"
 
 DP_LOG_REGISTER(host_logtype, nicd.host);
@@ -828,9 +829,7 @@ const char *host_socket_path(const struct host *h)
  * its counters (whose "held" counts messages ever held: held_now is the
  * queue now).
  */
-static const char *const host_tel_ep_keys[] = {
-	"vnet", "uid", "pid", "send_bufs", "recv_bufs", "in_flight", "recv_free", "held_now",
-};
+static const char *const host_tel_ep_keys[] = { NICD_TEL_EP_KEYS(DP_COUNTER_NAME) };
 
 /*
  * Sends the NIC holds: sent less the completions of sent ones (refusals
@@ -887,7 +886,7 @@ int host_telemetry_endpoints(const struct host *h, const char *prefix,
 		if (!e->open)
 			continue;
 		n = host_tel_ep_values(e, v);
-		snprintf(key, sizeof(key), "%sep%u", prefix, e->id);
+		snprintf(key, sizeof(key), "%s%s%u", prefix, nicd_tel_endpoints_key.ep, e->id);
 		bytes = strlen(key) + 8;	/* "key":{...}, */
 		for (size_t k = 0; k < n; k++)
 			bytes += dp_telemetry_u64_bytes(host_tel_ep_key(k), v[k]);

@@ -33,12 +33,22 @@
 
 #include "dataplane/dp_telemetry.h"
 #include "nicd/nicd.h"
+#include "nicd/nicd_tel_names.h"
 
 /* What the endpoints may read, and the lock that keeps it alive meanwhile. */
 static struct {
 	pthread_mutex_t lock;		/* held while a callback reads */
 	const struct nicd_nodes *ns;	/* the nodes, or NULL */
 } nicd_tel = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The commands and the keys added by name (nicd_tel_names.h). */
+static const struct nicd_tel_cmds nicd_tel_cmd = { NICD_TEL_CMDS(DP_TEL_CMD_INIT) };
+static const struct nicd_tel_stats_keys nicd_tel_stats_key = {
+	NICD_TEL_STATS_KEYS(DP_TEL_KEY_INIT)
+};
+const struct nicd_tel_endpoints_keys nicd_tel_endpoints_key = {
+	NICD_TEL_ENDPOINTS_KEYS(DP_TEL_KEY_INIT)
+};
 
 /* Copy s into a telemetry name: characters it refuses become '_'. */
 static void nicd_tel_name(char *out, size_t len, const char *s)
@@ -175,15 +185,15 @@ static void nicd_tel_node(struct nicd_tel_out *o, const struct nicd_nodes *ns,
 	const uint64_t *decode = nic_decode_drops(n->nic);
 	char key[RTE_TEL_MAX_STRING_LEN];
 
-	nicd_tel_u64(o, "node_id", nic_node_id(n->nic));
-	nicd_tel_u64(o, "up", nic_is_up(n->nic));
-	nicd_tel_u64(o, "cluster_size", nic_cluster_size(n->nic));
-	nicd_tel_u64(o, "endpoints_open", host_open_count(n->host));
-	nicd_tel_u64(o, "pending", nic_pending(n->nic));
+	nicd_tel_u64(o, nicd_tel_stats_key.node_id, nic_node_id(n->nic));
+	nicd_tel_u64(o, nicd_tel_stats_key.up, nic_is_up(n->nic));
+	nicd_tel_u64(o, nicd_tel_stats_key.cluster_size, nic_cluster_size(n->nic));
+	nicd_tel_u64(o, nicd_tel_stats_key.endpoints_open, host_open_count(n->host));
+	nicd_tel_u64(o, nicd_tel_stats_key.pending, nic_pending(n->nic));
 	nicd_tel_counters(o, "", nic_counter_names, (const uint64_t *)nic_stats(n->nic),
 			  sizeof(struct nic_stats) / sizeof(uint64_t));
 	for (int r = 1; r < PROTO_R_COUNT; r++) {
-		snprintf(key, sizeof(key), "bad_filter_%s",
+		snprintf(key, sizeof(key), "%s%s", nicd_tel_stats_key.bad_filter_,
 			 proto_reason_name((enum proto_reason)r));
 		nicd_tel_u64(o, key, decode[r]);
 	}
@@ -196,7 +206,8 @@ static void nicd_tel_node(struct nicd_tel_out *o, const struct nicd_nodes *ns,
 	if (o->left_out) {
 		o->bytes += 40;
 		if (o->d)
-			rte_tel_data_add_dict_u64(o->d, "counters_left_out", o->left_out);
+			rte_tel_data_add_dict_u64(o->d, nicd_tel_stats_key.counters_left_out,
+						  o->left_out);
 	}
 }
 
@@ -238,7 +249,7 @@ static void nicd_tel_all_nodes(struct rte_tel_data *d, const struct nicd_nodes *
 	if (i < ns->n) {
 		snprintf(note, sizeof(note), "%u of %u nodes fit one reply: ask "
 			 "/segnet/nic/stats,NAME for the others", i, ns->n);
-		rte_tel_data_add_dict_string(d, "more", note);
+		rte_tel_data_add_dict_string(d, nicd_tel_stats_key.more, note);
 	}
 }
 
@@ -297,7 +308,7 @@ static int nicd_tel_endpoints(const char *cmd, const char *params,
 	if (left_out) {
 		snprintf(note, sizeof(note), "%u endpoints do not fit one reply%s", left_out,
 			 params && *params ? "" : ": ask /segnet/nic/endpoints,NAME per node");
-		rte_tel_data_add_dict_string(d, "more", note);
+		rte_tel_data_add_dict_string(d, nicd_tel_endpoints_key.more, note);
 	}
 	if (ns && params && *params && !nicd_tel_find(ns, params))
 		rc = -1;
@@ -307,11 +318,11 @@ static int nicd_tel_endpoints(const char *cmd, const char *params,
 
 int nicd_telemetry_register(void)
 {
-	int rc = dp_telemetry_register("/segnet/nic/stats", nicd_tel_stats,
+	int rc = dp_telemetry_register(nicd_tel_cmd.stats, nicd_tel_stats,
 				       "NIC, host-interface, stage and port counters per node. Parameter: node NAME (optional)");
 
 	if (!rc)
-		rc = dp_telemetry_register("/segnet/nic/endpoints", nicd_tel_endpoints,
+		rc = dp_telemetry_register(nicd_tel_cmd.endpoints, nicd_tel_endpoints,
 					   "Open endpoints per node. Parameter: node NAME (optional)");
 	return rc;
 }

@@ -25,6 +25,7 @@
 #include "dataplane/dp_telemetry.h"
 #include "proto/proto.h"
 #include "switchd/swd.h"
+#include "switchd/swd_tel_names.h"
 
 enum {
 	/* Nodes /segnet/switch/nodes lists without an ID (a reply holds 16 KiB). */
@@ -38,6 +39,15 @@ static struct {
 	const struct swd_ports *ports;	/* its ports, or NULL */
 } swd_tel = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
+/* The commands and the keys added by name (swd_tel_names.h). */
+static const struct swd_tel_cmds swd_tel_cmd = { SWD_TEL_CMDS(DP_TEL_CMD_INIT) };
+static const struct swd_tel_stats_keys swd_tel_stats_key = { SWD_TEL_STATS_KEYS(DP_TEL_KEY_INIT) };
+static const struct swd_tel_nodes_keys swd_tel_nodes_key = { SWD_TEL_NODES_KEYS(DP_TEL_KEY_INIT) };
+static const struct swd_tel_node_keys swd_tel_node_key = { SWD_TEL_NODE_KEYS(DP_TEL_KEY_INIT) };
+static const struct swd_tel_arbiter_keys swd_tel_arbiter_key = {
+	SWD_TEL_ARBITER_KEYS(DP_TEL_KEY_INIT)
+};
+
 /* Add the decode drop counters, by reason, as a nested dictionary "decode". */
 static int swd_tel_decode(struct rte_tel_data *d, const uint64_t *decode)
 {
@@ -49,7 +59,7 @@ static int swd_tel_decode(struct rte_tel_data *d, const uint64_t *decode)
 	for (int r = 1; r < PROTO_R_COUNT; r++)
 		rte_tel_data_add_dict_u64(c, proto_reason_name((enum proto_reason)r),
 					  decode[r]);
-	if (rte_tel_data_add_dict_container(d, "decode", c, 0)) {
+	if (rte_tel_data_add_dict_container(d, swd_tel_stats_key.decode, c, 0)) {
 		rte_tel_data_free(c);
 		return -ENOSPC;
 	}
@@ -106,7 +116,7 @@ static int swd_tel_faults(struct rte_tel_data *d, const struct swd_ports *p)
 		if (rte_tel_data_add_dict_container(c, swd_role_names[r], rd[r], 0))
 			rc = -ENOSPC;
 	}
-	if (!rc && rte_tel_data_add_dict_container(d, "fault", c, 0))
+	if (!rc && rte_tel_data_add_dict_container(d, swd_tel_stats_key.fault, c, 0))
 		rc = -ENOSPC;
 	if (rc) {
 		for (int r = 0; r < SWD_ROLES; r++)
@@ -131,8 +141,8 @@ static int swd_tel_stats(const char *cmd, const char *params, struct rte_tel_dat
 	if (sw) {
 		set = DP_COUNTER_SET("switch", sw_counter_names, sw_fabric_stats(sw));
 		rc = dp_telemetry_add_set(d, &set);
-		rte_tel_data_add_dict_u64(d, "nodes_up", sw_fabric_nodes_up(sw));
-		rte_tel_data_add_dict_u64(d, "slot_ns", sw_fabric_slot_ns(sw));
+		rte_tel_data_add_dict_u64(d, swd_tel_stats_key.nodes_up, sw_fabric_nodes_up(sw));
+		rte_tel_data_add_dict_u64(d, swd_tel_stats_key.slot_ns, sw_fabric_slot_ns(sw));
 		if (!rc)
 			rc = swd_tel_decode(d, sw_fabric_decode_drops(sw));
 		if (!rc && swd_tel.ports)
@@ -174,13 +184,13 @@ static int swd_tel_node(struct rte_tel_data *d, const struct sw_fabric *sw,
 		return -ENOMEM;
 	sw_fabric_node_info(sw, i, &info);
 	rte_tel_data_start_dict(c);
-	rte_tel_data_add_dict_u64(c, "joined", info.joined);
-	rte_tel_data_add_dict_u64(c, "up", info.up);
-	rte_tel_data_add_dict_u64(c, "last_cfg_slot", info.last_cfg_slot);
-	rte_tel_data_add_dict_u64(c, "grants", info.grants);
-	rte_tel_data_add_dict_u64(c, "requests", info.requests);
+	rte_tel_data_add_dict_u64(c, swd_tel_node_key.joined, info.joined);
+	rte_tel_data_add_dict_u64(c, swd_tel_node_key.up, info.up);
+	rte_tel_data_add_dict_u64(c, swd_tel_node_key.last_cfg_slot, info.last_cfg_slot);
+	rte_tel_data_add_dict_u64(c, swd_tel_node_key.grants, info.grants);
+	rte_tel_data_add_dict_u64(c, swd_tel_node_key.requests, info.requests);
 	swd_node_ports(sn, swd_tel_port, c);
-	snprintf(key, sizeof(key), "node%u", i);
+	snprintf(key, sizeof(key), "%s%u", swd_tel_nodes_key.node, i);
 	if (rte_tel_data_add_dict_container(d, key, c, 0)) {
 		rte_tel_data_free(c);
 		return -ENOSPC;
@@ -216,8 +226,8 @@ static int swd_tel_nodes(const char *cmd, const char *params, struct rte_tel_dat
 	p = swd_tel.ports;
 	if (sw && p) {
 		one = swd_tel_node_param(params, p->n);
-		rte_tel_data_add_dict_u64(d, "nodes", p->n);
-		rte_tel_data_add_dict_u64(d, "up", sw_fabric_nodes_up(sw));
+		rte_tel_data_add_dict_u64(d, swd_tel_nodes_key.nodes, p->n);
+		rte_tel_data_add_dict_u64(d, swd_tel_nodes_key.up, sw_fabric_nodes_up(sw));
 		if (one == -2)
 			rc = -EINVAL;
 		else if (one >= 0)
@@ -225,7 +235,7 @@ static int swd_tel_nodes(const char *cmd, const char *params, struct rte_tel_dat
 		for (uint16_t i = 0; one == -1 && !rc && i < p->n && i < SWD_TEL_NODES; i++)
 			rc = swd_tel_node(d, sw, p, i);
 		if (one == -1 && p->n > SWD_TEL_NODES)
-			rte_tel_data_add_dict_string(d, "more",
+			rte_tel_data_add_dict_string(d, swd_tel_nodes_key.more,
 						     "ask /segnet/switch/nodes,ID for nodes past 15");
 	}
 	pthread_mutex_unlock(&swd_tel.lock);
@@ -248,7 +258,7 @@ static int swd_tel_hist(struct rte_tel_data *d, const uint64_t *hist, uint16_t n
 	rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
 	for (unsigned int k = 0; k <= last; k++)
 		rte_tel_data_add_array_u64(a, hist[k]);
-	if (rte_tel_data_add_dict_container(d, "match_hist", a, 0)) {
+	if (rte_tel_data_add_dict_container(d, swd_tel_arbiter_key.match_hist, a, 0)) {
 		rte_tel_data_free(a);
 		return -ENOSPC;
 	}
@@ -276,15 +286,15 @@ static int swd_tel_arbiter(const char *cmd, const char *params, struct rte_tel_d
 		slots = st->slots;
 		grants = st->grants;
 		cycles = st->arb_cycles;
-		rte_tel_data_add_dict_string(d, "name", sw_fabric_arbiter(sw));
-		rte_tel_data_add_dict_u64(d, "slots", slots);
-		rte_tel_data_add_dict_u64(d, "grants", grants);
+		rte_tel_data_add_dict_string(d, swd_tel_arbiter_key.name, sw_fabric_arbiter(sw));
+		rte_tel_data_add_dict_u64(d, swd_tel_arbiter_key.slots, slots);
+		rte_tel_data_add_dict_u64(d, swd_tel_arbiter_key.grants, grants);
 		snprintf(text, sizeof(text), "%.3f", slots ? (double)grants / (double)slots : 0.0);
-		rte_tel_data_add_dict_string(d, "mean_grants_per_slot", text);
-		rte_tel_data_add_dict_u64(d, "arb_cycles", cycles);
+		rte_tel_data_add_dict_string(d, swd_tel_arbiter_key.mean_grants_per_slot, text);
+		rte_tel_data_add_dict_u64(d, swd_tel_arbiter_key.arb_cycles, cycles);
 		snprintf(text, sizeof(text), "%.1f", slots && hz ?
 			 (double)cycles * 1e9 / (double)hz / (double)slots : 0.0);
-		rte_tel_data_add_dict_string(d, "mean_arb_ns", text);
+		rte_tel_data_add_dict_string(d, swd_tel_arbiter_key.mean_arb_ns, text);
 		rc = swd_tel_hist(d, sw_fabric_match_hist(sw), swd_tel.ports->n);
 	}
 	pthread_mutex_unlock(&swd_tel.lock);
@@ -295,13 +305,13 @@ int swd_telemetry_register(void)
 {
 	int rc;
 
-	rc = dp_telemetry_register("/segnet/switch/stats", swd_tel_stats,
+	rc = dp_telemetry_register(swd_tel_cmd.stats, swd_tel_stats,
 				   "Switch counters and decode drops by reason. Takes no parameters.");
 	if (!rc)
-		rc = dp_telemetry_register("/segnet/switch/nodes", swd_tel_nodes,
+		rc = dp_telemetry_register(swd_tel_cmd.nodes, swd_tel_nodes,
 					   "Per node: joined, up, last CFG slot, grants, requests, port counters. Parameter: a node id (default: the first 16 nodes).");
 	if (!rc)
-		rc = dp_telemetry_register("/segnet/switch/arbiter", swd_tel_arbiter,
+		rc = dp_telemetry_register(swd_tel_cmd.arbiter, swd_tel_arbiter,
 					   "Arbiter name, slots, grants, mean grants per slot, match histogram, mean arbitration time (ns). Takes no parameters.");
 	return rc;
 }

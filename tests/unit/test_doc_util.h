@@ -102,14 +102,20 @@ static inline void t_man_bold(const char *page, const struct t_man_where *w, cha
 	free(line);
 }
 
-/* Whether name is a whole word of text (words: letters, digits, '_'). */
+/* Whether c belongs to a word: a name (letters, digits, '_') or a path ('/'). */
+static inline bool t_word_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '/';
+}
+
+/* Whether name is a whole word of text (so "nodes" is not in "/segnet/switch/nodes"). */
 static inline bool t_has_word(const char *text, const char *name)
 {
 	size_t n = strlen(name);
 
 	for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
-		bool start = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
-		bool end = !(isalnum((unsigned char)p[n]) || p[n] == '_');
+		bool start = p == text || !t_word_char(p[-1]);
+		bool end = !t_word_char(p[n]);
 
 		if (start && end)
 			return true;
