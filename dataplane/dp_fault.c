@@ -50,8 +50,8 @@ enum fault_key {
 	FAULT_PROBS = K_CORRUPT + 1
 };
 
-static const char *const fault_keys[FAULT_KEYS] = {
-	"loss", "dup", "reorder", "corrupt", "delay-us", "delay-frames", "seed",
+const char *const dp_fault_spec_keys[FAULT_KEYS + 1] = {
+	"loss", "dup", "reorder", "corrupt", "delay-us", "delay-frames", "seed", NULL,
 };
 
 /* Where probability k (K_LOSS .. K_CORRUPT) is in the parameters. */
@@ -87,8 +87,8 @@ int dp_fault_validate(const struct dp_fault_params *p, char *err, size_t errlen)
 
 	for (unsigned int k = 0; k < FAULT_PROBS; k++) {
 		if (!(fault_prob(p, k) >= 0 && fault_prob(p, k) < 1)) {
-			snprintf(err, errlen, "%s probability %s is outside [0, 1)", fault_keys[k],
-				 dp_opt_num(fault_prob(p, k), num));
+			snprintf(err, errlen, "%s probability %s is outside [0, 1)",
+				 dp_fault_spec_keys[k], dp_opt_num(fault_prob(p, k), num));
 			return -EINVAL;
 		}
 	}
@@ -109,7 +109,7 @@ int dp_fault_validate(const struct dp_fault_params *p, char *err, size_t errlen)
 	return 0;
 }
 
-/* Parse value val of key k (an index in fault_keys) into p or seed. */
+/* Parse value val of key k (an index in dp_fault_spec_keys) into p or seed. */
 static int fault_parse_value(const char *opt, unsigned int k, const char *val,
 			     struct dp_fault_params *p, uint64_t *seed, char *err, size_t errlen)
 {
@@ -119,7 +119,7 @@ static int fault_parse_value(const char *opt, unsigned int k, const char *val,
 	int rc;
 
 	/* "--fault loss=": messages quote it with the value, as the user typed it. */
-	snprintf(name, sizeof(name), "%s %s=", opt, fault_keys[k]);
+	snprintf(name, sizeof(name), "%s %s=", opt, dp_fault_spec_keys[k]);
 	switch (k) {
 	case K_DELAY_FRAMES:
 		return dp_opt_u32(name, val, 1, DP_FAULT_DELAY_FRAMES_MAX, &p->delay_frames, err,
@@ -157,7 +157,7 @@ static int fault_parse_one(const char *opt, char *kv, bool *seen, struct dp_faul
 	if (!val || val == kv || !val[1])
 		return dp_opt_fail(err, errlen, "%s: '%s' is not KEY=VALUE", opt, kv);
 	*val++ = '\0';
-	for (k = 0; k < FAULT_KEYS && strcmp(kv, fault_keys[k]); k++)
+	for (k = 0; k < FAULT_KEYS && strcmp(kv, dp_fault_spec_keys[k]); k++)
 		;
 	if (k == FAULT_KEYS)
 		return dp_opt_fail(err, errlen,
@@ -213,7 +213,8 @@ void dp_fault_format(const struct dp_fault_params *p, char *buf, size_t len)
 	for (unsigned int k = 0; k < FAULT_PROBS && at < len; k++)
 		if (fault_prob(p, k) > 0)
 			at += (size_t)snprintf(buf + at, len - at, "%s%s=%s", at ? "," : "",
-					       fault_keys[k], dp_opt_num(fault_prob(p, k), num));
+					       dp_fault_spec_keys[k],
+					       dp_opt_num(fault_prob(p, k), num));
 	if (p->delay_ns && at < len)
 		at += (size_t)snprintf(buf + at, len - at, "%sdelay-us=%s", at ? "," : "",
 				       dp_opt_num((double)p->delay_ns / 1000, num));

@@ -60,6 +60,9 @@ struct dp_fault_stats {
 /* Names of struct dp_fault_stats fields. */
 extern const char *const dp_fault_counter_names[];
 
+/* The keys of a --fault SPEC ("loss" ... "seed"), NULL-terminated. */
+extern const char *const dp_fault_spec_keys[];
+
 /* True when any fault has a non-zero probability, or there is a delay. */
 bool dp_fault_active(const struct dp_fault_params *p);
 

@@ -13,24 +13,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The first line of doc/page that starts with head (malloc'd), or NULL. */
-static inline char *t_doc_line(const char *page, const char *head)
+/* Whether line is a Markdown heading of level 1 to level ("##": 2). */
+static inline bool t_doc_heading(const char *line, size_t level)
 {
+	size_t n = strspn(line, "#");
+
+	return n >= 1 && n <= level && line[n] == ' ';
+}
+
+/*
+ * The first line of doc/page that starts with head (malloc'd), or NULL;
+ * with a section, the first in that section: from the heading that starts
+ * with it ("## The arbiters") to the next heading of its level or above.
+ */
+static inline char *t_doc_section_line(const char *page, const char *section, const char *head)
+{
+	size_t cap = 0, level = section ? strspn(section, "#") : 0;
 	char path[512], *line = NULL;
-	size_t cap = 0;
+	bool in = !section;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", SEGNET_DOC_DIR, page);
 	f = fopen(path, "r");
 	cr_assert_not_null(f, "%s: cannot open", path);
-	while (getline(&line, &cap, f) > 0)
-		if (!strncmp(line, head, strlen(head))) {
+	while (getline(&line, &cap, f) > 0) {
+		if (section && t_doc_heading(line, level))
+			in = !strncmp(line, section, strlen(section));
+		if (in && !strncmp(line, head, strlen(head))) {
 			fclose(f);
 			return line;
 		}
+	}
 	fclose(f);
 	free(line);
 	return NULL;
+}
+
+/* The first line of doc/page that starts with head (malloc'd), or NULL. */
+static inline char *t_doc_line(const char *page, const char *head)
+{
+	return t_doc_section_line(page, NULL, head);
 }
 
 /* Where in a man page (doc/man/page) to look for names set in bold. */
@@ -41,10 +63,20 @@ struct t_man_where {
 	bool tags_only;		/* only the tag lines of .TP entries (an entry of its own) */
 };
 
-/* Append what line sets in bold to o: its arguments after a bold macro, \fB spans. */
-static inline void t_man_line_bold(FILE *o, const char *line)
+/*
+ * Append what line sets in bold to o: its arguments after a bold macro, \fB
+ * spans; a hyphen written \- is written -.
+ */
+static inline void t_man_line_bold(FILE *o, const char *raw)
 {
 	static const char *const macros[] = { ".B ", ".BR ", ".RB ", ".BI ", ".IB " };
+	char line[4096];
+	size_t n = 0;
+
+	for (const char *c = raw; *c && n < sizeof(line) - 1; c++)
+		if (c[0] != '\\' || c[1] != '-')
+			line[n++] = *c;
+	line[n] = '\0';
 
 	for (size_t i = 0; i < sizeof(macros) / sizeof(macros[0]); i++)
 		if (!strncmp(line, macros[i], strlen(macros[i])))
@@ -102,10 +134,10 @@ static inline void t_man_bold(const char *page, const struct t_man_where *w, cha
 	free(line);
 }
 
-/* Whether c belongs to a word: a name (letters, digits, '_') or a path ('/'). */
+/* Whether c belongs to a word: a name (letters, digits, '_', '-') or a path ('/'). */
 static inline bool t_word_char(char c)
 {
-	return isalnum((unsigned char)c) || c == '_' || c == '/';
+	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '/';
 }
 
 /* Whether name is a whole word of text (so "nodes" is not in "/segnet/switch/nodes"). */
