@@ -19,6 +19,7 @@
 
 #include "dataplane/dp_eal.h"
 #include "dataplane/dp_ethdev.h"
+#include "dataplane/dp_in_use.h"
 #include "dataplane/dp_opts.h"
 #include "pcap/replay/replay.h"
 
@@ -96,22 +97,34 @@ static int replay_check_outputs(const struct replay_opts *o)
 	return 0;
 }
 
+/* Say why the EAL arguments (before "--") cannot be used (rc: -errno); the exit status. */
+static int replay_eal_refused(int rc, const char *err)
+{
+	fprintf(stderr, "segnet-replay: %s (EAL arguments, before --)\n", err);
+	return dp_eal_bad_args(rc) ? REPLAY_EXIT_USAGE : REPLAY_EXIT_FAIL;
+}
+
 /*
  * The EAL arguments, checked with the other arguments before the trace is
  * read: a mode that runs without the EAL takes none; for one that starts
  * it, a --vdev the EAL would refuse only once started (an af_packet
- * iface= naming no interface: dp_ethdev_vdev_check). 0 or the exit status.
+ * iface= naming no interface: dp_ethdev_vdev_check) and, when it will
+ * start (not --check, which may run beside a lab on the same prefix), a
+ * file prefix or server socket another process holds (dp_in_use_check,
+ * which dp_eal_init runs again: the trace's read may be long). 0 or the
+ * exit status.
  */
 static int replay_check_eal_args(const struct replay_opts *o, int eal_argc, char **argv)
 {
 	const struct replay_mode *mode = replay_mode_find(o->mode);
 	char err[512] = "";
+	int rc;
 
 	if (!mode->no_eal) {
-		if (!dp_ethdev_vdev_check(eal_argc, argv, err, sizeof(err)))
-			return 0;
-		fprintf(stderr, "segnet-replay: %s (EAL arguments, before --)\n", err);
-		return REPLAY_EXIT_USAGE;
+		rc = dp_ethdev_vdev_check(eal_argc, argv, err, sizeof(err));
+		if (!rc && !o->check)
+			rc = dp_in_use_check(eal_argc, argv, err, sizeof(err));
+		return rc ? replay_eal_refused(rc, err) : 0;
 	}
 	if (eal_argc <= 1)
 		return 0;
@@ -164,10 +177,8 @@ static int replay_start(struct replay_main *r, int eal_argc, char **argv)
 	if (r->mode->no_eal)
 		return 0;
 	rc = dp_eal_init(eal_argc, argv, err, sizeof(err));
-	if (rc < 0) {
-		fprintf(stderr, "segnet-replay: %s (EAL arguments, before --)\n", err);
-		return dp_eal_bad_args(rc) ? REPLAY_EXIT_USAGE : REPLAY_EXIT_FAIL;
-	}
+	if (rc < 0)
+		return replay_eal_refused(rc, err);
 	r->eal = true;
 	return 0;
 }
