@@ -140,8 +140,26 @@ is_uint() {
 	[[ "$1" =~ ^(0|[1-9][0-9]*)$ ]]
 }
 
-is_rate() {
-	[[ "$1" =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v g="$1" 'BEGIN { exit !(g > 0 && g <= 100) }'
+# The link rates the daemons take (dp_opt_gbps: switchd's --bulk-gbps and
+# --quick-gbps, nicd's --quick-gbps), "MIN MAX" in Gbit/s as written in
+# dataplane/dp_opts.h, where they are defined: read there, not written
+# again here, so that up refuses a rate before it makes or starts anything.
+gbps_range() {
+	local h="$top/dataplane/dp_opts.h" r
+	r=$(awk '$1 == "#define" && $2 == "DP_OPT_GBPS_MIN" { lo = $3 }
+		$1 == "#define" && $2 == "DP_OPT_GBPS_MAX" { hi = $3 }
+		END { if (lo ~ /^[0-9.]+$/ && hi ~ /^[0-9.]+$/) printf "%g %g", lo, hi }' "$h" 2>/dev/null)
+	[ -n "$r" ] || die "cannot read the daemons' link rates (DP_OPT_GBPS_MIN, DP_OPT_GBPS_MAX) in $h"
+	echo "$r"
+}
+
+# check_rate OPTION G: G, a decimal number, is a link rate the daemons take.
+check_rate() {
+	local range lo hi
+	range=$(gbps_range) || exit 1
+	read -r lo hi <<<"$range"
+	[[ "$2" =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v g="$2" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(g >= lo && g <= hi) }' ||
+		die_usage "$1 must be a rate in Gbit/s from $lo to $hi (what switchd and nicd take), not '$2'"
 }
 
 parse_args() {
@@ -213,8 +231,8 @@ check_args() {
 	esac
 	is_uint "$solo" && [ "$solo" -le "$nodes" ] ||
 		die_usage "--solo must be 0 to --nodes ($nodes), not '$solo'"
-	is_rate "$bulk_gbps" || die_usage "--bulk-gbps must be a rate in Gbit/s (0 < G <= 100), not '$bulk_gbps'"
-	is_rate "$quick_gbps" || die_usage "--quick-gbps must be a rate in Gbit/s (0 < G <= 100), not '$quick_gbps'"
+	check_rate --bulk-gbps "$bulk_gbps"
+	check_rate --quick-gbps "$quick_gbps"
 	is_uint "$down_ms" && [ "$down_ms" -ge 10 ] ||
 		die_usage "--down-ms must be a whole number of milliseconds, at least 10, not '$down_ms'"
 	local f

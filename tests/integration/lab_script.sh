@@ -50,6 +50,22 @@ expect_now 2 "is not a directory" "$lab_sh" up --link "$link" --name "$lab_name"
 expect_now 2 "--link must be vhost, veth or memif" lab up --link ethernet
 expect_now 2 "unknown command 'sideways'" lab sideways
 expect_now 2 "--bulk-gbps must be a rate" lab up --bulk-gbps fast
+# The rates switchd and nicd take (switchd's refusal says which): up refuses
+# one outside them itself, before it makes anything (not a daemon's refusal
+# after DIR was made, nor --down-ms's for a slot of seconds), and takes both
+# ends (--down-ms 5, refused after the rates, shows they passed).
+"$build/switchd/switchd" -- --nodes 2 --port 0=a --port 1=b --bulk-gbps 0 --check \
+	>"$tmp/cmd.log" 2>&1
+read -r lo hi < <(sed -n 's/.*--bulk-gbps 0: must be between \([0-9.]*\) and \([0-9.]*\)$/\1 \2/p' \
+	"$tmp/cmd.log")
+[ -n "$hi" ] || { cat "$tmp/cmd.log"; fail "switchd does not say the rates it takes"; }
+expect_now 2 "^lab.sh: --bulk-gbps must be a rate in Gbit/s from $lo to $hi (what switchd and nicd take), not '$(awk -v g="$lo" 'BEGIN { print g / 2 }')'" \
+	lab up --link "$link" --bulk-gbps "$(awk -v g="$lo" 'BEGIN { print g / 2 }')"
+[ -e "$lab_dir" ] && fail "up refusing --bulk-gbps below $lo left $lab_dir"
+expect_now 2 "^lab.sh: --quick-gbps must be a rate in Gbit/s from $lo to $hi (what switchd and nicd take), not '${hi}1'" \
+	lab up --link "$link" --quick-gbps "${hi}1"
+expect_now 2 "^lab.sh: --down-ms must be a whole number" lab up --link "$link" \
+	--bulk-gbps "$lo" --quick-gbps "$hi" --down-ms 5
 expect_now 2 "--vnet must be ID:CONF" lab up --vnet 1:conf3
 expect_now 2 "--grant-lead must be 1 to 64" lab up --grant-lead 0
 expect_now 2 "--fault must be KEY=VALUE" lab up --fault "loss 0.1"
