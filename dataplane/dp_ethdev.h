@@ -206,14 +206,24 @@ uint16_t dp_ethdev_vdev_queues(const char *name);
  * is not there yet) is no error but left stopped (out->stopped, link
  * down; a virtio-user client also out->unplugged) for dp_ethdev_watch to
  * start or create with back-off.
- * A name dp_ethdev_find does not find fails as there. 0 or -errno; on
- * failure the device is left stopped (a virtio-user client, which the wait
- * may have created again, is closed): a device started, then stopped
- * again (promiscuous mode refused, link still down) is stopped in the EAL
+ * A name dp_ethdev_find does not find fails as there. 0 or -errno. On
+ * failure the device is left stopped, not closed (one found started, set
+ * up twice, stays so): one the set-up started, then stopped again
+ * (promiscuous mode refused, link still down) is stopped in the EAL
  * interrupt thread, as dp_ethdev_close stops it, and what its receive
- * queues took in meanwhile is freed. Drivers known to report a frame
- * limit they do not enforce (memif, af_packet in DPDK 22.11) keep their
- * MTU and out->mtu says the segnet MTU. out is filled on failure too
+ * queues took in meanwhile is freed. Not closed because the device is the
+ * EAL's (a --vdev, a probed NIC), which the set-up only configures: a
+ * closed ethdev is released and its name finds nothing for the rest of the
+ * process, so no set-up could take it again (with other queues, a longer
+ * link wait, once its peer is there; the tests do); and a program that
+ * gives up loses nothing by it, as dp_eal_cleanup's rte_eal_cleanup
+ * removes every device the EAL created (a memif server's socket file too)
+ * with the interrupt thread held. The exception is a virtio-user client
+ * that failed once configured (its start, promiscuous mode, link wait):
+ * the wait may have created it again, a device of the set-up's own, so it
+ * is closed. Drivers known to report a
+ * frame limit they do not enforce (memif, af_packet in DPDK 22.11) keep
+ * their MTU and out->mtu says the segnet MTU. out is filled on failure too
  * (port_id RTE_MAX_ETHPORTS), so dp_ethdev_close on it does nothing.
  */
 int dp_ethdev_setup(const char *name, const struct dp_ethdev_conf *conf,

@@ -154,6 +154,11 @@ expect 2 "are the same device" $eal --vdev net_null0 --vdev net_null1 -- --nodes
 expect 1 "net_memif0: link still down after 300 ms" $eal --vdev net_null0 \
 	--vdev net_memif0,role=server,id=0,socket=$sock,socket-abstract=no,bsize=4096 \
 	-- --nodes 2 --port 0=net_null0 --port 1=net_memif0 --link-wait-ms 300
+# That set-up gave its device up stopped, not closed (dp_ethdev_setup): the
+# EAL's cleanup at exit removed it, and its socket file with it, which the
+# next switchd on that socket would find in its way.
+[ ! -e "$sock" ]
+tally $? "the memif server of the failed set-up removed at exit (no $sock)" "$out"
 # Its output in the order it was written, stdout and stderr in one file:
 # stdout is line-buffered, so "polling on CPU" (set-up) comes before the
 # error of the port that followed it, not at exit after it.
