@@ -157,51 +157,72 @@ static int dp_tel_groups_distinct(const struct dp_counter_set *sets, unsigned in
 	return ret;
 }
 
-/* Add set as a nested dictionary under its group's key; *added is it once d holds it. */
+/*
+ * DPDK 22.11 frees the nested containers of a reply (keep = 0) only when it
+ * writes the reply; it drops the reply of a callback that fails without
+ * looking at it, so each container added is noted for the callback to free
+ * then.
+ */
+int dp_telemetry_add_container(struct rte_tel_data *d, const char *key, struct rte_tel_data *c,
+			       struct dp_telemetry_held *held)
+{
+	int ret = -ENOSPC;
+
+	if (held->n < DP_TELEMETRY_HELD_MAX)
+		ret = rte_tel_data_add_dict_container(d, key, c, 0);
+	if (ret < 0) {
+		rte_tel_data_free(c);
+		return ret;
+	}
+	/* 0, or E2BIG: added under a key cut short. */
+	held->c[held->n++] = c;
+	return dp_tel_ret(ret);
+}
+
+struct rte_tel_data *dp_telemetry_add_dict(struct rte_tel_data *d, const char *key,
+					   struct dp_telemetry_held *held)
+{
+	struct rte_tel_data *c = rte_tel_data_alloc();
+	int ret;
+
+	if (!c) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rte_tel_data_start_dict(c);
+	ret = dp_telemetry_add_container(d, key, c, held);
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	return c;
+}
+
+void dp_telemetry_held_free(struct dp_telemetry_held *held)
+{
+	while (held->n)
+		rte_tel_data_free(held->c[--held->n]);
+}
+
+/* Add set as a nested dictionary under its group's key, noted in held. */
 static int dp_tel_add_group(struct rte_tel_data *d, const struct dp_counter_set *set,
-			    struct rte_tel_data **added)
+			    struct dp_telemetry_held *held)
 {
 	char key[RTE_TEL_MAX_STRING_LEN];
 	struct rte_tel_data *child;
-	int ret;
 
 	dp_tel_key(key, set->group);
-	child = rte_tel_data_alloc();
-	if (!child)
-		return -ENOMEM;
-	rte_tel_data_start_dict(child);
-	ret = dp_telemetry_add_set(child, set);
-	if (!ret)
-		ret = dp_tel_ret(rte_tel_data_add_dict_container(d, key, child, 0));
-	if (ret)
-		rte_tel_data_free(child);
-	else
-		*added = child;
-	return ret;
+	child = dp_telemetry_add_dict(d, key, held);
+	return child ? dp_telemetry_add_set(child, set) : -errno;
 }
 
-/*
- * DPDK 22.11 frees the group dictionaries of a reply (keep = 0) only when it
- * writes the reply; it drops the reply of a callback that fails without
- * looking at it, so the groups of a call that fails part way are freed here.
- */
 int dp_telemetry_add_groups(struct rte_tel_data *d, const struct dp_counter_set *sets,
-			    unsigned int n)
+			    unsigned int n, struct dp_telemetry_held *held)
 {
-	struct rte_tel_data *added[RTE_TEL_MAX_DICT_ENTRIES];	/* what d holds from this call */
-	unsigned int n_added = 0;
 	int ret = dp_tel_groups_distinct(sets, n);
 
-	for (unsigned int i = 0; i < n && !ret; i++) {
-		/* d holds no more entries than that: the next add would be refused too. */
-		if (n_added == RTE_TEL_MAX_DICT_ENTRIES)
-			ret = -ENOSPC;
-		else
-			ret = dp_tel_add_group(d, &sets[i], &added[n_added]);
-		n_added += !ret;
-	}
-	while (ret && n_added)
-		rte_tel_data_free(added[--n_added]);
+	for (unsigned int i = 0; i < n && !ret; i++)
+		ret = dp_tel_add_group(d, &sets[i], held);
 	return ret;
 }
 

@@ -30,6 +30,42 @@
  */
 int dp_telemetry_add_set(struct rte_tel_data *d, const struct dp_counter_set *set);
 
+enum {
+	/* Nested containers one reply notes in a struct dp_telemetry_held. */
+	DP_TELEMETRY_HELD_MAX = RTE_TEL_MAX_DICT_ENTRIES,
+};
+
+/*
+ * The nested containers a callback added to its reply, at any depth. DPDK
+ * 22.11 frees them (added with keep = 0) only when it writes the reply,
+ * and drops the reply of a callback that fails without freeing them: a
+ * callback that fails part way frees them with dp_telemetry_held_free and
+ * returns the error. Starts empty ({ .n = 0 }).
+ */
+struct dp_telemetry_held {
+	unsigned int n;					/* containers in c */
+	struct rte_tel_data *c[DP_TELEMETRY_HELD_MAX];	/* added, in order */
+};
+
+/*
+ * Add container c (a dict or an array) to dictionary d under key, freed
+ * with the reply, and note it in held. 0 or -errno: -ENOSPC when d or held
+ * is full, -E2BIG when key was cut (RTE_TEL_MAX_STRING_LEN). On failure c
+ * is either freed or, when d holds it anyway (-E2BIG), noted in held.
+ */
+int dp_telemetry_add_container(struct rte_tel_data *d, const char *key, struct rte_tel_data *c,
+			       struct dp_telemetry_held *held);
+
+/*
+ * A new, empty dictionary added to d under key (dp_telemetry_add_container),
+ * or NULL with errno.
+ */
+struct rte_tel_data *dp_telemetry_add_dict(struct rte_tel_data *d, const char *key,
+					   struct dp_telemetry_held *held);
+
+/* Free the containers noted in held (the reply naming them must fail); held is empty after. */
+void dp_telemetry_held_free(struct dp_telemetry_held *held);
+
 /*
  * Add each of the n sets as a nested dictionary under its group name, so
  * one reply can carry several sets; characters telemetry refuses in names
@@ -39,12 +75,12 @@ int dp_telemetry_add_set(struct rte_tel_data *d, const struct dp_counter_set *se
  * other, are refused before anything is added: -EEXIST at every call, and
  * an error naming both logged the first time that pair is seen (once per
  * pair in the process, not at every read). 0 or -errno: -ENOSPC when d
- * cannot hold them all (RTE_TEL_MAX_DICT_ENTRIES). On failure the groups
- * this call added are freed, as DPDK drops the reply of a callback that
- * fails without freeing them, but d still names them: return the error.
+ * cannot hold them all (RTE_TEL_MAX_DICT_ENTRIES). The groups added are
+ * noted in held: on failure, free them (dp_telemetry_held_free) and return
+ * the error.
  */
 int dp_telemetry_add_groups(struct rte_tel_data *d, const struct dp_counter_set *sets,
-			    unsigned int n);
+			    unsigned int n, struct dp_telemetry_held *held);
 
 /*
  * JSON bytes of a "key":v entry with its separator: what a reply that must

@@ -20,8 +20,6 @@
 #include "dataplane/dp_opts.h"
 #include "switchd/swd.h"
 
-DP_LOG_REGISTER(swd_logtype, switchd.daemon);
-
 enum {
 	/* Wake-up latency of a sleep beyond what it asked for (us, typical). */
 	SWD_WAKE_US = 60,

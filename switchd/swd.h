@@ -3,7 +3,8 @@
  * The switchd daemon around the fabric: its options (swd_opts.c), its
  * ports on ethdevs (swd_ports.c), its telemetry endpoints
  * (swd_telemetry.c) and its reports (swd_report.c). main.c ties them
- * together; nothing else includes this header.
+ * together; nothing else includes this header but the test of the
+ * endpoints (tests/unit/test_swd_telemetry.c).
  */
 #ifndef SEGNET_SWD_H
 #define SEGNET_SWD_H
@@ -21,7 +22,7 @@
 #include "pcap/port_capture.h"
 #include "switchd/fabric.h"
 
-/* The daemon's log type, segnet.switchd.daemon (defined in main.c). */
+/* The daemon's log type, segnet.switchd.daemon (defined in swd_ports.c). */
 extern int swd_logtype;
 
 /* Where a node's frames go, as the command line names the devices. */

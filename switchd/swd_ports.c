@@ -15,6 +15,8 @@
 #include "dataplane/dp_log.h"
 #include "switchd/swd.h"
 
+DP_LOG_REGISTER(swd_logtype, switchd.daemon);
+
 enum {
 	/* Descriptors per queue (dp_ethdev's default). */
 	SWD_DESC = 1024,

@@ -49,20 +49,16 @@ static const struct swd_tel_arbiter_keys swd_tel_arbiter_key = {
 };
 
 /* Add the decode drop counters, by reason, as a nested dictionary "decode". */
-static int swd_tel_decode(struct rte_tel_data *d, const uint64_t *decode)
+static int swd_tel_decode(struct rte_tel_data *d, const uint64_t *decode,
+			  struct dp_telemetry_held *held)
 {
-	struct rte_tel_data *c = rte_tel_data_alloc();
+	struct rte_tel_data *c = dp_telemetry_add_dict(d, swd_tel_stats_key.decode, held);
 
 	if (!c)
-		return -ENOMEM;
-	rte_tel_data_start_dict(c);
+		return -errno;
 	for (int r = 1; r < PROTO_R_COUNT; r++)
 		rte_tel_data_add_dict_u64(c, proto_reason_name((enum proto_reason)r),
 					  decode[r]);
-	if (rte_tel_data_add_dict_container(d, swd_tel_stats_key.decode, c, 0)) {
-		rte_tel_data_free(c);
-		return -ENOSPC;
-	}
 	return 0;
 }
 
@@ -88,47 +84,33 @@ static void swd_tel_fault_sum(struct dp_port *port, enum swd_role role, void *ct
  * each role ("port", or "bulk" and "quick"; "control"), as a nested
  * dictionary "fault" of dictionaries (per port: the exit summary).
  */
-static int swd_tel_faults(struct rte_tel_data *d, const struct swd_ports *p)
+static int swd_tel_faults(struct rte_tel_data *d, const struct swd_ports *p,
+			  struct dp_telemetry_held *held)
 {
 	struct swd_fault_sums f = { .used = { false } };
-	struct rte_tel_data *c, *rd[SWD_ROLES] = { NULL };	/* rd: freed with c on failure */
-	int rc = 0;
+	struct rte_tel_data *c, *rd;
 
 	if (!p->faulty)
 		return 0;
 	for (uint16_t i = 0; i < p->n; i++)
 		swd_node_ports(&p->node[i], swd_tel_fault_sum, &f);
-	c = rte_tel_data_alloc();
-	if (!c)
-		return -ENOMEM;
-	rte_tel_data_start_dict(c);
-	for (int r = 0; r < SWD_ROLES && !rc; r++) {
+	c = dp_telemetry_add_dict(d, swd_tel_stats_key.fault, held);
+	for (int r = 0; r < SWD_ROLES && c; r++) {
 		if (!f.used[r])
 			continue;
-		rd[r] = rte_tel_data_alloc();
-		if (!rd[r]) {
-			rc = -ENOMEM;
-			break;
-		}
-		rte_tel_data_start_dict(rd[r]);
+		rd = dp_telemetry_add_dict(c, swd_role_names[r], held);
+		if (!rd)
+			return -errno;
 		for (size_t j = 0; j < RTE_DIM(f.sum[r]); j++)
-			rte_tel_data_add_dict_u64(rd[r], dp_fault_counter_names[j], f.sum[r][j]);
-		if (rte_tel_data_add_dict_container(c, swd_role_names[r], rd[r], 0))
-			rc = -ENOSPC;
+			rte_tel_data_add_dict_u64(rd, dp_fault_counter_names[j], f.sum[r][j]);
 	}
-	if (!rc && rte_tel_data_add_dict_container(d, swd_tel_stats_key.fault, c, 0))
-		rc = -ENOSPC;
-	if (rc) {
-		for (int r = 0; r < SWD_ROLES; r++)
-			rte_tel_data_free(rd[r]);
-		rte_tel_data_free(c);
-	}
-	return rc;
+	return c ? 0 : -errno;
 }
 
 /* /segnet/switch/stats: every switch counter and decode drops by reason. */
 static int swd_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	struct dp_telemetry_held held = { .n = 0 };
 	const struct sw_fabric *sw;
 	struct dp_counter_set set;
 	int rc = 0;
@@ -144,11 +126,13 @@ static int swd_tel_stats(const char *cmd, const char *params, struct rte_tel_dat
 		rte_tel_data_add_dict_u64(d, swd_tel_stats_key.nodes_up, sw_fabric_nodes_up(sw));
 		rte_tel_data_add_dict_u64(d, swd_tel_stats_key.slot_ns, sw_fabric_slot_ns(sw));
 		if (!rc)
-			rc = swd_tel_decode(d, sw_fabric_decode_drops(sw));
+			rc = swd_tel_decode(d, sw_fabric_decode_drops(sw), &held);
 		if (!rc && swd_tel.ports)
-			rc = swd_tel_faults(d, swd_tel.ports);
+			rc = swd_tel_faults(d, swd_tel.ports, &held);
 	}
 	pthread_mutex_unlock(&swd_tel.lock);
+	if (rc)
+		dp_telemetry_held_free(&held);
 	return rc ? -1 : 0;
 }
 
@@ -173,28 +157,24 @@ static void swd_tel_port(struct dp_port *port, enum swd_role role, void *ctx)
 
 /* Add node i as a nested dictionary "node<i>". */
 static int swd_tel_node(struct rte_tel_data *d, const struct sw_fabric *sw,
-			const struct swd_ports *p, uint16_t i)
+			const struct swd_ports *p, uint16_t i, struct dp_telemetry_held *held)
 {
 	const struct swd_node *sn = &p->node[i];
-	struct rte_tel_data *c = rte_tel_data_alloc();
 	struct sw_node_info info;
+	struct rte_tel_data *c;
 	char key[32];
 
+	snprintf(key, sizeof(key), "%s%u", swd_tel_nodes_key.node, i);
+	c = dp_telemetry_add_dict(d, key, held);
 	if (!c)
-		return -ENOMEM;
+		return -errno;
 	sw_fabric_node_info(sw, i, &info);
-	rte_tel_data_start_dict(c);
 	rte_tel_data_add_dict_u64(c, swd_tel_node_key.joined, info.joined);
 	rte_tel_data_add_dict_u64(c, swd_tel_node_key.up, info.up);
 	rte_tel_data_add_dict_u64(c, swd_tel_node_key.last_cfg_slot, info.last_cfg_slot);
 	rte_tel_data_add_dict_u64(c, swd_tel_node_key.grants, info.grants);
 	rte_tel_data_add_dict_u64(c, swd_tel_node_key.requests, info.requests);
 	swd_node_ports(sn, swd_tel_port, c);
-	snprintf(key, sizeof(key), "%s%u", swd_tel_nodes_key.node, i);
-	if (rte_tel_data_add_dict_container(d, key, c, 0)) {
-		rte_tel_data_free(c);
-		return -ENOSPC;
-	}
 	return 0;
 }
 
@@ -215,6 +195,7 @@ static int swd_tel_node_param(const char *params, uint16_t n)
 /* /segnet/switch/nodes[,ID]: the first SWD_TEL_NODES nodes, or node ID. */
 static int swd_tel_nodes(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	struct dp_telemetry_held held = { .n = 0 };
 	const struct sw_fabric *sw;
 	const struct swd_ports *p;
 	int rc = 0, one;
@@ -231,19 +212,22 @@ static int swd_tel_nodes(const char *cmd, const char *params, struct rte_tel_dat
 		if (one == -2)
 			rc = -EINVAL;
 		else if (one >= 0)
-			rc = swd_tel_node(d, sw, p, (uint16_t)one);
+			rc = swd_tel_node(d, sw, p, (uint16_t)one, &held);
 		for (uint16_t i = 0; one == -1 && !rc && i < p->n && i < SWD_TEL_NODES; i++)
-			rc = swd_tel_node(d, sw, p, i);
+			rc = swd_tel_node(d, sw, p, i, &held);
 		if (one == -1 && p->n > SWD_TEL_NODES)
 			rte_tel_data_add_dict_string(d, swd_tel_nodes_key.more,
 						     "ask /segnet/switch/nodes,ID for nodes past 15");
 	}
 	pthread_mutex_unlock(&swd_tel.lock);
+	if (rc)
+		dp_telemetry_held_free(&held);
 	return rc ? -1 : 0;
 }
 
 /* Add the match histogram up to its last non-empty bin. */
-static int swd_tel_hist(struct rte_tel_data *d, const uint64_t *hist, uint16_t n)
+static int swd_tel_hist(struct rte_tel_data *d, const uint64_t *hist, uint16_t n,
+			struct dp_telemetry_held *held)
 {
 	struct rte_tel_data *a = rte_tel_data_alloc();
 	unsigned int last = 0;
@@ -258,16 +242,13 @@ static int swd_tel_hist(struct rte_tel_data *d, const uint64_t *hist, uint16_t n
 	rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
 	for (unsigned int k = 0; k <= last; k++)
 		rte_tel_data_add_array_u64(a, hist[k]);
-	if (rte_tel_data_add_dict_container(d, swd_tel_arbiter_key.match_hist, a, 0)) {
-		rte_tel_data_free(a);
-		return -ENOSPC;
-	}
-	return 0;
+	return dp_telemetry_add_container(d, swd_tel_arbiter_key.match_hist, a, held);
 }
 
 /* /segnet/switch/arbiter: what the arbiter did and how long it took. */
 static int swd_tel_arbiter(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	struct dp_telemetry_held held = { .n = 0 };
 	const struct sw_fabric *sw;
 	const struct sw_stats *st;
 	uint64_t hz = rte_get_tsc_hz();
@@ -295,9 +276,11 @@ static int swd_tel_arbiter(const char *cmd, const char *params, struct rte_tel_d
 		snprintf(text, sizeof(text), "%.1f", slots && hz ?
 			 (double)cycles * 1e9 / (double)hz / (double)slots : 0.0);
 		rte_tel_data_add_dict_string(d, swd_tel_arbiter_key.mean_arb_ns, text);
-		rc = swd_tel_hist(d, sw_fabric_match_hist(sw), swd_tel.ports->n);
+		rc = swd_tel_hist(d, sw_fabric_match_hist(sw), swd_tel.ports->n, &held);
 	}
 	pthread_mutex_unlock(&swd_tel.lock);
+	if (rc)
+		dp_telemetry_held_free(&held);
 	return rc ? -1 : 0;
 }
 

@@ -84,6 +84,7 @@ static int peer_tel_stats(const char *cmd, const char *params, struct rte_tel_da
 {
 	struct peer *p = tel_peer;
 	struct dp_counter_set own, port;
+	struct dp_telemetry_held held = { .n = 0 };
 
 	(void)cmd;
 	(void)params;
@@ -92,8 +93,10 @@ static int peer_tel_stats(const char *cmd, const char *params, struct rte_tel_da
 		return -1;
 	own = DP_COUNTER_SET("peer", peer_counter_names, &p->stats);
 	port = dp_port_counters(p->port);
-	if (dp_telemetry_add_set(d, &own) || dp_telemetry_add_groups(d, &port, 1))
+	if (dp_telemetry_add_set(d, &own) || dp_telemetry_add_groups(d, &port, 1, &held)) {
+		dp_telemetry_held_free(&held);
 		return -1;
+	}
 	return 0;
 }
 

@@ -40,6 +40,7 @@
 #include "dataplane/dp_mbuf.h"
 #include "dataplane/dp_telemetry.h"
 #include "tests/common/test_frames.h"
+#include "test_tel_util.h"
 
 enum {
 	/* Frames in the test pool. */
@@ -138,21 +139,8 @@ static void eal_up_peerless(void)
 /* Release the EAL and remove its runtime directory (our prefix only). */
 static void eal_down(void)
 {
-	struct dirent *e;
-	char path[PATH_MAX + 256];
-	DIR *d;
-
 	dp_eal_cleanup();
-	d = opendir(runtime_dir);
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", runtime_dir, e->d_name);
-			unlink(path);
-		}
-	closedir(d);
-	rmdir(runtime_dir);
+	tel_runtime_dir_remove(runtime_dir);
 }
 
 /* eal_down, and vhost_dir and memif_no_server_sock removed. */
@@ -1586,42 +1574,16 @@ static int tel_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct dp_counter_set set = DP_COUNTER_SET("net_ring0.q0", dp_port_counter_names,
 						   &tel_stats);
+	struct dp_telemetry_held held = { .n = 0 };
 
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_dict(d);
-	if (dp_telemetry_add_set(d, &set) || dp_telemetry_add_groups(d, &set, 1))
+	if (dp_telemetry_add_set(d, &set) || dp_telemetry_add_groups(d, &set, 1, &held)) {
+		dp_telemetry_held_free(&held);
 		return -1;
+	}
 	return 0;
-}
-
-/* Send cmd to the telemetry socket fd and read the reply into buf. */
-static void tel_query(int fd, const char *cmd, char *buf, size_t len)
-{
-	ssize_t n;
-
-	cr_assert_eq(write(fd, cmd, strlen(cmd)), (ssize_t)strlen(cmd));
-	n = read(fd, buf, len - 1);
-	cr_assert_gt(n, 0);
-	buf[n] = '\0';
-}
-
-/* Connect to this process's telemetry socket; its greeting is read into buf. */
-static int tel_connect(char *buf, size_t len)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	ssize_t n;
-
-	cr_assert_geq(fd, 0);
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/dpdk_telemetry.v2",
-		 rte_eal_get_runtime_dir());
-	cr_assert_eq(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0,
-		     "%s: %s", sun.sun_path, strerror(errno));
-	n = read(fd, buf, len - 1);
-	cr_assert_gt(n, 0);
-	buf[n] = '\0';
-	return fd;
 }
 
 Test(eal, telemetry_endpoint_reads_back_through_the_socket)
@@ -1655,9 +1617,11 @@ Test(eal, telemetry_endpoint_reads_back_through_the_socket)
 	{
 		struct dp_counter_set set = DP_COUNTER_SET("g", dp_port_counter_names,
 							   &tel_stats);
+		struct dp_telemetry_held held = { .n = 0 };
 
 		cr_assert_eq(dp_telemetry_add_set(d, &set), -ENOSPC);
-		cr_assert_eq(dp_telemetry_add_groups(d, &set, 1), -ENOSPC);
+		cr_assert_eq(dp_telemetry_add_groups(d, &set, 1, &held), -ENOSPC);
+		cr_assert_eq(held.n, 0, "a full dictionary holds no group");
 	}
 	rte_tel_data_free(d);
 }
@@ -1677,10 +1641,14 @@ static int tel_groups_ret = 1;
  */
 static int groups_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	struct dp_telemetry_held held = { .n = 0 };
+
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_dict(d);
-	tel_groups_ret = dp_telemetry_add_groups(d, tel_groups, tel_groups_n);
+	tel_groups_ret = dp_telemetry_add_groups(d, tel_groups, tel_groups_n, &held);
+	if (tel_groups_ret)
+		dp_telemetry_held_free(&held);
 	return tel_groups_ret ? -1 : 0;
 }
 
@@ -1730,11 +1698,12 @@ Test(eal, telemetry_group_keys_must_differ)
 		DP_COUNTER_SET("a-c", dp_port_counter_names, &clash_stats[1]),
 		DP_COUNTER_SET("a:b", dp_port_counter_names, &clash_stats[1]),
 	};
+	struct dp_telemetry_held held = { .n = 0 };
 
 	cr_assert_not_null(d);
 	cr_assert_eq(dp_telemetry_register("/segnet/test/groups", groups_cb, "groups"), 0);
 	rte_tel_data_start_dict(d);
-	cr_assert_eq(dp_telemetry_add_groups(d, sets, 3), -EEXIST, "a.b and a:b are both a_b");
+	cr_assert_eq(dp_telemetry_add_groups(d, sets, 3, &held), -EEXIST, "a.b and a:b are both a_b");
 	groups_query("/segnet/test/groups", sets, 2, buf, sizeof(buf));
 	cr_assert_eq(tel_groups_ret, 0, "%s", buf);
 	cr_assert_not_null(strstr(buf, "\"a_b\":{"), "%s", buf);
@@ -1745,8 +1714,9 @@ Test(eal, telemetry_group_keys_must_differ)
 	b[sizeof(b) - 2] = 'y';
 	sets[0].group = a;
 	sets[1].group = b;
-	cr_assert_eq(dp_telemetry_add_groups(d, sets, 2), -EEXIST, "the same first %d characters",
+	cr_assert_eq(dp_telemetry_add_groups(d, sets, 2, &held), -EEXIST, "the same first %d characters",
 		     RTE_TEL_MAX_STRING_LEN - 1);
+	cr_assert_eq(held.n, 0, "refused before any was added");
 	b[RTE_TEL_MAX_STRING_LEN - 2] = 'y';
 	groups_query("/segnet/test/groups", sets, 2, buf, sizeof(buf));
 	cr_assert_eq(tel_groups_ret, 0, "%s", buf);
@@ -1756,8 +1726,9 @@ Test(eal, telemetry_group_keys_must_differ)
 /*
  * One group more than a reply holds (RTE_TEL_MAX_DICT_ENTRIES) fails part
  * way, and groups_cb returns the error: DPDK then drops the reply without
- * freeing the group dictionaries already in it, so dp_telemetry_add_groups
- * must. A leak here is seen by LeakSanitizer (scripts/test.sh --sanitize).
+ * freeing the group dictionaries already in it, so groups_cb frees those
+ * dp_telemetry_add_groups noted. A leak here is seen by LeakSanitizer
+ * (scripts/test.sh --sanitize).
  */
 Test(eal, telemetry_groups_that_do_not_fit_are_freed)
 {
@@ -1799,6 +1770,7 @@ Test(eal, telemetry_clash_is_logged_once_per_pair)
 		DP_COUNTER_SET("n1:bulk", dp_port_counter_names, &clash_stats[0]),
 		DP_COUNTER_SET("n1-bulk", dp_port_counter_names, &clash_stats[1]),
 	};
+	struct dp_telemetry_held held = { .n = 0 };
 	struct rte_tel_data *d = rte_tel_data_alloc();
 	char *log;
 
@@ -1806,11 +1778,11 @@ Test(eal, telemetry_clash_is_logged_once_per_pair)
 	log_capture(NULL);
 	for (int i = 0; i < 3; i++) {
 		rte_tel_data_start_dict(d);
-		cr_assert_eq(dp_telemetry_add_groups(d, sets, 2), -EEXIST, "read %d", i);
+		cr_assert_eq(dp_telemetry_add_groups(d, sets, 2, &held), -EEXIST, "read %d", i);
 	}
 	for (int i = 0; i < 2; i++) {
 		rte_tel_data_start_dict(d);
-		cr_assert_eq(dp_telemetry_add_groups(d, sets, 4), -EEXIST, "read %d", i);
+		cr_assert_eq(dp_telemetry_add_groups(d, sets, 4, &held), -EEXIST, "read %d", i);
 	}
 	log = log_captured();
 	cr_assert_eq(count_of(log, "\"net_ring0.q0\" and \"net_ring0_q0\" both become key"), 1,
