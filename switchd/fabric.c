@@ -34,6 +34,7 @@ static int sw_check_config(const struct sw_config *c, char *err, size_t errlen)
 			 PROTO_MAX_NODES);
 		return -EINVAL;
 	}
+	/* Not only parsed options reach here: segnet-sim, benches and tests fill cfg. */
 	if (!(c->bulk_gbps > 0) || !(c->quick_gbps > 0)) {
 		snprintf(err, errlen, "link rates must be positive (bulk %g, quick %g Gbit/s)",
 			 c->bulk_gbps, c->quick_gbps);

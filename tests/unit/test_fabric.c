@@ -7,7 +7,9 @@
  * arbitration, forged and unjoined sources, and down nodes. Scripted, no
  * randomness (the arbiters' seed is fixed).
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 
 #include "switchd/arb.h"
 #include "switchd/fabric.h"
@@ -320,6 +322,34 @@ Test(fabric, grants_go_to_granted_nodes_and_keepalives_to_the_rest)
 		cr_assert_eq(gnts[i], 2, "node %d: a keepalive every 8 slots, got %u",
 			     i, gnts[i]);
 	t_sw_free(t);
+}
+
+/*
+ * sw_fabric_create takes its configuration from any caller (switchd,
+ * segnet-sim, the benchmarks, the fuzz harness), not only from checked
+ * options: a rate that is not positive (zero, negative, NaN) is refused
+ * with a message, rather than turned into an infinite wire time.
+ */
+Test(fabric, a_link_rate_that_is_not_positive_is_refused)
+{
+	static const double bad[] = { 0, -10, NAN };
+	struct dp_port *none[T_N] = { NULL };
+	char err[256];
+
+	for (size_t i = 0; i < 2 * RTE_DIM(bad); i++) {
+		struct sw_config cfg = {
+			.n_nodes = T_N, .arbiter = "lcf", .bulk_gbps = 10, .quick_gbps = 10,
+			.slot_frames = 1, .seed = 1, .mp = t_mp,
+		};
+
+		*(i % 2 ? &cfg.quick_gbps : &cfg.bulk_gbps) = bad[i / 2];
+		err[0] = '\0';
+		errno = 0;
+		cr_assert_null(sw_fabric_create(&cfg, none, none, err, sizeof(err)),
+			       "bulk %g, quick %g Gbit/s", cfg.bulk_gbps, cfg.quick_gbps);
+		cr_assert_eq(errno, EINVAL);
+		cr_assert(strstr(err, "link rates must be positive"), "%s", err);
+	}
 }
 
 /*
