@@ -10,6 +10,7 @@
 
 #include "dataplane/dp_log.h"
 #include "dataplane/dp_mbuf.h"
+#include "dataplane/dp_opts.h"
 #include "sw_priv.h"
 
 DP_LOG_REGISTER(sw_logtype, switchd.fabric);
@@ -27,6 +28,12 @@ uint64_t sw_slot_ns_for(double bulk_gbps, uint32_t slot_frames)
 }
 
 /* Check a configuration; 0 or -EINVAL with a message. */
+/* A link rate the options take (dp_opt_gbps); false for NaN too. */
+static bool gbps_ok(double gbps)
+{
+	return gbps >= DP_OPT_GBPS_MIN && gbps <= DP_OPT_GBPS_MAX;
+}
+
 static int sw_check_config(const struct sw_config *c, char *err, size_t errlen)
 {
 	if (c->n_nodes < 2 || c->n_nodes > PROTO_MAX_NODES) {
@@ -34,9 +41,16 @@ static int sw_check_config(const struct sw_config *c, char *err, size_t errlen)
 			 PROTO_MAX_NODES);
 		return -EINVAL;
 	}
-	/* Not only parsed options reach here: segnet-sim, benches and tests fill cfg. */
-	if (!(c->bulk_gbps > 0) || !(c->quick_gbps > 0)) {
-		snprintf(err, errlen, "link rates must be positive (bulk %g, quick %g Gbit/s)",
+	/*
+	 * Not only parsed options reach here: segnet-sim, benches and tests fill
+	 * cfg. The options' range, so that a frame's wire time stays finite.
+	 */
+	if (!gbps_ok(c->bulk_gbps) || !gbps_ok(c->quick_gbps)) {
+		char lo[DP_OPT_NUM_LEN], hi[DP_OPT_NUM_LEN];
+
+		snprintf(err, errlen,
+			 "link rates must be between %s and %s Gbit/s (bulk %g, quick %g)",
+			 dp_opt_num(DP_OPT_GBPS_MIN, lo), dp_opt_num(DP_OPT_GBPS_MAX, hi),
 			 c->bulk_gbps, c->quick_gbps);
 		return -EINVAL;
 	}

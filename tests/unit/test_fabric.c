@@ -327,12 +327,13 @@ Test(fabric, grants_go_to_granted_nodes_and_keepalives_to_the_rest)
 /*
  * sw_fabric_create takes its configuration from any caller (switchd,
  * segnet-sim, the benchmarks, the fuzz harness), not only from checked
- * options: a rate that is not positive (zero, negative, NaN) is refused
- * with a message, rather than turned into an infinite wire time.
+ * options: a rate outside the options' range (zero, negative, NaN, so small
+ * that a frame's wire time overflows, above 1000 Gbit/s) is refused with a
+ * message, rather than turned into an infinite or wrapped wire time.
  */
-Test(fabric, a_link_rate_that_is_not_positive_is_refused)
+Test(fabric, a_link_rate_outside_the_options_range_is_refused)
 {
-	static const double bad[] = { 0, -10, NAN };
+	static const double bad[] = { 0, -10, NAN, 1e-12, 1001 };
 	struct dp_port *none[T_N] = { NULL };
 	char err[256];
 
@@ -348,7 +349,7 @@ Test(fabric, a_link_rate_that_is_not_positive_is_refused)
 		cr_assert_null(sw_fabric_create(&cfg, none, none, err, sizeof(err)),
 			       "bulk %g, quick %g Gbit/s", cfg.bulk_gbps, cfg.quick_gbps);
 		cr_assert_eq(errno, EINVAL);
-		cr_assert(strstr(err, "link rates must be positive"), "%s", err);
+		cr_assert(strstr(err, "link rates must be between 0.001 and 1000 Gbit/s"), "%s", err);
 	}
 }
 
