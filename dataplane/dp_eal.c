@@ -38,7 +38,7 @@
 #include "dp_log.h"
 #include "dp_mbuf.h"
 
-DP_LOG_REGISTER(dp_eal_logtype, dataplane.eal);
+DP_LOG_REGISTER(dp_eal_logtype, DATAPLANE_EAL);
 
 enum {
 	/* Fixed-point shift of the TSC-to-nanoseconds multiplier. */

@@ -32,7 +32,7 @@
 #include "dp_mbuf.h"
 #include "dp_vhost_probe.h"
 
-DP_LOG_REGISTER(dp_ethdev_logtype, dataplane.ethdev);
+DP_LOG_REGISTER(dp_ethdev_logtype, DATAPLANE_ETHDEV);
 
 enum {
 	/* Descriptors per queue when the configuration says 0. */

@@ -27,7 +27,7 @@
 #include "dp_log.h"
 #include "dp_telemetry.h"
 
-DP_LOG_REGISTER(dp_tel_logtype, dataplane.telemetry);
+DP_LOG_REGISTER(dp_tel_logtype, DATAPLANE_TELEMETRY);
 
 enum {
 	/* DPDK's limit on a command (MAX_CMD_LEN in lib/telemetry). */

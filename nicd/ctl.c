@@ -18,7 +18,7 @@
 #include "dataplane/dp_log.h"
 #include "host_priv.h"
 
-DP_LOG_REGISTER(ctl_logtype, nicd.ctl);
+DP_LOG_REGISTER(ctl_logtype, NICD_CTL);
 
 enum {
 	CTL_EVENTS = 32,	/* epoll events taken per look */

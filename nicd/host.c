@@ -19,7 +19,7 @@
 #include "nicd_tel_names.h"
 #include "segnet.h"
 
-DP_LOG_REGISTER(host_logtype, nicd.host);
+DP_LOG_REGISTER(host_logtype, NICD_HOST);
 
 const char *const host_counter_names[] = {
 	HOST_COUNTERS(DP_COUNTER_NAME)

@@ -13,7 +13,7 @@
 #include "dataplane/dp_log.h"
 #include "nic_priv.h"
 
-DP_LOG_REGISTER(nic_ingress_logtype, nicd.ingress);
+DP_LOG_REGISTER(nic_ingress_logtype, NICD_INGRESS);
 
 /* bad_filter: validate one frame into p; false (and counted) if bad. */
 static bool nic_bad_filter(struct nic *nic, struct rte_mbuf *m, struct proto_pkt *p)

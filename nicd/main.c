@@ -20,7 +20,7 @@
 #include "dataplane/dp_log.h"
 #include "nicd/nicd.h"
 
-DP_LOG_REGISTER(nicd_logtype, nicd.daemon);
+DP_LOG_REGISTER(nicd_logtype, NICD_DAEMON);
 
 enum {
 	NICD_FDS_PER_NODE = 24,	/* beside the endpoints: listener, epoll, pending connections */

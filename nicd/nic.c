@@ -13,7 +13,7 @@
 #include "nic_priv.h"
 #include "stages/stages.h"
 
-DP_LOG_REGISTER(nic_logtype, nicd.nic);
+DP_LOG_REGISTER(nic_logtype, NICD_NIC);
 
 const char *const nic_counter_names[] = {
 	NIC_COUNTERS(DP_COUNTER_NAME)

@@ -14,7 +14,7 @@
 #include "dataplane/dp_log.h"
 #include "sw_priv.h"
 
-DP_LOG_REGISTER(sw_bulk_logtype, switchd.bulk);
+DP_LOG_REGISTER(sw_bulk_logtype, SWITCHD_BULK);
 
 /*
  * Slots a BACK may trail its transfer in the scheduled models, and more per

@@ -13,7 +13,7 @@
 #include "dataplane/dp_opts.h"
 #include "sw_priv.h"
 
-DP_LOG_REGISTER(sw_logtype, switchd.fabric);
+DP_LOG_REGISTER(sw_logtype, SWITCHD_FABRIC);
 
 const char *const sw_counter_names[] = {
 	SW_COUNTERS(DP_COUNTER_NAME)

@@ -15,7 +15,7 @@
 #include "dataplane/dp_log.h"
 #include "switchd/swd.h"
 
-DP_LOG_REGISTER(swd_logtype, switchd.daemon);
+DP_LOG_REGISTER(swd_logtype, SWITCHD_DAEMON);
 
 enum {
 	/* Descriptors per queue (dp_ethdev's default). */
