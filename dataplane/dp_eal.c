@@ -5,7 +5,8 @@
  */
 /*
  * rte_intr_instance_alloc and the handle setters are experimental in DPDK
- * 22.11 (a handle of our own for dp_eal_intr_hold).
+ * 22.11 (a handle of our own for dp_eal_intr_hold), as is the device
+ * iterator (dp_eal_vdev_probed).
  */
 #define ALLOW_EXPERIMENTAL_API
 
@@ -27,6 +28,7 @@
 
 #include <numa.h>
 #include <rte_cycles.h>
+#include <rte_dev.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_interrupts.h>
@@ -346,6 +348,17 @@ struct rte_mempool *dp_pool_for_socket(const char *prefix, int socket,
 		return NULL;
 	}
 	return mp;
+}
+
+bool dp_eal_vdev_probed(const char *name)
+{
+	struct rte_dev_iterator it;
+	struct rte_device *dev;
+
+	RTE_DEV_FOREACH(dev, "bus=vdev", &it)
+		if (!strcmp(rte_dev_name(dev), name))
+			return rte_dev_is_probed(dev);
+	return false;
 }
 
 int dp_lcore_socket(unsigned int lcore)

@@ -730,6 +730,11 @@ int dp_ethdev_find(const char *name, uint16_t *port_id, char *err, size_t errlen
 		return 0;
 	}
 	da = is_pci ? NULL : dp_ethdev_vdev_given(name);
+	if (da && dp_eal_vdev_probed(name)) {
+		snprintf(err, errlen, "--vdev %s: the device was closed: a closed device cannot be set up again until the program starts again",
+			 name);
+		return -ENODEV;
+	}
 	if (da)
 		return dp_ethdev_vdev_failed(da, err, errlen);
 	if (is_pci)

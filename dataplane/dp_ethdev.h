@@ -153,7 +153,8 @@ struct dp_ethdev {
  * created with --vdev ("net_memif0"), or a DPDK port number ("0").
  * 0 or -ENODEV with a message naming it (and the ports there are) in err;
  * for a --vdev its driver did not create, the message names the --vdev
- * argument, and a virtio-user client whose vhost-user server is not there
+ * argument (one created and since closed is said closed), and a
+ * virtio-user client whose vhost-user server is not there
  * (path= missing, or a socket nobody answers on) is -ENOTCONN, with what
  * to do, and an af_packet device this process may not open a socket for
  * (no CAP_NET_RAW) is -EPERM, with what it needs.

@@ -658,6 +658,26 @@ Test(ethdev, setup_twice_and_bad_queues)
 	cr_assert_null(dp_ethdev_port_create(&dev, 0, 0));
 }
 
+/*
+ * A closed device's name finds nothing after (its ethdev is released; the
+ * EAL removes the device at exit): the message says it was closed, not that
+ * its driver did not create it, nor that no device has the name.
+ */
+Test(ethdev, a_closed_device_is_said_closed)
+{
+	struct dp_ethdev dev;
+	char err[256] = "";
+	uint16_t id;
+
+	ring_up("net_ring0", 1, &dev);
+	dp_ethdev_close(&dev);
+	cr_assert_eq(dp_ethdev_find("net_ring0", &id, err, sizeof(err)), -ENODEV);
+	cr_assert(strstr(err, "--vdev net_ring0: the device was closed") &&
+		  !strstr(err, "did not create"), "%s", err);
+	/* The other one is still there. */
+	cr_assert_eq(dp_ethdev_find("net_ring1", &id, err, sizeof(err)), 0, "%s", err);
+}
+
 Test(ethdev, close_frees_every_frame)
 {
 	unsigned int avail = rte_mempool_avail_count(pool);
