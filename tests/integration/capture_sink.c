@@ -5,7 +5,9 @@
  * and a poll loop that frees what arrives. It stops after --count frames,
  * and --linger-ms more (to see any extra frame), after --timeout-ms, or on
  * SIGTERM, then closes the capture (printing its summary line) and says how
- * many frames it received.
+ * many frames it received. Once the EAL started, every exit goes through
+ * dp_eal_cleanup, as the daemons': a memif server's socket and the runtime
+ * directory go, after a failed set-up too.
  *
  *   capture_sink [EAL args] -- --port ETHDEV --capture FILE [--count N]
  *                [--timeout-ms MS] [--linger-ms MS] [--ready-file PATH]
@@ -163,14 +165,14 @@ int main(int argc, char **argv)
 {
 	struct port_capture_opts co = { .dirs = PORT_CAPTURE_RX };
 	struct dp_ethdev_conf dc = { .rx_queues = 1, .tx_queues = 1, .promiscuous = true };
+	struct port_capture *cap = NULL;
+	struct dp_port *port = NULL;
 	struct rte_mempool *mp;
-	struct port_capture *cap;
-	struct dp_port *port;
 	struct dp_ethdev dev;
 	struct sink_opts o;
 	char err[512] = "";
 	uint64_t got;
-	int n;
+	int n, rc = 1;
 
 	n = dp_eal_init(argc, argv, err, sizeof(err));
 	if (n < 0) {
@@ -179,33 +181,34 @@ int main(int argc, char **argv)
 	}
 	if (sink_parse(&o, argc - n, argv + n)) {
 		fprintf(stderr, "capture_sink: need --port ETHDEV --capture FILE\n");
-		return 1;
+		goto out_eal;
 	}
 	dp_signals_install();
 	mp = sink_pool(&o, &dc, err, sizeof(err));
 	if (mp == NULL || dp_ethdev_setup(o.port, &dc, mp, &dev, err, sizeof(err))) {
 		fprintf(stderr, "capture_sink: %s\n", err);
-		return 1;
+		goto out_eal;
 	}
 	port = dp_ethdev_port_create(&dev, 0, 0);
 	cap = port_capture_open(o.capture, &co);
 	if (port == NULL || cap == NULL || port_capture_attach(cap, port)) {
 		fprintf(stderr, "capture_sink: cannot capture on %s into %s: %s\n", o.port,
 			o.capture, strerror(errno));
-		return 1;
+		goto out_dev;
 	}
 	sink_ready(o.ready_file);
 	got = sink_loop(port, &o);
 	port_capture_close(cap, stdout, NULL);
+	cap = NULL;
 	printf("capture_sink: %" PRIu64 " frames received\n", got);
 	fflush(stdout);
+	rc = o.count == 0 || got == o.count ? 0 : 1;
+out_dev:
+	port_capture_close(cap, NULL, NULL);
 	dp_ethdev_close(&dev);
 	dp_port_destroy(port);
-	/*
-	 * No rte_eal_cleanup: with a memif peer just gone, DPDK 22.11's
-	 * interrupt thread can still be in the closed device's handler while
-	 * the cleanup frees the vdev bus (a SIGSEGV seen at exit under load).
-	 * This helper exits at once; the test removes its runtime directory.
-	 */
-	return o.count == 0 || got == o.count ? 0 : 1;
+out_eal:
+	/* As the daemons: a memif server's socket and the runtime directory go. */
+	dp_eal_cleanup();
+	return rc;
 }

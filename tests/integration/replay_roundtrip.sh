@@ -10,7 +10,8 @@
 #    segnet frame switchd received and sent. Its exit summary must carry the
 #    capture's line.
 # 2. capture_sink (memif server) captures what arrives on its port, receive
-#    direction only, into sink.pcap.
+#    direction only, into sink.pcap. One whose --port names no device fails
+#    (exit 1) and removes its memif server's socket and runtime directory.
 # 3. segnet-replay is given a copy of sw.pcap cut inside a record: it must
 #    refuse it, naming that record's byte offset, and send nothing.
 # 4. segnet-replay (memif client) replays sw.pcap in frames mode at
@@ -44,7 +45,7 @@ cleanup() {
 		kill "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
-	for s in sw nic sink rp bad; do
+	for s in sw nic sink sinkbad rp bad; do
 		rm -rf "$(dpdk_runtime_dir "$tag-$s")"
 	done
 	rm -rf "$tmp"
@@ -91,8 +92,17 @@ $compare segnet "$lua" "$tmp/sw.pcap"
 rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 77 ] || fail "tshark does not decode sw.pcap"
 
-# 2. The sink, waiting for exactly n frames.
+# 2. The sink, waiting for exactly n frames; first one whose set-up fails.
 sdev="net_memif0,id=0,socket=$tmp/rt.sock,socket-abstract=no,bsize=4096"
+# shellcheck disable=SC2086
+"$sink" $eal -l 0 --file-prefix "$tag-sinkbad" --vdev "$sdev,role=server" -- \
+	--port net_nosuch0 --capture "$tmp/bad-sink.pcap" >"$tmp/sinkbad.log" 2>&1
+rc=$?
+cat "$tmp/sinkbad.log"
+[ "$rc" = 1 ] || fail "capture_sink exited $rc on a --port that names no device (want 1)"
+[ -e "$tmp/rt.sock" ] && fail "capture_sink left its memif server's socket $tmp/rt.sock"
+[ -d "$(dpdk_runtime_dir "$tag-sinkbad")" ] &&
+	fail "capture_sink left its runtime directory $(dpdk_runtime_dir "$tag-sinkbad")"
 # shellcheck disable=SC2086
 "$sink" $eal -l 0 --file-prefix "$tag-sink" --vdev "$sdev,role=server" -- \
 	--port net_memif0 --capture "$tmp/sink.pcap" --count "$n" --timeout-ms 30000 \
