@@ -204,22 +204,32 @@ int dp_fault_option(const char *spec, struct dp_fault_params *p, uint64_t *seed,
 	return rc;
 }
 
+/* Append key k of a spec with its value to buf (len bytes, at used): the new at. */
+static size_t fault_format_key(char *buf, size_t len, size_t at, unsigned int k,
+			       const char *val)
+{
+	if (at >= len)
+		return at;
+	return at + (size_t)snprintf(buf + at, len - at, "%s%s=%s", at ? "," : "",
+				     dp_fault_spec_keys[k], val);
+}
+
 void dp_fault_format(const struct dp_fault_params *p, char *buf, size_t len)
 {
 	char num[DP_OPT_NUM_LEN];
 	size_t at = 0;
 
 	buf[0] = '\0';
-	for (unsigned int k = 0; k < FAULT_PROBS && at < len; k++)
+	for (unsigned int k = 0; k < FAULT_PROBS; k++)
 		if (fault_prob(p, k) > 0)
-			at += (size_t)snprintf(buf + at, len - at, "%s%s=%s", at ? "," : "",
-					       dp_fault_spec_keys[k],
-					       dp_opt_num(fault_prob(p, k), num));
-	if (p->delay_ns && at < len)
-		at += (size_t)snprintf(buf + at, len - at, "%sdelay-us=%s", at ? "," : "",
-				       dp_opt_num((double)p->delay_ns / 1000, num));
-	if (p->delay_frames && at < len)
-		snprintf(buf + at, len - at, ",delay-frames=%u", p->delay_frames);
+			at = fault_format_key(buf, len, at, k, dp_opt_num(fault_prob(p, k), num));
+	if (p->delay_ns)
+		at = fault_format_key(buf, len, at, K_DELAY_US,
+				      dp_opt_num((double)p->delay_ns / 1000, num));
+	if (p->delay_frames) {
+		snprintf(num, sizeof(num), "%u", p->delay_frames);
+		fault_format_key(buf, len, at, K_DELAY_FRAMES, num);
+	}
 }
 
 /*
