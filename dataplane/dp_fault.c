@@ -159,10 +159,14 @@ static int fault_parse_one(const char *opt, char *kv, bool *seen, struct dp_faul
 	*val++ = '\0';
 	for (k = 0; k < FAULT_KEYS && strcmp(kv, dp_fault_spec_keys[k]); k++)
 		;
-	if (k == FAULT_KEYS)
-		return dp_opt_fail(err, errlen,
-				   "%s: unknown key '%s' (loss, dup, reorder, corrupt, delay-us, delay-frames, seed)",
-				   opt, kv);
+	if (k == FAULT_KEYS) {
+		char keys[FAULT_KEYS * 16] = "";
+
+		for (k = 0; k < FAULT_KEYS; k++)
+			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s",
+				 k ? ", " : "", dp_fault_spec_keys[k]);
+		return dp_opt_fail(err, errlen, "%s: unknown key '%s' (%s)", opt, kv, keys);
+	}
 	if (seen[k])
 		return dp_opt_fail(err, errlen, "%s: %s given twice", opt, kv);
 	seen[k] = true;

@@ -1003,7 +1003,9 @@ Test(fault, a_spec_is_parsed_and_bad_keys_are_named)
 		{ "reorder=x", "--fault reorder=x: not a number" },
 		{ "corrupt=nan", "--fault corrupt=nan: not a number" },
 		{ "delay-us=1000001", "--fault delay-us=1000001: must be between 0 and" },
-		{ "seed=-1", "--fault seed=-1: not a whole number" }, { "jitter=3", "jitter" },
+		{ "seed=-1", "--fault seed=-1: not a whole number" },
+		/* Every key named, from dp_fault_spec_keys, in its order. */
+		{ "jitter=3", "--fault: unknown key 'jitter' (loss, dup, reorder, corrupt, delay-us, delay-frames, seed)" },
 		{ "loss=0.1,,dup=0.1", "empty field" }, { "loss=0.1,", "empty field" },
 		{ ",loss=0.1", "empty field" }, { "loss=0.1,loss=0.2", "loss given twice" },
 		{ "loss=0.1,delay-us=0.0004", "--fault delay-us=0.0004: under a nanosecond" },
