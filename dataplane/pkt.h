@@ -138,6 +138,10 @@ struct sn_conn {
 					 * (0: none) */
 	uint32_t srtt_ns;		/* smoothed round-trip time (0: no sample yet) */
 	uint32_t rttvar_ns;		/* its mean deviation */
+	uint32_t min_rtt_ns;		/* shortest round-trip sample (0: none yet) */
+	uint32_t rto_floor_ns;		/* shortest wait, as late acks showed it at
+					 * rto_floor_at (sn_conn_rto_floor) */
+	uint64_t rto_floor_at;		/* when */
 	uint8_t rto_backoff;		/* timeouts since the last sample: the wait doubles */
 	/* receive side: maintained by build_acks, read by dup_find and xmit */
 	uint32_t rx_base;		/* last packet received in sequence */
@@ -207,13 +211,17 @@ static inline uint32_t sn_pkt_tries(const struct sn_pkt *pkt)
 
 /*
  * Add a round-trip sample to conn (Jacobson/Karels: gains 1/8 and 1/4).
- * genp calls it for packets acknowledged after one transmission (Karn).
+ * genp calls it for packets acknowledged after one transmission (Karn), or
+ * after two when the ack came too soon to answer the second (a late ack,
+ * under timer:late_floor=on).
  */
 static inline void sn_conn_rtt_sample(struct sn_conn *c, uint64_t rtt)
 {
 	uint32_t r = rtt > UINT32_MAX ? UINT32_MAX : (uint32_t)rtt;
 
 	c->rto_backoff = 0;
+	if (!c->min_rtt_ns || r < c->min_rtt_ns)
+		c->min_rtt_ns = r;
 	if (!c->srtt_ns) {
 		c->srtt_ns = r;
 		c->rttvar_ns = r / 2;
@@ -223,6 +231,39 @@ static inline void sn_conn_rtt_sample(struct sn_conn *c, uint64_t rtt)
 	c->rttvar_ns = (uint32_t)((3ull * c->rttvar_ns +
 				   (r > c->srtt_ns ? r - c->srtt_ns : c->srtt_ns - r)) / 4);
 	c->srtt_ns = (uint32_t)((7ull * c->srtt_ns + r) / 8);
+}
+
+/* The floor late acks set halves every this long (sn_conn_rto_floor). */
+enum { SN_RTO_FLOOR_HALF_LIFE_NS = 64 * 1000 * 1000 };
+
+/*
+ * The shortest wait for an ack on c at now: what late acks showed
+ * (sn_conn_late_ack), halved for every SN_RTO_FLOOR_HALF_LIFE_NS since.
+ */
+static inline uint64_t sn_conn_rto_floor(const struct sn_conn *c, uint64_t now)
+{
+	uint64_t halvings = now > c->rto_floor_at ?
+			    (now - c->rto_floor_at) / SN_RTO_FLOOR_HALF_LIFE_NS : 0;
+
+	return halvings >= 32 ? 0 : c->rto_floor_ns >> halvings;
+}
+
+/*
+ * An ack came late, not lost: a packet's first copy was answered after rtt,
+ * when the wait had expired and a needless copy had left. The wait must
+ * not be shorter than rtt, nor than twice what it was shown to need before
+ * (a round trip that outgrows the wait again and again raises it fast).
+ * genp calls it under timer:late_floor=on (doc/protocol.md, late
+ * acknowledgments).
+ */
+static inline void sn_conn_late_ack(struct sn_conn *c, uint64_t rtt, uint64_t now)
+{
+	uint64_t f = 2 * sn_conn_rto_floor(c, now);
+
+	if (f < rtt)
+		f = rtt;
+	c->rto_floor_ns = f > UINT32_MAX ? UINT32_MAX : (uint32_t)f;
+	c->rto_floor_at = now;
 }
 
 /*

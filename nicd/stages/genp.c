@@ -48,18 +48,22 @@ enum genp_counter {
 	GENP_KEPT_IN_ORDER,
 	GENP_HELD_BACK,
 	GENP_REQUEUED,
+	GENP_SPURIOUS_RETX,
 };
 
 static const char *const genp_counter_names[] = {
 	"numbered", "window_waits", "acked", "sacked", "timeout_retx",
 	"fast_retx", "welcome_retx", "refusal_retx", "gave_up", "stale_acks",
-	"cancelled_unnumbered", "kept_in_order", "held_for_endpoint", "requeued", NULL,
+	"cancelled_unnumbered", "kept_in_order", "held_for_endpoint", "requeued",
+	"spurious_retx", NULL,
 };
 
 /* Per-pipeline state. */
 struct genp_priv {
 	bool mask_holds;	/* order above: the mask acknowledges held packets */
 	bool in_order;		/* gbn: packets leave in number order (genp_may_leave) */
+	bool late_floor;	/* timer's late_floor: late acks are sampled and raise
+				 * the connection's floor (genp_ack) */
 	int64_t window;		/* genp_window: what the receiver can keep */
 	uint64_t hold_min_ns;	/* the first hold of a refused endpoint, at least (timer's min_ns) */
 	uint64_t hold_max_ns;	/* its longest (timer's timeout_ns) */
@@ -141,6 +145,8 @@ static int genp_init(struct stage *st, char *err, size_t errlen)
 		(uint64_t)stage_param(stage_above(st, "timer"), "min_ns");
 	((struct genp_priv *)st->priv)->hold_max_ns =
 		(uint64_t)stage_param(stage_above(st, "timer"), "timeout_ns");
+	((struct genp_priv *)st->priv)->late_floor =
+		stage_param(stage_above(st, "timer"), "late_floor") != 0;
 	return 0;
 }
 
@@ -608,6 +614,18 @@ static void genp_resend(struct stage *st, struct sn_pkt *p, uint64_t now)
 }
 
 /*
+ * True when the ack of p, sent twice, comes sooner after its second copy
+ * left than any round trip of c: it answers the first copy, which took
+ * now - t_first_tx (unambiguous, so Karn's rule allows the sample), and the
+ * timeout that sent the second was needless: the ack was late, not lost.
+ */
+static bool genp_ack_was_late(const struct sn_conn *c, const struct sn_pkt *p, uint64_t now)
+{
+	return p->tx_count == 2 && !(p->flags & SN_PKT_SACKED) && c->min_rtt_ns &&
+	       now - p->t_tx < c->min_rtt_ns;
+}
+
+/*
  * Apply an acknowledgment to conn; resend holes it reveals (sr). What the
  * base covers was delivered; what only the mask covers arrived, but under
  * order the receiver holds it behind a hole and drops it if its connection
@@ -620,7 +638,7 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 	bool sr = st->param[1] == GENP_SR;
 	bool mask_holds = ((const struct genp_priv *)st->priv)->mask_holds;
 	struct sn_pkt *p, *prev = NULL, *next;
-	uint64_t sacked_tx = 0, rtt_from = 0;
+	uint64_t sacked_tx = 0, rtt_from = 0, late = 0;
 	uint32_t highest = a->ack_base;
 	bool progress = false;
 
@@ -651,6 +669,11 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 		/* Karn: only unambiguous samples; a held packet gave its own */
 		if (p->tx_count == 1 && !(p->flags & SN_PKT_SACKED) && p->t_tx > rtt_from)
 			rtt_from = p->t_tx;
+		if (genp_ack_was_late(c, p, now)) {
+			st->cnt[GENP_SPURIOUS_RETX]++;
+			if (now - p->t_first_tx > late)
+				late = now - p->t_first_tx;
+		}
 		if (mask_holds && by_mask) {
 			p->flags |= SN_PKT_SACKED;
 			if (st->pl->env.held)
@@ -667,6 +690,11 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 	}
 	if (rtt_from && now > rtt_from)
 		sn_conn_rtt_sample(c, now - rtt_from);
+	/* Counted always; learnt only under timer:late_floor=on (off: Karn) */
+	if (late && ((const struct genp_priv *)st->priv)->late_floor) {
+		sn_conn_rtt_sample(c, late);
+		sn_conn_late_ack(c, late, now);
+	}
 	/* A hole below a packet that was sent later and arrived: resend it. */
 	for (p = c->unacked; sr && sacked_tx && p; p = p->next) {
 		if (!proto_seq_lt(p->h.pkt_num, highest))

@@ -6,18 +6,22 @@
  * and genp decides what to resend. The round-trip bound timeout_ns holds
  * while the measured round trips stay within it; on a connection where they
  * do not (or none was measured yet), waits back off past the bound and an
- * expiry resends one packet, as TCP's retransmission timer does.
+ * expiry resends one packet, as TCP's retransmission timer does. With
+ * late_floor=on the wait is never shorter than what late acks showed it
+ * needs (genp finds them: doc/protocol.md, late acknowledgments).
  */
 #include "stages.h"
 
-static const char *const timer_adaptive_names[] = { "off", "on", NULL };
+static const char *const timer_on_off_names[] = { "off", "on", NULL };
 
 static const struct stage_param timer_params[] = {
 	{ "timeout_ns", "round-trip bound: the longest wait, while measured round trips stay within it",
 	  100, 10000000000LL, 1000000, NULL },
 	{ "adaptive", "on = wait srtt + 4 rttvar, backed off (off = always timeout_ns)",
-	  0, 1, 1, timer_adaptive_names },
+	  0, 1, 1, timer_on_off_names },
 	{ "min_ns", "shortest adaptive wait", 100, 10000000000LL, 2000, NULL },
+	{ "late_floor", "on = late acks raise a floor under the adaptive wait (shared cores)",
+	  0, 1, 0, timer_on_off_names },
 	{ NULL, NULL, 0, 0, 0, NULL },
 };
 
@@ -55,11 +59,25 @@ static int timer_init(struct stage *st, char *err, size_t errlen)
 /* Longest back-off: the adaptive wait grows at most 2^8 times. */
 enum { TIMER_MAX_BACKOFF = 8 };
 
-/* srtt + 4 rttvar, at least min_ns (c has a round-trip sample). */
-static uint64_t timer_estimate(const struct stage *st, const struct sn_conn *c)
+/*
+ * srtt + 4 rttvar, at least min_ns and what late acks showed a wait needs
+ * (up to the bound; c has a round-trip sample). The estimate alone learns
+ * nothing from a round trip longer than itself: the packet is resent and
+ * Karn's rule drops its sample, so on a path whose round trips are mostly
+ * short and sometimes far longer (nicd on a loaded machine, where a
+ * process waits for the CPU) it stays just above the short ones and
+ * resends every long one needlessly. The floor is 0 unless late_floor is
+ * on: genp raises it only then (genp_priv.late_floor).
+ */
+static uint64_t timer_estimate(const struct stage *st, const struct sn_conn *c, uint64_t now)
 {
 	uint64_t t = (uint64_t)c->srtt_ns + 4ull * c->rttvar_ns;
+	uint64_t floor = sn_conn_rto_floor(c, now);
 
+	if (floor > (uint64_t)st->param[0])
+		floor = (uint64_t)st->param[0];
+	if (t < floor)
+		t = floor;
 	return t < (uint64_t)st->param[2] ? (uint64_t)st->param[2] : t;
 }
 
@@ -68,10 +86,10 @@ static uint64_t timer_estimate(const struct stage *st, const struct sn_conn *c)
  * timer is not adaptive): an expiry then means a lost packet, a collision on
  * the quick channel, and everything expired is resent at once.
  */
-static bool timer_bound_holds(const struct stage *st, const struct sn_conn *c)
+static bool timer_bound_holds(const struct stage *st, const struct sn_conn *c, uint64_t now)
 {
 	return !st->param[1] ||
-	       (c->srtt_ns && timer_estimate(st, c) <= (uint64_t)st->param[0]);
+	       (c->srtt_ns && timer_estimate(st, c, now) <= (uint64_t)st->param[0]);
 }
 
 /*
@@ -90,7 +108,7 @@ static bool timer_bound_holds(const struct stage *st, const struct sn_conn *c)
  * estimate by its excess over the bound, or to twice the bound before the
  * first sample.
  */
-static uint64_t timer_timeout(const struct stage *st, const struct sn_conn *c)
+static uint64_t timer_timeout(const struct stage *st, const struct sn_conn *c, uint64_t now)
 {
 	uint64_t bound = (uint64_t)st->param[0], t, cap;
 
@@ -100,7 +118,7 @@ static uint64_t timer_timeout(const struct stage *st, const struct sn_conn *c)
 		t = bound;
 		cap = 2 * bound;
 	} else {
-		t = timer_estimate(st, c);
+		t = timer_estimate(st, c, now);
 		cap = t > bound ? 2 * t - bound : bound;
 	}
 	t <<= c->rto_backoff;
@@ -120,8 +138,8 @@ static uint64_t timer_timeout(const struct stage *st, const struct sn_conn *c)
 static uint64_t timer_scan(struct stage *st, struct sn_conn *c, uint64_t now)
 {
 	struct timer_priv *priv = st->priv;
-	uint64_t timeout = timer_timeout(st, c), next = UINT64_MAX;
-	bool all = timer_bound_holds(st, c), expired = false;
+	uint64_t timeout = timer_timeout(st, c, now), next = UINT64_MAX;
+	bool all = timer_bound_holds(st, c, now), expired = false;
 	struct sn_pkt *p, *nx, *oldest = NULL;
 	uint32_t n_late = 0;
 
@@ -156,7 +174,7 @@ static uint64_t timer_scan(struct stage *st, struct sn_conn *c, uint64_t now)
 		c->rto_backoff++;
 	/* The resend sets tx_unscanned; the other late ones wait a timeout. */
 	if (n_late > 1) {
-		uint64_t again = now + timer_timeout(st, c);
+		uint64_t again = now + timer_timeout(st, c, now);
 
 		if (again < next)
 			next = again;
@@ -186,13 +204,13 @@ static uint64_t timer_tick(struct stage *st, uint64_t now)
 			c->on_active = 0;
 			continue;
 		}
-		if (c->tx_unscanned && c->tx_unscanned + timer_timeout(st, c) < tc->next_scan)
-			tc->next_scan = c->tx_unscanned + timer_timeout(st, c);
+		if (c->tx_unscanned && c->tx_unscanned + timer_timeout(st, c, now) < tc->next_scan)
+			tc->next_scan = c->tx_unscanned + timer_timeout(st, c, now);
 		if (now >= tc->next_scan)
 			tc->next_scan = timer_scan(st, c, now);
 		/* What the scan itself resent. */
-		if (c->tx_unscanned && c->tx_unscanned + timer_timeout(st, c) < tc->next_scan)
-			tc->next_scan = c->tx_unscanned + timer_timeout(st, c);
+		if (c->tx_unscanned && c->tx_unscanned + timer_timeout(st, c, now) < tc->next_scan)
+			tc->next_scan = c->tx_unscanned + timer_timeout(st, c, now);
 		if (tc->next_scan < next)
 			next = tc->next_scan;
 		link = &c->active_next;
