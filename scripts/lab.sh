@@ -29,6 +29,16 @@
 #   --conf CONF        protocol configuration of virtual network 1 (default conf3)
 #   --vnet ID:CONF     one more virtual network, with a key of its own
 #                      (repeatable); its key file is DIR/vnetID.key
+#   --no-late-floor    leave the retransmission timer's late_floor off. By
+#                      default up appends ,timer:late_floor=on to every
+#                      configuration given by name with a timer (conf2,
+#                      conf3, conf4-gbn, conf4-sr, with or without
+#                      overrides, unless they set late_floor): the lab's
+#                      daemons share cores, so a round trip now and then
+#                      takes far longer than the rest, and without the
+#                      floor nicd resends those packets needlessly
+#                      (doc/protocol.md, late acknowledgments). A stage
+#                      list is taken as it is
 #   --key-file FILE    key of virtual network 1 (default: a random key,
 #                      written to DIR/vnet1.key, mode 0600)
 #   --bulk-gbps G      bulk rate: sets the slot (default 0.05: 345 us slots)
@@ -108,6 +118,7 @@ link=vhost
 solo=0
 conf=conf3
 extra_vnets=()
+late_floor=1	# up appends timer:late_floor=on (with_late_floor)
 key_file=
 bulk_gbps=0.05
 quick_gbps=1
@@ -171,6 +182,7 @@ parse_args() {
 		--solo) need "$1" $# "${2:-}"; solo=$2; shift ;;
 		--conf) need "$1" $# "${2:-}"; conf=$2; shift ;;
 		--vnet) need "$1" $# "${2:-}"; extra_vnets+=("$2"); shift ;;
+		--no-late-floor) late_floor=0 ;;
 		--key-file) need "$1" $# "${2:-}"; key_file=$2; shift ;;
 		--bulk-gbps) need "$1" $# "${2:-}"; bulk_gbps=$2; shift ;;
 		--quick-gbps) need "$1" $# "${2:-}"; quick_gbps=$2; shift ;;
@@ -200,6 +212,20 @@ parse_args() {
 		esac
 		shift
 	done
+}
+
+# with_late_floor CONF: CONF with the timer's late_floor on, unless
+# --no-late-floor. Only a configuration name (and its overrides) gets it,
+# one that has a timer: conf1 has none (an override would add a timer
+# without genp, which nicd refuses); a stage list, or a configuration that
+# sets late_floor itself, is left as the user wrote it.
+with_late_floor() {
+	if [ "$late_floor" = 1 ] && [[ "$1" =~ ^conf[^,]*(,|$) ]] &&
+		[[ ! "$1" =~ ^conf1(,|$) ]] && [[ "$1" != *late_floor=* ]]; then
+		printf '%s,timer:late_floor=on\n' "$1"
+	else
+		printf '%s\n' "$1"
+	fi
 }
 
 check_args() {
@@ -248,6 +274,10 @@ check_args() {
 		[[ "$v" =~ ^([0-9]+):([A-Za-z0-9_,:=.-]+)$ ]] && [ "${BASH_REMATCH[1]}" -ne 1 ] &&
 			[ "${BASH_REMATCH[1]}" -le 65535 ] ||
 			die_usage "--vnet must be ID:CONF with ID 2 .. 65535 (1 is --conf's), not '$v'"
+	done
+	conf=$(with_late_floor "$conf")
+	for v in "${!extra_vnets[@]}"; do
+		extra_vnets[v]=${extra_vnets[v]%%:*}:$(with_late_floor "${extra_vnets[v]#*:}")
 	done
 	if [ -n "$key_file" ]; then
 		# It goes into nicd's --vnet ID:KEYFILE:CONF, word by word.

@@ -15,9 +15,11 @@
 #   3. up, then up again: "already up", exit 1, the lab unharmed;
 #      stop-node on a node that shares its nicd: exit 1; a NODE spelt
 #      otherwise than nI (n01) or not in the lab: exit 2; restart-switchd
-#      while n1 is stopped waits for the others only;
+#      while n1 is stopped waits for the others only; vnet 1 runs conf3
+#      with the timer's late_floor on, as up appends it by default;
 #   4. every process of the lab killed with SIGKILL (a crash): status says
-#      so, and up cleans the leftovers and brings the lab up again;
+#      so, and up cleans the leftovers and brings the lab up again (with
+#      --no-late-floor: conf3 as it is);
 #   5. a nicd that does not answer SIGTERM (SIGSTOP) is killed after
 #      down --timeout; down leaves nothing; down again: exit 0;
 #   6. as root: up --huge reserves hugepages and mounts hugetlbfs in the
@@ -106,6 +108,8 @@ expect_now 0 "nothing to do" lab down
 
 # 3. Up twice; stop-node on a shared node.
 lab_up --nodes 2 --solo 1
+grep -qx "conf=conf3,timer:late_floor=on" "$lab_dir/lab.state" ||
+	fail "up did not turn the timer's late_floor on: $(grep '^conf=' "$lab_dir/lab.state")"
 expect_now 1 "already up" lab up --link "$link" --nodes 2
 expect_now 0 "joined as node 1" lab status
 expect_now 1 "shares its nicd" lab stop-node n0
@@ -136,7 +140,10 @@ expect_now 1 "switchd does not answer" lab status
 if [ "$link" != vhost ]; then
 	expect_now 1 "is not running" lab restart-switchd
 fi
-expect_now 0 "cleaning up what a previous run left" lab up --link "$link" --nodes 2 --solo 1
+expect_now 0 "cleaning up what a previous run left" lab up --link "$link" --nodes 2 --solo 1 \
+	--no-late-floor
+grep -qx "conf=conf3" "$lab_dir/lab.state" ||
+	fail "up --no-late-floor changed the configuration: $(grep '^conf=' "$lab_dir/lab.state")"
 expect_now 0 "joined as node 1" lab status
 eval "$(lab env)"
 lab_note_pids
