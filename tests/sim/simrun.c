@@ -543,7 +543,7 @@ static int sim_build_nics(struct simctx *ctx, char *err, size_t errlen)
 	/* Named reliable configurations get the simulated round-trip bound. */
 	snprintf(over, sizeof(over), "%s", cfg->conf);
 	if (strncmp(over, "conf", 4) == 0 && strncmp(over, "conf1", 5) != 0 &&
-	    !strstr(over, "timer"))
+	    !strstr(over, "timeout_ns"))
 		snprintf(over + strlen(over), sizeof(over) - strlen(over),
 			 ",timer:timeout_ns=%llu",
 			 (unsigned long long)sim_rtt_bound(cfg));

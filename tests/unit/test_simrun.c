@@ -93,7 +93,7 @@ static void t_sim(const char *const *args, struct t_run *r)
 	unlink(err_path);
 }
 
-/* A CSV file split into rows and fields (pointers into text). */
+/* A CSV file split into rows and fields (pointers into text; quotes taken off). */
 struct t_csv {
 	char text[T_OUT];			/* the file, commas and newlines cut */
 	char *cell[T_MAX_ROWS][T_MAX_COLS];	/* row 0 is the header */
@@ -113,9 +113,15 @@ static void t_csv_load(const char *path, struct t_csv *c)
 
 		cr_assert_lt(c->rows, T_MAX_ROWS, "%s: too many rows", path);
 		for (char *f = line; f; n++) {
-			char *comma = strchr(f, ',');
+			/* A quoted field (conf: "conf4-sr,timer:...") ends at its quote. */
+			char *end = *f == '"' ? strchr(f + 1, '"') : f;
+			char *comma = strchr(end ? end : f, ',');
 
 			cr_assert_lt(n, T_MAX_COLS, "%s: too many columns", path);
+			if (*f == '"' && end) {
+				*end = '\0';
+				f++;
+			}
 			c->cell[c->rows][n] = f;
 			if (comma)
 				*comma++ = '\0';
@@ -166,16 +172,17 @@ static int t_csv_diff(const struct t_csv *a, const struct t_csv *b, const char *
 
 /*
  * Run a short simulation with seed and extra args (one run: one job; load
- * 0.3 unless extra has a --load-sweep); its CSV into c.
+ * 0.3 unless extra has a --load-sweep, conf4-sr unless it has a --conf);
+ * its CSV into c.
  */
 static void t_sim_csv(const char *seed, const char *const *extra, struct t_csv *c)
 {
 	const char *args[T_MAX_ARGS] = {
 		"--nodes", "4", "--duration", "2ms",
-		"--conf", "conf4-sr", "--loss", "0.01", "--reorder", "0.02", "--seed", seed,
+		"--loss", "0.01", "--reorder", "0.02", "--seed", seed,
 	};
-	int n = 12;
-	bool sweep = false;
+	int n = 10;
+	bool sweep = false, conf = false;
 	char csv[256];
 	struct t_run *r = calloc(1, sizeof(*r));
 
@@ -185,11 +192,16 @@ static void t_sim_csv(const char *seed, const char *const *extra, struct t_csv *
 	args[n++] = csv;
 	for (int i = 0; extra && extra[i]; i++) {
 		sweep |= !strcmp(extra[i], "--load-sweep");
+		conf |= !strcmp(extra[i], "--conf");
 		args[n++] = extra[i];
 	}
 	if (!sweep) {
 		args[n++] = "--load";
 		args[n++] = "0.3";
+	}
+	if (!conf) {
+		args[n++] = "--conf";
+		args[n++] = "conf4-sr";
 	}
 	args[n] = NULL;
 	t_sim(args, r);
@@ -248,6 +260,28 @@ Test(simrun, parallel_jobs_give_the_rows_of_one_job)
 	cr_assert_eq(a->rows, 5, "two loads, two channels");
 	cr_assert_eq(t_csv_diff(a, b, NULL, first, sizeof(first)), 0,
 		     "--jobs 1 and --jobs 2: %s", first);
+	free(a);
+	free(b);
+}
+
+/*
+ * A named configuration keeps the simulated round-trip bound when --conf
+ * overrides another timer parameter: "conf4-sr,timer:min_ns=2000" (min_ns
+ * at its default) runs as conf4-sr does. It once replaced the bound with
+ * nicd's 1 ms default as soon as --conf named the timer at all.
+ */
+Test(simrun, a_timer_override_keeps_the_simulated_round_trip_bound)
+{
+	static const char *const same[] = { "--conf", "conf4-sr,timer:min_ns=2000", NULL };
+	struct t_csv *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	char first[256];
+
+	cr_assert(a && b);
+	t_sim_csv("7", NULL, a);
+	t_sim_csv("7", same, b);
+	cr_assert_str_eq(b->cell[1][t_csv_col(b, "conf")], "conf4-sr,timer:min_ns=2000");
+	cr_assert_eq(t_csv_diff(a, b, "conf", first, sizeof(first)), 0,
+		     "conf4-sr and conf4-sr,timer:min_ns=2000: %s", first);
 	free(a);
 	free(b);
 }
