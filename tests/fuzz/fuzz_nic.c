@@ -32,7 +32,8 @@
  * - after nic_destroy a frame is missing from the pool.
  *
  * The header: the configurations (bits 0-2: vnet 1's, an index into
- * conf_table; bits 3-5: vnet 2's; bit 6: serve vnet 2 too); the options
+ * conf_table; bits 3-5: vnet 2's; bit 6: serve vnet 2 too; bit 7: both with
+ * the timer's late_floor on, where they have a timer); the options
  * (enum nic_opt bits); the buffers (bits 0-1: bulk buffers - 1; bits 2-3:
  * quick buffers - 1; bits 4-5: descriptors 16 << n; bit 6: one bulk buffer
  * per target); the timing (bits 0-3: slots without GNT before rejoining - 1;
@@ -163,14 +164,26 @@ static bool nic_f_rx_space(void *ctx, uint16_t vnet, uint16_t ep)
 	return !r->no_space;
 }
 
-/* The pipeline spec of configuration index i of conf_table. */
-static const char *nic_f_conf(unsigned int i)
+/*
+ * The pipeline spec of configuration index i of conf_table, into spec;
+ * with late, the timer's late_floor on (a configuration without a timer
+ * is left as it is).
+ */
+static void nic_f_conf(unsigned int i, bool late, char *spec, size_t len)
 {
+	const struct conf_def *c;
 	unsigned int n = 0;
+	char name[64], err[256];
 
 	while (conf_table[n].name)
 		n++;
-	return conf_table[i % n].spec;
+	c = &conf_table[i % n];
+	snprintf(name, sizeof(name), "%s%s", c->name,
+		 late && strstr(c->spec, "timer") ? ",timer:late_floor=on" : "");
+	if (conf_expand(name, spec, len, err, sizeof(err))) {
+		fprintf(stderr, "fuzz_nic: %s: %s\n", name, err);
+		abort();
+	}
 }
 
 /* Make the ports as the options say. */
@@ -191,8 +204,10 @@ static bool nic_f_vnets(struct nic_run *r, uint8_t confs)
 
 	r->vnets = confs & 0x40 ? 2 : 1;
 	for (uint16_t v = 1; v <= r->vnets; v++) {
-		const char *spec = nic_f_conf(v == 1 ? confs & 7 : (confs >> 3) & 7);
+		char spec[256];
 
+		nic_f_conf(v == 1 ? confs & 7 : (confs >> 3) & 7, confs & 0x80, spec,
+			   sizeof(spec));
 		if (nic_add_vnet(r->nic, v, spec, err, sizeof(err))) {
 			fprintf(stderr, "fuzz_nic: nic_add_vnet(%s): %s\n", spec, err);
 			return false;
