@@ -242,9 +242,12 @@ enum { SN_RTO_FLOOR_HALF_LIFE_NS = 64 * 1000 * 1000 };
  */
 static inline uint64_t sn_conn_rto_floor(const struct sn_conn *c, uint64_t now)
 {
-	uint64_t halvings = now > c->rto_floor_at ?
-			    (now - c->rto_floor_at) / SN_RTO_FLOOR_HALF_LIFE_NS : 0;
+	uint64_t halvings;
 
+	if (!c->rto_floor_ns)
+		return 0;	/* none shown (always, under late_floor=off): no division */
+	halvings = now > c->rto_floor_at ?
+		   (now - c->rto_floor_at) / SN_RTO_FLOOR_HALF_LIFE_NS : 0;
 	return halvings >= 32 ? 0 : c->rto_floor_ns >> halvings;
 }
 

@@ -138,8 +138,9 @@ void nic_ingress(struct nic *nic, struct rte_mbuf **frames, uint16_t n,
 
 /*
  * Egress: take the quick port's rate (dp_port_tx_gbps), or the fabric's
- * (cfg.quick_gbps) when that is lower, which paces QREQs; at creation and at every join, since a device created late (a virtio-user
- * client whose server was not up) knows its link speed only then.
+ * (cfg.quick_gbps) when that is lower, which paces QREQs; at creation and
+ * at every join, since a device created late (a virtio-user client whose
+ * server was not up) knows its link speed only then.
  */
 void nic_quick_rate(struct nic *nic);
 

@@ -27,13 +27,13 @@ uint64_t sw_slot_ns_for(double bulk_gbps, uint32_t slot_frames)
 	return (slot_frames * dp_wire_ps(DP_MAX_FRAME, bulk_gbps) + 999) / 1000;
 }
 
-/* Check a configuration; 0 or -EINVAL with a message. */
 /* A link rate the options take (dp_opt_gbps); false for NaN too. */
 static bool gbps_ok(double gbps)
 {
 	return gbps >= DP_OPT_GBPS_MIN && gbps <= DP_OPT_GBPS_MAX;
 }
 
+/* Check a configuration; 0 or -EINVAL with a message. */
 static int sw_check_config(const struct sw_config *c, char *err, size_t errlen)
 {
 	if (c->n_nodes < 2 || c->n_nodes > PROTO_MAX_NODES) {
