@@ -23,6 +23,12 @@
 	X(endpoints_open, "open endpoints") \
 	X(pending, "messages waiting or in flight") \
 	X(bad_filter_, "bad_filter_REASON: frames that failed validation, by reason") \
+	X(host_, "host_COUNTER: the host's counters") \
+	X(port_, "port_COUNTER: port counters of a node whose channels share a queue") \
+	X(bulk_, "bulk_COUNTER: port counters of the bulk channel's own queue") \
+	X(quick_, "quick_COUNTER: port and link counters of the quick channel's own queue or device") \
+	X(fault_, "PORT_fault_COUNTER (PORT: port, bulk, quick): with --fault, the fault counters") \
+	X(vnet, "vnetID_STAGE_COUNTER: every stage's counters of every virtual network") \
 	X(counters_left_out, "stage counters that did not fit the reply") \
 	X(more, "the nodes that did not fit the reply")
 

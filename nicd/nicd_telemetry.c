@@ -120,7 +120,8 @@ static void nicd_tel_stages(struct nicd_tel_out *o, const struct nicd_nodes *ns,
 		for (unsigned int s = 0; s < pl->n_stages; s++) {
 			const struct stage *st = &pl->stages[s];
 
-			snprintf(prefix, sizeof(prefix), "vnet%u_%s_", vnet, st->ops->name);
+			snprintf(prefix, sizeof(prefix), "%s%u_%s_", nicd_tel_stats_key.vnet, vnet,
+				 st->ops->name);
 			nicd_tel_counters(o, prefix, st->ops->counter_names, st->cnt,
 					  stage_n_counters(st));
 		}
@@ -134,7 +135,8 @@ static void nicd_tel_stages(struct nicd_tel_out *o, const struct nicd_nodes *ns,
 static void nicd_tel_ports(struct nicd_tel_out *o, const struct nicd_node *n)
 {
 	const struct dp_port *ports[2] = { n->bulk, n->quick };
-	const char *roles[2] = { n->bulk == n->quick ? "port_" : "bulk_", "quick_" };
+	const char *roles[2] = { n->bulk == n->quick ? nicd_tel_stats_key.port_ :
+				 nicd_tel_stats_key.bulk_, nicd_tel_stats_key.quick_ };
 	char prefix[32];
 
 	for (int i = 0; i < (n->bulk == n->quick ? 1 : 2); i++) {
@@ -145,7 +147,7 @@ static void nicd_tel_ports(struct nicd_tel_out *o, const struct nicd_node *n)
 				  (const uint64_t *)&wire->stats,
 				  sizeof(wire->stats) / sizeof(uint64_t));
 		if (fs) {
-			snprintf(prefix, sizeof(prefix), "%sfault_", roles[i]);
+			snprintf(prefix, sizeof(prefix), "%s%s", roles[i], nicd_tel_stats_key.fault_);
 			nicd_tel_counters(o, prefix, dp_fault_counter_names,
 					  (const uint64_t *)fs, sizeof(*fs) / sizeof(uint64_t));
 		}
@@ -171,7 +173,7 @@ static void nicd_tel_links(struct nicd_tel_out *o, const struct nicd_nodes *ns,
 {
 	nicd_tel_link(o, "", &ns->dev[n->bulk_dev]);
 	if (n->quick_dev != n->bulk_dev)
-		nicd_tel_link(o, "quick_", &ns->dev[n->quick_dev]);
+		nicd_tel_link(o, nicd_tel_stats_key.quick_, &ns->dev[n->quick_dev]);
 }
 
 /*
@@ -197,7 +199,7 @@ static void nicd_tel_node(struct nicd_tel_out *o, const struct nicd_nodes *ns,
 			 proto_reason_name((enum proto_reason)r));
 		nicd_tel_u64(o, key, decode[r]);
 	}
-	nicd_tel_counters(o, "host_", host_counter_names,
+	nicd_tel_counters(o, nicd_tel_stats_key.host_, host_counter_names,
 			  (const uint64_t *)host_stats(n->host),
 			  sizeof(struct host_stats) / sizeof(uint64_t));
 	nicd_tel_ports(o, n);

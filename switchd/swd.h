@@ -85,7 +85,7 @@ enum swd_role {
 	SWD_ROLES
 };
 
-/* "port", "bulk", "quick", "control". */
+/* "port", "bulk", "quick", "control" (SWD_TEL_ROLES). */
 extern const char *const swd_role_names[SWD_ROLES];
 
 /* The ports of one node. */

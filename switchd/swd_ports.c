@@ -14,6 +14,7 @@
 
 #include "dataplane/dp_log.h"
 #include "switchd/swd.h"
+#include "switchd/swd_tel_names.h"
 
 DP_LOG_REGISTER(swd_logtype, SWITCHD_DAEMON);
 
@@ -215,7 +216,9 @@ static int swd_wrap_faults(struct swd_ports *p, const struct swd_opts *o, uint16
 	return 0;
 }
 
-const char *const swd_role_names[SWD_ROLES] = { "port", "bulk", "quick", "control" };
+const char *const swd_role_names[SWD_ROLES] = { SWD_TEL_ROLES(DP_COUNTER_NAME) };
+_Static_assert(sizeof((const char *[]){ SWD_TEL_ROLES(DP_COUNTER_NAME) }) ==
+	       sizeof(swd_role_names), "SWD_TEL_ROLES and enum swd_role differ");
 
 void swd_node_ports(const struct swd_node *sn,
 		    void (*fn)(struct dp_port *port, enum swd_role role, void *ctx), void *ctx)

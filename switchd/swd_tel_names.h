@@ -37,6 +37,17 @@
 	X(grants, "grants it got") \
 	X(requests, "targets in its last CFG")
 
+/*
+ * Port roles, in enum swd_role's order. A node's port counters in
+ * /segnet/switch/nodes are ROLE_COUNTER ("bulk_rx_frames"), and with
+ * --fault the stats' fault dictionary holds one dictionary per role.
+ */
+#define SWD_TEL_ROLES(X) \
+	X(port, "both channels on one device") \
+	X(bulk, "the bulk channel's own device") \
+	X(quick, "the quick channel's own device") \
+	X(control, "control frames: transmit queue 1 of the one device")
+
 /* /segnet/switch/arbiter. */
 #define SWD_TEL_ARBITER_KEYS(X) \
 	X(name, "the arbiter") \

@@ -6,8 +6,9 @@
  * take their names from (the counters are test_man_counters'). A page's
  * TELEMETRY section has an entry for each command (the tag line after a .TP
  * names its path) whose text sets each of the command's keys in bold as a
- * whole word; and every /segnet/ command a TELEMETRY entry names is one the
- * daemon registers. segnet-stat(1), which samples every /segnet/ command by
+ * whole word (a key that is a prefix, such as nicd's host_, as well); and
+ * every /segnet/ command a TELEMETRY entry names is one the daemon
+ * registers. segnet-stat(1), which samples every /segnet/ command by
  * default, names them all, and no other.
  */
 #include <criterion/criterion.h>
@@ -29,6 +30,7 @@ static const char *const t_sw_stats[] = { SWD_TEL_STATS_KEYS(DP_COUNTER_NAME) NU
 static const char *const t_sw_nodes[] = { SWD_TEL_NODES_KEYS(DP_COUNTER_NAME) NULL };
 static const char *const t_sw_node[] = { SWD_TEL_NODE_KEYS(DP_COUNTER_NAME) NULL };
 static const char *const t_sw_arbiter[] = { SWD_TEL_ARBITER_KEYS(DP_COUNTER_NAME) NULL };
+static const char *const t_sw_roles[] = { SWD_TEL_ROLES(DP_COUNTER_NAME) NULL };
 static const struct swd_tel_cmds t_sw_cmd = { SWD_TEL_CMDS(DP_TEL_CMD_INIT) };
 
 static const char *const t_nic_cmds[] = { NICD_TEL_CMDS(T_CMD_PATH) NULL };
@@ -140,6 +142,31 @@ Test(man_telemetry, switchd_8_documents_every_command_and_key)
 	};
 
 	t_page_tel("switchd.8", t_sw_cmds, tel, sizeof(tel) / sizeof(tel[0]));
+}
+
+/*
+ * switchd's port roles name a node's port counters (ROLE_COUNTER in the
+ * nodes entry) and the dictionaries of --fault's sums (in the stats entry).
+ */
+Test(man_telemetry, switchd_8_names_every_port_role)
+{
+	struct t_man_where nodes_at = { "TELEMETRY", NULL, t_sw_cmd.nodes, false };
+	struct t_man_where stats_at = { "TELEMETRY", NULL, t_sw_cmd.stats, false };
+	char *nodes, *stats, prefix[32];
+
+	t_man_bold("switchd.8", &nodes_at, &nodes);
+	t_man_bold("switchd.8", &stats_at, &stats);
+	for (const char *const *r = t_sw_roles; *r; r++) {
+		snprintf(prefix, sizeof(prefix), "%s_", *r);
+		cr_expect(t_has_word(nodes, prefix),
+			  "switchd.8, TELEMETRY, %s: port prefix %s is not in bold", t_sw_cmd.nodes,
+			  prefix);
+		cr_expect(t_has_word(stats, *r),
+			  "switchd.8, TELEMETRY, %s: the fault dictionary of role %s is not in bold",
+			  t_sw_cmd.stats, *r);
+	}
+	free(nodes);
+	free(stats);
 }
 
 Test(man_telemetry, nicd_8_documents_every_command_and_key)
