@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Trace reader. Two views of one file: a walk over the record headers
- * (pcap) or blocks (pcapng) that knows byte offsets and checks every length
- * against the file size, and libpcap, which decodes the records and converts
- * timestamps to nanoseconds. The walk covers the whole file before libpcap
- * reads anything, then runs again in step with libpcap to give every record
- * its offset. Rules and messages: doc/replay.md.
+ * (pcap) or blocks (pcapng) that knows byte offsets, checks every length
+ * against the file size and converts timestamps to nanoseconds, and
+ * libpcap, which decodes the records. The walk covers the whole file before
+ * libpcap reads anything, then runs again in step with libpcap to give every
+ * record its offset and timestamp. Rules and messages: doc/replay.md.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,8 +53,17 @@ enum {
 enum {
 	WALK_LT_TYPE = 0x0000ffff,	/* the link type */
 	WALK_LT_FCS = 0x04000000,	/* frames end in an FCS */
+	WALK_LT_USB_MMAPPED = 220,	/* Linux USB, memory-mapped */
 };
 
+
+/* What a pcapng interface's timestamps mean (if_tsresol, if_tsoffset). */
+struct walk_iface {
+	/* timestamp units per second: 10^r or 2^b */
+	uint64_t units;
+	/* seconds added to every timestamp (signed; added modulo 2^64) */
+	uint64_t offset;
+};
 
 /* A walk over a file's structure, independent of libpcap. */
 struct trace_walk {
@@ -78,6 +87,10 @@ struct trace_walk {
 	bool have_idb;
 	/* pcapng: interfaces defined in the current section */
 	uint32_t ifcount;
+	/* pcapng: their timestamp units and offsets (ifalloc entries) */
+	struct walk_iface *ifaces;
+	/* entries allocated in ifaces */
+	uint32_t ifalloc;
 	/* pcapng: the first interface's snaplen as libpcap compares it */
 	uint32_t idb_snaplen;
 	/* device and inode of f, to give libpcap the same file */
@@ -93,6 +106,8 @@ struct walk_rec {
 	uint32_t caplen;
 	/* length on the wire */
 	uint32_t wirelen;
+	/* timestamp, nanoseconds since the epoch */
+	uint64_t ts_ns;
 };
 
 /* Streaming reader: the walk for offsets, libpcap for the records. */
@@ -354,11 +369,12 @@ static int walk_open(struct trace_walk *w, const char *path, struct trace_err *e
 
 /* Account for one packet record found at w->off and step past it. */
 static void walk_count(struct trace_walk *w, struct walk_rec *wr, uint32_t caplen,
-		       uint32_t wirelen, uint64_t size)
+		       uint32_t wirelen, uint64_t ts_ns, uint64_t size)
 {
 	wr->offset = w->off;
 	wr->caplen = caplen;
 	wr->wirelen = wirelen;
+	wr->ts_ns = ts_ns;
 	w->info.records++;
 	w->info.cap_bytes += caplen;
 	w->info.wire_bytes += wirelen;
@@ -410,7 +426,11 @@ static int walk_pcap_next(struct trace_walk *w, struct walk_rec *wr, struct trac
 		return walk_fail(w, err, -EBADMSG, w->off, rec,
 				 "truncated record data (caplen %u, %" PRIu64 " bytes left)",
 				 caplen, left - WALK_PCAP_REC);
-	walk_count(w, wr, caplen, wirelen, WALK_PCAP_REC + (uint64_t)caplen);
+	/* the seconds are unsigned: 2^31 and later are after January 2038 */
+	walk_count(w, wr, caplen, wirelen,
+		   (uint64_t)walk_u32(w, h) * 1000000000u +
+		   (uint64_t)sub * (1000000000u / w->subsec_limit),
+		   WALK_PCAP_REC + (uint64_t)caplen);
 	return 1;
 }
 
@@ -445,11 +465,24 @@ static bool walk_tsresol_ok(uint8_t v)
 	return v & 0x80 ? (v & 0x7f) <= 63 : v <= 19;
 }
 
-/* One option of the IDB at w->off: code, length olen, value at p. */
-static int walk_ng_idb_option(struct trace_walk *w, uint16_t code, uint16_t olen,
-			      uint64_t p, unsigned int *seen, struct trace_err *err)
+/* Timestamp units per second of a good if_tsresol value v. */
+static uint64_t walk_tsresol_units(uint8_t v)
 {
-	uint8_t v;
+	uint64_t units = 1;
+
+	if (v & 0x80)
+		return units << (v & 0x7f);
+	while (v--)
+		units *= 10;
+	return units;
+}
+
+/* One option of the IDB at w->off: code, length olen, value at p; fills ifc. */
+static int walk_ng_idb_option(struct trace_walk *w, uint16_t code, uint16_t olen,
+			      uint64_t p, unsigned int *seen, struct walk_iface *ifc,
+			      struct trace_err *err)
+{
+	uint8_t v[8];
 	int rc;
 
 	if (code != WALK_NG_OPT_TSRESOL && code != WALK_NG_OPT_TSOFFSET)
@@ -461,20 +494,25 @@ static int walk_ng_idb_option(struct trace_walk *w, uint16_t code, uint16_t olen
 	if (olen != (code == WALK_NG_OPT_TSRESOL ? 1 : 8))
 		return walk_fail(w, err, -EBADMSG, w->off, -1,
 				 "interface option %u has bad length %u", code, olen);
-	if (code != WALK_NG_OPT_TSRESOL)
-		return 0;
-	rc = walk_read(w, p, &v, 1, err);
+	rc = walk_read(w, p, v, olen, err);
 	if (rc)
 		return rc;
-	if (!walk_tsresol_ok(v))
+	if (code == WALK_NG_OPT_TSOFFSET) {
+		ifc->offset = w->big_endian ? (uint64_t)get_be32(v) << 32 | get_be32(v + 4)
+					    : (uint64_t)get_le32(v + 4) << 32 | get_le32(v);
+		return 0;
+	}
+	if (!walk_tsresol_ok(v[0]))
 		return walk_fail(w, err, -EBADMSG, w->off, -1,
-				 "interface timestamp resolution 0x%02x out of range", v);
+				 "interface timestamp resolution 0x%02x out of range", v[0]);
+	ifc->units = walk_tsresol_units(v[0]);
 	return 0;
 }
 
 /* Options of the interface description block at w->off: they must fit in
- * it, and the timestamp ones must be what libpcap can convert. */
-static int walk_ng_idb_options(struct trace_walk *w, uint32_t len, struct trace_err *err)
+ * it, and the timestamp ones must be what libpcap can convert; fills ifc. */
+static int walk_ng_idb_options(struct trace_walk *w, uint32_t len, struct walk_iface *ifc,
+			       struct trace_err *err)
 {
 	uint64_t p = w->off + WALK_NG_BLOCK_HDR + WALK_NG_IDB_BODY;
 	uint64_t end = w->off + len - 4;
@@ -502,7 +540,7 @@ static int walk_ng_idb_options(struct trace_walk *w, uint32_t len, struct trace_
 		if (pad4(olen) > end - p)
 			return walk_fail(w, err, -EBADMSG, w->off, -1,
 					 "interface options overrun the block");
-		rc = walk_ng_idb_option(w, code, olen, p, &seen, err);
+		rc = walk_ng_idb_option(w, code, olen, p, &seen, ifc, err);
 		if (rc)
 			return rc;
 		p += pad4(olen);
@@ -539,8 +577,42 @@ static int walk_ng_interface(struct trace_walk *w, uint32_t len, struct trace_er
 				 "interface snaplen %u differs from the first interface's %u",
 				 raw, w->idb_snaplen);
 	}
+	if (w->ifcount == w->ifalloc) {
+		uint32_t n = w->ifalloc ? 2 * w->ifalloc : 8;
+		struct walk_iface *a = realloc(w->ifaces, n * sizeof(*a));
+
+		if (a == NULL)
+			return trace_err_set(err, -ENOMEM, w->path, "out of memory");
+		w->ifaces = a;
+		w->ifalloc = n;
+	}
+	/* no if_tsresol: microseconds; no if_tsoffset: 0 */
+	w->ifaces[w->ifcount] = (struct walk_iface){ .units = 1000000, .offset = 0 };
+	rc = walk_ng_idb_options(w, len, &w->ifaces[w->ifcount], err);
+	if (rc)
+		return rc;
 	w->ifcount++;
-	return walk_ng_idb_options(w, len, err);
+	return 0;
+}
+
+/*
+ * Timestamp t of interface ifc in nanoseconds, in *ns: the seconds with
+ * if_tsoffset added (a signed offset, added modulo 2^64 as libpcap does),
+ * the fraction scaled exactly, rounded down. libpcap's own conversion
+ * multiplies the fraction by 10^9 in 64 bits, which overflows for
+ * resolutions finer than 2^-34. False when the time is before 1970 or
+ * its nanoseconds do not fit 64 bits (after 2554); *sec is the seconds.
+ */
+static bool walk_ng_ts(const struct walk_iface *ifc, uint64_t t, int64_t *sec, uint64_t *ns)
+{
+	uint64_t s = t / ifc->units + ifc->offset;
+	unsigned __int128 frac = (unsigned __int128)(t % ifc->units) * 1000000000u;
+
+	*sec = (int64_t)s;
+	if (*sec < 0 || s > (UINT64_MAX - 999999999u) / 1000000000u)
+		return false;
+	*ns = s * 1000000000u + (uint64_t)(frac / ifc->units);
+	return true;
 }
 
 /* Enhanced, simple or obsolete packet block of total length len at w->off. */
@@ -551,6 +623,8 @@ static int walk_ng_packet(struct trace_walk *w, uint32_t type, uint32_t len,
 	uint32_t fixed = type == WALK_NG_SPB ? WALK_NG_SPB_BODY : WALK_NG_EPB_BODY;
 	uint32_t iface, caplen, wirelen;
 	uint8_t b[WALK_NG_EPB_BODY];
+	uint64_t t, ts_ns;
+	int64_t sec;
 	int rc;
 
 	if (len < WALK_NG_BLOCK_MIN + fixed)
@@ -560,11 +634,14 @@ static int walk_ng_packet(struct trace_walk *w, uint32_t type, uint32_t len,
 	if (rc)
 		return rc;
 	if (type == WALK_NG_SPB) {
+		/* no timestamp: libpcap takes 0 on the first interface */
 		iface = 0;
+		t = 0;
 		wirelen = walk_u32(w, b);
 		caplen = wirelen < w->info.snaplen ? wirelen : w->info.snaplen;
 	} else {
 		iface = type == WALK_NG_EPB ? walk_u32(w, b) : walk_u16(w, b);
+		t = (uint64_t)walk_u32(w, b + 4) << 32 | walk_u32(w, b + 8);
 		caplen = walk_u32(w, b + 12);
 		wirelen = walk_u32(w, b + 16);
 	}
@@ -578,7 +655,10 @@ static int walk_ng_packet(struct trace_walk *w, uint32_t type, uint32_t len,
 		return walk_fail(w, err, -EBADMSG, w->off, rec,
 				 "caplen %u does not fit in the block (total length %u)",
 				 caplen, len);
-	walk_count(w, wr, caplen, wirelen, len);
+	if (!walk_ng_ts(&w->ifaces[iface], t, &sec, &ts_ns))
+		return walk_fail(w, err, -EBADMSG, w->off, rec,
+				 "timestamp %" PRId64 " s is outside 1970 to 2554", sec);
+	walk_count(w, wr, caplen, wirelen, ts_ns, len);
 	return 1;
 }
 
@@ -701,12 +781,15 @@ static void walk_rewind(struct trace_walk *w)
 	w->have_idb = false;
 }
 
-/* Release the walk's file. */
+/* Release the walk's file and interfaces. */
 static void walk_close(struct trace_walk *w)
 {
 	if (w->f != NULL)
 		fclose(w->f);
 	w->f = NULL;
+	free(w->ifaces);
+	w->ifaces = NULL;
+	w->ifalloc = 0;
 }
 
 /* Walk every record of an open walk; 0 or -errno. */
@@ -805,7 +888,6 @@ int trace_reader_next(struct trace_reader *r, struct trace_rec *rec, struct trac
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	struct walk_rec wr;
-	uint64_t sec;
 	int rc, prc;
 
 	rc = walk_next(w, &wr, err);
@@ -818,24 +900,20 @@ int trace_reader_next(struct trace_reader *r, struct trace_rec *rec, struct trac
 		return walk_fail(w, err, -EBADMSG, rc ? wr.offset : w->off,
 				 rc ? (int64_t)w->info.records - 1 : -1,
 				 "libpcap: %s", pcap_geterr(r->pcap));
-	if (rc == 0 || prc != 1 || h->caplen != wr.caplen || h->len != wr.wirelen)
+	/* libpcap rewrites the wire length of some USB events (fixup_pcap_pkthdr) */
+	if (rc == 0 || prc != 1 || h->caplen != wr.caplen ||
+	    (h->len != wr.wirelen && r->info.linktype != WALK_LT_USB_MMAPPED))
 		return walk_fail(w, err, -EBADMSG, rc ? wr.offset : w->off,
 				 rc ? (int64_t)w->info.records - 1 : -1,
 				 "libpcap and the validation walk disagree");
 	/*
-	 * A pcap header's seconds are unsigned 32 bits, which libpcap hands
-	 * over sign-extended (after January 2038 they would go negative).
+	 * The walk's timestamp: libpcap hands a pcap header's unsigned
+	 * seconds over sign-extended (after January 2038 they would go
+	 * negative) and overflows fine binary pcapng resolutions.
 	 */
-	sec = r->info.format != TRACE_FMT_PCAPNG ? (uint64_t)(uint32_t)h->ts.tv_sec
-						 : (uint64_t)h->ts.tv_sec;
-	if ((r->info.format == TRACE_FMT_PCAPNG && h->ts.tv_sec < 0) ||
-	    sec > (UINT64_MAX - 999999999u) / 1000000000u)
-		return walk_fail(w, err, -EBADMSG, wr.offset, (int64_t)w->info.records - 1,
-				 "timestamp %lld s is outside 1970 to 2554",
-				 (long long)h->ts.tv_sec);
-	rec->ts_ns = sec * 1000000000u + (uint64_t)h->ts.tv_usec;
+	rec->ts_ns = wr.ts_ns;
 	rec->caplen = h->caplen;
-	rec->wirelen = h->len;
+	rec->wirelen = wr.wirelen;
 	rec->data = data;
 	rec->index = w->info.records - 1;
 	rec->offset = wr.offset;

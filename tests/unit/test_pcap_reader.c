@@ -380,17 +380,27 @@ Test(reader, pcapng_section_faults)
 /* A 60-byte Ethernet frame. */
 static const uint8_t eth60[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 8, 0 };
 
+/* Append a little-endian EPB of eth60 on interface iface at timestamp ts. */
+static void ng_epb60(struct tbuf *f, uint32_t iface, uint64_t ts)
+{
+	struct tbuf body = { 0 };
+
+	tbuf_put32(&body, iface, 0);
+	tbuf_put32(&body, (uint32_t)(ts >> 32), 0);
+	tbuf_put32(&body, (uint32_t)ts, 0);
+	tbuf_put32(&body, sizeof(eth60), 0);
+	tbuf_put32(&body, sizeof(eth60), 0);
+	tbuf_put(&body, eth60, sizeof(eth60));
+	ng_block(f, 6, &body, 0);
+	free(body.p);
+}
+
 /* pcapng: SHB, two IDBs of the given snaplens, one EPB on the second. */
 static struct tbuf ng_two_idbs(uint32_t snap0, uint32_t snap1)
 {
 	struct tbuf f = { 0 }, body = { 0 };
 
-	tbuf_put32(&body, 0x1a2b3c4d, 0);
-	tbuf_put16(&body, 1, 0);
-	tbuf_put16(&body, 0, 0);
-	tbuf_put32(&body, 0xffffffff, 0);
-	tbuf_put32(&body, 0xffffffff, 0);
-	ng_block(&f, 0x0a0d0d0a, &body, 0);
+	ng_shb(&f, 0);
 	for (int i = 0; i < 2; i++) {
 		body.len = 0;
 		tbuf_put16(&body, 1, 0);
@@ -398,14 +408,7 @@ static struct tbuf ng_two_idbs(uint32_t snap0, uint32_t snap1)
 		tbuf_put32(&body, i ? snap1 : snap0, 0);
 		ng_block(&f, 1, &body, 0);
 	}
-	body.len = 0;
-	tbuf_put32(&body, 1, 0);
-	tbuf_put32(&body, 0, 0);
-	tbuf_put32(&body, 1, 0);
-	tbuf_put32(&body, sizeof(eth60), 0);
-	tbuf_put32(&body, sizeof(eth60), 0);
-	tbuf_put(&body, eth60, sizeof(eth60));
-	ng_block(&f, 6, &body, 0);
+	ng_epb60(&f, 1, 1);
 	free(body.p);
 	return f;
 }
@@ -442,6 +445,121 @@ Test(reader, interface_snaplens_compared_as_libpcap_does)
 		refuse(&f, f.len, -ENOTSUP, 48, -1, what);
 		free(f.p);
 	}
+}
+
+/*
+ * pcapng: SHB, one Ethernet IDB with the options opts (n bytes, a multiple
+ * of 4, the end of options included), one EPB of eth60 at timestamp ts.
+ */
+static struct tbuf ng_one_iface(const uint8_t *opts, size_t n, uint64_t ts)
+{
+	struct tbuf f = { 0 }, body = { 0 };
+
+	ng_shb(&f, 0);
+	tbuf_put16(&body, 1, 0);
+	tbuf_put16(&body, 0, 0);
+	tbuf_put32(&body, 0, 0);
+	tbuf_put(&body, opts, n);
+	ng_block(&f, 1, &body, 0);
+	ng_epb60(&f, 0, ts);
+	free(body.p);
+	return f;
+}
+
+/* Offset of the EPB in ng_one_iface's file with n bytes of options. */
+static uint64_t ng_one_iface_epb(size_t n)
+{
+	return 28 + 20 + n;
+}
+
+/*
+ * A pcapng timestamp past 2554 (or before 1970, with if_tsoffset) is
+ * refused by the validation walk, so by trace_validate() too, and the
+ * streaming reader hands out no record of the file (fuzz_trace found
+ * validation accepting it and the reading failing at the record).
+ */
+Test(reader, pcapng_timestamps_out_of_range_refused_by_validation)
+{
+	/* if_tsresol 9 (ns); if_tsoffset -2000000000 s */
+	static const uint8_t ns[] = { 9, 0, 1, 0, 9, 0, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t back[] = { 14, 0, 8, 0, 0x00, 0x6c, 0xca, 0x88, 0xff, 0xff, 0xff, 0xff,
+					0, 0, 0, 0 };
+	struct tbuf f = ng_one_iface(ns, sizeof(ns), UINT64_MAX);
+
+	refuse(&f, f.len, -EBADMSG, ng_one_iface_epb(sizeof(ns)), 0,
+	       "timestamp 18446744073 s is outside 1970 to 2554");
+	free(f.p);
+	/* 1.7e9 s (2023) less 2e9 s */
+	f = ng_one_iface(back, sizeof(back), 1700000000000000ull);
+	refuse(&f, f.len, -EBADMSG, ng_one_iface_epb(sizeof(back)), 0,
+	       "timestamp -300000000 s is outside 1970 to 2554");
+	free(f.p);
+}
+
+/*
+ * A binary if_tsresol finer than 2^-34 gives exact nanoseconds, rounded
+ * down (libpcap's own conversion multiplies the fraction by 10^9 in 64 bits
+ * and overflows; fuzz_trace found 2^-40).
+ */
+Test(reader, pcapng_fine_binary_resolution_exact)
+{
+	static const uint8_t bin[][8] = { { 9, 0, 1, 0, 0x80 | 40 }, { 9, 0, 1, 0, 0x80 | 63 },
+					  { 9, 0, 1, 0, 0x80 | 34 } };
+	static const unsigned int shift[] = { 40, 63, 34 };
+
+	for (size_t i = 0; i < sizeof(bin) / sizeof(bin[0]); i++) {
+		uint64_t frac = (1ull << shift[i]) - 1, sec = 1000 >> (shift[i] - 34);
+		struct tbuf f = ng_one_iface(bin[i], sizeof(bin[i]), sec << shift[i] | frac);
+		char *p = tbuf_save(&f, f.len, "bin");
+		struct trace *t = load_ok(p);
+
+		cr_assert_eq(t->n, 1);
+		cr_assert_eq(t->recs[0].ts_ns, sec * 1000000000u + 999999999u,
+			     "2^-%u: ts_ns %" PRIu64 ", want %" PRIu64, shift[i], t->recs[0].ts_ns,
+			     sec * 1000000000u + 999999999u);
+		trace_free(t);
+		scratch_drop(p);
+		free(f.p);
+	}
+}
+
+/*
+ * Link type 220 (Linux USB, memory-mapped): libpcap rewrites the wire
+ * length of an incoming isochronous completion from its descriptors
+ * (fixup_pcap_pkthdr); the record keeps the file's, and reading goes on
+ * (fuzz_trace found the read failing, "libpcap and the validation walk
+ * disagree", after validation had accepted the file).
+ */
+Test(reader, usb_mmapped_wire_length_is_the_files)
+{
+	/* 64-byte header: complete ('C'), isochronous, endpoint 1 in, 1 descriptor */
+	static const uint8_t usb[80] = { [8] = 'C', [9] = 0, [10] = 0x81, [60] = 1,
+					 /* descriptor: offset 100, length 50 */
+					 [68] = 100, [72] = 50 };
+	struct tbuf b = { 0 };
+	struct trace *t;
+	char *p;
+
+	tbuf_put32(&b, 0xa1b2c3d4, 0);
+	tbuf_put16(&b, 2, 0);
+	tbuf_put16(&b, 4, 0);
+	tbuf_put32(&b, 0, 0);
+	tbuf_put32(&b, 0, 0);
+	tbuf_put32(&b, 65535, 0);
+	tbuf_put32(&b, 220, 0);
+	tbuf_put32(&b, 1700000000, 0);
+	tbuf_put32(&b, 0, 0);
+	tbuf_put32(&b, sizeof(usb), 0);
+	tbuf_put32(&b, sizeof(usb), 0);
+	tbuf_put(&b, usb, sizeof(usb));
+	p = tbuf_save(&b, b.len, "usb");
+	t = load_ok(p);
+	cr_assert_eq(t->n, 1);
+	cr_assert_eq(t->recs[0].wirelen, sizeof(usb), "wirelen %u", t->recs[0].wirelen);
+	cr_assert_eq(t->info.wire_bytes, sizeof(usb));
+	trace_free(t);
+	scratch_drop(p);
+	free(b.p);
 }
 
 /* A later section header block too short to be one says so (not "bad byte-order magic"). */

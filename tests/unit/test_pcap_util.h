@@ -149,6 +149,20 @@ static inline void ng_block(struct tbuf *b, uint32_t type, const struct tbuf *bo
 	tbuf_put32(b, total, big);
 }
 
+/* Append a section header block: version 1.0, section length unknown. */
+static inline void ng_shb(struct tbuf *b, int big)
+{
+	struct tbuf body = { 0 };
+
+	tbuf_put32(&body, 0x1a2b3c4d, big);
+	tbuf_put16(&body, 1, big);
+	tbuf_put16(&body, 0, big);
+	tbuf_put32(&body, 0xffffffff, big);
+	tbuf_put32(&body, 0xffffffff, big);
+	ng_block(b, 0x0a0d0d0a, &body, big);
+	free(body.p);
+}
+
 /*
  * pcapng of t: one SHB, one IDB with if_tsresol = 9 (ns), one EPB per
  * record. offsets (t->n entries, may be NULL) receives each EPB's offset.
@@ -158,13 +172,7 @@ static inline struct tbuf make_pcapng(const struct trace *t, int big, uint64_t *
 	struct tbuf b = { 0 }, body = { 0 };
 	static const uint8_t tsresol[4] = { 9 };
 
-	tbuf_put32(&body, 0x1a2b3c4d, big);
-	tbuf_put16(&body, 1, big);
-	tbuf_put16(&body, 0, big);
-	tbuf_put32(&body, 0xffffffff, big);
-	tbuf_put32(&body, 0xffffffff, big);
-	ng_block(&b, 0x0a0d0d0a, &body, big);
-	body.len = 0;
+	ng_shb(&b, big);
 	tbuf_put16(&body, t->info.linktype, big);
 	tbuf_put16(&body, 0, big);
 	tbuf_put32(&body, t->info.snaplen, big);
