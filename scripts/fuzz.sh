@@ -5,7 +5,9 @@
 #
 #   scripts/fuzz.sh TARGET SECONDS     TARGET: proto (fuzz_proto, proto_decode),
 #                                      fabric (fuzz_fabric, the switch fabric),
-#                                      nic (fuzz_nic, the NIC core)
+#                                      nic (fuzz_nic, the NIC core),
+#                                      trace (fuzz_trace, the pcap/pcapng
+#                                      trace reader)
 #   scripts/fuzz.sh --help
 #
 # It configures build-fuzz/ (CC=clang, -Dfuzz=true, -Dtests=false,
@@ -19,7 +21,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 builddir="$top/build-fuzz"
-targets=(proto fabric nic)
+targets=(proto fabric nic trace)
 
 prog=fuzz.sh
 synopsis="scripts/fuzz.sh TARGET SECONDS"

@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Write the seed corpora of fuzz_fabric and fuzz_nic.
+"""Write the seed corpora of fuzz_fabric, fuzz_nic and fuzz_trace.
 
-The seeds are short scripts in the record format of tests/fuzz/fuzz_records.h
-(a harness header, then records); this file is where they are written down,
+The fabric and NIC seeds are short scripts in the record format of
+tests/fuzz/fuzz_records.h (a harness header, then records); the trace seeds
+are small pcap and pcapng files. This file is where they are written down,
 so that a seed is read and changed here, never as bytes. Run from the top of
 the tree:
 
     python3 tests/fuzz/seeds.py
 
-It rewrites tests/fuzz/corpus/fabric/seed-* and tests/fuzz/corpus/nic/seed-*,
-and the regress-* inputs written down here; other regress-* files are left
-alone (they are in the record format of the day they were found: write them
-down here when the format changes).
+It rewrites tests/fuzz/corpus/fabric/seed-*, tests/fuzz/corpus/nic/seed-*
+and tests/fuzz/corpus/trace/seed-*, and the regress-* inputs written down
+here; other regress-* files are left alone (they are in the format of the
+day they were found: write them down here when the format changes).
 """
 import os
+import struct
 import sys
 
 # Packet types and flags (proto/proto.h).
@@ -418,6 +420,105 @@ def nic_refused_block_ends():
     return s + grants(2)
 
 
+# Trace files (doc/replay.md): pcap magics, pcapng block types and options.
+PCAP_US, PCAP_NS = 0xA1B2C3D4, 0xA1B23C4D
+NG_SHB, NG_IDB, NG_PB, NG_SPB, NG_NRB, NG_ISB, NG_EPB = 0x0A0D0D0A, 1, 2, 3, 4, 5, 6
+NG_CUSTOM = 0x00000BAD
+OPT_END, OPT_COMMENT, OPT_IF_NAME, OPT_TSRESOL, OPT_TSOFFSET = 0, 1, 2, 9, 14
+OPT_SHB_USERAPPL, OPT_EPB_FLAGS = 4, 2
+ETHERNET = 1
+
+
+def eth(n, tag):
+    """An n-byte Ethernet frame: broadcast to 02:00:00:00:00:tag, IPv4, a pattern."""
+    head = b"\xff" * 6 + bytes([2, 0, 0, 0, 0, tag]) + b"\x08\x00"
+    return (head + bytes((tag + i) & 0xFF for i in range(max(0, n - len(head)))))[:n]
+
+
+def pcap(order, magic, recs, snaplen=65535, linktype=ETHERNET):
+    """A classic pcap: file header, then (sec, subsec, frame, wire length) records."""
+    b = struct.pack(order + "IHHiIII", magic, 2, 4, 0, 0, snaplen, linktype)
+    for sec, sub, data, wire in recs:
+        b += struct.pack(order + "IIII", sec, sub, len(data), wire) + data
+    return b
+
+
+def ng_opts(order, opts):
+    """pcapng options (code, value), then the end of options."""
+    b = b""
+    for code, value in opts:
+        b += struct.pack(order + "HH", code, len(value)) + value
+        b += bytes(-len(value) % 4)
+    return b + struct.pack(order + "HH", OPT_END, 0) if opts else b
+
+
+def ng_block(order, btype, body):
+    """One pcapng block: type, total length, body padded to 4, total length."""
+    body += bytes(-len(body) % 4)
+    total = 12 + len(body)
+    return struct.pack(order + "II", btype, total) + body + struct.pack(order + "I", total)
+
+
+def ng_shb(order, opts=()):
+    """Section header block, version 1.0, section length unknown."""
+    return ng_block(order, NG_SHB, struct.pack(order + "IHHq", 0x1A2B3C4D, 1, 0, -1) +
+                    ng_opts(order, opts))
+
+
+def ng_idb(order, snaplen=0, opts=()):
+    """Interface description block for Ethernet."""
+    return ng_block(order, NG_IDB, struct.pack(order + "HHI", ETHERNET, 0, snaplen) +
+                    ng_opts(order, opts))
+
+
+def ng_epb(order, iface, ts, data, wire=None, opts=()):
+    """Enhanced packet block: interface, 64-bit timestamp in its units, frame."""
+    wire = len(data) if wire is None else wire
+    return ng_block(order, NG_EPB, struct.pack(order + "IIIII", iface, ts >> 32,
+                                               ts & 0xFFFFFFFF, len(data), wire) +
+                    data + bytes(-len(data) % 4) + ng_opts(order, opts))
+
+
+def ng_sections(order):
+    """Two sections: interfaces of each timestamp kind and every block type."""
+    ns, us, bin20 = (OPT_TSRESOL, b"\x09"), (OPT_TSRESOL, b"\x06"), (OPT_TSRESOL, b"\x94")
+    q = order + "q"
+    b = ng_shb(order, [(OPT_SHB_USERAPPL, b"fuzz seeds")])
+    b += ng_idb(order, opts=[ns, (OPT_IF_NAME, b"eth0")])
+    b += ng_idb(order, opts=[(OPT_TSOFFSET, struct.pack(q, 1700000000))])
+    b += ng_idb(order, opts=[bin20, (OPT_TSOFFSET, struct.pack(q, -5))])
+    b += ng_epb(order, 0, 1700000000123456789, eth(60, 1))
+    b += ng_epb(order, 1, 2500001, eth(42, 2), wire=1514,
+                opts=[(OPT_EPB_FLAGS, struct.pack(order + "I", 1)), (OPT_COMMENT, b"cut")])
+    b += ng_block(order, NG_NRB, struct.pack(order + "HH", 0, 0))
+    b += ng_epb(order, 2, (1700000007 << 20) | 0x80000, eth(61, 3))
+    b += ng_block(order, NG_SPB, struct.pack(order + "I", 45) + eth(45, 4))
+    b += ng_block(order, NG_PB, struct.pack(order + "HHIIII", 1, 0, 0, 7, 50, 50) + eth(50, 5))
+    b += ng_block(order, NG_ISB, struct.pack(order + "III", 0, 0, 0))
+    b += ng_block(order, NG_CUSTOM, struct.pack(order + "I", 32473) + b"opaque")
+    b += ng_shb(order)
+    b += ng_idb(order, opts=[us])
+    b += ng_epb(order, 0, 1700000009000001, eth(64, 6))
+    return b
+
+
+def trace_seeds():
+    """name -> bytes of the fuzz_trace seeds: each format, both byte orders."""
+    seeds = {}
+    for order, end in (("<", "le"), (">", "be")):
+        seeds["seed-pcap-us-" + end] = pcap(order, PCAP_US, [
+            (1700000000, 123456, eth(60, 1), 60),
+            (1700000000, 999999, eth(40, 2), 1514),
+            (1 << 31, 0, eth(14, 3), 14)])
+        seeds["seed-pcap-ns-" + end] = pcap(order, PCAP_NS, [
+            (1700000000, 999999999, eth(60, 1), 60),
+            (1700000000, 5, eth(64, 2), 64),
+            (0xFFFFFFFF, 7, eth(32, 3), 32)], snaplen=64)
+        seeds["seed-pcapng-" + end] = ng_sections(order)
+    seeds["seed-pcap-header-only-snaplen0"] = pcap("<", PCAP_US, [], snaplen=0)
+    return seeds
+
+
 def write(folder, seeds):
     """Replace folder's seed-* files with seeds (regress-* ones: overwritten)."""
     os.makedirs(folder, exist_ok=True)
@@ -430,10 +531,11 @@ def write(folder, seeds):
 
 
 def main():
-    """Write both corpora under tests/fuzz/corpus/."""
+    """Write the corpora under tests/fuzz/corpus/."""
     top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
     write(os.path.join(top, "fabric"), fabric_seeds())
     write(os.path.join(top, "nic"), nic_seeds())
+    write(os.path.join(top, "trace"), trace_seeds())
     return 0
 
 
