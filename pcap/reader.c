@@ -179,6 +179,17 @@ static uint32_t walk_idb_snaplen(uint32_t snaplen)
 	return snaplen == 0 || snaplen > INT32_MAX ? TRACE_MAX_SNAPLEN : snaplen;
 }
 
+/*
+ * True for the link types libpcap keeps under another (DLT) number on Linux
+ * (linktype_to_dlt: 100 -> 11, 101 -> 12, 102 -> 15, 103 -> 16, 106 -> 19).
+ * It compares every later pcapng interface's link type with that number,
+ * so it reads no second interface of these types.
+ */
+static bool walk_lt_renumbered(uint32_t linktype)
+{
+	return (linktype >= 100 && linktype <= 103) || linktype == 106;
+}
+
 /* n rounded up to a multiple of 4, as pcapng pads. */
 static uint64_t pad4(uint64_t n)
 {
@@ -572,6 +583,10 @@ static int walk_ng_interface(struct trace_walk *w, uint32_t len, struct trace_er
 		return walk_fail(w, err, -ENOTSUP, w->off, -1,
 				 "interface link type %u differs from the first interface's %u",
 				 linktype, w->info.linktype);
+	} else if (walk_lt_renumbered(linktype)) {
+		return walk_fail(w, err, -ENOTSUP, w->off, -1,
+				 "another interface of link type %u (libpcap reads one only of a type it renumbers)",
+				 linktype);
 	} else if (walk_idb_snaplen(raw) != w->idb_snaplen) {
 		return walk_fail(w, err, -ENOTSUP, w->off, -1,
 				 "interface snaplen %u differs from the first interface's %u",
