@@ -516,6 +516,25 @@ def trace_seeds():
             (0xFFFFFFFF, 7, eth(32, 3), 32)], snaplen=64)
         seeds["seed-pcapng-" + end] = ng_sections(order)
     seeds["seed-pcap-header-only-snaplen0"] = pcap("<", PCAP_US, [], snaplen=0)
+    # What fuzz_trace found, each accepted by validation and then refused
+    # or misread: a timestamp past 2554 (the first 589 inputs; 156 bytes
+    # minimised, written down smaller), a 2^-40 s resolution libpcap
+    # misconverts, a USB record whose wire length libpcap rewrites, a
+    # second raw IP interface libpcap refuses.
+    ns = [(OPT_TSRESOL, b"\x09")]
+    seeds["regress-pcapng-timestamp-past-2554"] = (
+        ng_shb(">") + ng_idb(">") + ng_epb(">", 0, 0x2C060A2418A79441, eth(60, 1)))
+    seeds["regress-pcapng-resolution-2-40"] = (
+        ng_shb("<") + ng_idb("<", opts=[(OPT_TSRESOL, b"\xa8")]) +
+        ng_epb("<", 0, 15 << 40 | (1 << 40) - 1, eth(60, 1)))
+    usb = struct.pack("<QBBBBHbbqiiII8siiII", 1, ord("C"), 0, 0x81, 1, 1, 0, 0,
+                      1700000000, 0, 0, 0, 0, b"", 0, 0, 0, 1)
+    usb += struct.pack("<iIII", 0, 100, 50, 0)
+    seeds["regress-pcap-usb-mmapped-wire-length"] = pcap("<", PCAP_US, [
+        (1700000000, 0, usb, len(usb))], linktype=220)
+    raw_idb = ng_block("<", NG_IDB, struct.pack("<HHI", 101, 0, 0) + ng_opts("<", ns))
+    seeds["regress-pcapng-two-raw-ip-interfaces"] = (
+        ng_shb("<") + raw_idb + raw_idb + ng_epb("<", 0, 1, bytes(20)))
     return seeds
 
 
