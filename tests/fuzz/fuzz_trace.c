@@ -45,7 +45,7 @@ enum {
 	FT_NG_EPB = 6,		/* enhanced packet block */
 	FT_NG_PKT_HDR = 28,	/* EPB and PB: up to the packet data */
 	FT_NG_SPB_HDR = 12,	/* SPB: up to the packet data */
-	FT_MAX_IFACES = 1024,	/* more than a 4096-byte input can define */
+	FT_NG_IDB_MIN = 20,	/* shortest IDB */
 };
 
 /* One interface as its IDB defines it: timestamp units per second, offset. */
@@ -80,8 +80,8 @@ struct ft_file {
 	struct ft_rec *recs;
 	/* how many */
 	uint64_t n;
-	/* pcapng: the current section's interfaces */
-	struct ft_iface ifaces[FT_MAX_IFACES];
+	/* pcapng: the current section's interfaces (one per 20 bytes at most) */
+	struct ft_iface *ifaces;
 	/* how many */
 	uint32_t nif;
 };
@@ -209,7 +209,8 @@ static void ft_walk_ng(struct ft_file *f, uint32_t snaplen)
 			f->nif = 0;
 			break;
 		case FT_NG_IDB:
-			ft_check(f->nif < FT_MAX_IFACES, "interfaces fit the harness's table", NULL);
+			ft_check(len >= FT_NG_IDB_MIN, "an accepted interface block holds its fields",
+				 NULL);
 			f->ifaces[f->nif++] = ft_idb(f, off + 8, off + len - 4);
 			break;
 		case FT_NG_EPB:
@@ -376,17 +377,16 @@ static void ft_check_load(const struct ft_file *f, const struct trace_info *info
 /* An accepted file: its info, then every record by both readers. */
 static void ft_check_accepted(const uint8_t *data, size_t size, const struct trace_info *info)
 {
-	static struct ft_file f;
+	struct ft_file f = { 0 };
 
 	f.p = data;
 	f.size = size;
-	f.n = 0;
-	f.nif = 0;
 	ft_check(info->file_size == size, "file_size is the file's size", NULL);
 	ft_check(info->snaplen >= 1 && info->snaplen <= TRACE_MAX_SNAPLEN,
 		 "snaplen is 1 .. TRACE_MAX_SNAPLEN", NULL);
 	f.recs = calloc(size / 12 + 1, sizeof(*f.recs));
-	ft_check(f.recs != NULL, "memory for the records", NULL);
+	f.ifaces = calloc(size / FT_NG_IDB_MIN + 1, sizeof(*f.ifaces));
+	ft_check(f.recs != NULL && f.ifaces != NULL, "memory for the records", NULL);
 	if (info->format == TRACE_FMT_PCAPNG) {
 		ft_check(size >= 28 && memcmp(data, "\x0a\x0d\x0d\x0a", 4) == 0,
 			 "a pcapng file starts with a section header block", NULL);
@@ -405,6 +405,7 @@ static void ft_check_accepted(const uint8_t *data, size_t size, const struct tra
 	ft_check_stream(&f, info);
 	ft_check_load(&f, info);
 	free(f.recs);
+	free(f.ifaces);
 }
 
 /* Write the input to the memfd the reader opens; created at the first input. */
