@@ -447,6 +447,63 @@ Test(reader, interface_snaplens_compared_as_libpcap_does)
 	}
 }
 
+/* pcapng: SHB, one IDB of link type lt and snaplen snap, one SPB of wire length n (all there). */
+static struct tbuf ng_spb(uint16_t lt, uint32_t snap, uint32_t n)
+{
+	struct tbuf f = { 0 }, body = { 0 };
+
+	ng_shb(&f, 0);
+	tbuf_put16(&body, lt, 0);
+	tbuf_put16(&body, 0, 0);
+	tbuf_put32(&body, snap, 0);
+	ng_block(&f, 1, &body, 0);
+	body.len = 0;
+	tbuf_put32(&body, n, 0);
+	for (uint32_t i = 0; i < n; i++)
+		tbuf_put(&body, &(uint8_t){ (uint8_t)i }, 1);
+	ng_block(&f, 3, &body, 0);
+	free(body.p);
+	return f;
+}
+
+/*
+ * A simple packet block has no captured length: libpcap takes the wire
+ * length cut at the first interface's snaplen as it adjusts it (0 is the
+ * link type's maximum: 262144, but 128 MiB for D-Bus, 231), not at the
+ * reader's 262144. The walk refuses one whose captured length passes
+ * 262144, at the block (28 + 20 = 48), as validation: it was accepted and
+ * then read as "libpcap and the validation walk disagree".
+ */
+Test(reader, simple_packet_block_beyond_the_largest_snaplen_refused)
+{
+	static const struct { uint16_t lt; uint32_t snap, n, cut; } bad[] = {
+		{ 1, 300000, 280000, 300000 },	/* Ethernet, a snaplen above 262144 */
+		{ 231, 0, 300000, 128u << 20 },	/* D-Bus, snaplen 0: libpcap's 128 MiB */
+	};
+	struct tbuf f;
+	struct trace *t;
+	char *p, what[128];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		f = ng_spb(bad[i].lt, bad[i].snap, bad[i].n);
+		snprintf(what, sizeof(what),
+			 "simple packet block: captured length %u (wire length %u, snaplen %u) exceeds 262144",
+			 bad[i].n, bad[i].n, bad[i].cut);
+		refuse(&f, f.len, -EBADMSG, 48, 0, what);
+		free(f.p);
+	}
+	/* cut at 262144 where the snaplen is 0 on Ethernet, as libpcap does */
+	f = ng_spb(1, 0, 280000);
+	p = tbuf_save(&f, f.len, "spb");
+	t = load_ok(p);
+	cr_assert_eq(t->n, 1);
+	cr_assert_eq(t->recs[0].caplen, 262144);
+	cr_assert_eq(t->recs[0].wirelen, 280000);
+	trace_free(t);
+	scratch_drop(p);
+	free(f.p);
+}
+
 /*
  * libpcap keeps the first interface's link type under its DLT number and
  * compares a later interface's link type with that: of the types it
