@@ -138,7 +138,6 @@ struct sn_conn {
 					 * (0: none) */
 	uint32_t srtt_ns;		/* smoothed round-trip time (0: no sample yet) */
 	uint32_t rttvar_ns;		/* its mean deviation */
-	uint32_t min_rtt_ns;		/* shortest round-trip sample (0: none yet) */
 	uint32_t rto_floor_ns;		/* shortest wait, as late acks showed it at
 					 * rto_floor_at (sn_conn_rto_floor) */
 	uint64_t rto_floor_at;		/* when */
@@ -212,16 +211,14 @@ static inline uint32_t sn_pkt_tries(const struct sn_pkt *pkt)
 /*
  * Add a round-trip sample to conn (Jacobson/Karels: gains 1/8 and 1/4).
  * genp calls it for packets acknowledged after one transmission (Karn), or
- * after two when the ack came too soon to answer the second (a late ack,
- * under timer:late_floor=on).
+ * after more when a DUP ack showed the ack answered the first copy (a late
+ * ack, under timer:late_floor=on).
  */
 static inline void sn_conn_rtt_sample(struct sn_conn *c, uint64_t rtt)
 {
 	uint32_t r = rtt > UINT32_MAX ? UINT32_MAX : (uint32_t)rtt;
 
 	c->rto_backoff = 0;
-	if (!c->min_rtt_ns || r < c->min_rtt_ns)
-		c->min_rtt_ns = r;
 	if (!c->srtt_ns) {
 		c->srtt_ns = r;
 		c->rttvar_ns = r / 2;
@@ -286,6 +283,22 @@ static inline void sn_pkt_make_marker(struct sn_pkt *p)
 	p->h.args = p->args;
 	p->chan = SN_CHAN_QUICK;
 	p->cookie = NULL;
+}
+
+/*
+ * The standalone ack a (SN_PKT_ACK_ONLY) answers a copy of packet
+ * a->h.pkt_num, received already (PROTO_F_DUP, set by build_acks): name
+ * it in the header h xmit builds for a, when h's acknowledgment covers it
+ * (always, unless the connection restarted since; the decoder insists).
+ */
+static inline void sn_ack_name_dup(const struct sn_pkt *a, struct proto_pkt *h)
+{
+	if (!(a->h.flags & PROTO_F_DUP) || !(h->flags & PROTO_F_ACK) ||
+	    (h->flags & PROTO_F_FRESH) ||
+	    !proto_ack_covers(a->h.pkt_num, h->ack_base, h->ack_mask))
+		return;
+	h->flags |= PROTO_F_DUP;
+	h->pkt_num = a->h.pkt_num;
 }
 
 /* True when packet number n is already recorded in conn's receive state. */

@@ -119,6 +119,7 @@ bool nic_xmit(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 		};
 		nic_stamp_epoch(nic, pkt->conn, &p);
 		nic_add_ack(pkt->conn, &p);
+		sn_ack_name_dup(pkt, &p);
 		if (!nic_emit(nic, nic->quick, &p, now))
 			return false;
 		nic->stats.qack_sent++;

@@ -31,7 +31,7 @@ static const struct proto_type_rule proto_rules[PROTO_T_MAX + 1] = {
 			   PROTO_F_RETX | PROTO_F_FORCE_ACK | PROTO_F_ABANDONED | PROTO_F_FRESH |
 			   PROTO_F_REFUSED, PROTO_F_DATA, true },
 	[PROTO_T_QACK] = { "QACK", PROTO_F_ACK | PROTO_F_DOWN | PROTO_F_NO_VNET | PROTO_F_FRESH |
-			   PROTO_F_RESTART | PROTO_F_WELCOME | PROTO_F_REFUSED,
+			   PROTO_F_RESTART | PROTO_F_WELCOME | PROTO_F_REFUSED | PROTO_F_DUP,
 			   0, true },
 	[PROTO_T_CFG] = { "CFG", 0, 0, false },
 	[PROTO_T_GNT] = { "GNT", 0, 0, false },
@@ -271,8 +271,8 @@ static enum proto_reason proto_check_nodes(const struct proto_pkt *pkt,
 }
 
 /*
- * How the flags that name processes (FRESH, WELCOME, RESTART), and REFUSED,
- * combine with the others; only a frame carrying one of them comes here.
+ * How the flags that name processes (FRESH, WELCOME, RESTART), REFUSED and
+ * DUP combine with the others; only a frame carrying one of them comes here.
  */
 static enum proto_reason proto_check_process_flags(uint16_t flags)
 {
@@ -314,6 +314,22 @@ static enum proto_reason proto_check_refused(const struct proto_pkt *pkt)
 }
 
 /*
+ * DUP (after proto_check_process_flags: not on a switch's notice nor a
+ * NO_VNET answer): a node's answer to a data frame that was a copy of
+ * packet pkt_num, received already, so it carries the acknowledgment,
+ * which covers that number (checked with the ack fields); never on a
+ * WELCOME or a refusal, nor FRESH: an end that knows no epoch has
+ * received nothing.
+ */
+static enum proto_reason proto_check_dup(uint16_t flags)
+{
+	if (!(flags & PROTO_F_ACK) ||
+	    (flags & (PROTO_F_FRESH | PROTO_F_WELCOME | PROTO_F_REFUSED)))
+		return PROTO_R_FLAGS;
+	return PROTO_R_OK;
+}
+
+/*
  * Everything in the common header that does not depend on the body. The
  * epoch is a connection's (any value) on the data types; the control types
  * belong to no connection and keep the field reserved.
@@ -328,10 +344,13 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 	    (pkt->flags & rule->flags_required) != rule->flags_required)
 		return PROTO_R_FLAGS;
 	/* The rare flags behind one test: it is on every frame the switch forwards. */
-	if (pkt->flags & (PROTO_F_FRESH | PROTO_F_RESTART | PROTO_F_WELCOME | PROTO_F_REFUSED)) {
+	if (pkt->flags & (PROTO_F_FRESH | PROTO_F_RESTART | PROTO_F_WELCOME | PROTO_F_REFUSED |
+			  PROTO_F_DUP)) {
 		r = proto_check_process_flags(pkt->flags);
 		if (r == PROTO_R_OK && (pkt->flags & PROTO_F_REFUSED))
 			r = proto_check_refused(pkt);
+		if (r == PROTO_R_OK && (pkt->flags & PROTO_F_DUP))
+			r = proto_check_dup(pkt->flags);
 		if (r != PROTO_R_OK)
 			return r;
 	}
@@ -360,18 +379,22 @@ static enum proto_reason proto_check_hdr(const struct proto_pkt *pkt,
 	}
 	/*
 	 * Without data, a BACK names the BREQ it answers by its number (0:
-	 * none), a REFUSED QACK the packet refused, a WELCOME the boot nonce
-	 * it took; others carry none.
+	 * none), a REFUSED QACK the packet refused, a DUP QACK the packet
+	 * copied, a WELCOME the boot nonce it took; others carry none.
 	 */
 	if (pkt->pkt_num > PROTO_PKT_NUM_MASK)
 		return PROTO_R_PKT_NUM;
-	if (pkt->pkt_num && !(pkt->flags & (PROTO_F_DATA | PROTO_F_REFUSED)) &&
+	if (pkt->pkt_num && !(pkt->flags & (PROTO_F_DATA | PROTO_F_REFUSED | PROTO_F_DUP)) &&
 	    pkt->type != PROTO_T_BACK &&
 	    !((pkt->flags & PROTO_F_WELCOME) && pkt->pkt_num <= UINT16_MAX))
 		return PROTO_R_PKT_NUM;
 	if (pkt->ack_base > PROTO_PKT_NUM_MASK ||
 	    ((pkt->ack_base | pkt->ack_mask) && !(pkt->flags & PROTO_F_ACK)))
 		return PROTO_R_ACK_FIELDS;
+	/* A copy is of a packet received already: the DUP QACK's own ack covers it. */
+	if ((pkt->flags & PROTO_F_DUP) &&
+	    !proto_ack_covers(pkt->pkt_num, pkt->ack_base, pkt->ack_mask))
+		return PROTO_R_PKT_NUM;
 	if (pkt->payload_len > PROTO_MAX_PAYLOAD ||
 	    (pkt->payload_len && pkt->type != PROTO_T_BREQ))
 		return PROTO_R_PAYLOAD_LEN;

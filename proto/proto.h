@@ -95,7 +95,10 @@ enum proto_flag {
 					 * QREQ (a marker, with ABANDONED): its message was
 					 * refused and is sent again from number pkt_num +
 					 * handler on */
-	PROTO_F_ALL = (1u << 13) - 1,
+	PROTO_F_DUP = 1u << 13,		/* QACK with ACK, from a node: the data frame it
+					 * answers, packet pkt_num (which its ack covers),
+					 * was a copy of one received already */
+	PROTO_F_ALL = (1u << 14) - 1,
 };
 
 /*

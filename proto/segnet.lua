@@ -46,7 +46,7 @@ local flag_bits = {
 	{ 0x0008, "RETX" }, { 0x0010, "FORCE_ACK" }, { 0x0020, "NACK" },
 	{ 0x0040, "DOWN" }, { 0x0080, "ABANDONED" }, { 0x0100, "NO_VNET" },
 	{ 0x0200, "FRESH" }, { 0x0400, "RESTART" }, { 0x0800, "WELCOME" },
-	{ 0x1000, "REFUSED" },
+	{ 0x1000, "REFUSED" }, { 0x2000, "DUP" },
 }
 
 -- Checksum status values, as Wireshark's own dissectors use them.
@@ -89,8 +89,11 @@ field("flag_welcome", ProtoField.bool("segnet.flags.welcome",
 field("flag_refused", ProtoField.bool("segnet.flags.refused",
 	"Refused (the endpoint refused the packet: its message comes again under a later number)",
 	16, nil, 0x1000))
+field("flag_dup", ProtoField.bool("segnet.flags.dup",
+	"Duplicate (the data frame answered, packet pkt_num, was a copy of one received)",
+	16, nil, 0x2000))
 field("flag_undefined", ProtoField.uint16("segnet.flags.undefined", "Undefined flags",
-	base.HEX, nil, 0xE000))
+	base.HEX, nil, 0xC000))
 field("src_node", ProtoField.uint16("segnet.src_node", "Source node", base.DEC))
 field("dst_node", ProtoField.uint16("segnet.dst_node", "Destination node", base.DEC))
 field("vnet", ProtoField.uint16("segnet.vnet", "Virtual network", base.DEC))
@@ -301,6 +304,7 @@ local function dissect_header(tvb, tree)
 	ft:add(f.flag_restart, tvb(2, 2))
 	ft:add(f.flag_welcome, tvb(2, 2))
 	ft:add(f.flag_refused, tvb(2, 2))
+	ft:add(f.flag_dup, tvb(2, 2))
 	ft:add(f.flag_undefined, tvb(2, 2))
 	add_node(ht, f.src_node, tvb(4, 2))
 	add_node(ht, f.dst_node, tvb(6, 2))

@@ -38,6 +38,8 @@ static const char *const build_acks_counter_names[] = {
 struct build_acks_conn {
 	struct sn_conn *next_owing;	/* next on the owing list */
 	uint8_t owing;			/* on that list */
+	bool dup_owed;			/* the ack leaving now names a copy: dup_num */
+	uint32_t dup_num;		/* the number of a quick packet received again */
 };
 
 /* Per-pipeline state. */
@@ -80,14 +82,34 @@ static void build_acks_record(struct sn_conn *c, uint32_t n)
 	}
 }
 
-/* Send a standalone acknowledgment to c's peer now. */
+/*
+ * Send a standalone acknowledgment to c's peer now; one that answers a copy
+ * names it (PROTO_F_DUP), so that its sender learns the copy was needless
+ * if an earlier ack completed the packet (genp; doc/protocol.md, late
+ * acknowledgments).
+ */
 static void build_acks_send(struct stage *st, struct sn_conn *c, uint64_t now)
 {
+	struct build_acks_conn *bc = stage_conn(st, c);
 	struct sn_pkt *a = pipeline_ack_only(st->pl, c);
 
+	if (a && bc->dup_owed) {
+		a->h.flags |= PROTO_F_DUP;
+		a->h.pkt_num = bc->dup_num;
+	}
+	bc->dup_owed = false;
 	if (!a)
 		return;		/* the sender's timer will ask again */
 	stage_pass_down(st, &a, 1, now);
+}
+
+/* Quick packet p is a copy of one received already: the ack it causes names it. */
+static void build_acks_dup(struct stage *st, const struct sn_pkt *p)
+{
+	struct build_acks_conn *bc = stage_conn(st, p->conn);
+
+	bc->dup_owed = true;
+	bc->dup_num = p->h.pkt_num;
 }
 
 /* Put c on the list of connections owing an ack. */
@@ -111,12 +133,15 @@ static bool build_acks_one(struct stage *st, struct sn_pkt *p, uint64_t now)
 
 	if (p->flags & SN_PKT_RECORDED)
 		return false;
-	if (p->flags & SN_PKT_HDR_ONLY)
-		return !bulk;
+	/* Recorded already (dup_find may have dropped its data): a copy. */
 	if (sn_conn_rx_has(c, p->h.pkt_num)) {
-		st->cnt[BA_DUPLICATES]++;
+		st->cnt[BA_DUPLICATES] += !(p->flags & SN_PKT_HDR_ONLY);
+		if (!bulk)
+			build_acks_dup(st, p);
 		return !bulk;
 	}
+	if (p->flags & SN_PKT_HDR_ONLY)
+		return !bulk;
 	if (sn_conn_rx_beyond(c, p->h.pkt_num)) {
 		st->cnt[BA_BEYOND]++;
 		rte_pktmbuf_free(p->m);

@@ -90,6 +90,28 @@ struct genp_hold {
 	bool used;		/* the entry is in use */
 };
 
+/*
+ * Packets sent more than once a connection remembers after an ack completed them,
+ * for the DUP ack of their copy (genp_resent_note), the oldest replaced
+ * first: a timeout resends one packet (sr), so a few wait at a time; one
+ * replaced before its DUP ack came is not counted.
+ */
+enum { GENP_RESENT = 8 };
+
+/*
+ * How long such a packet is remembered: its number cannot come round in
+ * that time (2^24 packets take over a second at 10 Gb/s), so a DUP ack
+ * that names it names this packet.
+ */
+enum { GENP_RESENT_NS = 64 * 1000 * 1000 };
+
+/* A packet sent more than once that an ack completed (or the mask showed held). */
+struct genp_resent {
+	uint64_t at;		/* when (0: the entry is free) */
+	uint32_t num;		/* its number */
+	uint32_t rtt_ns;	/* from its first copy's departure to then */
+};
+
 /* Per-connection state besides the standard fields. */
 struct genp_conn {
 	struct sn_pkt *wait_head;	/* waiting for window space, in order */
@@ -100,6 +122,8 @@ struct genp_conn {
 	uint8_t n_holds;		/* entries in use */
 	bool on_held;			/* on genp_priv.held */
 	struct sn_conn *next_held;	/* next on that list */
+	struct genp_resent resent[GENP_RESENT];	/* awaiting their copy's DUP ack */
+	uint8_t resent_next;		/* the entry the next one takes (the oldest) */
 };
 
 bool genp_goes_back_n(const struct stage *genp)
@@ -614,15 +638,54 @@ static void genp_resend(struct stage *st, struct sn_pkt *p, uint64_t now)
 }
 
 /*
- * True when the ack of p, sent twice, comes sooner after its second copy
- * left than any round trip of c: it answers the first copy, which took
- * now - t_first_tx (unambiguous, so Karn's rule allows the sample), and the
- * timeout that sent the second was needless: the ack was late, not lost.
+ * Ack a covers p, sent more than once, for the first time: remember it,
+ * unless a is the DUP ack of p's own copy (then the first copy's ack was
+ * lost, or is later still, and the copy was needed). Should a copy's DUP
+ * ack come later (genp_dup_ack), the copy arrived after the packet, whose
+ * ack completed p: the resend was needless, and the first copy's round
+ * trip took now - t_first_tx (unless the first copy was lost too: then
+ * that is longer than the round trip of the copy that arrived).
  */
-static bool genp_ack_was_late(const struct sn_conn *c, const struct sn_pkt *p, uint64_t now)
+static void genp_resent_note(struct stage *st, struct sn_conn *c, const struct sn_pkt *p,
+			     const struct proto_pkt *a, uint64_t now)
 {
-	return p->tx_count == 2 && !(p->flags & SN_PKT_SACKED) && c->min_rtt_ns &&
-	       now - p->t_tx < c->min_rtt_ns;
+	struct genp_conn *g = stage_conn(st, c);
+	uint64_t rtt = now - p->t_first_tx;
+
+	if (p->tx_count < 2 || (p->flags & SN_PKT_SACKED) ||
+	    ((a->flags & PROTO_F_DUP) && a->pkt_num == p->h.pkt_num))
+		return;
+	g->resent[g->resent_next] = (struct genp_resent) {
+		.at = now ? now : 1, .num = p->h.pkt_num,
+		.rtt_ns = rtt > UINT32_MAX ? UINT32_MAX : (uint32_t)rtt,
+	};
+	g->resent_next = (uint8_t)((g->resent_next + 1) % GENP_RESENT);
+}
+
+/*
+ * A DUP ack: the copy of packet a->pkt_num reached the receiver after the
+ * packet had. If an earlier ack completed it (genp_resent_note), its resend
+ * was needless (spurious_retx); under timer:late_floor=on its first copy's
+ * round trip is an unambiguous sample, and raises c's floor.
+ */
+static void genp_dup_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt *a,
+			 uint64_t now)
+{
+	struct genp_conn *g = stage_conn(st, c);
+	struct genp_resent *e = NULL;
+
+	for (unsigned int i = 0; i < GENP_RESENT && !e; i++)
+		if (g->resent[i].at && g->resent[i].num == a->pkt_num &&
+		    now - g->resent[i].at < GENP_RESENT_NS)
+			e = &g->resent[i];
+	if (!e)
+		return;
+	st->cnt[GENP_SPURIOUS_RETX]++;
+	if (((const struct genp_priv *)st->priv)->late_floor) {
+		sn_conn_rtt_sample(c, e->rtt_ns);
+		sn_conn_late_ack(c, e->rtt_ns, now);
+	}
+	e->at = 0;
 }
 
 /*
@@ -638,7 +701,7 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 	bool sr = st->param[1] == GENP_SR;
 	bool mask_holds = ((const struct genp_priv *)st->priv)->mask_holds;
 	struct sn_pkt *p, *prev = NULL, *next;
-	uint64_t sacked_tx = 0, rtt_from = 0, late = 0;
+	uint64_t sacked_tx = 0, rtt_from = 0;
 	uint32_t highest = a->ack_base;
 	bool progress = false;
 
@@ -646,6 +709,8 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 		st->cnt[GENP_STALE_ACKS]++;	/* acks numbers never sent */
 		return;
 	}
+	if (a->flags & PROTO_F_DUP)
+		genp_dup_ack(st, c, a, now);
 	for (p = c->unacked; p; p = next) {
 		bool by_mask;
 
@@ -669,11 +734,7 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 		/* Karn: only unambiguous samples; a held packet gave its own */
 		if (p->tx_count == 1 && !(p->flags & SN_PKT_SACKED) && p->t_tx > rtt_from)
 			rtt_from = p->t_tx;
-		if (genp_ack_was_late(c, p, now)) {
-			st->cnt[GENP_SPURIOUS_RETX]++;
-			if (now - p->t_first_tx > late)
-				late = now - p->t_first_tx;
-		}
+		genp_resent_note(st, c, p, a, now);
 		if (mask_holds && by_mask) {
 			p->flags |= SN_PKT_SACKED;
 			if (st->pl->env.held)
@@ -690,11 +751,6 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 	}
 	if (rtt_from && now > rtt_from)
 		sn_conn_rtt_sample(c, now - rtt_from);
-	/* Counted always; learnt only under timer:late_floor=on (off: Karn) */
-	if (late && ((const struct genp_priv *)st->priv)->late_floor) {
-		sn_conn_rtt_sample(c, late);
-		sn_conn_late_ack(c, late, now);
-	}
 	/* A hole below a packet that was sent later and arrived: resend it. */
 	for (p = c->unacked; sr && sacked_tx && p; p = p->next) {
 		if (!proto_seq_lt(p->h.pkt_num, highest))
@@ -806,6 +862,8 @@ static void genp_reset(struct stage *st, struct sn_conn *c, uint64_t now)
 	g->wait_tail = NULL;
 	g->unsent = 0;
 	genp_drop_held(st, c, -1, SN_ERR_DOWN, now);
+	/* Numbers start again: a DUP ack of the new epoch names none of these. */
+	memset(g->resent, 0, sizeof(g->resent));
 }
 
 /*

@@ -90,12 +90,12 @@ static uint16_t fuzz_node(uint8_t code)
 }
 
 /* The header flags a frame record can set: every one (fuzz_flags_read). */
-_Static_assert((PROTO_F_ALL & ~(0xFFu | 3u << 8 | 3u << 10 | 1u << 12)) == 0,
-	       "a frame record sets flags bits 0-12 only: give a new flag a bit of the record");
+_Static_assert((PROTO_F_ALL & ~(0xFFu | 3u << 8 | 3u << 10 | 3u << 12)) == 0,
+	       "a frame record sets flags bits 0-13 only: give a new flag a bit of the record");
 
 /*
  * The header flags of a frame record: bits 0-7 from its flags byte, 8-9
- * from its epoch byte ecode, 10 to 12 from its sel byte.
+ * from its epoch byte ecode, 10 to 13 from its sel byte.
  */
 static uint16_t fuzz_flags_read(uint8_t sel, uint8_t fbyte, uint8_t ecode)
 {
@@ -104,6 +104,7 @@ static uint16_t fuzz_flags_read(uint8_t sel, uint8_t fbyte, uint8_t ecode)
 	hi |= ((sel >> FUZZ_SEL_RESTART_SHIFT) & 1u) << 2;
 	hi |= ((sel >> FUZZ_SEL_WELCOME_SHIFT) & 1u) << 3;
 	hi |= ((sel >> FUZZ_SEL_REFUSED_SHIFT) & 1u) << 4;
+	hi |= ((sel >> FUZZ_SEL_DUP_SHIFT) & 1u) << 5;
 	return (uint16_t)((fbyte | hi << 8) & PROTO_F_ALL);
 }
 
@@ -234,12 +235,28 @@ static void fuzz_plausible_refused(struct proto_pkt *p)
 }
 
 /*
+ * The DUP flag of p made plausible: a QACK's that is neither a notice, a
+ * NO_VNET answer, a WELCOME nor a refusal; it says ACK and is not FRESH.
+ */
+static void fuzz_plausible_dup(struct proto_pkt *p)
+{
+	if (!(p->flags & PROTO_F_DUP))
+		return;
+	if (p->type != PROTO_T_QACK ||
+	    (p->flags & (PROTO_F_DOWN | PROTO_F_NO_VNET | PROTO_F_WELCOME | PROTO_F_REFUSED)))
+		p->flags &= (uint16_t)~PROTO_F_DUP;
+	else
+		p->flags = (uint16_t)((p->flags | PROTO_F_ACK) & ~PROTO_F_FRESH);
+}
+
+/*
  * Make the fields of p plausible for its type, so that the decoder accepts
  * it and the state machines see it: what a field needs zero is zero; a
  * DOWN notice's epoch is its kind, from the epoch byte ecode, and its
  * handler names a process as a WELCOME's does; neither a
  * notice nor a NO_VNET answer is FRESH; the WELCOME and RESTART flags as
- * fuzz_plausible_welcome says, REFUSED as fuzz_plausible_refused.
+ * fuzz_plausible_welcome says, REFUSED as fuzz_plausible_refused, DUP as
+ * fuzz_plausible_dup.
  */
 static void fuzz_plausible(struct proto_pkt *p, uint8_t ecode)
 {
@@ -249,9 +266,10 @@ static void fuzz_plausible(struct proto_pkt *p, uint8_t ecode)
 		p->flags &= (uint16_t)~PROTO_F_FRESH;
 	fuzz_plausible_welcome(p);
 	fuzz_plausible_refused(p);
+	fuzz_plausible_dup(p);
 	if (p->type == PROTO_T_BREQ || p->type == PROTO_T_QREQ)
 		p->flags |= PROTO_F_DATA;
-	if (!(p->flags & (PROTO_F_DATA | PROTO_F_WELCOME | PROTO_F_REFUSED)))
+	if (!(p->flags & (PROTO_F_DATA | PROTO_F_WELCOME | PROTO_F_REFUSED | PROTO_F_DUP)))
 		p->pkt_num = 0;
 	if (p->flags & PROTO_F_DOWN)
 		p->handler = (uint16_t)(int8_t)p->handler;	/* a process near the FRESH nonces */
@@ -341,6 +359,9 @@ static struct rte_mbuf *fuzz_frame_read(struct fuzz_in *in, struct rte_mempool *
 	/* A refusal names a packet the component sent: near the last one. */
 	if ((p.flags & PROTO_F_REFUSED) && p.type != PROTO_T_QREQ)
 		p.pkt_num = fuzz_seq(ctx->ack_base, pbyte);
+	/* A copy's: one its own ack covers, 0 .. 31 below the base. */
+	if (p.flags & PROTO_F_DUP)
+		p.pkt_num = proto_seq_add(p.ack_base, PROTO_PKT_NUM_MASK + 1u - (pbyte & 31u));
 	proto_node_mac(p.src_node, p.eth_src);
 	proto_node_mac(p.dst_node, p.eth_dst);
 	return tdp_frame(mp, &p, &rc);

@@ -13,7 +13,7 @@
  *           bits 6-7: the time-advance scale (enum fuzz_scale)
  *   adv     time advance, in units of the scale
  *   body    a frame: the fields of fuzz_records.c's fuzz_frame_read (the
- *           sel byte (enum fuzz_sel_byte: type, flags bits 11 and 10, as
+ *           sel byte (enum fuzz_sel_byte: type, flags bits 10 to 13, as
  *           given), flags bits 0-7, nodes, vnet, endpoints, handler, deltas
  *           of packet number (a WELCOME's: of a boot nonce, fuzz_ctx.nonce),
  *           ack base and slot, ack mask, payload length, the
@@ -62,12 +62,13 @@ enum {
 };
 
 /*
- * A frame record's first byte: its type, the three header flags neither the
+ * A frame record's first byte: its type, the four header flags neither the
  * flags byte nor the epoch byte holds, and whether the fields are used as
  * given (else fuzz_records.c's fuzz_plausible makes them so).
  */
 enum fuzz_sel_byte {
-	FUZZ_SEL_TYPE = 0x0F,		/* bits 0-3: the type, modulo PROTO_T_MAX, plus 1 */
+	FUZZ_SEL_TYPE = 0x07,		/* bits 0-2: the type, modulo PROTO_T_MAX, plus 1 */
+	FUZZ_SEL_DUP_SHIFT = 3,		/* bit 3: flags bit 13 (DUP) */
 	FUZZ_SEL_REFUSED_SHIFT = 4,	/* bit 4: flags bit 12 (REFUSED) */
 	FUZZ_SEL_WELCOME_SHIFT = 5,	/* bit 5: flags bit 11 (WELCOME) */
 	FUZZ_SEL_RESTART_SHIFT = 6,	/* bit 6: flags bit 10 (RESTART) */

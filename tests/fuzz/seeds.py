@@ -22,7 +22,7 @@ import sys
 # Packet types and flags (proto/proto.h).
 BREQ, BACK, QREQ, QACK, CFG, GNT, HELLO = range(1, 8)
 (F_DATA, F_ACK, F_LAST, F_RETX, F_FORCE_ACK, F_NACK, F_DOWN, F_ABANDONED,
- F_NO_VNET, F_FRESH, F_RESTART, F_WELCOME, F_REFUSED) = (1 << i for i in range(13))
+ F_NO_VNET, F_FRESH, F_RESTART, F_WELCOME, F_REFUSED, F_DUP) = (1 << i for i in range(14))
 GNT_F_JOINED = 2
 # What a DOWN notice's epoch says of its node (enum proto_down_kind); 3 is refused.
 DOWN_DOWN, DOWN_REJOINED, DOWN_NOT_JOINED, DOWN_BAD = range(4)
@@ -63,14 +63,16 @@ def frame(ptype, who=0, bulk=False, scale=S_NONE, adv=0, flags=0, src=0, dst=0,
     """A frame record; pkt, ack, slot and epoch are deltas from the harness's
     context (epoch from base; a DOWN notice's epoch is its kind, 0 .. 3; a
     WELCOME's pkt from the NIC's boot nonce, -8 .. 7; a REFUSED QACK's or
-    BACK's from the last packet number the NIC sent). Flags bits 0-7 are
-    the flags byte, 8-9 go in the epoch byte, 10 to 12 in the sel byte
-    (enum fuzz_sel_byte: type - 1 in bits 0-3, REFUSED bit 4, WELCOME bit 5,
-    RESTART bit 6)."""
-    assert flags < 1 << 13, "a frame record sets flags bits 0-12"
+    BACK's from the last packet number the NIC sent; a DUP QACK's is how
+    far below its ack base, 0 .. 31). Flags bits 0-7 are the flags byte,
+    8-9 go in the epoch byte, 10 to 13 in the sel byte (enum fuzz_sel_byte:
+    type - 1 in bits 0-2, DUP bit 3, REFUSED bit 4, WELCOME bit 5, RESTART
+    bit 6)."""
+    assert flags < 1 << 14, "a frame record sets flags bits 0-13"
     assert 1 <= ptype <= 7, "a frame record's type is 1 .. 7"
-    sel = (ptype - 1 | (flags >> 12 & 1) << 4 | (flags >> 11 & 1) << 5 |
-           (flags >> 10 & 1) << 6)
+    assert not flags & F_DUP or 0 <= pkt <= 31, "a DUP QACK's pkt is 0 .. 31 below its base"
+    sel = (ptype - 1 | (flags >> 13 & 1) << 3 | (flags >> 12 & 1) << 4 |
+           (flags >> 11 & 1) << 5 | (flags >> 10 & 1) << 6)
     return op(A_FRAME, who, bulk, scale, adv) + bytes([
         sel, flags & 0xFF, src, dst, vnet, src_ep, dst_ep, handler, s8(pkt),
         s8(ack), mask, s8(slot), plen]) + epoch_field(flags, epoch, base, given) + body
@@ -377,7 +379,26 @@ def nic_seeds():
     s += nic_grants(4, target=2)
     seeds["seed-refused-endpoint"] = s
     seeds["seed-refused-block-ends"] = nic_refused_block_ends()
+    seeds["seed-dup-acks"] = nic_dup_acks()
     return seeds
+
+
+def nic_dup_acks():
+    """DUP acks both ways on conf4-sr with the timer's late_floor on. Node
+    2's packet 1 comes twice (frame records 3 and 4: a packet number is a
+    delta from the frame records so far): the NIC answers the copy with a
+    QACK that names it. The NIC's second message waits past its timer
+    (srtt + 4 rttvar of its first, acked one slot after it left) and is
+    resent; an ack completes it, then node 2's DUP ack of its copy shows
+    the resend needless (genp spurious_retx, the floor raised)."""
+    s = nic_joined(confs=4 | 0x80) + welcome(2, flags=0)
+    s += frame(QREQ, flags=F_DATA | F_LAST, src=2, dst=1, vnet=1, pkt=-2, handler=4)
+    s += frame(QREQ, flags=F_DATA | F_LAST | F_RETX | F_FORCE_ACK, src=2, dst=1, vnet=1,
+               pkt=-3, handler=4) + next_poll(1)
+    s += send(2) + nic_grants(1) + frame(QACK, flags=F_ACK, src=2, dst=1, vnet=1, ack=0)
+    s += send(2) + nic_grants(8) + frame(QACK, flags=F_ACK, src=2, dst=1, vnet=1, ack=0)
+    s += frame(QACK, flags=F_ACK | F_DUP, src=2, dst=1, vnet=1, ack=0, pkt=0)
+    return s + nic_grants(2)
 
 
 def nic_refused_block_ends():

@@ -40,6 +40,7 @@ static const struct {
 	{ PROTO_F_RESTART, "segnet.flags.restart" },
 	{ PROTO_F_WELCOME, "segnet.flags.welcome" },
 	{ PROTO_F_REFUSED, "segnet.flags.refused" },
+	{ PROTO_F_DUP, "segnet.flags.dup" },
 };
 
 /* Print an unsigned expected value. */
@@ -321,6 +322,10 @@ static int gen_all(struct gen *g)
 		{ .type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_LAST | PROTO_F_ABANDONED |
 		  PROTO_F_REFUSED, .src_node = 4, .dst_node = 2, .vnet = 1, .dst_ep = 6,
 		  .handler = 3, .pkt_num = 0xFFFFFF, .args = gen_args, .epoch = 7 },
+		/* the ack of a copy of packet 0xFFFFFE, which its ack covers */
+		{ .type = PROTO_T_QACK, .flags = PROTO_F_ACK | PROTO_F_DUP, .src_node = 2,
+		  .dst_node = 4, .vnet = 1, .pkt_num = 0xFFFFFE, .ack_base = 0xFFFFFD,
+		  .ack_mask = 0x1, .epoch = 7 },
 		/* a NIC just started: its connection knows no epoch (boot nonce) */
 		{ .type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_LAST | PROTO_F_FRESH,
 		  .src_node = 4, .dst_node = 2, .vnet = 1, .handler = 3, .pkt_num = 1,

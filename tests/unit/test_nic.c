@@ -2335,6 +2335,89 @@ static const struct sn_conn *t_pair_conn(const struct t_pair *tp, int a)
 	return c;
 }
 
+/* An acknowledgment T_PEER sends (a QACK with ACK). */
+static bool t_is_qack(const struct proto_pkt *p)
+{
+	return p->type == PROTO_T_QACK && (p->flags & PROTO_F_ACK);
+}
+
+/* A slot's grants to both sides of tp, and their polls; the frames stay on the ports. */
+static void t_pair_poll_slot(struct t_pair *tp)
+{
+	t_push_gnt_to(tp->port[0], T_NODE, tp->slot, PROTO_NODE_NONE, 4, 0);
+	t_push_gnt_to(tp->port[1], T_PEER, tp->slot, PROTO_NODE_NONE, 4, 0);
+	tp->slot++;
+	nic_poll(tp->nic[0], tp->now);
+	nic_poll(tp->nic[1], tp->now);
+	tp->now += T_SLOT_NS;
+}
+
+/*
+ * T_PEER's ack of a quick message comes late, after T_NODE resent it: on
+ * the wire, the ack of the copy says DUP and names packet 2 (the ack of
+ * the packet itself names nothing); it reaches T_NODE after the late ack,
+ * which completed the message, so T_NODE counts the resend needless (genp
+ * spurious_retx) and, with timer:late_floor=on, raises the connection's
+ * floor to the first copy's round trip.
+ */
+Test(nic, the_ack_of_a_copy_says_so_on_the_wire_and_shows_the_resend_needless)
+{
+	struct t_pair tp;
+	struct t_seen *seen = t_pair_open_on(&tp, "conf4-sr,timer:late_floor=on", NULL);
+	struct rte_mbuf *late = NULL;
+	const struct sn_conn *c;
+	unsigned int resent = 0, dups = 0;
+	struct proto_pkt q;
+	uint64_t t0;
+
+	/* A first message settles the epoch (its frame FRESH, a WELCOME back). */
+	t_pair_exchange(&tp, seen, 1, "first");
+	t_pair_run(&tp, 5);
+	t_seen_clear(&seen[0]);
+	t0 = tp.now;
+	t_pair_send(&tp, 0, SN_CHAN_QUICK, 2);
+	t_pair_poll_slot(&tp);
+	t_move_frames(&tp, 0, NULL, NULL, NULL);
+	nic_poll(tp.nic[1], tp.now);
+	t_move_frames(&tp, 1, NULL, t_is_qack, &late);
+	cr_assert_not_null(late, "T_PEER acknowledged nothing");
+	cr_assert_eq(tdp_decode(late, &q), PROTO_R_OK);
+	cr_assert(!(q.flags & PROTO_F_DUP) && q.pkt_num == 0, "flags 0x%x pkt_num %u", q.flags,
+		  q.pkt_num);
+	/* The ack is late: T_NODE's wait passes. */
+	for (int k = 0; k < 200 && !resent; k++) {
+		t_pair_poll_slot(&tp);
+		for (unsigned int i = 0; i < tport_sent(tp.port[0]); i++) {
+			cr_assert_eq(tdp_decode(tport_frame(tp.port[0], i), &q), PROTO_R_OK);
+			resent += q.type == PROTO_T_QREQ && (q.flags & PROTO_F_RETX);
+		}
+		t_move_frames(&tp, 0, NULL, NULL, NULL);
+	}
+	cr_assert_eq(resent, 1, "resent %u", resent);
+	nic_poll(tp.nic[1], tp.now);
+	for (unsigned int i = 0; i < tport_sent(tp.port[1]); i++) {
+		cr_assert_eq(tdp_decode(tport_frame(tp.port[1], i), &q), PROTO_R_OK);
+		if (q.type == PROTO_T_QACK && (q.flags & PROTO_F_DUP)) {
+			dups++;
+			cr_assert_eq(q.pkt_num, 2);
+			cr_assert(q.flags & PROTO_F_ACK);
+			cr_assert(proto_ack_covers(2, q.ack_base, q.ack_mask));
+		}
+	}
+	cr_assert_eq(dups, 1, "the copy's ack names it");
+	/* The late ack arrives first, then the copy's. */
+	tport_push(tp.port[0], late);
+	t_move_frames(&tp, 1, NULL, NULL, NULL);
+	nic_poll(tp.nic[0], tp.now);
+	cr_assert_eq(seen[0].status[1], SN_OK, "status %d", seen[0].status[1]);
+	cr_assert_eq(t_stage_count(tp.nic[0], "genp.spurious_retx"), 1);
+	c = t_pair_conn(&tp, 0);
+	cr_assert(sn_conn_rto_floor(c, tp.now) >= 2 * T_SLOT_NS &&
+		  sn_conn_rto_floor(c, tp.now) <= tp.now - t0,
+		  "floor %llu", (unsigned long long)sn_conn_rto_floor(c, tp.now));
+	t_pair_free(&tp);
+}
+
 /*
  * T_PEER's process restarts (conf1, unreliable): the switch's notice moves
  * T_NODE's connection to epoch 1, and the new process, which knows no epoch,

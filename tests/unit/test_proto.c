@@ -723,7 +723,23 @@ static const struct craft crafts[] = {
 	C(TYPE, "type0", B_QREQ, .patch = { P(OFF_TYPE, 1, 0) }),
 	C(TYPE, "type8", B_QREQ, .patch = { P(OFF_TYPE, 1, PROTO_T_MAX + 1) }),
 	C(TYPE, "type255", B_HELLO, .patch = { P(OFF_TYPE, 1, 255) }),
-	C(FLAGS, "undefined-bit13", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x2000) }),
+	C(FLAGS, "undefined-bit14", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | 0x4000) }),
+	/* DUP: a node's QACK with its acknowledgment, answering a data frame. */
+	C(FLAGS, "dup-on-qreq", B_QREQ, .patch = { P(OFF_FLAGS, 2, PROTO_F_DATA | PROTO_F_DUP) }),
+	C(FLAGS, "dup-on-back", B_BACK, .patch = { P(OFF_FLAGS, 2, PROTO_F_ACK | PROTO_F_DUP) }),
+	C(FLAGS, "dup-on-gnt", B_GNT, .patch = { P(OFF_FLAGS, 2, PROTO_F_DUP) }),
+	C(FLAGS, "dup-without-ack", B_QACK, .patch = { P(OFF_FLAGS, 2, PROTO_F_DUP),
+		P(OFF_ACK_BASE, 4, 0) }),
+	C(FLAGS, "dup-on-down", B_QACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_ACK | PROTO_F_DOWN | PROTO_F_DUP) }),
+	C(FLAGS, "dup-on-no-vnet", B_QACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_ACK | PROTO_F_NO_VNET | PROTO_F_DUP) }),
+	C(FLAGS, "dup-with-fresh", B_QACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_ACK | PROTO_F_FRESH | PROTO_F_DUP) }),
+	C(FLAGS, "dup-on-welcome", B_QACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_ACK | PROTO_F_WELCOME | PROTO_F_DUP) }),
+	C(FLAGS, "dup-on-refusal", B_QACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_ACK | PROTO_F_REFUSED | PROTO_F_DUP) }),
 	C(FLAGS, "refused-on-breq", B_BREQ, .patch = { P(OFF_FLAGS, 2,
 		PROTO_F_DATA | PROTO_F_REFUSED) }),
 	C(FLAGS, "refused-back-without-nack", B_BACK, .patch = { P(OFF_FLAGS, 2,
@@ -818,6 +834,9 @@ static const struct craft crafts[] = {
 	C(PKT_NUM, "breq-25-bits", B_BREQ, .patch = { P(OFF_PKT_NUM, 4, 0x01000000) }),
 	C(PKT_NUM, "qreq-top-byte", B_QREQ, .patch = { P(OFF_PKT_NUM, 4, 0xFF000000) }),
 	C(PKT_NUM, "qack-without-data", B_QACK, .patch = { P(OFF_PKT_NUM, 4, 1) }),
+	/* A copy is of a packet received already: its own ack (base 7) covers it. */
+	C(PKT_NUM, "dup-past-its-ack", B_QACK, .patch = { P(OFF_FLAGS, 2,
+		PROTO_F_ACK | PROTO_F_DUP), P(OFF_PKT_NUM, 4, 8) }),
 	C(PKT_NUM, "welcome-nonce-17-bits", B_QACK, .patch = {
 		P(OFF_FLAGS, 2, PROTO_F_WELCOME), P(OFF_PKT_NUM, 4, 0x10000) }),
 	C(PKT_NUM, "back-25-bits", B_BACK, .patch = { P(OFF_PKT_NUM, 4, 0x01000000) }),
@@ -1271,6 +1290,40 @@ Test(proto, refused_names_the_packet)
 	}
 }
 
+/*
+ * DUP names the copied packet in a QACK's pkt_num: any number its own ack
+ * covers (below or at the base, or in the mask, across the wrap), with
+ * ACK alone or with nothing else.
+ */
+Test(proto, dup_names_a_packet_its_ack_covers)
+{
+	static const struct { uint32_t num, base, mask; } ok[] = {
+		{ 7, 7, 0 }, { 0, 7, 0 }, { 9, 7, 0x2 }, { 0xFFFFFF, 0, 0 }, { 1, 0xFFFFFF, 0x3 },
+		{ 0x7FFFFF, 0xFFFFFE, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct proto_pkt p = { .type = PROTO_T_QACK, .flags = PROTO_F_ACK | PROTO_F_DUP,
+				       .src_node = 3, .dst_node = 4, .vnet = 2, .epoch = 5,
+				       .pkt_num = ok[i].num, .ack_base = ok[i].base,
+				       .ack_mask = ok[i].mask }, q;
+		struct frame f;
+
+		encode_ok(&p, &f);
+		expect_be(&f, OFF_FLAGS, 2, 0x2002, "ACK | DUP");
+		expect_be(&f, OFF_PKT_NUM, 4, ok[i].num, "pkt_num");
+		cr_assert_eq(decode_guarded(f.buf, f.len, NULL, &q), PROTO_R_OK, "0x%x by 0x%x/0x%x",
+			     ok[i].num, ok[i].base, ok[i].mask);
+		cr_assert_eq(q.flags, p.flags);
+		cr_assert_eq(q.pkt_num, ok[i].num);
+		/* One past what the ack covers (the mask's next bit unset) is no copy. */
+		p.pkt_num = proto_seq_add(proto_ack_top(ok[i].base, ok[i].mask), 1);
+		encode_ok(&p, &f);
+		cr_assert_eq(decode_guarded(f.buf, f.len, NULL, &q), PROTO_R_PKT_NUM,
+			     "0x%x by 0x%x/0x%x", p.pkt_num, ok[i].base, ok[i].mask);
+	}
+}
+
 /* Every body field at its documented offset, and the CRC position. */
 Test(proto, byte_order_bodies)
 {
@@ -1350,9 +1403,9 @@ Test(proto, flag_bits_per_type)
 		{ B_BREQ, 0x021F },	/* DATA ACK LAST RETX FORCE_ACK FRESH */
 		{ B_QREQ, 0x029F },	/* and ABANDONED */
 		{ B_BACK, 0x0262 },	/* ACK NACK DOWN FRESH */
-		{ B_QACK, 0x1B42 },	/* ACK DOWN NO_VNET FRESH WELCOME REFUSED (RESTART only
-					 * with WELCOME; REFUSED needs NACK on a BACK, ABANDONED
-					 * on a QREQ) */
+		{ B_QACK, 0x3B42 },	/* ACK DOWN NO_VNET FRESH WELCOME REFUSED DUP (RESTART
+					 * only with WELCOME; REFUSED needs NACK on a BACK,
+					 * ABANDONED on a QREQ) */
 		{ B_CFG9, 0 },
 		{ B_GNT, 0 },
 		{ B_HELLO, 0 },
@@ -1368,7 +1421,8 @@ Test(proto, flag_bits_per_type)
 	cr_assert_eq(PROTO_F_RESTART, 0x0400);
 	cr_assert_eq(PROTO_F_WELCOME, 0x0800);
 	cr_assert_eq(PROTO_F_REFUSED, 0x1000);
-	cr_assert_eq(PROTO_F_ALL, 0x1FFF);
+	cr_assert_eq(PROTO_F_DUP, 0x2000);
+	cr_assert_eq(PROTO_F_ALL, 0x3FFF);
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		for (unsigned int bit = 0; bit < 16; bit++) {
 			uint16_t flag = (uint16_t)(1u << bit);

@@ -135,6 +135,7 @@ static void t_sink(void *ctx, struct sn_pkt *pkt, uint64_t now)
 			.epoch = pkt->conn->epoch,
 		};
 		t_add_ack(pkt->conn, &h);
+		sn_ack_name_dup(pkt, &h);
 		t_wire_put(net, s->id, &h, SN_CHAN_QUICK);
 		t_pkt_free(net, pkt);
 		return;
@@ -912,14 +913,15 @@ static uint64_t t_round_acked_after(struct t_net *net, uint64_t rtt, bool lose)
 }
 
 /*
- * Round trips of 4 us, and every fifth a late ack: 6 us, late, not lost
+ * Round trips of 4 us, and every fifth a late ack: late_ns, late, not lost
  * (nicd on a loaded machine, where a daemon waits for the CPU): 20 prompt
  * rounds, then 10 times a late one and 4 prompt ones. Each late ack
- * expires a 4 us wait, and comes back 1.5 us after the resend, sooner than
- * any round trip: it answers the first copy (genp's spurious_retx).
- * Returns how many late acks were resent (genp's timeout_retx).
+ * expires a 4 us wait, and completes the packet before its resend's copy
+ * reaches the receiver, whose ack of the copy names it (DUP): the resend
+ * was needless (genp's spurious_retx). Returns how many late acks were
+ * resent (genp's timeout_retx).
  */
-static uint64_t t_late_acks(struct t_net *net)
+static uint64_t t_late_acks(struct t_net *net, uint64_t late_ns)
 {
 	uint64_t resent;
 
@@ -927,7 +929,7 @@ static uint64_t t_late_acks(struct t_net *net)
 	for (int i = 0; i < 20; i++)
 		cr_assert_eq(t_round_acked_after(net, 4000, false), 0);
 	for (int late = 0; late < 10; late++) {
-		t_round_acked_after(net, 6000, false);
+		t_round_acked_after(net, late_ns, false);
 		for (int i = 0; i < 4; i++)
 			t_round_acked_after(net, 4000, false);
 	}
@@ -951,7 +953,7 @@ Test(stages, a_late_ack_is_learnt_not_resent_every_time)
 	struct pipeline *pl = net->side[0].pl;
 	uint64_t resent;
 
-	cr_assert_eq(t_late_acks(net), 1, "late acks resent: %llu of 10",
+	cr_assert_eq(t_late_acks(net, 6000), 1, "late acks resent: %llu of 10",
 		     (unsigned long long)t_cnt(pl, "genp", "timeout_retx"));
 	cr_assert_eq(t_cnt(pl, "genp", "spurious_retx"), 1);
 	resent = t_round_acked_after(net, 0, true);
@@ -961,6 +963,69 @@ Test(stages, a_late_ack_is_learnt_not_resent_every_time)
 	cr_assert_eq(sn_conn_rto_floor(t_conn(net, 0), net->now), 6000);
 	cr_assert_eq(sn_conn_rto_floor(t_conn(net, 0), net->now + 64000000), 3000,
 		     "what late acks taught halves every 64 ms");
+	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
+	t_net_free(net);
+}
+
+/*
+ * Acks 9 us late: the second copy has left 4.5 us before, longer than the
+ * 4 us round trips, so the ack's timing alone cannot say which copy it
+ * answers. The copy reaches the receiver after the packet did, and its ack
+ * names it (DUP): the first ack completed the packet, so it answered the
+ * first copy, 9 us after it left. Under timer:late_floor=on that raises the
+ * floor to 9 us at the first late ack, and the 9 later ones are waited for;
+ * a loss is then resent after 9 us or more, not after the 1 ms bound.
+ */
+Test(stages, an_ack_too_late_to_tell_by_its_timing_is_learnt_from_the_copy)
+{
+	struct t_net *net = t_net_same("build_acks,dup_find,timer:late_floor=on,genp");
+	struct pipeline *pl = net->side[0].pl;
+	uint64_t resent;
+
+	cr_assert_eq(t_late_acks(net, 9000), 1, "late acks resent: %llu of 10",
+		     (unsigned long long)t_cnt(pl, "genp", "timeout_retx"));
+	cr_assert_eq(t_cnt(pl, "genp", "spurious_retx"), 1, "the copy's DUP ack shows it");
+	cr_assert_eq(sn_conn_rto_floor(t_conn(net, 0), net->now), 9000);
+	/* The late acks waited for are samples too: the estimate may pass the floor. */
+	resent = t_round_acked_after(net, 0, true);
+	cr_assert(resent >= 9000 && resent < 20000, "a loss resent after %llu ns",
+		  (unsigned long long)resent);
+	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
+	t_net_free(net);
+}
+
+/* Loses the standalone acks node 1 sends. */
+static bool t_drop_acks_of_1(void *arg, const struct t_frame *f)
+{
+	(void)arg;
+	return f->from == 1 && f->h.type == PROTO_T_QACK;
+}
+
+/*
+ * A lost ack is no late one: the resend's copy is named by its DUP ack,
+ * but that ack is what completes the packet, so the resend was needed:
+ * not counted, and no floor is raised.
+ */
+Test(stages, the_copy_that_a_lost_ack_made_needed_is_not_spurious)
+{
+	struct t_net *net = t_net_same("build_acks,dup_find,timer:late_floor=on,genp");
+	struct pipeline *pl = net->side[0].pl;
+	const struct t_frame *a;
+
+	t_send(net, 0, 1, SN_CHAN_QUICK, 0);
+	t_wire_run(net, t_drop_acks_of_1, NULL);
+	cr_assert_eq(net->side[1].n_deliv, 1);
+	net->now = pipeline_tick(pl, net->now);
+	pipeline_tick(pl, net->now);
+	cr_assert_eq(t_cnt(pl, "genp", "timeout_retx"), 1);
+	t_wire_run(net, NULL, NULL);
+	cr_assert_eq(t_wire_pending(net), 0);
+	a = &net->wire[net->n_wire - 1];
+	cr_assert(a->from == 1 && (a->h.flags & PROTO_F_DUP) && a->h.pkt_num == 1,
+		  "the copy's ack names it (flags 0x%x, pkt_num %u)", a->h.flags, a->h.pkt_num);
+	t_assert_all_ok(&net->side[0], 1);
+	cr_assert_eq(t_cnt(pl, "genp", "spurious_retx"), 0);
+	cr_assert_eq(sn_conn_rto_floor(t_conn(net, 0), net->now), 0);
 	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
 	t_net_free(net);
 }
@@ -979,7 +1044,7 @@ Test(stages, without_late_floor_every_late_ack_is_resent)
 	uint64_t resent;
 
 	cr_assert_eq(stage_param(pipeline_stage(pl, "timer"), "late_floor"), 0, "off by default");
-	cr_assert_eq(t_late_acks(net), 10);
+	cr_assert_eq(t_late_acks(net, 6000), 10);
 	cr_assert_eq(t_cnt(pl, "genp", "spurious_retx"), 10, "each recognised");
 	resent = t_round_acked_after(net, 0, true);
 	cr_assert(resent >= 4000 && resent < 6000, "a loss resent after %llu ns",
@@ -1020,6 +1085,78 @@ Test(stages, duplicate_of_a_delivered_packet_is_dropped_and_acked_again)
 	t_wire_run(net, NULL, NULL);
 	cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
 	t_net_free(net);
+}
+
+/*
+ * The standalone ack a quick copy causes names it (DUP, pkt_num), whoever
+ * found it a copy (dup_find, or build_acks itself without dup_find, or
+ * with order above), also in a burst with a new packet; the ack of a new
+ * packet names none, and neither does the next after a bulk copy (the
+ * copy's BACK acks it: no QACK).
+ */
+Test(stages, the_ack_of_a_copy_names_it_and_no_other_ack_does)
+{
+	static const char *const specs[] = {
+		"build_acks,dup_find,timer,genp", "build_acks,timer,genp", t_conf4_sr,
+	};
+
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		struct t_net *net = t_net_same(specs[i]);
+		const struct t_frame *a;
+		struct t_frame f[2];
+
+		cr_log_info("%s", specs[i]);
+		for (uint32_t n = 1; n <= 4; n++)
+			t_inject(net, 0, n, SN_CHAN_QUICK, PROTO_F_FORCE_ACK);
+		for (int k = 0; k < t_wire_pending(net); k++) {
+			a = t_wire_peek(net, k);
+			cr_assert(!(a->h.flags & PROTO_F_DUP) && !a->h.pkt_num,
+				  "%s: the ack of a new packet names 0x%x", specs[i], a->h.pkt_num);
+		}
+		t_wire_lose_all(net);
+		t_inject(net, 0, 2, SN_CHAN_QUICK, PROTO_F_RETX | PROTO_F_FORCE_ACK);
+		cr_assert_eq(t_pending_acks(net, 1), 1);
+		a = t_wire_peek(net, 0);
+		cr_assert((a->h.flags & PROTO_F_DUP) && a->h.pkt_num == 2 && a->h.ack_base == 4,
+			  "%s: flags 0x%x pkt_num %u base %u", specs[i], a->h.flags, a->h.pkt_num,
+			  a->h.ack_base);
+		t_wire_lose_all(net);
+		/* A bulk copy gets no QACK; the next one, of a new packet, names nothing. */
+		t_inject(net, 0, 3, SN_CHAN_BULK, PROTO_F_RETX);
+		t_inject(net, 0, 5, SN_CHAN_QUICK, PROTO_F_FORCE_ACK);
+		cr_assert_eq(t_pending_acks(net, 1), 1);
+		cr_assert_not(t_wire_peek(net, 0)->h.flags & PROTO_F_DUP, "%s", specs[i]);
+		t_wire_lose_all(net);
+		/* A copy and a new packet in one burst: the one ack names the copy. */
+		for (int k = 0; k < 2; k++)
+			f[k] = (struct t_frame) {
+				.h = { .type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_FORCE_ACK,
+				       .src_node = 0, .dst_node = 1, .vnet = T_VNET,
+				       .pkt_num = k ? 6u : 1u, .epoch = t_conn(net, 0)->epoch },
+				.chan = SN_CHAN_QUICK, .from = 0, .to = 1,
+			};
+		{
+			struct sn_pkt *p[2];
+
+			for (int k = 0; k < 2; k++) {
+				p[k] = t_pkt_new(net);
+				p[k]->h = f[k].h;
+				p[k]->chan = SN_CHAN_QUICK;
+				p[k]->conn = t_conn(net, 1);
+			}
+			pipeline_rx(net->side[1].pl, p, 2, net->now);
+		}
+		/* (order passes them up one by one: an ack each) */
+		cr_assert_geq(t_pending_acks(net, 1), 1);
+		a = t_wire_peek(net, 0);
+		cr_assert((a->h.flags & PROTO_F_DUP) && a->h.pkt_num == 1,
+			  "%s: flags 0x%x pkt_num %u", specs[i], a->h.flags, a->h.pkt_num);
+		for (int k = 1; k < t_wire_pending(net); k++)
+			cr_assert_not(t_wire_peek(net, k)->h.flags & PROTO_F_DUP, "%s", specs[i]);
+		t_wire_lose_all(net);
+		cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
+		t_net_free(net);
+	}
 }
 
 Test(stages, max_retx_gives_up_with_sn_err_retries)
