@@ -19,6 +19,7 @@
 #include "dataplane/dp_eal.h"
 #include "dataplane/dp_ethdev.h"
 #include "dataplane/dp_fault.h"
+#include "dataplane/dp_log.h"
 #include "pcap/port_capture.h"
 #include "switchd/fabric.h"
 
@@ -194,6 +195,62 @@ void swd_report_snapshot(const struct sw_fabric *sw, const struct swd_ports *p,
 /* Print the one-line summary of what happened since *prev; *prev = now's. */
 void swd_report_line(FILE *f, const struct sw_fabric *sw, const struct swd_ports *p,
 		     struct swd_snapshot *prev, uint64_t now);
+
+enum {
+	/* The missed-boundary watch's window (ms): one check per window. */
+	SWD_MISSED_WINDOW_MS = 1000,
+	/*
+	 * It warns when more than this share (%) of a window's slot boundaries
+	 * due were missed, and at least SWD_MISSED_WARN_MIN of them
+	 * (doc/operations.md, "Missed slot boundaries", has the measurements).
+	 */
+	SWD_MISSED_WARN_PCT = 5,
+	SWD_MISSED_WARN_MIN = 20,
+	/* At most one warning per this long (s); the windows between are counted. */
+	SWD_MISSED_WARN_EVERY_S = 60,
+	/* Room for the warning swd_slots_missed_warning writes. */
+	SWD_MISSED_MSG_LEN = 512,
+};
+
+/* The fabric's slot counters at one time, for the missed-boundary watch. */
+struct swd_slot_counts {
+	uint64_t t_ns;		/* when read */
+	uint64_t slots;		/* slots arbitrated (slots) */
+	uint64_t skipped;	/* boundaries missed while a node was up (slots_skipped) */
+};
+
+/*
+ * Whether the window from a to b missed too many slot boundaries: of those
+ * due in it (arbitrated or missed), more than SWD_MISSED_WARN_PCT % and at
+ * least SWD_MISSED_WARN_MIN missed. If so, the warning naming the share,
+ * the window, the slot of slot_ns and the remedies (busy polling only when
+ * backoff is on) is written to msg. False for a window with no boundary
+ * due, or counters that went back.
+ */
+bool swd_slots_missed_warning(const struct swd_slot_counts *a,
+			      const struct swd_slot_counts *b, uint64_t slot_ns,
+			      bool backoff, char *msg, size_t len);
+
+/* The polling loop's watch on missed slot boundaries. */
+struct swd_slot_watch {
+	struct swd_slot_counts last;	/* the counters when the window began */
+	uint64_t next_ns;		/* when the window ends */
+	bool backoff;			/* --idle-after-us is not 0 */
+	struct dp_ratelimit limit;	/* one warning per SWD_MISSED_WARN_EVERY_S */
+	uint64_t over;			/* windows over the threshold not warned about */
+};
+
+/* Start watching sw at now (backoff: idle back-off is on). */
+void swd_slot_watch_start(struct swd_slot_watch *w, const struct sw_fabric *sw,
+			  bool backoff, uint64_t now);
+
+/*
+ * Once a window is over (now >= w->next_ns; cheaper to test in the loop):
+ * log a rate-limited warning when it missed too many slot boundaries,
+ * then start the next window.
+ */
+void swd_slot_watch_check(struct swd_slot_watch *w, const struct sw_fabric *sw,
+			  uint64_t now);
 
 /* Print the exit summary: every non-zero counter, per node, and back-off. */
 void swd_report_summary(FILE *f, const struct sw_fabric *sw,

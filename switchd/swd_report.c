@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * switchd's reports on stdout: the periodic one-line summary
- * (--stats-interval) and the summary printed when it stops.
+ * switchd's reports: on stdout the periodic one-line summary
+ * (--stats-interval) and the summary printed when it stops; in the log a
+ * warning when a second's polls missed too many slot boundaries.
  */
+#include <string.h>
+
 #include "switchd/swd.h"
 
 /* Adds a port's drops to the uint64_t at ctx. */
@@ -102,4 +105,75 @@ void swd_report_summary(FILE *f, const struct sw_fabric *sw,
 		(unsigned long long)idle->sleeps, (double)idle->slept_ns / 1e9,
 		seconds > 0 ? 100.0 * (double)idle->slept_ns / 1e9 / seconds : 0.0);
 	fflush(f);
+}
+
+/* The fabric's slot counters at now. */
+static void swd_slot_counts_read(const struct sw_fabric *sw, uint64_t now,
+				 struct swd_slot_counts *c)
+{
+	const struct sw_stats *st = sw_fabric_stats(sw);
+
+	c->t_ns = now;
+	c->slots = st->slots;
+	c->skipped = st->slots_skipped;
+}
+
+bool swd_slots_missed_warning(const struct swd_slot_counts *a,
+			      const struct swd_slot_counts *b, uint64_t slot_ns,
+			      bool backoff, char *msg, size_t len)
+{
+	uint64_t missed, due;
+
+	if (b->slots < a->slots || b->skipped < a->skipped || b->t_ns < a->t_ns)
+		return false;
+	missed = b->skipped - a->skipped;
+	due = b->slots - a->slots + missed;
+	/* missed / due > PCT / 100, in integers (due is below 2^57 for centuries) */
+	if (missed < SWD_MISSED_WARN_MIN || missed * 100 <= due * SWD_MISSED_WARN_PCT)
+		return false;
+	snprintf(msg, len,
+		 "missed %.1f%% of the slot boundaries due in %.1f s (%llu of %llu, slots of %llu ns): "
+		 "polls came more than a slot late, and those boundaries were not arbitrated (no bulk grants); %s",
+		 100.0 * (double)missed / (double)due, (double)(b->t_ns - a->t_ns) / 1e9,
+		 (unsigned long long)missed, (unsigned long long)due,
+		 (unsigned long long)slot_ns,
+		 backoff ? "give switchd a core of its own and busy poll there (--idle-after-us 0; on a shared core busy polling misses more), or use a lower --bulk-gbps (longer slots)"
+			 : "give switchd a core of its own (nothing else runs there), or use a lower --bulk-gbps (longer slots)");
+	return true;
+}
+
+void swd_slot_watch_start(struct swd_slot_watch *w, const struct sw_fabric *sw,
+			  bool backoff, uint64_t now)
+{
+	memset(w, 0, sizeof(*w));
+	w->backoff = backoff;
+	w->limit.interval_ns = (uint64_t)SWD_MISSED_WARN_EVERY_S * 1000000000;
+	w->limit.burst = 1;
+	w->limit.window_start = now;
+	swd_slot_counts_read(sw, now, &w->last);
+	w->next_ns = now + (uint64_t)SWD_MISSED_WINDOW_MS * 1000000;
+}
+
+void swd_slot_watch_check(struct swd_slot_watch *w, const struct sw_fabric *sw,
+			  uint64_t now)
+{
+	struct swd_slot_counts cur;
+	char msg[SWD_MISSED_MSG_LEN];
+
+	swd_slot_counts_read(sw, now, &cur);
+	if (swd_slots_missed_warning(&w->last, &cur, sw_fabric_slot_ns(sw), w->backoff,
+				     msg, sizeof(msg))) {
+		if (!dp_ratelimit_ok(&w->limit, now)) {
+			w->over++;
+		} else if (w->over) {
+			DP_LOG(swd_logtype, WARNING, "%s (%llu more windows of %u ms over %u%% since the last warning)",
+			       msg, (unsigned long long)w->over, SWD_MISSED_WINDOW_MS,
+			       SWD_MISSED_WARN_PCT);
+			w->over = 0;
+		} else {
+			DP_LOG(swd_logtype, WARNING, "%s", msg);
+		}
+	}
+	w->last = cur;
+	w->next_ns = now + (uint64_t)SWD_MISSED_WINDOW_MS * 1000000;
 }

@@ -12,8 +12,8 @@
 # naming the port, and its stdout (line-buffered) comes before that error
 # in one file. An af_packet device without CAP_NET_RAW or CAP_NET_ADMIN
 # (dropped with setpriv as root) is exit 1 naming both. Then switchd runs
-# for a second on a 10 Gbit/s slot and says the slot is short for its
-# back-off sleeps. Last, what the EAL
+# for a second on a 10 Gbit/s slot and says the slot is under two wake-ups
+# of a back-off sleep. Last, what the EAL
 # leaves in its runtime directory: a start without hugepages fails with a
 # message that says so, and a run with shared config (no --no-shconf,
 # telemetry on) stopped by SIGINT; neither leaves its runtime directory.
@@ -194,8 +194,8 @@ no_runtime_dir() {
 	fi
 }
 no_runtime_dir nodrv "a failed EAL start"
-# A slot too short for the back-off sleeps: the notice names the option that
-# sets the slot, --bulk-gbps (a --link-gbps loses to it). Stopped by SIGINT.
+# A slot under two wake-ups of a back-off sleep: the notice names the option
+# that sets the slot, --bulk-gbps (a --link-gbps loses to it). Stopped by SIGINT.
 # The banner gives the rates as typed (%g said 10 and 1.23457).
 expect_prog=timeout
 # shellcheck disable=SC2086
