@@ -639,8 +639,11 @@ static void genp_resend(struct stage *st, struct sn_pkt *p, uint64_t now)
 
 /*
  * Ack a covers p, sent more than once, for the first time: remember it,
- * unless a is the DUP ack of p's own copy (then the first copy's ack was
- * lost, or is later still, and the copy was needed). Should a copy's DUP
+ * unless a is a DUP ack. The DUP ack of p's own copy says the first copy's
+ * ack was lost, or is later still, and the copy was needed; that of
+ * another packet's copy was sent after a resend arrived, so it was no ack
+ * on its way without the resends: p's were lost too (its sample would be
+ * the timeout's wait), or p's was merged into it (a miss). Should a copy's DUP
  * ack come later (genp_dup_ack), the copy arrived after the packet, whose
  * ack completed p: the resend was needless, and the first copy's round
  * trip took now - t_first_tx (unless the first copy was lost too: then
@@ -652,8 +655,7 @@ static void genp_resent_note(struct stage *st, struct sn_conn *c, const struct s
 	struct genp_conn *g = stage_conn(st, c);
 	uint64_t rtt = now - p->t_first_tx;
 
-	if (p->tx_count < 2 || (p->flags & SN_PKT_SACKED) ||
-	    ((a->flags & PROTO_F_DUP) && a->pkt_num == p->h.pkt_num))
+	if (p->tx_count < 2 || (p->flags & SN_PKT_SACKED) || (a->flags & PROTO_F_DUP))
 		return;
 	g->resent[g->resent_next] = (struct genp_resent) {
 		.at = now ? now : 1, .num = p->h.pkt_num,

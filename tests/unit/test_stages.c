@@ -1031,6 +1031,47 @@ Test(stages, the_copy_that_a_lost_ack_made_needed_is_not_spurious)
 }
 
 /*
+ * Packets whose acks were lost, all resent (sr: each by its timeout; gbn:
+ * going back from the oldest): the first copy's DUP ack completes them
+ * all. It was sent after a resend arrived, no ack on its way without the
+ * resends (the acks were lost, not late), so the later copies' DUP acks
+ * show no late ack either: nothing counted, no floor raised (the sample
+ * would be the timeout's wait, not a round trip).
+ */
+Test(stages, copies_sent_after_lost_acks_are_not_spurious_when_one_dup_ack_completes_them)
+{
+	static const char *const specs[] = {
+		"build_acks,dup_find,timer:late_floor=on,genp",
+		"build_acks,order:mode=gbn,dup_find,timer:late_floor=on,genp:retx=gbn",
+	};
+
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		struct t_net *net = t_net_same(specs[i]);
+		struct pipeline *pl = net->side[0].pl;
+
+		t_send(net, 0, 4, SN_CHAN_QUICK, 0);
+		t_wire_run(net, t_drop_acks_of_1, NULL);
+		cr_assert_eq(net->side[1].n_deliv, 4, "%s", specs[i]);
+		for (int k = 0; k < 16 && t_cnt(pl, "genp", "timeout_retx") < 4 &&
+				t_wire_pending(net) < 4; k++) {
+			net->now = pipeline_tick(pl, net->now);
+			pipeline_tick(pl, net->now);
+		}
+		cr_assert_eq(t_wire_pending(net), 4, "%s: all four resent", specs[i]);
+		t_wire_run(net, NULL, NULL);
+		cr_assert_eq(t_wire_pending(net), 0);
+		t_assert_all_ok(&net->side[0], 4);
+		cr_log_info("%s: spurious_retx %llu, floor %llu ns", specs[i],
+			    (unsigned long long)t_cnt(pl, "genp", "spurious_retx"),
+			    (unsigned long long)sn_conn_rto_floor(t_conn(net, 0), net->now));
+		cr_assert_eq(t_cnt(pl, "genp", "spurious_retx"), 0, "%s", specs[i]);
+		cr_assert_eq(sn_conn_rto_floor(t_conn(net, 0), net->now), 0, "%s", specs[i]);
+		cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
+		t_net_free(net);
+	}
+}
+
+/*
  * timer's late_floor is off by default (segnet-sim's losses are real
  * collisions, which a higher wait recovers later): the wait stays at the
  * prompt round trips, every late ack is resent, as before the floor, and
