@@ -208,7 +208,10 @@ enum {
 	SWD_MISSED_WARN_MIN = 20,
 	/* At most one warning per this long (s); the windows between are counted. */
 	SWD_MISSED_WARN_EVERY_S = 60,
-	/* Room for the warning swd_slots_missed_warning writes. */
+	/*
+	 * Room for the warning swd_slots_missed_warning writes, with the count
+	 * swd_slot_watch_window adds (469 bytes at most).
+	 */
 	SWD_MISSED_MSG_LEN = 512,
 };
 
@@ -240,14 +243,26 @@ struct swd_slot_watch {
 	uint64_t over;			/* windows over the threshold not warned about */
 };
 
-/* Start watching sw at now (backoff: idle back-off is on). */
+/* Start watching from counters c (backoff: idle back-off is on). */
+void swd_slot_watch_begin(struct swd_slot_watch *w, const struct swd_slot_counts *c,
+			  bool backoff);
+
+/* Start watching sw at now: swd_slot_watch_begin with its counters. */
 void swd_slot_watch_start(struct swd_slot_watch *w, const struct sw_fabric *sw,
 			  bool backoff, uint64_t now);
 
 /*
+ * End the window at counters cur (at cur->t_ns) and start the next: true
+ * when a warning is due, written to msg (with the count of the windows
+ * over the threshold left out since the last one); at most one per
+ * SWD_MISSED_WARN_EVERY_S, counted from the warning before.
+ */
+bool swd_slot_watch_window(struct swd_slot_watch *w, const struct swd_slot_counts *cur,
+			   uint64_t slot_ns, char *msg, size_t len);
+
+/*
  * Once a window is over (now >= w->next_ns; cheaper to test in the loop):
- * log a rate-limited warning when it missed too many slot boundaries,
- * then start the next window.
+ * swd_slot_watch_window with sw's counters, and log its warning.
  */
 void swd_slot_watch_check(struct swd_slot_watch *w, const struct sw_fabric *sw,
 			  uint64_t now);

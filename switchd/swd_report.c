@@ -142,16 +142,51 @@ bool swd_slots_missed_warning(const struct swd_slot_counts *a,
 	return true;
 }
 
-void swd_slot_watch_start(struct swd_slot_watch *w, const struct sw_fabric *sw,
-			  bool backoff, uint64_t now)
+void swd_slot_watch_begin(struct swd_slot_watch *w, const struct swd_slot_counts *c,
+			  bool backoff)
 {
 	memset(w, 0, sizeof(*w));
 	w->backoff = backoff;
 	w->limit.interval_ns = (uint64_t)SWD_MISSED_WARN_EVERY_S * 1000000000;
 	w->limit.burst = 1;
-	w->limit.window_start = now;
-	swd_slot_counts_read(sw, now, &w->last);
-	w->next_ns = now + (uint64_t)SWD_MISSED_WINDOW_MS * 1000000;
+	/*
+	 * A limit window starts at the warning it lets through: one started
+	 * with the watch let a warning late in its first minute be followed
+	 * by another as the minute ended.
+	 */
+	w->limit.window_start = c->t_ns - w->limit.interval_ns;
+	w->last = *c;
+	w->next_ns = c->t_ns + (uint64_t)SWD_MISSED_WINDOW_MS * 1000000;
+}
+
+void swd_slot_watch_start(struct swd_slot_watch *w, const struct sw_fabric *sw,
+			  bool backoff, uint64_t now)
+{
+	struct swd_slot_counts c;
+
+	swd_slot_counts_read(sw, now, &c);
+	swd_slot_watch_begin(w, &c, backoff);
+}
+
+bool swd_slot_watch_window(struct swd_slot_watch *w, const struct swd_slot_counts *cur,
+			   uint64_t slot_ns, char *msg, size_t len)
+{
+	bool warn = swd_slots_missed_warning(&w->last, cur, slot_ns, w->backoff, msg, len);
+	size_t n;
+
+	if (warn && !dp_ratelimit_ok(&w->limit, cur->t_ns)) {
+		w->over++;
+		warn = false;
+	} else if (warn && w->over) {
+		n = strlen(msg);
+		snprintf(msg + n, len - n,
+			 " (%llu more windows of %u ms over %u%% since the last warning)",
+			 (unsigned long long)w->over, SWD_MISSED_WINDOW_MS, SWD_MISSED_WARN_PCT);
+		w->over = 0;
+	}
+	w->last = *cur;
+	w->next_ns = cur->t_ns + (uint64_t)SWD_MISSED_WINDOW_MS * 1000000;
+	return warn;
 }
 
 void swd_slot_watch_check(struct swd_slot_watch *w, const struct sw_fabric *sw,
@@ -161,19 +196,6 @@ void swd_slot_watch_check(struct swd_slot_watch *w, const struct sw_fabric *sw,
 	char msg[SWD_MISSED_MSG_LEN];
 
 	swd_slot_counts_read(sw, now, &cur);
-	if (swd_slots_missed_warning(&w->last, &cur, sw_fabric_slot_ns(sw), w->backoff,
-				     msg, sizeof(msg))) {
-		if (!dp_ratelimit_ok(&w->limit, now)) {
-			w->over++;
-		} else if (w->over) {
-			DP_LOG(swd_logtype, WARNING, "%s (%llu more windows of %u ms over %u%% since the last warning)",
-			       msg, (unsigned long long)w->over, SWD_MISSED_WINDOW_MS,
-			       SWD_MISSED_WARN_PCT);
-			w->over = 0;
-		} else {
-			DP_LOG(swd_logtype, WARNING, "%s", msg);
-		}
-	}
-	w->last = cur;
-	w->next_ns = now + (uint64_t)SWD_MISSED_WINDOW_MS * 1000000;
+	if (swd_slot_watch_window(w, &cur, sw_fabric_slot_ns(sw), msg, sizeof(msg)))
+		DP_LOG(swd_logtype, WARNING, "%s", msg);
 }

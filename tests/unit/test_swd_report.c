@@ -105,3 +105,42 @@ Test(swd_report, with_busy_polling_it_does_not_suggest_busy_polling)
 	cr_expect(strstr(msg, "a core of its own"), "%s", msg);
 	cr_expect(strstr(msg, "or use a lower --bulk-gbps (longer slots)"), "%s", msg);
 }
+
+/*
+ * The watch over a run: a window each second from 5 s, each with 2900
+ * boundaries due, 300 of them missed in those over the threshold (from
+ * second 59 to 130). A warning at most once a minute, counted from the
+ * one before: the first at 59 s, the next at 119 s with the 59 windows
+ * left out between. (The limit's window once began with the watch: a
+ * warning late in the first minute was followed by another as it ended,
+ * 6 s later.)
+ */
+Test(swd_report, the_watch_warns_at_most_once_a_minute_from_its_first_warning)
+{
+	struct swd_slot_counts c = { .t_ns = 5ull * T_WINDOW_NS, .slots = 1000, .skipped = 0 };
+	struct swd_slot_watch w;
+	char msg[SWD_MISSED_MSG_LEN], last[SWD_MISSED_MSG_LEN] = "";
+	uint64_t warned[4], n = 0;
+
+	swd_slot_watch_begin(&w, &c, true);
+	for (uint64_t s = 6; s <= 130; s++) {
+		uint64_t missed = s >= 59 ? 300 : 0;
+
+		c.t_ns = s * T_WINDOW_NS;
+		c.slots += 2900 - missed;
+		c.skipped += missed;
+		cr_assert_eq(w.next_ns, c.t_ns, "the window ends a second after the last");
+		if (!swd_slot_watch_window(&w, &c, T_SLOT_NS, msg, sizeof(msg)))
+			continue;
+		cr_log_info("warning at %llu s: %s", (unsigned long long)s, msg);
+		cr_assert_lt(n, 4);
+		warned[n++] = s;
+		memcpy(last, msg, sizeof(last));
+	}
+	cr_assert_eq(n, 2, "warnings: %llu", (unsigned long long)n);
+	cr_expect_eq(warned[0], 59);
+	cr_expect_eq(warned[1], 119);
+	cr_expect(strstr(last, "missed 10.3% of the slot boundaries due in 1.0 s (300 of 2900"), "%s", last);
+	cr_expect(strstr(last, "or use a lower --bulk-gbps (longer slots) (59 more windows of 1000 ms over 5% since the last warning)"),
+		  "the whole of it: %s", last);
+}
