@@ -669,11 +669,12 @@ static void host_check_rings(struct host *h, struct host_ep *e)
 
 bool host_poll(struct host *h, uint64_t now, uint64_t *next)
 {
-	unsigned int seen = 0;
+	/* As many as were open before: the loop may close one (host_check_rings). */
+	unsigned int seen = 0, open = h->n_open;
 	bool work = false;
 
 	h->now = now;
-	for (uint16_t i = 0; i < h->n_eps && seen < h->n_open; i++) {
+	for (uint16_t i = 0; i < h->n_eps && seen < open; i++) {
 		struct host_ep *e = &h->eps[i];
 
 		if (!e->open)

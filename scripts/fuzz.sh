@@ -7,7 +7,9 @@
 #                                      fabric (fuzz_fabric, the switch fabric),
 #                                      nic (fuzz_nic, the NIC core),
 #                                      trace (fuzz_trace, the pcap/pcapng
-#                                      trace reader)
+#                                      trace reader), host (fuzz_host,
+#                                      nicd's host interface against a
+#                                      hostile application)
 #   scripts/fuzz.sh --help
 #
 # It configures build-fuzz/ (CC=clang, -Dfuzz=true, -Dtests=false,
@@ -21,7 +23,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 builddir="$top/build-fuzz"
-targets=(proto fabric nic trace)
+targets=(proto fabric nic trace host)
 
 prog=fuzz.sh
 synopsis="scripts/fuzz.sh TARGET SECONDS"

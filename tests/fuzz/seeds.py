@@ -559,6 +559,75 @@ def trace_seeds():
     return seeds
 
 
+# fuzz_host: records of tests/fuzz/fuzz_host.c (enum host_f_op), an op byte
+# (bits 0-3 the op, 4-7 its argument) and the bytes it reads.
+H_POLL, H_SEND, H_RAW_SEND, H_INDEX, H_WRITE, H_REAP, H_RECV, H_RETURN = range(8)
+H_DELIVER, H_COMPLETE, H_HONEST, H_NIC_MODE, H_ARM = range(8, 13)
+H_RING_SEND, H_RING_COMP, H_RING_RECV, H_RING_RRET = range(4)
+H_HEAD, H_RAW = 4, 8
+
+
+def h_op(code, arg=0):
+    return bytes([code | arg << 4])
+
+
+def h_poll(units=1):
+    return h_op(H_POLL, 1) + bytes([units])
+
+
+def h_send(bulk=False, node=1, ep=2, handler=3, length=100):
+    return h_op(H_SEND, int(bulk)) + bytes([node, ep, handler]) + struct.pack(">H", length)
+
+
+def h_raw_send(buf, node=1, ep=2, handler=3, chan=1, length=0):
+    return h_op(H_RAW_SEND) + struct.pack(">HHHHBBHHB", buf, node, ep, handler, chan, 0,
+                                          length, 0, 0)
+
+
+def h_index_raw(ring, head, value):
+    return h_op(H_INDEX, ring | (H_HEAD if head else 0) | H_RAW) + struct.pack(">I", value)
+
+
+def h_deliver(ep=0, length=10, handler=1):
+    return h_op(H_DELIVER, ep) + struct.pack(">HB", length, handler)
+
+
+def host_seeds():
+    """Scripts for fuzz_host: header (buffers, NIC capacity), then records."""
+    hdr = bytes([0x1b, 0x07])         # 4 send, 4 receive buffers; NIC holds 8
+    joined = bytes([0x5b, 0x07])      # the same, NIC in a cluster of 4
+    done = h_op(H_COMPLETE) + b"\x00"
+    seeds = {}
+    seeds["seed-normal-send"] = (
+        joined + h_send() + h_send(bulk=True) + h_poll() + done + done + h_poll() +
+        h_op(H_REAP) + h_op(H_HONEST, 1) + b"\x21" + h_poll() + done + h_op(H_HONEST) + b"\x21")
+    seeds["seed-receive-and-return"] = (
+        hdr + h_deliver(0) + h_deliver(0, 2048) + h_deliver(1) + h_poll() +
+        h_op(H_RECV, 1) + h_deliver(0) + h_poll() + h_op(H_RECV) + h_op(H_RETURN) + b"\x00" +
+        h_op(H_HONEST) + b"\x01" + h_poll())
+    seeds["seed-broken-send-head"] = (
+        hdr + h_send() + h_poll() + h_index_raw(H_RING_SEND, True, 0x1000) + h_poll() +
+        h_op(H_HONEST) + b"\x01" + h_poll())
+    seeds["seed-broken-return-head"] = (
+        hdr + h_deliver(0) + h_poll() + h_op(H_RECV) +
+        h_index_raw(H_RING_RRET, True, 0x80000000) + h_deliver(0) + h_poll() + h_poll())
+    seeds["seed-broken-completion-tail"] = (
+        hdr + h_send() + h_poll() + h_index_raw(H_RING_COMP, False, 0x40) +
+        done + h_op(H_ARM) + h_poll())
+    seeds["seed-bad-buffer-index"] = (
+        joined + h_raw_send(3) + h_raw_send(3) + h_raw_send(4) + h_raw_send(0xFFFF) +
+        h_raw_send(1, node=9) + h_raw_send(2, chan=0, length=4000) + h_poll() +
+        h_op(H_REAP) + h_op(H_RETURN, 8) + b"\x7f\xff" + h_deliver(0) + h_poll())
+    seeds["seed-nic-busy-then-refusing"] = (
+        bytes([0x1b, 0x00]) + h_send() + h_send() + h_poll() + h_op(H_NIC_MODE, 2) +
+        h_poll() + h_op(H_NIC_MODE, 0) + done + h_poll() + h_op(H_REAP))
+    # What fuzz_host found: the poll that closed endpoint 0 for its send
+    # ring skipped endpoint 1 (doc/endpoints.md, Trust).
+    seeds["regress-broken-ring-skips-next-endpoint"] = (
+        hdr + h_index_raw(H_RING_SEND, True, 0x1000) + h_op(H_HONEST) + b"\x01" + h_poll())
+    return seeds
+
+
 def write(folder, seeds):
     """Replace folder's seed-* files with seeds (regress-* ones: overwritten)."""
     os.makedirs(folder, exist_ok=True)
@@ -576,6 +645,7 @@ def main():
     write(os.path.join(top, "fabric"), fabric_seeds())
     write(os.path.join(top, "nic"), nic_seeds())
     write(os.path.join(top, "trace"), trace_seeds())
+    write(os.path.join(top, "host"), host_seeds())
     return 0
 
 

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the host-interface unit tests and fuzz_host share to drive nicd's
+ * host interface (nicd/host.h) without a NIC: a stub NIC that defines the
+ * calls host.c makes (nic_send, nic_cancel, nic_node_id, nic_cluster_size),
+ * holds what it is given, and completes it when the caller says so; and an
+ * endpoint opened the normal way, segnet_open in a thread while the host
+ * is polled. It defines those functions: include it in one file of a
+ * program, which links host.c and libsegnet but not the NIC core. No test
+ * framework: failures are return values.
+ */
+#ifndef SEGNET_TEST_HOST_STUB_H
+#define SEGNET_TEST_HOST_STUB_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "nicd/host.h"
+#include "nicd/nic.h"
+#include "nicd/nicd_tel_names.h"
+#include "nicd/segnet.h"
+
+enum {
+	STUB_NIC_HELD = 64,	/* messages the stub holds at most */
+	STUB_NIC_POLL_NS = 1000000,	/* clock step while an endpoint opens */
+};
+
+/* A message the stub NIC holds. */
+struct stub_msg {
+	struct sn_pkt pkt;	/* what its completion carries (the cookie) */
+	uint16_t vnet;		/* its virtual network */
+	uint16_t src_ep;	/* its sender */
+};
+
+/* The stub NIC. */
+struct nic {
+	struct nic_ops ops;		/* the host's callbacks */
+	uint16_t cluster_size;		/* 0: not joined */
+	unsigned int cap;		/* messages held at most (<= STUB_NIC_HELD) */
+	int mode;			/* 0, or the error nic_send returns */
+	/* Called first by nic_send (NULL: none): the caller's checks. */
+	void (*check_send)(struct nic *nic, const struct nic_msg *m);
+	void *owner;			/* for check_send */
+	struct stub_msg held[STUB_NIC_HELD];	/* messages held */
+	unsigned int n_held;		/* how many */
+	uint64_t accepted;		/* nic_send calls that returned 0 */
+	uint64_t cancelled;		/* completions nic_cancel made */
+};
+
+/* host_telemetry_endpoints names it; nicd_telemetry.c, nicd's, is not linked. */
+const struct nicd_tel_endpoints_keys nicd_tel_endpoints_key;
+
+int nic_send(struct nic *nic, const struct nic_msg *m, uint64_t now)
+{
+	(void)now;
+	if (nic->check_send)
+		nic->check_send(nic, m);
+	if (nic->mode)
+		return nic->mode;
+	if (nic->n_held >= nic->cap || nic->n_held >= STUB_NIC_HELD)
+		return -ENOBUFS;
+	nic->held[nic->n_held++] = (struct stub_msg) {
+		.pkt = { .cookie = m->cookie }, .vnet = m->vnet, .src_ep = m->src_ep,
+	};
+	nic->accepted++;
+	return 0;
+}
+
+/* Complete held message i with status (forgotten first, as the NIC does). */
+static inline void stub_nic_complete(struct nic *nic, unsigned int i, int status,
+				     uint64_t now)
+{
+	struct stub_msg x = nic->held[i];
+
+	nic->held[i] = nic->held[--nic->n_held];
+	nic->ops.complete(nic->ops.ctx, &x.pkt, status, now);
+}
+
+uint32_t nic_cancel(struct nic *nic, uint16_t vnet, uint16_t src_ep, uint64_t now)
+{
+	uint32_t n = 0;
+
+	for (unsigned int i = 0; i < nic->n_held;) {
+		if (nic->held[i].vnet != vnet || nic->held[i].src_ep != src_ep) {
+			i++;
+			continue;
+		}
+		stub_nic_complete(nic, i, SN_ERR_CANCELLED, now);
+		n++;
+	}
+	nic->cancelled += n;
+	return n;
+}
+
+uint16_t nic_node_id(const struct nic *nic)
+{
+	return nic->cluster_size ? 0 : PROTO_NODE_NONE;
+}
+
+uint16_t nic_cluster_size(const struct nic *nic)
+{
+	return nic->cluster_size;
+}
+
+/* Attach the stub to h: its callbacks, and h sends through it. */
+static inline void stub_nic_attach(struct nic *nic, struct host *h)
+{
+	nic->ops = host_nic_ops(h);
+	host_set_nic(h, nic);
+}
+
+/* segnet_open in a thread, while the caller polls the host. */
+struct stub_opener {
+	const char *path;		/* the control socket */
+	uint16_t vnet;			/* the network */
+	const char *key;		/* its key (a string) */
+	struct segnet_open_opts o;	/* options */
+	struct segnet_ep *ep;		/* the result */
+	atomic_bool done;		/* set when segnet_open returned */
+};
+
+static inline void *stub_open_thread(void *arg)
+{
+	struct stub_opener *op = arg;
+
+	op->ep = segnet_open(op->path, op->vnet, op->key, strlen(op->key), &op->o);
+	atomic_store(&op->done, true);
+	return NULL;
+}
+
+/*
+ * Open an endpoint of vnet (key) on h the normal way, polling h with the
+ * clock *now advanced a millisecond each time until segnet_open returns;
+ * the endpoint, or NULL with errno.
+ */
+static inline struct segnet_ep *stub_open(struct host *h, uint64_t *now, uint16_t vnet,
+					  const char *key, const struct segnet_open_opts *o)
+{
+	struct stub_opener op = { .path = host_socket_path(h), .vnet = vnet, .key = key,
+				  .o = *o };
+	uint64_t next;
+	pthread_t t;
+	int ret = pthread_create(&t, NULL, stub_open_thread, &op);
+
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	while (!atomic_load(&op.done)) {
+		*now += STUB_NIC_POLL_NS;
+		next = UINT64_MAX;
+		host_poll(h, *now, &next);
+		sched_yield();
+	}
+	pthread_join(t, NULL);
+	return op.ep;
+}
+
+#endif

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nicd's host interface (nicd/host.c) against an application that
+ * scribbles on its endpoint's shared memory: it can corrupt only its own
+ * endpoint (doc/endpoints.md, Trust). The NIC is the stub of
+ * tests/common/host_stub.h; endpoints are opened with libsegnet.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "nicd/host_priv.h"
+#include "tests/common/host_stub.h"
+
+/* A host "ut" serving vnet 1 (key "secret") in a directory of this process. */
+static struct host *t_host(char *dir, size_t len)
+{
+	static const struct host_vnet vnet = { .vnet = 1, .key_len = 6, .key = "secret" };
+	struct host_config cfg = {
+		.name = "ut", .socket_dir = dir, .socket_mode = 0700, .endpoints = 4,
+		.max_nodes = 4, .vnets = &vnet, .n_vnets = 1, .generation = 1,
+	};
+	char err[256];
+	struct host *h;
+
+	snprintf(dir, len, "/tmp/segnet-ut-host.%d", (int)getpid());
+	h = host_create(&cfg, err, sizeof(err));
+	cr_assert_not_null(h, "host_create: %s", err);
+	return h;
+}
+
+/*
+ * An endpoint closed for its ring indices in a poll does not cost the
+ * endpoints after it that poll: the honest endpoint's send is taken in
+ * the same poll (fuzz_host found the next one skipped).
+ */
+Test(host, broken_ring_closes_only_its_endpoint)
+{
+	const struct segnet_open_opts o = { .send_bufs = 4, .recv_bufs = 4 };
+	struct nic nic = { .cap = 8 };
+	struct segnet_ep *bad, *good;
+	uint64_t now = 0, next = UINT64_MAX;
+	struct host_ep *e;
+	char dir[64];
+	struct host *h = t_host(dir, sizeof(dir));
+
+	stub_nic_attach(&nic, h);
+	bad = stub_open(h, &now, 1, "secret", &o);
+	good = stub_open(h, &now, 1, "secret", &o);
+	cr_assert(bad && good, "segnet_open: %s", strerror(errno));
+	cr_assert_eq(segnet_endpoint(bad), 0);
+	cr_assert_eq(segnet_endpoint(good), 1);
+	/* Endpoint 0's send ring head, far past the ring's size from its tail. */
+	e = &h->eps[0];
+	atomic_store(&e->v.send.r->head, e->v.send.mine + 0x1000);
+	cr_assert_eq(segnet_send_quick(good, 1, 2, 3, NULL, 7), 0);
+	host_poll(h, now + 1, &next);
+	cr_assert_eq(host_stats(h)->ring_broken, 1, "endpoint 0 is closed");
+	cr_assert_eq(host_open_count(h), 1);
+	cr_assert(h->eps[1].open, "endpoint 1 stays open");
+	cr_assert_eq(nic.accepted, 1, "endpoint 1's send is taken in the same poll");
+	segnet_close(good);
+	segnet_close(bad);
+	host_shutdown(h);
+	cr_assert_eq(nic.n_held, 0, "the shutdown cancels what the NIC held");
+	host_destroy(h);
+	rmdir(dir);
+}
