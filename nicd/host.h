@@ -50,7 +50,8 @@ struct host_config {
 	X(open_failed, "OPENs that failed in nicd (shared memory, eventfd, reply)") \
 	X(open_evicted, "connections closed before their OPEN to make room for a new one") \
 	X(sends, "sends taken from send rings to the NIC") \
-	X(send_invalid, "send descriptors refused (completed with SEGNET_EINVAL)") \
+	X(send_invalid, "send descriptors refused: completed with SEGNET_EINVAL, or dropped " \
+			"uncompleted when their buffer is not the endpoint's or is in flight") \
 	X(send_nic_busy, "times a send ring waited: no NIC descriptor free") \
 	X(completions, "completions posted") \
 	X(sends_cancelled, "sends the NIC still held when their endpoint closed, cancelled") \
