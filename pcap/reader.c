@@ -91,10 +91,8 @@ struct trace_walk {
 	struct walk_iface *ifaces;
 	/* entries allocated in ifaces */
 	uint32_t ifalloc;
-	/* pcapng: the first interface's snaplen as libpcap compares it */
+	/* pcapng: the first interface's snaplen as libpcap adjusts it (walk_idb_snaplen) */
 	uint32_t idb_snaplen;
-	/* pcapng: the first interface's snaplen as libpcap cuts a simple packet block at */
-	uint32_t spb_snaplen;
 	/* device and inode of f, to give libpcap the same file */
 	dev_t dev;
 	ino_t ino;
@@ -172,23 +170,15 @@ static uint32_t walk_snaplen(uint32_t snaplen)
 }
 
 /*
- * An interface's snaplen as libpcap (1.10) compares it with the first
- * interface's: 0 and values above INT_MAX stand for the maximum, any other
- * is taken as it is (300000 is not 262144).
+ * An interface's snaplen as libpcap (1.10, pcap_adjust_snapshot) adjusts
+ * it: 0 and values above INT_MAX are the link type's maximum
+ * (max_snaplen_for_dlt: 262144, larger for D-Bus, USBPCAP and EBHSCR,
+ * whose numbers are their DLTs), any other is taken as it is (300000 is
+ * not 262144). libpcap compares every later interface's with the first
+ * one's so, and cuts a simple packet block, which has no captured length,
+ * at the first one's.
  */
-static uint32_t walk_idb_snaplen(uint32_t snaplen)
-{
-	return snaplen == 0 || snaplen > INT32_MAX ? TRACE_MAX_SNAPLEN : snaplen;
-}
-
-/*
- * The snapshot length libpcap (1.10, pcap_adjust_snapshot) gives the first
- * pcapng interface: 0 and values above INT_MAX are the link type's
- * maximum (max_snaplen_for_dlt: 262144, larger for D-Bus, USBPCAP and
- * EBHSCR, whose numbers are their DLTs), any other is taken as it is. It
- * cuts a simple packet block, which has no captured length.
- */
-static uint32_t walk_spb_snaplen(uint32_t linktype, uint32_t snaplen)
+static uint32_t walk_idb_snaplen(uint32_t linktype, uint32_t snaplen)
 {
 	if (snaplen != 0 && snaplen <= INT32_MAX)
 		return snaplen;
@@ -603,8 +593,7 @@ static int walk_ng_interface(struct trace_walk *w, uint32_t len, struct trace_er
 		w->have_idb = true;
 		w->info.linktype = linktype;
 		w->info.snaplen = walk_snaplen(raw);
-		w->idb_snaplen = walk_idb_snaplen(raw);
-		w->spb_snaplen = walk_spb_snaplen(linktype, raw);
+		w->idb_snaplen = walk_idb_snaplen(linktype, raw);
 	} else if (linktype != w->info.linktype) {
 		return walk_fail(w, err, -ENOTSUP, w->off, -1,
 				 "interface link type %u differs from the first interface's %u",
@@ -613,7 +602,7 @@ static int walk_ng_interface(struct trace_walk *w, uint32_t len, struct trace_er
 		return walk_fail(w, err, -ENOTSUP, w->off, -1,
 				 "another interface of link type %u (libpcap reads one only of a type it renumbers)",
 				 linktype);
-	} else if (walk_idb_snaplen(raw) != w->idb_snaplen) {
+	} else if (walk_idb_snaplen(linktype, raw) != w->idb_snaplen) {
 		return walk_fail(w, err, -ENOTSUP, w->off, -1,
 				 "interface snaplen %u differs from the first interface's %u",
 				 raw, w->idb_snaplen);
@@ -679,11 +668,11 @@ static int walk_ng_packet(struct trace_walk *w, uint32_t type, uint32_t len,
 		iface = 0;
 		t = 0;
 		wirelen = walk_u32(w, b);
-		caplen = wirelen < w->spb_snaplen ? wirelen : w->spb_snaplen;
+		caplen = wirelen < w->idb_snaplen ? wirelen : w->idb_snaplen;
 		if (caplen > TRACE_MAX_SNAPLEN)
 			return walk_fail(w, err, -EBADMSG, w->off, rec,
 					 "simple packet block: captured length %u (wire length %u, snaplen %u) exceeds %u",
-					 caplen, wirelen, w->spb_snaplen, TRACE_MAX_SNAPLEN);
+					 caplen, wirelen, w->idb_snaplen, TRACE_MAX_SNAPLEN);
 	} else {
 		iface = type == WALK_NG_EPB ? walk_u32(w, b) : walk_u16(w, b);
 		t = (uint64_t)walk_u32(w, b + 4) << 32 | walk_u32(w, b + 8);

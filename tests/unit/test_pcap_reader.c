@@ -414,23 +414,28 @@ static struct tbuf ng_two_idbs(uint16_t lt, uint32_t snap0, uint32_t snap1)
 }
 
 /*
- * Interfaces' snaplens compared as libpcap compares them: 0 is the
- * maximum (262144), a larger value is itself; the walk refuses what
- * libpcap would, at the interface block (28 + 20 = 48).
+ * Interfaces' snaplens compared as libpcap compares them: 0 is the link
+ * type's maximum (262144; 128 MiB for D-Bus), a larger value is itself;
+ * the walk refuses what libpcap would, at the interface block (28 + 20 =
+ * 48). (D-Bus 0 against 128 MiB: refused while 0 was taken as 262144
+ * whatever the link type.)
  */
 Test(reader, interface_snaplens_compared_as_libpcap_does)
 {
-	static const uint32_t same[][2] = { { 0, 0 }, { 0, 262144 }, { 262144, 0 },
-					    { 300000, 300000 }, { 100, 100 } };
-	static const uint32_t differ[][2] = { { 0, 300000 }, { 300000, 0 }, { 300000, 262144 },
-					      { 100, 0 } };
+	/* link type, the two snaplens; 0 is the link type's maximum (D-Bus, 231: 128 MiB) */
+	static const uint32_t same[][3] = { { 1, 0, 0 }, { 1, 0, 262144 }, { 1, 262144, 0 },
+					    { 1, 300000, 300000 }, { 1, 100, 100 },
+					    { 231, 0, 128u << 20 } };
+	static const uint32_t differ[][3] = { { 1, 0, 300000 }, { 1, 300000, 0 },
+					      { 1, 300000, 262144 }, { 1, 100, 0 },
+					      { 231, 0, 262144 } };
 	struct tbuf f;
 	char *p, what[96];
 
 	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
 		struct trace *t;
 
-		f = ng_two_idbs(1, same[i][0], same[i][1]);
+		f = ng_two_idbs((uint16_t)same[i][0], same[i][1], same[i][2]);
 		p = tbuf_save(&f, f.len, "snap");
 		t = load_ok(p);
 		cr_assert_eq(t->n, 1);
@@ -439,9 +444,10 @@ Test(reader, interface_snaplens_compared_as_libpcap_does)
 		free(f.p);
 	}
 	for (size_t i = 0; i < sizeof(differ) / sizeof(differ[0]); i++) {
-		f = ng_two_idbs(1, differ[i][0], differ[i][1]);
+		f = ng_two_idbs((uint16_t)differ[i][0], differ[i][1], differ[i][2]);
 		snprintf(what, sizeof(what), "interface snaplen %u differs from the first interface's %u",
-			 differ[i][1], differ[i][0] ? differ[i][0] : 262144);
+			 differ[i][2], differ[i][1] ? differ[i][1] :
+			 differ[i][0] == 231 ? 128u << 20 : 262144);
 		refuse(&f, f.len, -ENOTSUP, 48, -1, what);
 		free(f.p);
 	}
