@@ -182,6 +182,19 @@ static uint64_t timer_scan(struct stage *st, struct sn_conn *c, uint64_t now)
 	return next;
 }
 
+/* Bring c's next scan forward to one timeout after a transmission not scanned yet. */
+static void timer_scan_unscanned(const struct stage *st, const struct sn_conn *c,
+				 struct timer_conn *tc, uint64_t now)
+{
+	uint64_t due;
+
+	if (!c->tx_unscanned)
+		return;
+	due = c->tx_unscanned + timer_timeout(st, c, now);
+	if (due < tc->next_scan)
+		tc->next_scan = due;
+}
+
 /*
  * Check the connections with packets in flight. A connection is scanned only
  * at its earliest deadline, or one timeout after its first transmission
@@ -204,13 +217,10 @@ static uint64_t timer_tick(struct stage *st, uint64_t now)
 			c->on_active = 0;
 			continue;
 		}
-		if (c->tx_unscanned && c->tx_unscanned + timer_timeout(st, c, now) < tc->next_scan)
-			tc->next_scan = c->tx_unscanned + timer_timeout(st, c, now);
+		timer_scan_unscanned(st, c, tc, now);
 		if (now >= tc->next_scan)
 			tc->next_scan = timer_scan(st, c, now);
-		/* What the scan itself resent. */
-		if (c->tx_unscanned && c->tx_unscanned + timer_timeout(st, c, now) < tc->next_scan)
-			tc->next_scan = c->tx_unscanned + timer_timeout(st, c, now);
+		timer_scan_unscanned(st, c, tc, now);	/* what the scan itself resent */
 		if (tc->next_scan < next)
 			next = tc->next_scan;
 		link = &c->active_next;
