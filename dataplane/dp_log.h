@@ -54,11 +54,17 @@ static inline const char *dp_log_type_name(enum dp_logtype_id id)
 #define DP_LOG(type, level, fmt, ...) \
 	rte_log(RTE_LOG_##level, type, fmt "\n", ##__VA_ARGS__)
 
-/* At most `burst` messages per `interval_ns`; the rest are counted. */
+/*
+ * At most `burst` messages per `interval_ns`; the rest are counted. A
+ * window opens at the first message after the previous one ended (the
+ * first message of all opens the first), so `burst` messages are at
+ * least `interval_ns` apart from the next, whatever the clock's origin.
+ */
 struct dp_ratelimit {
 	uint64_t interval_ns;	/* length of one window */
 	uint32_t burst;		/* messages allowed per window */
 	uint32_t used;		/* messages printed in this window */
+	bool open;		/* a window has opened */
 	uint64_t window_start;	/* start of this window */
 	uint64_t suppressed;	/* messages refused since the last one allowed */
 };
@@ -66,7 +72,8 @@ struct dp_ratelimit {
 /* True when a message may be printed at time now. */
 static inline bool dp_ratelimit_ok(struct dp_ratelimit *rl, uint64_t now)
 {
-	if (now - rl->window_start >= rl->interval_ns) {
+	if (!rl->open || now - rl->window_start >= rl->interval_ns) {
+		rl->open = true;
 		rl->window_start = now;
 		rl->used = 0;
 	}

@@ -149,12 +149,6 @@ void swd_slot_watch_begin(struct swd_slot_watch *w, const struct swd_slot_counts
 	w->backoff = backoff;
 	w->limit.interval_ns = (uint64_t)SWD_MISSED_WARN_EVERY_S * 1000000000;
 	w->limit.burst = 1;
-	/*
-	 * A limit window starts at the warning it lets through: one started
-	 * with the watch let a warning late in its first minute be followed
-	 * by another as the minute ended.
-	 */
-	w->limit.window_start = c->t_ns - w->limit.interval_ns;
 	w->last = *c;
 	w->next_ns = c->t_ns + (uint64_t)SWD_MISSED_WINDOW_MS * 1000000;
 }

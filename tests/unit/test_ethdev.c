@@ -3,8 +3,8 @@
  * The DPDK backend without hardware: ethdev ports on net_ring vdevs (a
  * net_ring vdev created without devargs loops each transmit queue back to
  * the receive queue of the same number), the MTU plan for made-up devices,
- * the EAL helpers (pools, NUMA, pinning, TSC clock, idle back-off,
- * signals) and telemetry read back through the EAL's socket.
+ * the EAL helpers (pools, NUMA, pinning, TSC clock, idle back-off, log
+ * limits, signals) and telemetry read back through the EAL's socket.
  *
  * Criterion runs every test in its own process, so each one brings up its
  * own EAL, with a file prefix of its own and no shared config.
@@ -269,6 +269,7 @@ TestSuite(memif_end, .init = eal_up_memif, .fini = eal_down_memif);
 TestSuite(eal, .init = eal_up, .fini = eal_down);
 TestSuite(peerless, .init = eal_up_peerless, .fini = eal_down_peerless);
 TestSuite(idle);
+TestSuite(ratelimit);
 TestSuite(signals);
 TestSuite(frames);
 
@@ -1886,6 +1887,42 @@ Test(signals, a_third_signal_ends_a_stopping_process, .signal = SIGTERM)
 	raise(SIGINT);
 	raise(SIGTERM);
 	cr_assert_fail("still running after three signals");
+}
+
+/*
+ * A log limit's first window opens at its first message, wherever the
+ * clock starts: one message a minute, the first at 59 s on a clock that
+ * started at 0, lets the next through at 119 s, not at 61 s.
+ */
+Test(ratelimit, the_first_window_opens_at_the_first_message)
+{
+	const uint64_t s = 1000000000ull;
+	struct dp_ratelimit rl = { .interval_ns = 60 * s, .burst = 1 };
+
+	cr_assert(dp_ratelimit_ok(&rl, 59 * s), "the first message");
+	cr_assert_not(dp_ratelimit_ok(&rl, 61 * s), "2 s after the first");
+	cr_assert_not(dp_ratelimit_ok(&rl, 118 * s), "59 s after the first");
+	cr_assert(dp_ratelimit_ok(&rl, 119 * s), "60 s after the first");
+	cr_assert_eq(rl.suppressed, 2);
+}
+
+/* burst messages a window, and a window opens only at a message. */
+Test(ratelimit, burst_messages_a_window)
+{
+	const uint64_t s = 1000000000ull;
+	struct dp_ratelimit rl = { .interval_ns = s, .burst = 3 };
+	unsigned int ok = 0;
+
+	for (unsigned int k = 0; k < 10; k++)
+		ok += dp_ratelimit_ok(&rl, 5 * s + k * (s / 10));
+	cr_assert_eq(ok, 3, "%u of 10 in 0.9 s", ok);
+	/* 10 s later: a new window, whose start is this message */
+	cr_assert(dp_ratelimit_ok(&rl, 15 * s + s / 2));
+	cr_assert(dp_ratelimit_ok(&rl, 16 * s + s / 2 - 1));
+	cr_assert(dp_ratelimit_ok(&rl, 16 * s + s / 2 - 1));
+	cr_assert_not(dp_ratelimit_ok(&rl, 16 * s + s / 2 - 1));
+	cr_assert(dp_ratelimit_ok(&rl, 16 * s + s / 2));
+	cr_assert_eq(rl.suppressed, 8);
 }
 
 Test(idle, no_sleep_before_idle_ns)
