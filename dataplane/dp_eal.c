@@ -6,7 +6,7 @@
 /*
  * rte_intr_instance_alloc and the handle setters are experimental in DPDK
  * 22.11 (a handle of our own for dp_eal_intr_hold), as is the device
- * iterator (dp_eal_vdev_probed).
+ * iterator (dp_eal_dev_probed).
  */
 #define ALLOW_EXPERIMENTAL_API
 
@@ -350,12 +350,14 @@ struct rte_mempool *dp_pool_for_socket(const char *prefix, int socket,
 	return mp;
 }
 
-bool dp_eal_vdev_probed(const char *name)
+bool dp_eal_dev_probed(const char *bus, const char *name)
 {
 	struct rte_dev_iterator it;
 	struct rte_device *dev;
+	char filter[32];
 
-	RTE_DEV_FOREACH(dev, "bus=vdev", &it)
+	snprintf(filter, sizeof(filter), "bus=%s", bus);
+	RTE_DEV_FOREACH(dev, filter, &it)
 		if (!strcmp(rte_dev_name(dev), name))
 			return rte_dev_is_probed(dev);
 	return false;

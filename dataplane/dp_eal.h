@@ -72,11 +72,11 @@ struct rte_mempool *dp_pool_for_socket(const char *prefix, int socket,
 				       unsigned int frames, char *err, size_t errlen);
 
 /*
- * Whether the vdev bus holds a probed device called name: one the EAL
- * created, even after its ethdev was closed (the close releases the
- * ethdev, not the device; rte_eal_cleanup removes it).
+ * Whether bus ("vdev", "pci") holds a probed device called name: one the
+ * EAL created or a driver took, even after its ethdev was closed (the
+ * close releases the ethdev, not the device; rte_eal_cleanup removes it).
  */
-bool dp_eal_vdev_probed(const char *name);
+bool dp_eal_dev_probed(const char *bus, const char *name);
 
 /* NUMA node of lcore, or SOCKET_ID_ANY when unknown. */
 int dp_lcore_socket(unsigned int lcore);

@@ -730,14 +730,19 @@ int dp_ethdev_find(const char *name, uint16_t *port_id, char *err, size_t errlen
 		return 0;
 	}
 	da = is_pci ? NULL : dp_ethdev_vdev_given(name);
-	if (da && dp_eal_vdev_probed(name)) {
+	if (da && dp_eal_dev_probed("vdev", name)) {
 		snprintf(err, errlen, "--vdev %s: the device was closed: a closed device cannot be set up again until the program starts again",
 			 name);
 		return -ENODEV;
 	}
 	if (da)
 		return dp_ethdev_vdev_failed(da, err, errlen);
-	if (is_pci)
+	/* A driver holds it, with no port: closed, or not a network device. */
+	if (is_pci && dp_eal_dev_probed("pci", canon))
+		snprintf(err, errlen,
+			 "PCI device %s has no DPDK port although a driver took it: the device was closed (a closed device cannot be set up again until the program starts again), or its driver is not a network one",
+			 canon);
+	else if (is_pci)
 		snprintf(err, errlen,
 			 "no DPDK port on PCI device %s: is it bound to vfio-pci (dpdk-devbind.py --status) and allowed (no --no-pci, in the -a list)?",
 			 canon);
