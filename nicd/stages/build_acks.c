@@ -103,11 +103,17 @@ static void build_acks_send(struct stage *st, struct sn_conn *c, uint64_t now)
 	stage_pass_down(st, &a, 1, now);
 }
 
-/* Quick packet p is a copy of one received already: the ack it causes names it. */
-static void build_acks_dup(struct stage *st, const struct sn_pkt *p)
+/*
+ * Quick packet p is a copy of one received already: the ack it causes
+ * names it. An ack names one copy, so one owed for another copy of the
+ * same burst leaves first.
+ */
+static void build_acks_dup(struct stage *st, const struct sn_pkt *p, uint64_t now)
 {
 	struct build_acks_conn *bc = stage_conn(st, p->conn);
 
+	if (bc->dup_owed && bc->dup_num != p->h.pkt_num)
+		build_acks_send(st, p->conn, now);
 	bc->dup_owed = true;
 	bc->dup_num = p->h.pkt_num;
 }
@@ -137,7 +143,7 @@ static bool build_acks_one(struct stage *st, struct sn_pkt *p, uint64_t now)
 	if (sn_conn_rx_has(c, p->h.pkt_num)) {
 		st->cnt[BA_DUPLICATES] += !(p->flags & SN_PKT_HDR_ONLY);
 		if (!bulk)
-			build_acks_dup(st, p);
+			build_acks_dup(st, p, now);
 		return !bulk;
 	}
 	if (p->flags & SN_PKT_HDR_ONLY)

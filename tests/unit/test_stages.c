@@ -314,6 +314,27 @@ static void t_inject(struct t_net *net, uint8_t from, uint32_t num, uint8_t chan
 	t_rx_frame(net, &f);
 }
 
+/* Quick data packets nums[0..n) from node 0, forcing acks, to node 1's rx in one burst. */
+static void t_inject_quick_burst(struct t_net *net, const uint32_t *nums, int n,
+				 uint16_t flags)
+{
+	struct sn_pkt *p[8];
+
+	cr_assert_leq(n, 8);
+	for (int k = 0; k < n; k++) {
+		p[k] = t_pkt_new(net);
+		p[k]->h = (struct proto_pkt) {
+			.type = PROTO_T_QREQ,
+			.flags = (uint16_t)(PROTO_F_DATA | PROTO_F_FORCE_ACK | flags),
+			.src_node = 0, .dst_node = 1, .vnet = T_VNET, .pkt_num = nums[k],
+			.epoch = t_conn(net, 0)->epoch,
+		};
+		p[k]->chan = SN_CHAN_QUICK;
+		p[k]->conn = t_conn(net, 1);
+	}
+	pipeline_rx(net->side[1].pl, p, (uint16_t)n, net->now);
+}
+
 /* An acknowledgment (base, mask) to node `to`, straight to rx. */
 static void t_inject_ack(struct t_net *net, uint8_t to, uint32_t base, uint32_t mask)
 {
@@ -1144,7 +1165,6 @@ Test(stages, the_ack_of_a_copy_names_it_and_no_other_ack_does)
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
 		struct t_net *net = t_net_same(specs[i]);
 		const struct t_frame *a;
-		struct t_frame f[2];
 
 		cr_log_info("%s", specs[i]);
 		for (uint32_t n = 1; n <= 4; n++)
@@ -1169,24 +1189,7 @@ Test(stages, the_ack_of_a_copy_names_it_and_no_other_ack_does)
 		cr_assert_not(t_wire_peek(net, 0)->h.flags & PROTO_F_DUP, "%s", specs[i]);
 		t_wire_lose_all(net);
 		/* A copy and a new packet in one burst: the one ack names the copy. */
-		for (int k = 0; k < 2; k++)
-			f[k] = (struct t_frame) {
-				.h = { .type = PROTO_T_QREQ, .flags = PROTO_F_DATA | PROTO_F_FORCE_ACK,
-				       .src_node = 0, .dst_node = 1, .vnet = T_VNET,
-				       .pkt_num = k ? 6u : 1u, .epoch = t_conn(net, 0)->epoch },
-				.chan = SN_CHAN_QUICK, .from = 0, .to = 1,
-			};
-		{
-			struct sn_pkt *p[2];
-
-			for (int k = 0; k < 2; k++) {
-				p[k] = t_pkt_new(net);
-				p[k]->h = f[k].h;
-				p[k]->chan = SN_CHAN_QUICK;
-				p[k]->conn = t_conn(net, 1);
-			}
-			pipeline_rx(net->side[1].pl, p, 2, net->now);
-		}
+		t_inject_quick_burst(net, (const uint32_t[]) { 1, 6 }, 2, 0);
 		/* (order passes them up one by one: an ack each) */
 		cr_assert_geq(t_pending_acks(net, 1), 1);
 		a = t_wire_peek(net, 0);
@@ -1194,6 +1197,16 @@ Test(stages, the_ack_of_a_copy_names_it_and_no_other_ack_does)
 			  "%s: flags 0x%x pkt_num %u", specs[i], a->h.flags, a->h.pkt_num);
 		for (int k = 1; k < t_wire_pending(net); k++)
 			cr_assert_not(t_wire_peek(net, k)->h.flags & PROTO_F_DUP, "%s", specs[i]);
+		t_wire_lose_all(net);
+		/* Two copies in one burst: an ack each, naming its own (before, one named 3). */
+		t_inject_quick_burst(net, (const uint32_t[]) { 2, 3 }, 2, PROTO_F_RETX);
+		cr_assert_eq(t_pending_acks(net, 1), 2, "%s", specs[i]);
+		for (int k = 0; k < 2; k++) {
+			a = t_wire_peek(net, k);
+			cr_assert((a->h.flags & PROTO_F_DUP) && a->h.pkt_num == 2u + (uint32_t)k,
+				  "%s: ack %d: flags 0x%x pkt_num %u", specs[i], k, a->h.flags,
+				  a->h.pkt_num);
+		}
 		t_wire_lose_all(net);
 		cr_assert_eq(net->live, 0, "descriptors leaked: %d", net->live);
 		t_net_free(net);
