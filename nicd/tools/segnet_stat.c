@@ -75,7 +75,7 @@ static void stat_usage(FILE *f)
 		"  --socket PATH    the telemetry socket itself\n"
 		"  --cmd PATH       a telemetry command to sample (repeatable; default every\n"
 		"                   /segnet/ command the daemon has, e.g. /segnet/nic/stats)\n"
-		"  --interval SEC   between refreshes (default 1)\n"
+		"  --interval SEC   between refreshes, 0.01 .. 3600 (default 1)\n"
 		"  --count N        refreshes, then exit (default 0: until interrupted)\n"
 		"  --once           one sample, values only, no screen control (for scripts;\n"
 		"                   not with --interval or --count)\n"
@@ -143,13 +143,7 @@ static bool stat_option(void *opts, int c, const char *arg)
 		o->cmds[o->n_cmds++] = arg;
 		return true;
 	case 'i':
-		if (!tool_parse_double(stat_prog, "--interval", arg, 0, 3600, &o->interval))
-			return false;
-		if (o->interval < 0.01) {
-			fprintf(stderr, "%s: --interval %s: at least 0.01\n", stat_prog, arg);
-			return false;
-		}
-		return true;
+		return tool_parse_double(stat_prog, "--interval", arg, 0.01, 3600, &o->interval);
 	case 'n':
 		return tool_parse_u64(stat_prog, "--count", arg, 0, UINT32_MAX, &o->count);
 	}

@@ -390,6 +390,11 @@ Test(tools, ping_and_perf_arguments)
 	t_usage_error("--chan", SEGNET_PERF_BIN, "--key", "k", "--server", "--chan=fast", NULL);
 	t_usage_error("--json goes with --once", SEGNET_STAT_BIN, "--json", NULL);
 	t_usage_error("--interval x", SEGNET_STAT_BIN, "--interval", "x", NULL);
+	/* The range said is the one taken: 0 is refused, so it is not its bottom. */
+	t_usage_error("--interval 3601: must be between 0.01 and 3600", SEGNET_STAT_BIN,
+		      "--interval", "3601", NULL);
+	t_usage_error("--interval 0: must be between 0.01 and 3600", SEGNET_STAT_BIN,
+		      "--interval", "0", NULL);
 	t_usage_error("--cmd", SEGNET_STAT_BIN, "--cmd", "nic/stats", NULL);
 	t_usage_error("unexpected argument", SEGNET_STAT_BIN, "extra", NULL);
 	/* Named as given, refused the second time but for a list (--cmd). */
