@@ -113,7 +113,7 @@ static const char sim_help[] =
 "  --seed N                seed of every random draw (default 1)\n"
 "  --csv FILE              write one row per run and channel\n"
 "  --plot FILE.png         plot latency, throughput and collisions vs load\n"
-"  --jobs N                runs in parallel (default: online CPUs)\n"
+"  --jobs N                runs in parallel, 1..8 (default: online CPUs)\n"
 "  --verbose               print every component's counters after each run\n"
 "  --help                  this text\n"
 "\n"
