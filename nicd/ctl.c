@@ -373,7 +373,9 @@ static void ctl_handle_open(struct host *h, struct host_pending *p, uint64_t now
 		error = EPROTO;
 	} else if ((e = host_ep_open(h, &m, &cred, &error))) {
 		error = -ctl_accept_open(h, e, fd);
+		/* Opened once the application has it: a reply that fails opened nothing. */
 		if (!error) {
+			h->stats.opens++;
 			DP_LOG(ctl_logtype, INFO, "%s: endpoint %u opened on vnet %u by pid %d uid %u (%s)",
 			       h->name, e->id, e->vnet, (int)cred.pid, (unsigned int)cred.uid,
 			       e->shm_name);

@@ -266,7 +266,6 @@ struct host_ep *host_ep_open(struct host *h, const struct ctl_open *m,
 	h->regions = e->region;
 	e->open = true;
 	h->n_open++;
-	h->stats.opens++;
 	return e;
 fail:
 	*error = -ret;

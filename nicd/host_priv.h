@@ -148,6 +148,7 @@ void ctl_close(struct host *h);
 /*
  * Open an endpoint for the application behind cred; the endpoint, or NULL
  * with -errno in *err (ENOENT, EACCES, ENOSPC, EINVAL, or a system error).
+ * The caller counts it in opens once its reply reached the application.
  */
 struct host_ep *host_ep_open(struct host *h, const struct ctl_open *m,
 			     const struct ucred *cred, int *error);

@@ -18,7 +18,11 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include "nicd/ctl_msg.h"
 #include "nicd/host.h"
 #include "nicd/nic.h"
 #include "nicd/nicd_tel_names.h"
@@ -42,6 +46,12 @@ struct nic {
 	uint16_t cluster_size;		/* 0: not joined */
 	unsigned int cap;		/* messages held at most (<= STUB_NIC_HELD) */
 	int mode;			/* 0, or the error nic_send returns */
+	/*
+	 * nic_cancel leaves what it holds, to complete later: a NIC that
+	 * cannot take back a closed endpoint's sends (nicd must then keep
+	 * their memory and drop their completions).
+	 */
+	bool cancel_keeps;
 	/* Called first by nic_send (NULL: none): the caller's checks. */
 	void (*check_send)(struct nic *nic, const struct nic_msg *m);
 	void *owner;			/* for check_send */
@@ -84,7 +94,7 @@ uint32_t nic_cancel(struct nic *nic, uint16_t vnet, uint16_t src_ep, uint64_t no
 {
 	uint32_t n = 0;
 
-	for (unsigned int i = 0; i < nic->n_held;) {
+	for (unsigned int i = 0; i < nic->n_held && !nic->cancel_keeps;) {
 		if (nic->held[i].vnet != vnet || nic->held[i].src_ep != src_ep) {
 			i++;
 			continue;
@@ -158,6 +168,64 @@ static inline struct segnet_ep *stub_open(struct host *h, uint64_t *now, uint16_
 	}
 	pthread_join(t, NULL);
 	return op.ep;
+}
+
+/*
+ * An application's first steps by hand, without libsegnet: connect to h's
+ * control socket and send an OPEN of vnet (key) for sb and rb buffers; the
+ * socket (the caller polls h for the answer), or -errno.
+ */
+static inline int stub_send_open(struct host *h, uint16_t vnet, const char *key,
+				 uint16_t sb, uint16_t rb)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct ctl_open m = {
+		.magic = CTL_MAGIC, .version = CTL_VERSION, .type = CTL_OPEN, .vnet = vnet,
+		.key_len = (uint16_t)strlen(key), .send_bufs = sb, .recv_bufs = rb,
+	};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), ret;
+
+	if (fd < 0)
+		return -errno;
+	memcpy(m.key, key, m.key_len);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", host_socket_path(h));
+	if (connect(fd, (const struct sockaddr *)&sa, sizeof(sa)) ||
+	    send(fd, &m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/*
+ * Take nicd's answer to stub_send_open without waiting: 1 with the reply,
+ * 0 when none came yet, or -errno; the object's descriptor and the eventfd
+ * are in fds when they came with it (else -1: the caller closes them).
+ */
+static inline int stub_take_reply(int sock, struct ctl_reply *r, int fds[CTL_FDS])
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * CTL_FDS)];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = r, .iov_len = sizeof(*r) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *c = NULL;
+	ssize_t got = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	fds[0] = fds[1] = -1;
+	if (got < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	if (got)
+		c = CMSG_FIRSTHDR(&mh);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len == CMSG_LEN(sizeof(int) * CTL_FDS))
+		memcpy(fds, CMSG_DATA(c), sizeof(int) * CTL_FDS);
+	return got == (ssize_t)sizeof(*r) ? 1 : -EPROTO;
 }
 
 #endif

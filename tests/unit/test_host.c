@@ -66,3 +66,36 @@ Test(host, broken_ring_closes_only_its_endpoint)
 	host_destroy(h);
 	rmdir(dir);
 }
+
+/*
+ * An application that sends its OPEN and exits before the answer never
+ * had an endpoint: nicd's reply fails, and the endpoint it made for it is
+ * counted as a failed OPEN, not as one opened that nobody closed (open
+ * endpoints = opens - closes - ring_broken; fuzz_host found it).
+ */
+Test(host, an_application_gone_before_the_reply_opened_nothing)
+{
+	struct nic nic = { .cap = 8 };
+	uint64_t now = 0, next = UINT64_MAX;
+	const struct host_stats *st;
+	char dir[64];
+	struct host *h = t_host(dir, sizeof(dir));
+	int fd;
+
+	stub_nic_attach(&nic, h);
+	fd = stub_send_open(h, 1, "secret", 4, 4);
+	cr_assert_geq(fd, 0, "OPEN sent: %s", strerror(-fd));
+	close(fd);
+	st = host_stats(h);
+	for (int i = 0; i < 4 && !st->open_failed; i++) {
+		now += HOST_CTL_NS;
+		host_poll(h, now, &next);
+	}
+	cr_assert_eq(st->open_failed, 1, "the reply to a gone application fails");
+	cr_assert_eq(host_open_count(h), 0);
+	cr_assert_eq(st->opens, 0, "opens counts only endpoints an application got");
+	cr_assert_eq(host_open_count(h), st->opens - st->closes - st->ring_broken);
+	host_shutdown(h);
+	host_destroy(h);
+	rmdir(dir);
+}
