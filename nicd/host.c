@@ -293,6 +293,7 @@ void host_ep_close(struct host *h, struct host_ep *e, bool by_app)
 	       cancelled);
 	/* Without a NIC to cancel them, the last completion unmaps. */
 	r->ep = NULL;
+	h->stats.rx_held_closed += e->n_held;
 	if (!r->inflight)
 		host_region_drop(h, r);
 	host_ep_release(e);

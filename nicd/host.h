@@ -61,6 +61,7 @@ struct host_config {
 	X(rx_refused, "frames refused: the endpoint had no free receive buffer") \
 	X(rx_held, "messages delivered while no receive buffer was free, held in nicd") \
 	X(rx_overflow, "messages dropped: the held-back queue was full") \
+	X(rx_held_closed, "messages dropped: held in nicd when their endpoint closed") \
 	X(rx_ring_full, "messages dropped: the receive ring was full (buffers given back unread)") \
 	X(comp_ring_full, "completions dropped: the completion ring was full") \
 	X(rret_invalid, "receive buffers given back that the application did not hold") \

@@ -19,7 +19,7 @@ static void nicd_snap_node(const struct nicd_node *n, uint64_t now, struct nicd_
 	s->paused = st->slots_paused;
 	s->drops = st->rx_invalid + st->rx_misdelivered + st->rx_unknown_vnet +
 		   st->rx_no_desc + st->no_mbuf + hs->rx_no_endpoint + hs->rx_overflow +
-		   hs->rx_ring_full +
+		   hs->rx_held_closed + hs->rx_ring_full +
 		   dp_port_tx_dropped(dp_fault_port_inner(n->bulk)) +
 		   (n->quick != n->bulk ? dp_port_tx_dropped(dp_fault_port_inner(n->quick)) : 0);
 }

@@ -99,3 +99,51 @@ Test(host, an_application_gone_before_the_reply_opened_nothing)
 	host_destroy(h);
 	rmdir(dir);
 }
+
+/* Host counter name's value, or UINT64_MAX when it has none (host_counter_names). */
+static uint64_t t_counter(const struct host *h, const char *name)
+{
+	const uint64_t *v = (const uint64_t *)host_stats(h);
+
+	for (size_t i = 0; i < sizeof(struct host_stats) / sizeof(uint64_t); i++)
+		if (!strcmp(host_counter_names[i], name))
+			return v[i];
+	return UINT64_MAX;
+}
+
+/*
+ * Messages nicd holds back for an endpoint (no receive buffer free) that
+ * closes are dropped and counted: every message the NIC delivers is
+ * posted, held, or counted as dropped (fuzz_host found the close's
+ * uncounted).
+ */
+Test(host, held_back_messages_of_a_closed_endpoint_are_counted)
+{
+	const struct segnet_open_opts o = { .send_bufs = 1, .recv_bufs = 1 };
+	struct nic nic = { .cap = 8 };
+	struct sn_pkt p = { .h = { .vnet = 1, .dst_ep = 0, .src_node = 1, .handler = 1 },
+			    .chan = SN_CHAN_QUICK };
+	uint64_t now = 0, next = UINT64_MAX;
+	const struct host_stats *st;
+	struct segnet_ep *ep;
+	char dir[64];
+	struct host *h = t_host(dir, sizeof(dir));
+
+	stub_nic_attach(&nic, h);
+	ep = stub_open(h, &now, 1, "secret", &o);
+	cr_assert_not_null(ep, "segnet_open: %s", strerror(errno));
+	for (int i = 0; i < 3; i++)
+		nic.ops.deliver(nic.ops.ctx, &p, now);
+	st = host_stats(h);
+	cr_assert_eq(st->delivered, 1, "one receive buffer: one message posted");
+	cr_assert_eq(st->rx_held, 2, "two held back");
+	segnet_close(ep);
+	now += HOST_CTL_NS;
+	host_poll(h, now, &next);
+	cr_assert_eq(host_open_count(h), 0);
+	cr_assert_eq(t_counter(h, "rx_held_closed"), 2,
+		     "the two held back are counted as dropped at the close");
+	host_shutdown(h);
+	host_destroy(h);
+	rmdir(dir);
+}
