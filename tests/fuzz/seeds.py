@@ -562,7 +562,7 @@ def trace_seeds():
 # fuzz_host: records of tests/fuzz/fuzz_host.c (enum host_f_op), an op byte
 # (bits 0-3 the op, 4-7 its argument) and the bytes it reads.
 H_POLL, H_SEND, H_RAW_SEND, H_INDEX, H_WRITE, H_REAP, H_RECV, H_RETURN = range(8)
-H_DELIVER, H_COMPLETE, H_HONEST, H_NIC_MODE, H_ARM = range(8, 13)
+H_DELIVER, H_COMPLETE, H_HONEST, H_NIC_MODE, H_ARM, H_CLOSE, H_OPEN, H_NIC_KEEP = range(8, 16)
 H_RING_SEND, H_RING_COMP, H_RING_RECV, H_RING_RRET = range(4)
 H_HEAD, H_RAW = 4, 8
 
@@ -588,8 +588,22 @@ def h_index_raw(ring, head, value):
     return h_op(H_INDEX, ring | (H_HEAD if head else 0) | H_RAW) + struct.pack(">I", value)
 
 
-def h_deliver(ep=0, length=10, handler=1):
-    return h_op(H_DELIVER, ep) + struct.pack(">HB", length, handler)
+def h_deliver(ep=0, length=10, handler=1, unasked=False):
+    """A message for ep; unasked: the NIC took it without asking rx_space."""
+    return h_op(H_DELIVER, ep | (8 if unasked else 0)) + struct.pack(">HB", length, handler)
+
+
+def h_ctl_poll():
+    """A poll a millisecond on: nicd looks at its sockets."""
+    return h_op(H_POLL, 10) + bytes([1])
+
+
+def h_close(keep=False):
+    return h_op(H_CLOSE, int(keep))
+
+
+def h_open(by_hand=False, die=False, bufs=0x1b):
+    return h_op(H_OPEN, int(by_hand) | (2 if die else 0)) + bytes([bufs])
 
 
 def host_seeds():
@@ -621,6 +635,31 @@ def host_seeds():
     seeds["seed-nic-busy-then-refusing"] = (
         bytes([0x1b, 0x00]) + h_send() + h_send() + h_poll() + h_op(H_NIC_MODE, 2) +
         h_poll() + h_op(H_NIC_MODE, 0) + done + h_poll() + h_op(H_REAP))
+    # Closing and opening again, which reuses endpoint 0 at once.
+    seeds["seed-close-and-reopen"] = (
+        joined + h_send() + h_poll() + h_close() + h_ctl_poll() + h_open() +
+        h_send(bulk=True) + h_poll() + done + done + h_op(H_REAP) + h_op(H_HONEST) + b"\x01")
+    seeds["seed-die-with-sends-in-flight"] = (
+        joined + h_open(by_hand=True) + h_send() + h_send(bulk=True) + h_poll() +
+        h_close(keep=True) + h_send() + h_poll() + h_ctl_poll() + h_op(H_REAP) +
+        h_open(by_hand=True) + h_send() + h_poll() + done + h_op(H_REAP) + h_deliver(0) +
+        h_op(H_RECV, 1) + h_op(H_HONEST) + b"\x01")
+    seeds["seed-kept-sends-complete-after-reopen"] = (
+        joined + h_op(H_NIC_KEEP, 1) + h_send() + h_send(bulk=True) + h_poll() +
+        h_close() + h_open() + h_send() + h_poll() + h_op(H_COMPLETE, 8) + b"\x00" +
+        h_op(H_REAP) + h_op(H_HONEST) + b"\x01" + h_poll())
+    seeds["seed-kept-sends-left-at-the-end"] = (
+        hdr + h_op(H_NIC_KEEP, 3) + h_send() + h_poll() + h_close(keep=True) +
+        h_send() + h_ctl_poll() + h_open(by_hand=True) + h_send() + h_poll())
+    seeds["seed-messages-for-a-gone-endpoint"] = (
+        hdr + h_deliver(0) + h_deliver(0) + h_deliver(0) + h_deliver(0) + h_deliver(0, 8) +
+        h_deliver(0, 8, unasked=True) + h_poll() + h_close(keep=True) +
+        h_deliver(0, 8, unasked=True) + h_ctl_poll() +
+        h_deliver(0, 8) + h_open(by_hand=True, bufs=0x09) + h_deliver(0) + h_poll() +
+        h_op(H_RECV, 1) + h_op(H_HONEST) + b"\x01")
+    # An application gone between its OPEN and the answer: counted as
+    # opened and never closed (host::an_application_gone_before_the_reply_opened_nothing).
+    seeds["regress-open-reply-to-a-gone-application"] = hdr + h_open(die=True)
     # What fuzz_host found: the poll that closed endpoint 0 for its send
     # ring skipped endpoint 1 (doc/endpoints.md, Trust).
     seeds["regress-broken-ring-skips-next-endpoint"] = (
