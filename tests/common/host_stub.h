@@ -116,6 +116,25 @@ uint16_t nic_cluster_size(const struct nic *nic)
 	return nic->cluster_size;
 }
 
+/*
+ * What an application may do while nicd hands its send to the NIC (from a
+ * check_send hook): rewrite the descriptor nicd is taking, the slot at its
+ * tail of the send ring (its view send), with impossible fields. nicd
+ * checked a copy, and must use that copy alone (doc/endpoints.md, Trust).
+ */
+static inline void stub_scribble_sending(const struct spsc *send)
+{
+	struct ep_send_desc *d = spsc_slot(send, send->mine);
+
+	d->buf = ~d->buf;
+	d->dst_node = 0xFFFF;
+	d->dst_ep = 0xFFFF;
+	d->handler = 0xFFFF;
+	d->chan = 0xFF;
+	d->len = 0xFFFF;
+	memset(d->args, 0xEE, sizeof(d->args));
+}
+
 /* Attach the stub to h: its callbacks, and h sends through it. */
 static inline void stub_nic_attach(struct nic *nic, struct host *h)
 {

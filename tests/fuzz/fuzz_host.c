@@ -53,7 +53,9 @@
  *
  * The header: byte 0 the hostile endpoint's buffers (bits 0-2: send - 1;
  * bits 3-5: receive - 1), bit 6 the NIC joined to a cluster of 4 nodes;
- * byte 1 the messages the stub NIC holds at most (1 + (b & 15)). Then
+ * byte 1 the messages the stub NIC holds at most (1 + (b & 15)), bit 4 the
+ * hostile application rewrites each descriptor of its while nicd hands it
+ * to the NIC (stub_scribble_sending, from check_send). Then
  * records, an op byte each (bits 0-3 the op of enum host_f_op, bits 4-7
  * its argument) and the bytes the op reads.
  * With SEGNET_FUZZ_COUNTERS set, each run prints the host's counters.
@@ -148,6 +150,7 @@ struct host_run {
 	uint64_t delivers;		/* messages the NIC delivered */
 	bool kept;			/* nic_cancel kept sends at some time */
 	bool drop_kept;			/* the NIC goes without completing what it kept */
+	bool scribble_sending;		/* the hostile application rewrites what nicd sends */
 	int fds;			/* descriptors open before the run */
 };
 
@@ -230,6 +233,8 @@ static void host_f_check_send(struct nic *nic, const struct nic_msg *m)
 	for (unsigned int i = 0; i < nic->n_held; i++)
 		fuzz_check(nic->held[i].pkt.cookie != m->cookie,
 			   "a send buffer the NIC holds is not sent again");
+	if (r->scribble_sending && e == host_f_app_ep(r))
+		stub_scribble_sending(&e->v.send);
 }
 
 /* Open an endpoint the normal way; aborts when it fails. */
@@ -353,6 +358,7 @@ static void host_f_start(struct host_run *r, struct fuzz_in *in)
 	r->nic.owner = r;
 	r->nic.check_send = host_f_check_send;
 	r->nic.cap = 1 + (cap & 15);
+	r->scribble_sending = cap & 0x10;
 	r->nic.cluster_size = bufs & 0x40 ? HOST_F_NODES : 0;
 	stub_nic_attach(&r->nic, r->h);
 	host_f_open_lib(r, bufs);
@@ -430,20 +436,24 @@ struct host_f_snap {
 	char name[EP_SHM_NAME_MAX];	/* its object */
 	uint32_t mine;			/* nicd's send ring tail before the poll */
 	uint32_t n;			/* descriptors nicd may take */
-	bool must_close;		/* its ring indices make no sense */
+	bool must_close;		/* its send ring head makes no sense */
+	bool armed;			/* the application sleeps */
+	uint32_t comp_tail;		/* its completion ring tail */
+	uint32_t recv_tail;		/* its receive ring tail */
 	struct ep_send_desc d[HOST_SEND_BUDGET];	/* copies of those descriptors */
 };
 
 /*
  * Before a poll: what nicd will read of hostile endpoint e's rings. Its
- * send head, when nicd has taken all it saw; its completion and receive
- * tails, when the application sleeps. Notes when one of them makes no
- * sense (the endpoint must be closed by the poll); copies the descriptors
- * nicd may take: those it saw, then up to the head.
+ * send head, when nicd has taken all it saw: notes when it makes no sense
+ * (the endpoint must be closed by the poll); its completion and receive
+ * tails, when the application sleeps (they make sense or not against what
+ * nicd posted by then: host_f_after_poll). Copies the descriptors nicd may
+ * take: those it saw, then up to the head.
  */
 static void host_f_snap_ep(struct host_ep *e, struct host_f_snap *sn)
 {
-	uint32_t head, end, comp_tail, recv_tail, size = spsc_size(&e->v.send);
+	uint32_t head, end, size = spsc_size(&e->v.send);
 
 	sn->id = e->id;
 	memcpy(sn->name, e->shm_name, sizeof(sn->name));
@@ -458,12 +468,23 @@ static void host_f_snap_ep(struct host_ep *e, struct host_f_snap *sn)
 		sn->must_close = true;
 	for (uint32_t i = e->v.send.mine; i != end && sn->n < HOST_SEND_BUDGET; i++)
 		memcpy(&sn->d[sn->n++], spsc_slot(&e->v.send, i), sizeof(sn->d[0]));
-	comp_tail = atomic_load(&e->v.comp.r->tail);
-	recv_tail = atomic_load(&e->v.recv.r->tail);
-	if (atomic_load(&e->v.hdr->wake_armed) &&
-	    (host_f_nonsense(e->v.comp.mine, comp_tail, spsc_size(&e->v.comp), false) ||
-	     host_f_nonsense(e->v.recv.mine, recv_tail, spsc_size(&e->v.recv), false)))
-		sn->must_close = true;
+	sn->comp_tail = atomic_load(&e->v.comp.r->tail);
+	sn->recv_tail = atomic_load(&e->v.recv.r->tail);
+	sn->armed = atomic_load(&e->v.hdr->wake_armed);
+}
+
+/*
+ * After a poll: e, open, had to be closed: its send head made no sense, or
+ * it slept with a completion or receive tail that made none against what
+ * nicd had posted when it looked (its wake-up check: after its sends and
+ * held-back messages, the last posts of the poll to e).
+ */
+static bool host_f_must_close(const struct host_ep *e, const struct host_f_snap *sn)
+{
+	return sn->must_close ||
+	       (sn->armed &&
+		(host_f_nonsense(e->v.comp.mine, sn->comp_tail, spsc_size(&e->v.comp), false) ||
+		 host_f_nonsense(e->v.recv.mine, sn->recv_tail, spsc_size(&e->v.recv), false)));
 }
 
 /*
@@ -504,7 +525,7 @@ static void host_f_after_poll(struct host_run *r, const struct host_f_snap *sn,
 		took[k] = e->v.send.mine - sn[k].mine;
 		known += took[k];
 		fuzz_check(took[k] <= sn[k].n, "nicd took only what it was given");
-		fuzz_check(!sn[k].must_close,
+		fuzz_check(!host_f_must_close(e, &sn[k]),
 			   "an endpoint whose ring indices make no sense is closed");
 		fuzz_check(!e->v.send.broken && !e->v.comp.broken && !e->v.recv.broken &&
 			   !e->v.rret.broken, "an endpoint with a broken ring view is closed");

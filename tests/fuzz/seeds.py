@@ -657,6 +657,13 @@ def host_seeds():
         h_deliver(0, 8, unasked=True) + h_ctl_poll() +
         h_deliver(0, 8) + h_open(by_hand=True, bufs=0x09) + h_deliver(0) + h_poll() +
         h_op(H_RECV, 1) + h_op(H_HONEST) + b"\x01")
+    # The application rewrites each descriptor while nicd sends it (header
+    # byte 1 bit 4): the NIC refuses one, takes one, is full for one.
+    seeds["seed-descriptor-rewritten-while-sent"] = (
+        bytes([0x5b, 0x17]) + h_op(H_NIC_MODE, 2) + h_send() + h_poll() + h_op(H_REAP) +
+        h_op(H_NIC_MODE, 0) + h_send(bulk=True) + h_poll() + done + h_op(H_REAP) +
+        h_op(H_NIC_MODE, 1) + h_send() + h_poll() + h_op(H_NIC_MODE, 0) + h_poll() +
+        h_op(H_REAP))
     # An application gone between its OPEN and the answer: counted as
     # opened and never closed (host::an_application_gone_before_the_reply_opened_nothing).
     seeds["regress-open-reply-to-a-gone-application"] = hdr + h_open(die=True)

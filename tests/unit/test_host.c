@@ -147,3 +147,45 @@ Test(host, held_back_messages_of_a_closed_endpoint_are_counted)
 	host_destroy(h);
 	rmdir(dir);
 }
+
+/* check_send hook: the application rewrites the descriptor nicd is sending. */
+static void t_scribble_sending(struct nic *nic, const struct nic_msg *m)
+{
+	struct host *h = nic->owner;
+
+	stub_scribble_sending(&h->eps[m->src_ep].v.send);
+}
+
+/*
+ * nicd reads each send descriptor once, into a copy it checks and uses: an
+ * application that rewrites the descriptor while nicd hands it to the NIC
+ * (which then refuses it) changes nothing, the refusal completes the
+ * buffer sent (a nicd that read the shared descriptor again after
+ * nic_send completes buffer ~0 instead, and this test fails).
+ */
+Test(host, a_descriptor_rewritten_while_sent_is_not_read_again)
+{
+	const struct segnet_open_opts o = { .send_bufs = 2, .recv_bufs = 2 };
+	struct nic nic = { .cap = 8, .mode = -EINVAL, .check_send = t_scribble_sending };
+	struct segnet_completion c;
+	uint64_t now = 0, next = UINT64_MAX;
+	struct segnet_ep *ep;
+	char dir[64];
+	struct host *h = t_host(dir, sizeof(dir));
+
+	nic.owner = h;
+	stub_nic_attach(&nic, h);
+	ep = stub_open(h, &now, 1, "secret", &o);
+	cr_assert_not_null(ep, "segnet_open: %s", strerror(errno));
+	cr_assert_eq(segnet_send_quick(ep, 1, 2, 3, NULL, 7), 0);
+	host_poll(h, now + 1, &next);
+	cr_assert_eq(host_stats(h)->send_invalid, 1, "the NIC refused the send");
+	cr_assert_eq(segnet_poll(ep, &c, 1), 1, "the refusal completes the buffer sent");
+	cr_assert_eq(c.cookie, 7);
+	cr_assert_eq(c.status, SEGNET_EINVAL);
+	cr_assert_eq(host_open_count(h), 1, "the endpoint stays open");
+	segnet_close(ep);
+	host_shutdown(h);
+	host_destroy(h);
+	rmdir(dir);
+}
