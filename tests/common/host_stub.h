@@ -191,16 +191,18 @@ static inline struct segnet_ep *stub_open(struct host *h, uint64_t *now, uint16_
 
 /*
  * An application's first steps by hand, without libsegnet: connect to h's
- * control socket and send an OPEN of vnet (key) for sb and rb buffers; the
- * socket (the caller polls h for the answer), or -errno.
+ * control socket and send an OPEN of vnet (key) with options o; the socket
+ * (the caller polls h for the answer), or -errno.
  */
 static inline int stub_send_open(struct host *h, uint16_t vnet, const char *key,
-				 uint16_t sb, uint16_t rb)
+				 const struct segnet_open_opts *o)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct ctl_open m = {
 		.magic = CTL_MAGIC, .version = CTL_VERSION, .type = CTL_OPEN, .vnet = vnet,
-		.key_len = (uint16_t)strlen(key), .send_bufs = sb, .recv_bufs = rb,
+		.key_len = (uint16_t)strlen(key), .send_bufs = o->send_bufs,
+		.recv_bufs = o->recv_bufs, .wake_threshold = o->wake_threshold,
+		.wake_delay_us = o->wake_delay_us,
 	};
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), ret;
 

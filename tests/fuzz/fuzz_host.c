@@ -99,8 +99,9 @@ enum host_f_op {
 	HOST_F_NIC_MODE,	/* NIC: accept, say -ENOBUFS or -EINVAL (arg) */
 	HOST_F_ARM,		/* hostile: arm the wake-up */
 	HOST_F_CLOSE,		/* hostile: close or die (arg bit 0: keep its mapping) */
-	HOST_F_OPEN,		/* hostile: open again (byte: buffers; arg bit 0: by hand,
-				 * bit 1: by hand and die before the answer) */
+	HOST_F_OPEN,		/* hostile: open again (byte: buffers, host_f_opts; arg
+				 * bit 0: by hand, bit 1: by hand and die before the
+				 * answer) */
 	HOST_F_NIC_KEEP,	/* NIC: nic_cancel keeps (arg bit 0); at the end the NIC
 				 * goes without completing what it kept (arg bit 1) */
 	HOST_F_OPS,
@@ -379,13 +380,13 @@ static bool host_f_nonsense(uint32_t mine, uint32_t idx, uint32_t size, bool pro
 static void host_f_check_counts_common(struct host_run *r)
 {
 	const struct host_stats *st = host_stats(r->h);
-	uint64_t held = 0;
+	uint64_t held_back = 0;
 
 	fuzz_check(st->sends == r->nic.accepted, "sends taken = messages the NIC accepted");
 	for (uint16_t i = 0; i < HOST_F_EPS; i++)
-		held += host_f_ep(r->h, i) ? r->h->eps[i].n_held : 0;
+		held_back += host_f_ep(r->h, i) ? r->h->eps[i].n_held : 0;
 	fuzz_check(r->delivers == st->delivered + st->rx_ring_full + st->rx_no_endpoint +
-		   st->rx_overflow + st->rx_held_closed + held,
+		   st->rx_overflow + st->rx_held_closed + held_back,
 		   "every message delivered is posted, held, or counted as dropped");
 	fuzz_check(st->sends_cancelled == r->nic.cancelled,
 		   "sends_cancelled = what nic_cancel cancelled");
@@ -829,14 +830,28 @@ static void host_f_honest(struct host_run *r, struct fuzz_in *in, uint8_t arg)
 }
 
 /*
+ * An OPEN's options from a byte: buffers as header byte 0; bits 6-7 (k) a
+ * wake-up after k + 1 events or 50 << k us after the oldest (k > 0).
+ */
+static struct segnet_open_opts host_f_opts(uint8_t bufs)
+{
+	uint8_t k = bufs >> 6;
+
+	return (struct segnet_open_opts) {
+		.send_bufs = 1 + (bufs & 7), .recv_bufs = 1 + ((bufs >> 3) & 7),
+		.wake_threshold = k ? k + 1u : 0, .wake_delay_us = k ? 50u << k : 0,
+	};
+}
+
+/*
  * The hostile application opens by hand (stub_send_open), as a program
  * without libsegnet would; aborts unless nicd answers within
  * HOST_F_CTL_POLLS looks at its sockets.
  */
 static void host_f_open_by_hand(struct host_run *r, uint8_t bufs)
 {
-	int sock = stub_send_open(r->h, HOST_F_VNET, "secret", 1 + (bufs & 7),
-				  1 + ((bufs >> 3) & 7));
+	const struct segnet_open_opts o = host_f_opts(bufs);
+	int sock = stub_send_open(r->h, HOST_F_VNET, "secret", &o);
 	int fds[CTL_FDS] = { -1, -1 }, got = 0;
 	struct ctl_reply rep;
 
@@ -861,8 +876,8 @@ static void host_f_open_and_die(struct host_run *r, uint8_t bufs)
 {
 	const struct host_stats *st = host_stats(r->h);
 	uint64_t before = st->opens + st->open_failed;
-	int sock = stub_send_open(r->h, HOST_F_VNET, "secret", 1 + (bufs & 7),
-				  1 + ((bufs >> 3) & 7));
+	const struct segnet_open_opts o = host_f_opts(bufs);
+	int sock = stub_send_open(r->h, HOST_F_VNET, "secret", &o);
 
 	fuzz_check(sock >= 0, "an OPEN by hand is sent");
 	close(sock);

@@ -664,6 +664,11 @@ def host_seeds():
         h_op(H_NIC_MODE, 0) + h_send(bulk=True) + h_poll() + done + h_op(H_REAP) +
         h_op(H_NIC_MODE, 1) + h_send() + h_poll() + h_op(H_NIC_MODE, 0) + h_poll() +
         h_op(H_REAP))
+    # Opened by hand with a wake-up after 3 events or 200 us, asleep.
+    seeds["seed-reopen-with-wake-delay"] = (
+        hdr + h_close() + h_open(by_hand=True, bufs=0x9b) + h_deliver(0) + h_send() +
+        h_op(H_ARM) + h_poll() + done + h_op(H_POLL, 2) + bytes([1]) + h_deliver(0) +
+        h_poll() + h_op(H_RECV, 1) + h_op(H_REAP) + h_op(H_ARM) + h_poll())
     # An application gone between its OPEN and the answer: counted as
     # opened and never closed (host::an_application_gone_before_the_reply_opened_nothing).
     seeds["regress-open-reply-to-a-gone-application"] = hdr + h_open(die=True)

@@ -75,6 +75,7 @@ Test(host, broken_ring_closes_only_its_endpoint)
  */
 Test(host, an_application_gone_before_the_reply_opened_nothing)
 {
+	const struct segnet_open_opts o = { .send_bufs = 4, .recv_bufs = 4 };
 	struct nic nic = { .cap = 8 };
 	uint64_t now = 0, next = UINT64_MAX;
 	const struct host_stats *st;
@@ -83,7 +84,7 @@ Test(host, an_application_gone_before_the_reply_opened_nothing)
 	int fd;
 
 	stub_nic_attach(&nic, h);
-	fd = stub_send_open(h, 1, "secret", 4, 4);
+	fd = stub_send_open(h, 1, "secret", &o);
 	cr_assert_geq(fd, 0, "OPEN sent: %s", strerror(-fd));
 	close(fd);
 	st = host_stats(h);
