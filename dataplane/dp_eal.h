@@ -121,8 +121,10 @@ uint64_t dp_tsc_cycles(void);
 
 /*
  * Idle back-off: a poller that found no work for idle_ns sleeps sleep_us per
- * empty poll (capped at the time of its next timer) until work comes back.
- * idle_ns == 0 disables it (pure busy polling).
+ * empty poll (capped at the time of its next timer) until work comes back;
+ * before that, each empty poll yields the core (sched_yield), so that a
+ * process sharing it does not wait for the spin to end. idle_ns == 0
+ * disables both (pure busy polling), and so does sleep_us == 0.
  */
 struct dp_idle {
 	uint64_t idle_ns;	/* empty polling before sleeping */
@@ -131,6 +133,7 @@ struct dp_idle {
 	uint64_t sleeps;	/* sleeps taken (counter) */
 	uint64_t slept_ns;	/* time spent sleeping (counter) */
 	uint64_t last_sleep_ns;	/* length of the last sleep asked for */
+	uint64_t yields;	/* empty polls before idle_ns that yielded the core (counter) */
 };
 
 /* Set up back-off parameters. */
@@ -164,6 +167,9 @@ uint32_t dp_idle_sleep_us(const struct dp_idle *idle, uint32_t first_us, bool aw
  */
 uint64_t dp_idle_poll(struct dp_idle *idle, bool did_work, uint64_t now,
 		      uint64_t next_due);
+
+/* The summary line of a daemon's back-off: sleeps, time asleep, yields. */
+void dp_idle_print(FILE *f, const struct dp_idle *idle, double seconds);
 
 /*
  * Hold the EAL interrupt thread, where drivers' socket and alarm callbacks

@@ -104,8 +104,6 @@ void nicd_report_summary(FILE *f, const struct nicd_nodes *ns,
 		if (n->quick_dev != n->bulk_dev)
 			nicd_report_link(f, &ns->dev[n->quick_dev]);
 	}
-	fprintf(f, "idle back-off: %llu sleeps, %.3f s asleep (%.0f%% of the run)\n",
-		(unsigned long long)idle->sleeps, (double)idle->slept_ns / 1e9,
-		seconds > 0 ? 100.0 * (double)idle->slept_ns / 1e9 / seconds : 0.0);
+	dp_idle_print(f, idle, seconds);
 	fflush(f);
 }

@@ -24,7 +24,8 @@
 #   bulk       bulk goodput of 2 KiB messages through nicd and switchd
 #              (segnet-perf) against dpdk-testpmd forwarding 2 KiB frames
 #   idle       CPU of idle switchd and nicd with back-off, against the same
-#              daemons busy polling
+#              daemons busy polling, and the quick messages/s of a ping-pong
+#              (one message in flight) with back-off against busy polling
 #   replay     segnet-replay (frames mode, af_packet) against tcpreplay on one
 #              veth pair, 10 kpps, 100 kpps and top speed: achieved rate and
 #              p99 inter-departure error at the receiving end (needs root)
@@ -665,9 +666,30 @@ bench_bulk() {
 	figure "bulk" "$(median "${segs[@]}")" "$(median "${refs[@]}")" "$(median "${ratios[@]}")"
 }
 
+# idle_w1: quick messages n0 -> n1 one at a time (segnet-perf --window 1,
+# each sent when the last one's acknowledgment completed it) for 2 s, the
+# client on CPU 0 with switchd, the server unpinned; messages/s in w1_rate.
+idle_w1() {
+	local srv log clog
+	log="$lab_logs/perf-server-$lab_seq.log"
+	clog="$lab_logs/perf-client-$lab_seq.log"
+	lab_start "$log" "$build/nicd/tools/segnet-perf" --nicd "$lab_tmp/run/n1.sock" \
+		--key-file "$lab_tmp/vnet1.key" --server --duration 30
+	srv=$lab_pid
+	lab_wait_count "$log" "server on node 1" 1 "$srv" || lab_fail "perf server" "$log" "$nic_log"
+	taskset -c 0 "$build/nicd/tools/segnet-perf" --nicd "$lab_tmp/run/n0.sock" \
+		--key-file "$lab_tmp/vnet1.key" --client --node 1 --chan quick --window 1 \
+		--duration 2 --json >"$clog" 2>&1 ||
+		lab_fail "segnet-perf client failed" "$clog" "$nic_log" "$sw_log"
+	lab_stop "$srv"
+	w1_rate=$(sed -n 's/.*"msgs_per_s": \([0-9.]*\).*/\1/p' "$clog")
+	[ -n "$w1_rate" ] || lab_fail "segnet-perf printed no rate" "$clog"
+}
+
 # idle_run AFTER_US: switchd and nicd with --idle-after-us AFTER_US (50 and
 # 200 are their defaults), two nodes joined, an idle segnet-ping --server
-# on n1; their CPU (% of a core) over idle_secs in sw_cpu and nic_cpu.
+# on n1; their CPU (% of a core) over idle_secs in sw_cpu and nic_cpu; then
+# the window-1 rate (idle_w1) in w1_rate.
 idle_run() {
 	local sw_after=$1 nic_after=$2 srv log t0s t0n t1s t1n w0 w1 hz
 	switchd_start 0 --bulk-gbps 0.1 --quick-gbps 10 --idle-after-us "$sw_after"
@@ -691,17 +713,18 @@ idle_run() {
 	nic_cpu=$(awk -v a="$t0n" -v b="$t1n" -v x="$w0" -v y="$w1" -v hz="$hz" \
 		'BEGIN { printf "%.2f", 100 * (b - a) / hz / (y - x) }')
 	lab_stop "$srv"
+	idle_w1
 	lab_stop "$nic_pid"
 	lab_stop "$sw_pid"
 }
 
 bench_idle() {
-	local r f order busy sws=() nics=() swb=() nicb=() s n sb nb rs rn
+	local r f order busy sws=() nics=() swb=() nicb=() w1s=() w1b=() s n sb nb rs rn w wb
 	idle_secs=10
 	lab_init
-	echo "== idle: CPU of switchd and nicd over ${idle_secs} s (/proc/PID/stat) with back-off (their defaults: --idle-after-us 50 and 200, --idle-sleep-us 100), 2 nodes joined, an idle segnet-ping --server on n1; reference: the same daemons busy polling (--idle-after-us 0); $rounds rounds"
-	echo "placement: switchd on CPU 0 (--bulk-gbps 0.1: 173 us slots, --quick-gbps 10), nicd on CPU 1 serving n0 and n1; the ping server unpinned"
-	printf "%-5s %-8s %10s %10s %10s %10s %6s\n" round first sw_idle sw_busy nicd_idle nicd_busy busy
+	echo "== idle: CPU of switchd and nicd over ${idle_secs} s (/proc/PID/stat) with back-off (their defaults: --idle-after-us 50 and 200, --idle-sleep-us 100), 2 nodes joined, an idle segnet-ping --server on n1; then quick messages n0 -> n1 one at a time for 2 s (segnet-perf --chan quick --window 1: what the back-off costs a ping-pong); reference: the same daemons busy polling (--idle-after-us 0); $rounds rounds"
+	echo "placement: switchd on CPU 0 (--bulk-gbps 0.1: 173 us slots, --quick-gbps 10), nicd on CPU 1 serving n0 and n1; the ping and perf servers unpinned, the window-1 client on CPU 0 (with switchd: doc/tuning.md, Idle back-off)"
+	printf "%-5s %-8s %10s %10s %10s %10s %10s %10s %6s\n" round first sw_idle sw_busy nicd_idle nicd_busy w1_idle w1_busy busy
 	for r in $(seq 1 "$rounds"); do
 		busy=$(machine_busy)
 		order="idle busy"
@@ -711,17 +734,21 @@ bench_idle() {
 				idle_run 50 200
 				s=$sw_cpu
 				n=$nic_cpu
+				w=$w1_rate
 			else
 				idle_run 0 0
 				sb=$sw_cpu
 				nb=$nic_cpu
+				wb=$w1_rate
 			fi
 		done
 		sws+=("$s")
 		nics+=("$n")
 		swb+=("$sb")
 		nicb+=("$nb")
-		printf "%-5s %-8s %10s %10s %10s %10s %5s%%\n" "$r" "${order%% *}" "$s" "$sb" "$n" "$nb" "$busy"
+		w1s+=("$w")
+		w1b+=("$wb")
+		printf "%-5s %-8s %10s %10s %10s %10s %10s %10s %5s%%\n" "$r" "${order%% *}" "$s" "$sb" "$n" "$nb" "$w" "$wb" "$busy"
 	done
 	s=$(median "${sws[@]}")
 	n=$(median "${nics[@]}")
@@ -729,9 +756,12 @@ bench_idle() {
 	nb=$(median "${nicb[@]}")
 	rs=$(ratio "$s" "$sb")
 	rn=$(ratio "$n" "$nb")
-	echo "idle: medians (% of a core): switchd $s idle, $sb busy polling; nicd $n idle, $nb busy polling (logs: $lab_logs)"
+	w=$(median "${w1s[@]}")
+	wb=$(median "${w1b[@]}")
+	echo "idle: medians (% of a core): switchd $s idle, $sb busy polling; nicd $n idle, $nb busy polling; window 1 (messages/s): $w with back-off, $wb busy polling (logs: $lab_logs)"
 	figure "idle-switchd" "$s" "$sb" "$rs"
 	figure "idle-nicd" "$n" "$nb" "$rn"
+	figure "idle-w1" "$w" "$wb" "$(ratio "$w" "$wb")"
 	if awk -v a="$s" -v b="$n" 'BEGIN { exit !(a >= b) }'; then
 		echo "idle: the worse of the two is switchd"
 		figure "idle" "$s" "$sb" "$rs"

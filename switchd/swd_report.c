@@ -101,9 +101,7 @@ void swd_report_summary(FILE *f, const struct sw_fabric *sw,
 			(unsigned long long)info.last_cfg_slot);
 		swd_node_ports(&p->node[i], swd_port_print, f);
 	}
-	fprintf(f, "idle back-off: %llu sleeps, %.3f s asleep (%.0f%% of the run)\n",
-		(unsigned long long)idle->sleeps, (double)idle->slept_ns / 1e9,
-		seconds > 0 ? 100.0 * (double)idle->slept_ns / 1e9 / seconds : 0.0);
+	dp_idle_print(f, idle, seconds);
 	fflush(f);
 }
 
