@@ -35,6 +35,11 @@ synopsis="scripts/fuzz.sh TARGET SECONDS"
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
 esac
+for a in "$@"; do
+	case "$a" in
+	-[!0-9]*) die_usage "unknown option '$a'" ;;
+	esac
+done
 [ $# -eq 2 ] || die_usage "expected 2 arguments, TARGET and SECONDS, got $#"
 target=$1
 seconds=$2
