@@ -11,7 +11,11 @@
 #ifndef SEGNET_CTL_MSG_H
 #define SEGNET_CTL_MSG_H
 
+#include <errno.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
 
 #include "ep_shm.h"
 
@@ -61,5 +65,44 @@ struct ctl_reply {
 };
 
 _Static_assert(sizeof(struct ctl_open) == 88, "OPEN layout");
+
+/*
+ * Receive one reply on sock (recvmsg with MSG_CMSG_CLOEXEC and extra
+ * flags, e.g. MSG_DONTWAIT; EINTR retried) into r, and the descriptors it
+ * carries into fds (at most CTL_FDS, how many in *nfds, the caller's to
+ * close); the bytes received (0: nicd hung up), or -errno. The reply is
+ * not checked.
+ */
+static inline ssize_t ctl_recv_reply(int sock, struct ctl_reply *r, int fds[CTL_FDS],
+				     int *nfds, int flags)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * CTL_FDS)];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = r, .iov_len = sizeof(*r) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *c;
+	ssize_t got;
+
+	*nfds = 0;
+	do
+		got = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | flags);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return -errno;
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		*nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		if (*nfds > CTL_FDS)
+			*nfds = CTL_FDS;
+		memcpy(fds, CMSG_DATA(c), sizeof(int) * (size_t)*nfds);
+	}
+	return got;
+}
 
 #endif

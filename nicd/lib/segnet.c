@@ -145,33 +145,12 @@ static int segnet_connect(const char *nicd)
 /* Receive nicd's reply and up to CTL_FDS descriptors; 0 or -errno. */
 static int segnet_recv_reply(int sock, struct ctl_reply *r, int *fds, int *nfds)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * CTL_FDS)];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = { .iov_base = r, .iov_len = sizeof(*r) };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
-	};
-	struct cmsghdr *c;
 	ssize_t got;
 
-	*nfds = 0;
 	memset(r, 0, sizeof(*r));
-	do
-		got = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-	while (got < 0 && errno == EINTR);
+	got = ctl_recv_reply(sock, r, fds, nfds, 0);
 	if (got < 0)
-		return errno == EAGAIN ? -ETIMEDOUT : -errno;
-	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		*nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-		if (*nfds > CTL_FDS)
-			*nfds = CTL_FDS;
-		memcpy(fds, CMSG_DATA(c), sizeof(int) * (size_t)*nfds);
-	}
+		return got == -EAGAIN ? -ETIMEDOUT : (int)got;
 	if (got == 0)
 		return -ECONNRESET;
 	if ((size_t)got < offsetof(struct ctl_reply, ep) || r->magic != CTL_MAGIC ||

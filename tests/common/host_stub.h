@@ -226,26 +226,13 @@ static inline int stub_send_open(struct host *h, uint16_t vnet, const char *key,
  */
 static inline int stub_take_reply(int sock, struct ctl_reply *r, int fds[CTL_FDS])
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * CTL_FDS)];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = { .iov_base = r, .iov_len = sizeof(*r) };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
-	};
-	struct cmsghdr *c = NULL;
-	ssize_t got = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	int nfds;
+	ssize_t got;
 
 	fds[0] = fds[1] = -1;
+	got = ctl_recv_reply(sock, r, fds, &nfds, MSG_DONTWAIT);
 	if (got < 0)
-		return errno == EAGAIN ? 0 : -errno;
-	if (got)
-		c = CMSG_FIRSTHDR(&mh);
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-	    c->cmsg_len == CMSG_LEN(sizeof(int) * CTL_FDS))
-		memcpy(fds, CMSG_DATA(c), sizeof(int) * CTL_FDS);
+		return got == -EAGAIN ? 0 : (int)got;
 	return got == (ssize_t)sizeof(*r) ? 1 : -EPROTO;
 }
 
