@@ -125,8 +125,8 @@ static void perf_usage(FILE *f)
 		"  --chan CH          client: bulk (default), quick or both (alternating)\n"
 		"  --size BYTES       client: bulk payload, 0 .. 2048 (default 2048; not with\n"
 		"                     --chan quick, whose messages carry 32 bytes of arguments)\n"
-		"  --duration SEC     client: send this long (default 5 unless --messages);\n"
-		"                     server: stop after this long\n"
+		"  --duration SEC     client: send this long, 0.001 .. 86400 (default 5 unless\n"
+		"                     --messages); server: stop after this long\n"
 		"  --messages N       client: send N messages; server: stop after N\n"
 		"  --window W         client: sends outstanding at once, 1 .. 4096 (default 32)\n"
 		"  --join-wait MS     client: wait for the NIC to join a cluster (default 10000)\n"
@@ -232,7 +232,7 @@ static bool perf_option(void *opts, int c, const char *arg)
 		o->size = (uint32_t)v;
 		return true;
 	case 'd':
-		return tool_parse_double(perf_prog, "--duration", arg, 0, 86400, &o->duration);
+		return tool_parse_double(perf_prog, "--duration", arg, 0.001, 86400, &o->duration);
 	case 'm':
 		return tool_parse_u64(perf_prog, "--messages", arg, 0, UINT64_MAX / 2, &o->messages);
 	case 'w':
@@ -283,11 +283,6 @@ static bool perf_check(struct perf_opts *o, const struct dp_opt_parser *p)
 	}
 	if (!perf_check_effect(o, p))
 		return false;
-	if (o->duration == 0) {
-		fprintf(stderr, "%s: --duration 0: give a time above 0 (or leave it out)\n",
-			perf_prog);
-		return false;
-	}
 	if (o->client && o->duration > 0 && o->messages) {
 		fprintf(stderr, "%s: --duration and --messages: a client takes one or the other\n",
 			perf_prog);

@@ -395,6 +395,10 @@ Test(tools, ping_and_perf_arguments)
 		      "--interval", "3601", NULL);
 	t_usage_error("--interval 0: must be between 0.01 and 3600", SEGNET_STAT_BIN,
 		      "--interval", "0", NULL);
+	t_usage_error("--duration 86401: must be between 0.001 and 86400", SEGNET_PERF_BIN,
+		      "--key", "k", "--server", "--duration", "86401", NULL);
+	t_usage_error("--duration 0: must be between 0.001 and 86400", SEGNET_PERF_BIN,
+		      "--key", "k", "--server", "--duration", "0", NULL);
 	t_usage_error("--cmd", SEGNET_STAT_BIN, "--cmd", "nic/stats", NULL);
 	t_usage_error("unexpected argument", SEGNET_STAT_BIN, "extra", NULL);
 	/* Named as given, refused the second time but for a list (--cmd). */
