@@ -13,24 +13,24 @@
 #define SEGNET_TEST_HOST_STUB_H
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "nicd/ctl_msg.h"
-#include "nicd/host.h"
+#include "nicd/host_priv.h"
 #include "nicd/nic.h"
 #include "nicd/nicd_tel_names.h"
 #include "nicd/segnet.h"
 
 enum {
 	STUB_NIC_HELD = 64,	/* messages the stub holds at most */
-	STUB_NIC_POLL_NS = 1000000,	/* clock step while an endpoint opens */
+	STUB_SETTLE_LOOKS = 64,	/* looks stub_open gives what the caller left */
 };
 
 /* A message the stub NIC holds. */
@@ -149,43 +149,80 @@ struct stub_opener {
 	const char *key;		/* its key (a string) */
 	struct segnet_open_opts o;	/* options */
 	struct segnet_ep *ep;		/* the result */
-	atomic_bool done;		/* set when segnet_open returned */
+	int err;			/* errno when ep is NULL */
+	int done_fd;			/* eventfd written when segnet_open returned */
 };
 
 static inline void *stub_open_thread(void *arg)
 {
 	struct stub_opener *op = arg;
+	uint64_t one = 1;
 
 	op->ep = segnet_open(op->path, op->vnet, op->key, strlen(op->key), &op->o);
-	atomic_store(&op->done, true);
+	op->err = errno;
+	(void)!write(op->done_fd, &one, sizeof(one));
 	return NULL;
 }
 
+/* One look of h at its sockets: the clock *now one period on (HOST_CTL_NS). */
+static inline void stub_look(struct host *h, uint64_t *now)
+{
+	uint64_t next = UINT64_MAX;
+
+	*now += HOST_CTL_NS;
+	host_poll(h, *now, &next);
+}
+
+/* True when a socket of h has something for its next look (waiting up to ms). */
+static inline bool stub_ctl_ready(const struct host *h, int ms)
+{
+	struct pollfd p = { .fd = h->epoll_fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) > 0;
+}
+
 /*
- * Open an endpoint of vnet (key) on h the normal way, polling h with the
- * clock *now advanced a millisecond each time until segnet_open returns;
- * the endpoint, or NULL with errno.
+ * Open an endpoint of vnet (key) on h the normal way: segnet_open in a
+ * thread, while h looks at its sockets; the endpoint, or NULL with errno.
+ * The clock *now advances one look (HOST_CTL_NS) at a time, and only for
+ * a look that has something to do: first for what the caller left (until
+ * none is left, at most STUB_SETTLE_LOOKS), then each time the thread's
+ * connection or OPEN came (a blocking poll of h's epoll set). So the looks
+ * and the time an open takes depend on what the caller did, never on how
+ * fast the thread ran: timers and the 5 s of a connection that sends
+ * nothing see the same clock on every run.
  */
 static inline struct segnet_ep *stub_open(struct host *h, uint64_t *now, uint16_t vnet,
 					  const char *key, const struct segnet_open_opts *o)
 {
 	struct stub_opener op = { .path = host_socket_path(h), .vnet = vnet, .key = key,
 				  .o = *o };
-	uint64_t next;
+	struct pollfd p[2] = { { .fd = h->epoll_fd, .events = POLLIN },
+			       { .events = POLLIN } };
 	pthread_t t;
-	int ret = pthread_create(&t, NULL, stub_open_thread, &op);
+	int ret, n;
 
+	for (int i = 0; i < STUB_SETTLE_LOOKS && stub_ctl_ready(h, 0); i++)
+		stub_look(h, now);
+	op.done_fd = p[1].fd = eventfd(0, EFD_CLOEXEC);
+	if (op.done_fd < 0)
+		return NULL;
+	ret = pthread_create(&t, NULL, stub_open_thread, &op);
 	if (ret) {
+		close(op.done_fd);
 		errno = ret;
 		return NULL;
 	}
-	while (!atomic_load(&op.done)) {
-		*now += STUB_NIC_POLL_NS;
-		next = UINT64_MAX;
-		host_poll(h, *now, &next);
-		sched_yield();
+	for (;;) {
+		n = poll(p, 2, -1);
+		if ((n < 0 && errno != EINTR) || (n > 0 && p[1].revents))
+			break;
+		if (n > 0 && p[0].revents)
+			stub_look(h, now);
 	}
 	pthread_join(t, NULL);
+	close(op.done_fd);
+	errno = op.err;
 	return op.ep;
 }
 
