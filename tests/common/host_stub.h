@@ -164,36 +164,44 @@ static inline void *stub_open_thread(void *arg)
 	return NULL;
 }
 
-/* One look of h at its sockets: the clock *now one period on (HOST_CTL_NS). */
-static inline void stub_look(struct host *h, uint64_t *now)
+/* The clock of a caller that polls h itself. */
+struct stub_clock {
+	struct host *h;		/* the host */
+	uint64_t *now;		/* its clock */
+};
+
+/* One look of the host at its sockets: the clock one period on (HOST_CTL_NS). */
+static inline void stub_look(void *arg)
 {
+	struct stub_clock *c = arg;
 	uint64_t next = UINT64_MAX;
 
-	*now += HOST_CTL_NS;
-	host_poll(h, *now, &next);
+	*c->now += HOST_CTL_NS;
+	host_poll(c->h, *c->now, &next);
 }
 
-/* True when a socket of h has something for its next look (waiting up to ms). */
-static inline bool stub_ctl_ready(const struct host *h, int ms)
+/* True when a socket of h has something for its next look. */
+static inline bool stub_ctl_ready(const struct host *h)
 {
 	struct pollfd p = { .fd = h->epoll_fd, .events = POLLIN };
 
-	return poll(&p, 1, ms) > 0;
+	return poll(&p, 1, 0) > 0;
 }
 
 /*
  * Open an endpoint of vnet (key) on h the normal way: segnet_open in a
- * thread, while h looks at its sockets; the endpoint, or NULL with errno.
- * The clock *now advances one look (HOST_CTL_NS) at a time, and only for
- * a look that has something to do: first for what the caller left (until
- * none is left, at most STUB_SETTLE_LOOKS), then each time the thread's
- * connection or OPEN came (a blocking poll of h's epoll set). So the looks
- * and the time an open takes depend on what the caller did, never on how
- * fast the thread ran: timers and the 5 s of a connection that sends
- * nothing see the same clock on every run.
+ * thread, while look(ctx) makes h look at its sockets, each look one
+ * period (HOST_CTL_NS) after the one before; the endpoint, or NULL with
+ * errno. A look is made only when it has something to do: first for what
+ * the caller left (until nothing is left, at most STUB_SETTLE_LOOKS), then
+ * each time the thread's connection or OPEN came (a blocking poll of h's
+ * epoll set). So the looks and the time an open takes depend on what the
+ * caller did, never on how fast the thread ran: timers and the 5 s of a
+ * connection that sends nothing see the same clock on every run.
  */
-static inline struct segnet_ep *stub_open(struct host *h, uint64_t *now, uint16_t vnet,
-					  const char *key, const struct segnet_open_opts *o)
+static inline struct segnet_ep *stub_open_looking(struct host *h, void (*look)(void *ctx),
+						  void *ctx, uint16_t vnet, const char *key,
+						  const struct segnet_open_opts *o)
 {
 	struct stub_opener op = { .path = host_socket_path(h), .vnet = vnet, .key = key,
 				  .o = *o };
@@ -202,8 +210,8 @@ static inline struct segnet_ep *stub_open(struct host *h, uint64_t *now, uint16_
 	pthread_t t;
 	int ret, n;
 
-	for (int i = 0; i < STUB_SETTLE_LOOKS && stub_ctl_ready(h, 0); i++)
-		stub_look(h, now);
+	for (int i = 0; i < STUB_SETTLE_LOOKS && stub_ctl_ready(h); i++)
+		look(ctx);
 	op.done_fd = p[1].fd = eventfd(0, EFD_CLOEXEC);
 	if (op.done_fd < 0)
 		return NULL;
@@ -218,12 +226,21 @@ static inline struct segnet_ep *stub_open(struct host *h, uint64_t *now, uint16_
 		if ((n < 0 && errno != EINTR) || (n > 0 && p[1].revents))
 			break;
 		if (n > 0 && p[0].revents)
-			stub_look(h, now);
+			look(ctx);
 	}
 	pthread_join(t, NULL);
 	close(op.done_fd);
 	errno = op.err;
 	return op.ep;
+}
+
+/* stub_open_looking with host_poll as the looks, on the clock *now. */
+static inline struct segnet_ep *stub_open(struct host *h, uint64_t *now, uint16_t vnet,
+					  const char *key, const struct segnet_open_opts *o)
+{
+	struct stub_clock c = { .h = h, .now = now };
+
+	return stub_open_looking(h, stub_look, &c, vnet, key, o);
 }
 
 /*

@@ -15,7 +15,12 @@
  * application may also close its endpoint through libsegnet, die (its
  * control connection closed, its mapping left behind and scribbled on),
  * die between its OPEN and the answer, and open again, through libsegnet
- * or by hand, which reuses the endpoint id at once. Besides the
+ * or by hand, which reuses the endpoint id at once. A second hostile
+ * application may open beside it (the input says which one acts), both
+ * may die and open again in one look of nicd (wanting the same id), the
+ * honest endpoint may close (while the hostile one floods it) and open
+ * again, and connections may come that never send their OPEN (nicd keeps
+ * 16, evicting the oldest for a newcomer) or hang up. Besides the
  * sanitizers' checks (LeakSanitizer included), it aborts when
  * - the NIC is handed a message whose cookie is not a send buffer of the
  *   sending endpoint, whose payload is not that buffer, whose length,
@@ -36,8 +41,18 @@
  *   broken, or with a send ring head nicd read that is further than the
  *   ring's size from its tail (or, armed for a wake-up, a completion or
  *   receive tail nicd read that is);
- * - the honest endpoint is closed, refused a send, gets a completion it did
- *   not send or a message it was not delivered;
+ * - the honest endpoint is closed (but by its application), refused a
+ *   send, gets a completion it did not send or a message it was not
+ *   delivered (each time it opens, checked afresh);
+ * - an endpoint opened is another application's, or its object is not its
+ *   own; an OPEN by hand, behind connections that never speak, is not
+ *   answered within HOST_F_CTL_POLLS looks;
+ * - open_evicted is less than the connections that never spoke nicd closed
+ *   younger than HOST_PENDING_NS (which cannot have expired), or more than
+ *   all those it closed;
+ * - after an open or a close, the process has other descriptors than the
+ *   host's, 3 per open endpoint and one per pending connection in nicd, 2
+ *   per endpoint in the applications and the connections that never speak;
  * - the hostile application's completions and messages, each time it
  *   opens again, are checked as above against what it did since (a
  *   completion or buffer of its endpoint before is one more than it had);
@@ -61,6 +76,7 @@
  * With SEGNET_FUZZ_COUNTERS set, each run prints the host's counters.
  */
 #include <dirent.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -77,10 +93,16 @@ enum {
 	HOST_F_EPS = 4,		/* endpoint table size */
 	HOST_F_NODES = 4,	/* cluster size once joined */
 	HOST_F_VNET = 1,	/* the virtual network both endpoints open */
-	HOST_F_GOOD = 1,	/* the honest endpoint's id (the hostile one's first is 0) */
+	HOST_F_GOOD = 1,	/* the honest endpoint's first id (the hostile one's is 0) */
 	HOST_F_GOOD_BUFS = 4,	/* the honest endpoint's buffers each way */
+	HOST_F_APPS = 2,	/* hostile applications */
+	HOST_F_IDLE_MAX = 48,	/* connections that never speak made, at most: nicd's
+				 * backlog (64) holds them (hung up or not) and the
+				 * opens, whose connect would wait for room */
 	HOST_F_STEP_NS = 100000,	/* the time unit of a poll's advance */
-	HOST_F_CTL_POLLS = 4,	/* polls an OPEN by hand waits for its answer */
+	/* Looks an OPEN by hand waits for its answer: behind 48 connections that
+	 * never speak, nicd takes 16 a look (evicting the 16 before). */
+	HOST_F_CTL_POLLS = 6,
 };
 
 /* Record ops (bits 0-3 of the op byte). */
@@ -97,17 +119,22 @@ enum host_f_op {
 	HOST_F_COMPLETE,	/* NIC: complete a held message */
 	HOST_F_HONEST,		/* honest: send (arg bit 0: bulk) and poll */
 	HOST_F_NIC_MODE,	/* NIC: accept, say -ENOBUFS or -EINVAL (arg) */
-	HOST_F_ARM,		/* hostile: arm the wake-up */
-	HOST_F_CLOSE,		/* hostile: close or die (arg bit 0: keep its mapping) */
+	HOST_F_ARM,		/* hostile application (arg bit 0) acts from now on;
+				 * arms its wake-up (unless arg bit 1) */
+	HOST_F_CLOSE,		/* hostile: close or die (arg bit 0: keep its mapping);
+				 * arg bit 1: the honest endpoint closes instead */
 	HOST_F_OPEN,		/* hostile: open again (byte: buffers, host_f_opts; arg
-				 * bit 0: by hand, bit 1: by hand and die before the
-				 * answer) */
+				 * 1: by hand; 2: another application opens by hand
+				 * and dies before the answer; 3: connections that
+				 * never speak (host_f_idle); bit 2: the honest
+				 * endpoint opens again instead; bit 3: both hostile
+				 * applications open by hand in one look) */
 	HOST_F_NIC_KEEP,	/* NIC: nic_cancel keeps (arg bit 0); at the end the NIC
 				 * goes without completing what it kept (arg bit 1) */
 	HOST_F_OPS,
 };
 
-/* The hostile application (its latest endpoint): its mapping, views and bookkeeping. */
+/* A hostile application (its latest endpoint): its mapping, views and bookkeeping. */
 struct host_f_app {
 	struct segnet_ep *lib;		/* opened through libsegnet (NULL: by hand, or closed) */
 	int sock;			/* opened by hand: its control connection (-1: none) */
@@ -139,8 +166,18 @@ struct host_f_gone {
 struct host_run {
 	struct host *h;			/* under test */
 	struct nic nic;			/* the stub */
-	struct segnet_ep *good;		/* the honest endpoint */
-	struct host_f_app app;		/* the hostile application */
+	struct segnet_ep *good;		/* the honest endpoint (NULL: closed) */
+	uint16_t good_id;		/* its id */
+	/* Sends nicd took from the honest endpoints before this one (sent or invalid). */
+	uint64_t good_base;
+	struct host_f_app apps[HOST_F_APPS];	/* the hostile applications */
+	unsigned int cur;		/* the one acting */
+	int idle[HOST_F_IDLE_MAX];	/* connections that never speak */
+	uint64_t idle_at[HOST_F_IDLE_MAX];	/* ... made at */
+	unsigned int n_idle;		/* how many */
+	unsigned int idle_made;		/* ... made in all (hung up or not) */
+	uint64_t idle_closed;		/* of them, closed by nicd */
+	uint64_t idle_closed_young;	/* ... within HOST_PENDING_NS of their connect */
 	uint64_t now;			/* the clock */
 	uint64_t good_sent;		/* honest sends accepted */
 	uint64_t good_completed;	/* ... completed */
@@ -153,6 +190,7 @@ struct host_run {
 	bool drop_kept;			/* the NIC goes without completing what it kept */
 	bool scribble_sending;		/* the hostile application rewrites what nicd sends */
 	int fds;			/* descriptors open before the run */
+	int fds_host;			/* ... and once the host is made */
 };
 
 const char *const fuzz_name = "fuzz_host";
@@ -192,10 +230,25 @@ static struct host_ep *host_f_ep_named(struct host *h, uint16_t id, const char *
 	return e && !strcmp(e->shm_name, name) ? e : NULL;
 }
 
-/* The hostile application's endpoint in nicd, or NULL when nicd closed it. */
-static struct host_ep *host_f_app_ep(struct host_run *r)
+/* Hostile application a's endpoint in nicd, or NULL when nicd closed it. */
+static struct host_ep *host_f_app_ep(struct host *h, const struct host_f_app *a)
 {
-	return r->app.name[0] ? host_f_ep_named(r->h, r->app.id, r->app.name) : NULL;
+	return a->name[0] ? host_f_ep_named(h, a->id, a->name) : NULL;
+}
+
+/* The hostile application acting. */
+static struct host_f_app *host_f_cur(struct host_run *r)
+{
+	return &r->apps[r->cur];
+}
+
+/* True when e is a hostile application's endpoint. */
+static bool host_f_hostile(struct host_run *r, const struct host_ep *e)
+{
+	for (unsigned int k = 0; k < HOST_F_APPS; k++)
+		if (e && e == host_f_app_ep(r->h, &r->apps[k]))
+			return true;
+	return false;
 }
 
 /* Descriptors this process has open. */
@@ -234,8 +287,16 @@ static void host_f_check_send(struct nic *nic, const struct nic_msg *m)
 	for (unsigned int i = 0; i < nic->n_held; i++)
 		fuzz_check(nic->held[i].pkt.cookie != m->cookie,
 			   "a send buffer the NIC holds is not sent again");
-	if (r->scribble_sending && e == host_f_app_ep(r))
+	if (r->scribble_sending && host_f_hostile(r, e))
 		stub_scribble_sending(&e->v.send);
+}
+
+static void host_f_poll(struct host_run *r, uint64_t adv);
+
+/* One look of the host at its sockets, checked as every poll. */
+static void host_f_look(void *arg)
+{
+	host_f_poll(arg, HOST_CTL_NS);
 }
 
 /* Open an endpoint the normal way; aborts when it fails. */
@@ -243,22 +304,25 @@ static struct segnet_ep *host_f_open(struct host_run *r, uint16_t send_bufs,
 				     uint16_t recv_bufs)
 {
 	const struct segnet_open_opts o = { .send_bufs = send_bufs, .recv_bufs = recv_bufs };
-	struct segnet_ep *ep = stub_open(r->h, &r->now, HOST_F_VNET, "secret", &o);
+	struct segnet_ep *ep = stub_open_looking(r->h, host_f_look, r, HOST_F_VNET,
+						 "secret", &o);
 
 	fuzz_check(ep != NULL, "segnet_open succeeds");
 	return ep;
 }
 
 /*
- * The hostile application's new endpoint id, mapped from fd (size bytes):
+ * Hostile application a's new endpoint id, mapped from fd (size bytes):
  * it checks the object, builds its views and starts its bookkeeping afresh.
  */
-static void host_f_app_attach(struct host_run *r, uint16_t id, int fd, size_t size)
+static void host_f_app_attach(struct host_run *r, struct host_f_app *a, uint16_t id,
+			      int fd, size_t size)
 {
-	struct host_f_app *a = &r->app;
 	struct host_ep *e = host_f_ep(r->h, id);
 
 	fuzz_check(e != NULL, "an endpoint opened is open");
+	fuzz_check(!host_f_hostile(r, e) && (!r->good || id != r->good_id),
+		   "an endpoint opened is no other application's");
 	memset(a, 0, sizeof(*a));
 	a->sock = a->efd = -1;
 	a->id = id;
@@ -267,29 +331,37 @@ static void host_f_app_attach(struct host_run *r, uint16_t id, int fd, size_t si
 	fuzz_check(a->base != NULL, "the application maps the object");
 	fuzz_check(ep_shm_check(a->base, size, &a->l) == 0, "the object's header is sound");
 	ep_view_init(&a->v, a->base, &a->l, false);
+	fuzz_check(a->v.hdr->ep == id, "an endpoint's object is its own");
 	for (uint32_t i = 0; i < a->l.send_bufs; i++)
 		a->free_bufs[a->n_free++] = a->l.send_bufs - 1 - i;
 }
 
-/* The hostile application lets go of its mapping. */
-static void host_f_unmap(struct host_run *r)
+/* Hostile application a lets go of its mapping. */
+static void host_f_unmap(struct host_f_app *a)
 {
-	if (r->app.base)
-		munmap(r->app.base, r->app.l.size);
-	r->app.base = NULL;
+	if (a->base)
+		munmap(a->base, a->l.size);
+	a->base = NULL;
+}
+
+/* Endpoint id (its object: name), closed by its application, must be closed at nicd's next look. */
+static void host_f_gone_add(struct host_run *r, uint16_t id, const char *name)
+{
+	if (!host_f_ep_named(r->h, id, name) || r->n_gone >= HOST_F_EPS)
+		return;
+	r->gone[r->n_gone].id = id;
+	snprintf(r->gone[r->n_gone++].name, sizeof(r->gone[0].name), "%s", name);
 }
 
 /*
- * The hostile application closes its endpoint: through libsegnet (opened
+ * Hostile application a closes its endpoint: through libsegnet (opened
  * so), or it dies (closes its control connection and eventfd); it keeps
  * its mapping when keep, to scribble on.
  */
-static void host_f_close(struct host_run *r, bool keep)
+static void host_f_close(struct host_run *r, struct host_f_app *a, bool keep)
 {
-	struct host_f_app *a = &r->app;
-
 	if (!keep)
-		host_f_unmap(r);
+		host_f_unmap(a);
 	if (a->closed || !a->name[0])
 		return;
 	if (a->lib)
@@ -301,10 +373,7 @@ static void host_f_close(struct host_run *r, bool keep)
 	a->lib = NULL;
 	a->sock = a->efd = -1;
 	a->closed = true;
-	if (host_f_app_ep(r) && r->n_gone < HOST_F_EPS) {
-		r->gone[r->n_gone].id = a->id;
-		memcpy(r->gone[r->n_gone++].name, a->name, sizeof(a->name));
-	}
+	host_f_gone_add(r, a->id, a->name);
 }
 
 /* After nicd looked at its sockets: the endpoints closed are closed. */
@@ -326,16 +395,40 @@ static void host_f_good_handler(struct segnet_ep *ep, const struct segnet_msg *m
 	r->good_handled++;
 }
 
-/* The hostile application opens an endpoint through libsegnet (buffers: as header byte 0). */
-static void host_f_open_lib(struct host_run *r, uint8_t bufs)
+/* Hostile application a opens an endpoint through libsegnet (buffers: as header byte 0). */
+static void host_f_open_lib(struct host_run *r, struct host_f_app *a, uint8_t bufs)
 {
 	struct segnet_ep *ep = host_f_open(r, 1 + (bufs & 7), 1 + ((bufs >> 3) & 7));
 	struct host_ep *e = host_f_ep(r->h, segnet_endpoint(ep));
 
 	fuzz_check(e != NULL, "an endpoint libsegnet opened is open");
-	host_f_app_attach(r, e->id, e->shm_fd, e->l.size);
-	r->app.lib = ep;
-	host_f_check_gone(r);
+	host_f_app_attach(r, a, e->id, e->shm_fd, e->l.size);
+	a->lib = ep;
+}
+
+/* The honest endpoint closes (segnet_close), if open. */
+static void host_f_good_close(struct host_run *r)
+{
+	const struct host_ep *e = host_f_ep(r->h, r->good_id);
+
+	if (!r->good)
+		return;
+	fuzz_check(e != NULL, "the honest endpoint stays open");
+	r->good_base += e->stats.sent + e->stats.invalid;
+	segnet_close(r->good);
+	r->good = NULL;
+	host_f_gone_add(r, e->id, e->shm_name);
+}
+
+/* The honest endpoint opens (again: closed first); its bookkeeping starts afresh. */
+static void host_f_good_open(struct host_run *r)
+{
+	host_f_good_close(r);
+	r->good = host_f_open(r, HOST_F_GOOD_BUFS, HOST_F_GOOD_BUFS);
+	r->good_id = segnet_endpoint(r->good);
+	r->good_sent = r->good_completed = r->good_handled = 0;
+	for (uint16_t i = 0; i < 4; i++)
+		segnet_set_handler(r->good, i, host_f_good_handler, r);
 }
 
 /* Build the host, the stub NIC and the two endpoints. */
@@ -362,12 +455,13 @@ static void host_f_start(struct host_run *r, struct fuzz_in *in)
 	r->scribble_sending = cap & 0x10;
 	r->nic.cluster_size = bufs & 0x40 ? HOST_F_NODES : 0;
 	stub_nic_attach(&r->nic, r->h);
-	host_f_open_lib(r, bufs);
-	fuzz_check(r->app.id == 0, "the first endpoint opened is endpoint 0");
-	r->good = host_f_open(r, HOST_F_GOOD_BUFS, HOST_F_GOOD_BUFS);
-	fuzz_check(segnet_endpoint(r->good) == HOST_F_GOOD, "the second endpoint is 1");
-	for (uint16_t i = 0; i < 4; i++)
-		segnet_set_handler(r->good, i, host_f_good_handler, r);
+	r->fds_host = host_f_fds();
+	for (unsigned int k = 0; k < HOST_F_APPS; k++)
+		r->apps[k].sock = r->apps[k].efd = -1;
+	host_f_open_lib(r, &r->apps[0], bufs);
+	fuzz_check(r->apps[0].id == 0, "the first endpoint opened is endpoint 0");
+	host_f_good_open(r);
+	fuzz_check(r->good_id == HOST_F_GOOD, "the second endpoint is 1");
 }
 
 /* True when a peer's index idx is further than size from mine (either way). */
@@ -424,11 +518,63 @@ static void host_f_check_counts_common(struct host_run *r)
 	}
 }
 
-/* The counters and mappings, and the honest endpoint is open. */
+/*
+ * The connections that never speak: those nicd closed (seen once, then
+ * closed here) were evicted (open_evicted) or, older than HOST_PENDING_NS,
+ * maybe expired; and nicd evicted nothing else.
+ */
+static void host_f_check_idle(struct host_run *r)
+{
+	const struct host_stats *st = host_stats(r->h);
+	struct pollfd p[HOST_F_IDLE_MAX];
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < r->n_idle; i++)
+		p[i] = (struct pollfd) { .fd = r->idle[i], .events = POLLRDHUP };
+	fuzz_check(poll(p, r->n_idle, 0) >= 0, "poll of the connections that never speak");
+	for (unsigned int i = 0; i < r->n_idle; i++) {
+		if (!(p[i].revents & (POLLRDHUP | POLLHUP))) {
+			r->idle_at[k] = r->idle_at[i];
+			r->idle[k++] = r->idle[i];
+			continue;
+		}
+		r->idle_closed++;
+		r->idle_closed_young += r->now - r->idle_at[i] <= HOST_PENDING_NS;
+		close(r->idle[i]);
+	}
+	r->n_idle = k;
+	fuzz_check(r->idle_closed_young <= st->open_evicted &&
+		   st->open_evicted <= r->idle_closed,
+		   "open_evicted counts the connections that never spoke nicd closed before they expired");
+}
+
+/*
+ * The descriptors of the process: those of the host (listen, epoll and
+ * spare), 3 per open endpoint (socket, eventfd, object) and one per pending
+ * connection in nicd; 2 per endpoint of an application (socket, eventfd)
+ * and the connections that never speak in the harness. None is left behind.
+ */
+static void host_f_check_fds(struct host_run *r)
+{
+	int want = r->fds_host + 3 * (int)host_open_count(r->h) + (int)r->n_idle +
+		   (r->good ? 2 : 0);
+
+	for (unsigned int i = 0; i < HOST_PENDING_MAX; i++)
+		want += r->h->pending[i].fd >= 0;
+	for (unsigned int k = 0; k < HOST_F_APPS; k++)
+		want += r->apps[k].lib || r->apps[k].sock >= 0 ? 2 : 0;
+	fuzz_check(host_f_fds() == want,
+		   "nicd holds a descriptor of each pending connection and three of each endpoint, no more");
+}
+
+/* The counters and mappings, and the honest endpoint is open while it did not close. */
 static void host_f_check_counts(struct host_run *r)
 {
 	host_f_check_counts_common(r);
-	fuzz_check(host_f_ep(r->h, HOST_F_GOOD) != NULL, "the honest endpoint stays open");
+	fuzz_check(!r->good || host_f_ep(r->h, r->good_id) != NULL,
+		   "the honest endpoint stays open");
+	if (r->n_idle)
+		host_f_check_idle(r);
 }
 
 /* What nicd may take from one hostile endpoint in a poll. */
@@ -491,14 +637,16 @@ static bool host_f_must_close(const struct host_ep *e, const struct host_f_snap 
 /*
  * Descriptors nicd took from the hostile endpoints' send rings so far:
  * each is sent, refused or dropped (host.send_invalid counts the drops, the
- * endpoint's counters do not), less the honest endpoint's, which stays open.
+ * endpoint's counters do not), less those of the honest endpoint until its
+ * application closed it (from then on, it is one of the others).
  */
 static uint64_t host_f_bad_taken(const struct host_run *r)
 {
 	const struct host_stats *st = host_stats(r->h);
-	const struct host_ep_stats *good = &r->h->eps[HOST_F_GOOD].stats;
+	const struct host_ep_stats *good = &r->h->eps[r->good_id].stats;
+	uint64_t honest = r->good_base + (r->good ? good->sent + good->invalid : 0);
 
-	return st->sends + st->send_invalid - good->sent - good->invalid;
+	return st->sends + st->send_invalid - honest;
 }
 
 /*
@@ -543,44 +691,52 @@ static void host_f_poll(struct host_run *r, uint64_t adv)
 {
 	struct host_f_snap sn[HOST_F_EPS];
 	uint32_t took[HOST_F_EPS];
-	unsigned int n_sn = 0, mine = HOST_F_EPS;
+	unsigned int n_sn = 0, mine[HOST_F_APPS];
 	struct host_ep *good;
 	uint64_t busy = host_stats(r->h)->send_nic_busy, next = UINT64_MAX;
 	uint64_t taken = host_f_bad_taken(r), ctl = r->h->next_ctl;
 
+	for (unsigned int k = 0; k < HOST_F_APPS; k++)
+		mine[k] = HOST_F_EPS;
 	for (uint16_t i = 0; i < r->h->n_eps; i++) {
 		struct host_ep *e = host_f_ep(r->h, i);
 
-		if (!e || i == HOST_F_GOOD)
+		if (!e || (r->good && i == r->good_id))
 			continue;
-		if (e == host_f_app_ep(r))
-			mine = n_sn;
+		for (unsigned int k = 0; k < HOST_F_APPS; k++)
+			if (e == host_f_app_ep(r->h, &r->apps[k]))
+				mine[k] = n_sn;
 		host_f_snap_ep(e, &sn[n_sn++]);
 	}
 	r->now += adv;
 	host_poll(r->h, r->now, &next);
-	good = host_f_ep(r->h, HOST_F_GOOD);	/* closed at the end */
+	good = r->good ? host_f_ep(r->h, r->good_id) : NULL;
 	fuzz_check(!good || host_stats(r->h)->send_nic_busy != busy ||
 		   atomic_load(&good->v.send.r->head) == good->v.send.mine,
 		   "every poll takes the honest endpoint's sends (unless the NIC is full)");
 	host_f_after_poll(r, sn, n_sn, host_f_bad_taken(r) - taken, took);
 	if (r->h->next_ctl != ctl)
 		host_f_check_gone(r);
-	if (mine == HOST_F_EPS)
-		return;
-	/* Which buffers the application's completions may name. */
-	if (took[mine] == UINT32_MAX)
-		r->app.comp_tainted = true;
-	else
-		for (uint32_t i = 0; i < took[mine]; i++)
-			if (sn[mine].d[i].buf < r->app.l.send_bufs)
-				r->app.taken[sn[mine].d[i].buf]++;
+	/* Which buffers each application's completions may name. */
+	for (unsigned int k = 0; k < HOST_F_APPS; k++) {
+		struct host_f_app *a = &r->apps[k];
+		unsigned int j = mine[k];
+
+		if (j == HOST_F_EPS)
+			continue;
+		if (took[j] == UINT32_MAX)
+			a->comp_tainted = true;
+		else
+			for (uint32_t i = 0; i < took[j]; i++)
+				if (sn[j].d[i].buf < a->l.send_bufs)
+					a->taken[sn[j].d[i].buf]++;
+	}
 }
 
 /* Hostile: a plausible send of a free buffer, if it has one. */
 static void host_f_send(struct host_run *r, struct fuzz_in *in, uint8_t arg)
 {
-	struct host_f_app *a = &r->app;
+	struct host_f_app *a = host_f_cur(r);
 	struct ep_send_desc d = {
 		.dst_node = fuzz_u8(in) & 7, .dst_ep = fuzz_u8(in) & 7,
 		.handler = fuzz_u8(in), .chan = arg & 1 ? SEGNET_BULK : SEGNET_QUICK,
@@ -613,17 +769,17 @@ static void host_f_raw_send(struct host_run *r, struct fuzz_in *in)
 	d.len = fuzz_u16(in);
 	d.reserved2 = fuzz_u16(in);
 	memset(d.args, fuzz_u8(in), sizeof(d.args));
-	if (r->app.base)
-		spsc_push(&r->app.v.send, &d);
+	if (host_f_cur(r)->base)
+		spsc_push(&host_f_cur(r)->v.send, &d);
 }
 
 /* Hostile: move an index of ring (arg & 3), its head (arg bit 2) or tail. */
 static void host_f_index(struct host_run *r, struct fuzz_in *in, uint8_t arg)
 {
-	struct spsc *rings[4] = { &r->app.v.send, &r->app.v.comp, &r->app.v.recv,
-				  &r->app.v.rret };
+	struct host_f_app *a = host_f_cur(r);
+	struct spsc *rings[4] = { &a->v.send, &a->v.comp, &a->v.recv, &a->v.rret };
 	struct spsc *q = rings[arg & 3];
-	_Atomic uint32_t *idx = arg & 4 ? &q->r->head : &q->r->tail;
+	_Atomic uint32_t *idx;
 	uint32_t v;
 
 	if (arg & 8) {
@@ -631,21 +787,22 @@ static void host_f_index(struct host_run *r, struct fuzz_in *in, uint8_t arg)
 		v |= fuzz_u16(in);
 	} else {
 		v = (uint32_t)(int32_t)(int8_t)fuzz_u8(in);
-		v += r->app.base ? atomic_load(idx) : 0;
 	}
-	if (!r->app.base)
+	if (!a->base)
 		return;
-	atomic_store(idx, v);
-	if (q == &r->app.v.rret || (q == &r->app.v.recv && (arg & 4)))
-		r->app.recv_tainted = true;
-	if (q == &r->app.v.comp && (arg & 4))
-		r->app.comp_tainted = true;
+	idx = arg & 4 ? &q->r->head : &q->r->tail;
+	atomic_store(idx, arg & 8 ? v : v + atomic_load(idx));
+	if (q == &a->v.rret || (q == &a->v.recv && (arg & 4)))
+		a->recv_tainted = true;
+	if (q == &a->v.comp && (arg & 4))
+		a->comp_tainted = true;
 }
 
 /* Hostile: write 4 bytes into the header, the send ring, the return ring or a send buffer. */
 static void host_f_write(struct host_run *r, struct fuzz_in *in, uint8_t arg)
 {
-	const struct ep_layout *l = &r->app.l;
+	struct host_f_app *a = host_f_cur(r);
+	const struct ep_layout *l = &a->l;
 	uint64_t area[4][2] = {
 		{ 0, EP_PAGE },
 		{ l->off_send_ring, sizeof(struct spsc_ring) + (uint64_t)l->send_slots *
@@ -658,17 +815,17 @@ static void host_f_write(struct host_run *r, struct fuzz_in *in, uint8_t arg)
 	uint32_t v = (uint32_t)fuzz_u16(in) << 16;
 
 	v |= fuzz_u16(in);
-	if (!r->app.base)
+	if (!a->base)
 		return;
-	memcpy((unsigned char *)r->app.base + off, &v, sizeof(v));
+	memcpy((unsigned char *)a->base + off, &v, sizeof(v));
 	if ((arg & 3) == 2)
-		r->app.recv_tainted = true;
+		a->recv_tainted = true;
 }
 
 /* Hostile: take the completions; each must be of a buffer nicd took. */
 static void host_f_reap(struct host_run *r)
 {
-	struct host_f_app *a = &r->app;
+	struct host_f_app *a = host_f_cur(r);
 	struct ep_comp c;
 
 	while (a->base && spsc_pop(&a->v.comp, &c)) {
@@ -685,21 +842,22 @@ static void host_f_reap(struct host_run *r)
 /* Hostile: give back receive buffer buf. */
 static void host_f_give_back(struct host_run *r, uint32_t buf)
 {
+	struct host_f_app *a = host_f_cur(r);
 	struct ep_rret ret = { .buf = buf };
 
-	if (!r->app.base)
+	if (!a->base)
 		return;
-	if (buf >= r->app.l.recv_bufs || !r->app.held[buf])
-		r->app.recv_tainted = true;
+	if (buf >= a->l.recv_bufs || !a->held[buf])
+		a->recv_tainted = true;
 	else
-		r->app.held[buf] = false;
-	spsc_push(&r->app.v.rret, &ret);
+		a->held[buf] = false;
+	spsc_push(&a->v.rret, &ret);
 }
 
 /* Hostile: take the messages; give them back at once when give_back. */
 static void host_f_recv(struct host_run *r, bool give_back)
 {
-	struct host_f_app *a = &r->app;
+	struct host_f_app *a = host_f_cur(r);
 	struct ep_recv_desc d;
 
 	while (a->base && spsc_pop(&a->v.recv, &d)) {
@@ -799,7 +957,7 @@ static void host_f_nic_complete(struct host_run *r, struct fuzz_in *in, uint8_t 
 	host_f_complete_one(r, which % r->nic.n_held, status);
 }
 
-/* Honest: send (bulk when arg bit 0), then poll; it must work. */
+/* Honest: send (bulk when arg bit 0), then poll; it must work (while open). */
 static void host_f_honest(struct host_run *r, struct fuzz_in *in, uint8_t arg)
 {
 	struct segnet_completion c[HOST_F_GOOD_BUFS];
@@ -808,6 +966,8 @@ static void host_f_honest(struct host_run *r, struct fuzz_in *in, uint8_t arg)
 	uint16_t node = target % HOST_F_NODES, ep = (target >> 4) % HOST_F_EPS;
 	int ret, n;
 
+	if (!r->good)
+		return;
 	if (arg & 1)
 		ret = segnet_send_bulk(r->good, node, ep, arg >> 1,
 				       NULL, data, sizeof(data), r->good_sent);
@@ -825,7 +985,7 @@ static void host_f_honest(struct host_run *r, struct fuzz_in *in, uint8_t arg)
 			   "the honest endpoint's completions are of its sends");
 	r->good_completed += (uint64_t)n;
 	fuzz_check(r->good_completed <= r->good_sent, "no more completions than sends");
-	fuzz_check(r->good_handled <= host_f_ep(r->h, HOST_F_GOOD)->stats.received,
+	fuzz_check(r->good_handled <= host_f_ep(r->h, r->good_id)->stats.received,
 		   "the honest endpoint runs handlers only for its messages");
 }
 
@@ -843,29 +1003,82 @@ static struct segnet_open_opts host_f_opts(uint8_t bufs)
 	};
 }
 
-/*
- * The hostile application opens by hand (stub_send_open), as a program
- * without libsegnet would; aborts unless nicd answers within
- * HOST_F_CTL_POLLS looks at its sockets.
- */
-static void host_f_open_by_hand(struct host_run *r, uint8_t bufs)
+/* An OPEN by hand (stub_send_open) with options from bufs; its socket. */
+static int host_f_send_open(uint8_t bufs, struct host_run *r)
 {
 	const struct segnet_open_opts o = host_f_opts(bufs);
 	int sock = stub_send_open(r->h, HOST_F_VNET, "secret", &o);
-	int fds[CTL_FDS] = { -1, -1 }, got = 0;
-	struct ctl_reply rep;
 
 	fuzz_check(sock >= 0, "an OPEN by hand is sent");
-	for (int i = 0; i < HOST_F_CTL_POLLS && !got; i++) {
+	return sock;
+}
+
+/*
+ * Hostile application a takes nicd's answer to its OPEN by hand on sock,
+ * as a program without libsegnet would (stub_take_reply); aborts unless
+ * nicd answers within HOST_F_CTL_POLLS looks at its sockets.
+ */
+static void host_f_take_open(struct host_run *r, struct host_f_app *a, int sock)
+{
+	int fds[CTL_FDS] = { -1, -1 }, got;
+	struct ctl_reply rep;
+
+	for (int i = 0; !(got = stub_take_reply(sock, &rep, fds)) && i < HOST_F_CTL_POLLS; i++)
 		host_f_poll(r, HOST_CTL_NS);
-		got = stub_take_reply(sock, &rep, fds);
-	}
 	fuzz_check(got == 1 && rep.type == CTL_OPEN_OK && fds[0] >= 0 && fds[1] >= 0,
 		   "nicd answers an OPEN by hand with an endpoint");
-	host_f_app_attach(r, rep.ep, fds[0], rep.shm_size);
+	host_f_app_attach(r, a, rep.ep, fds[0], rep.shm_size);
 	close(fds[0]);
-	r->app.sock = sock;
-	r->app.efd = fds[1];
+	a->sock = sock;
+	a->efd = fds[1];
+}
+
+/*
+ * Both hostile applications die and open again by hand, their OPENs sent
+ * before nicd's next look: both may want the lowest id free then (the one
+ * of the first, which nicd frees at that look).
+ */
+static void host_f_open_race(struct host_run *r, uint8_t bufs)
+{
+	int sock[HOST_F_APPS];
+
+	for (unsigned int k = 0; k < HOST_F_APPS; k++)
+		host_f_close(r, &r->apps[k], false);
+	for (unsigned int k = 0; k < HOST_F_APPS; k++)
+		sock[k] = host_f_send_open(bufs ^ (uint8_t)(k * 9), r);
+	for (unsigned int k = 0; k < HOST_F_APPS; k++)
+		host_f_take_open(r, &r->apps[k], sock[k]);
+}
+
+/*
+ * Connections to nicd that never speak: 1 + (byte & 15) more (at most
+ * HOST_F_IDLE_MAX in all), or (byte bit 7) as many of the oldest hung up.
+ * nicd keeps HOST_PENDING_MAX waiting for their OPEN and evicts the oldest
+ * for a newcomer (host_f_check_idle).
+ */
+static void host_f_idle(struct host_run *r, uint8_t byte)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	unsigned int n = 1 + (byte & 15);
+
+	if (byte & 0x80) {
+		n = n < r->n_idle ? n : r->n_idle;
+		for (unsigned int i = 0; i < n; i++)
+			close(r->idle[i]);
+		memmove(r->idle, r->idle + n, (r->n_idle - n) * sizeof(r->idle[0]));
+		memmove(r->idle_at, r->idle_at + n, (r->n_idle - n) * sizeof(r->idle_at[0]));
+		r->n_idle -= n;
+		return;
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", host_socket_path(r->h));
+	for (unsigned int i = 0; i < n && r->idle_made < HOST_F_IDLE_MAX; i++, r->idle_made++) {
+		int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+		fuzz_check(fd >= 0 && !connect(fd, (const struct sockaddr *)&sa, sizeof(sa)),
+			   "a connection reaches nicd's backlog");
+		r->idle_at[r->n_idle] = r->now;
+		r->idle[r->n_idle++] = fd;
+	}
 }
 
 /*
@@ -876,32 +1089,40 @@ static void host_f_open_and_die(struct host_run *r, uint8_t bufs)
 {
 	const struct host_stats *st = host_stats(r->h);
 	uint64_t before = st->opens + st->open_failed;
-	const struct segnet_open_opts o = host_f_opts(bufs);
-	int sock = stub_send_open(r->h, HOST_F_VNET, "secret", &o);
 
-	fuzz_check(sock >= 0, "an OPEN by hand is sent");
-	close(sock);
+	close(host_f_send_open(bufs, r));
 	for (int i = 0; i < HOST_F_CTL_POLLS && st->opens + st->open_failed == before; i++)
 		host_f_poll(r, HOST_CTL_NS);
 	fuzz_check(st->opens + st->open_failed != before, "nicd reads an OPEN of an application gone");
 }
 
 /*
- * The hostile application opens again (its endpoint before, if still
- * there, closed first): through libsegnet, by hand (arg bit 0); or (arg
- * bit 1) another application sends an OPEN and dies.
+ * The hostile application acting opens again (its endpoint before, if
+ * still there, closed first): through libsegnet, by hand (arg 1); or
+ * another application sends an OPEN and dies (arg 2); or connections
+ * come that never speak (arg 3); or the honest endpoint opens again (arg
+ * bit 2); or both hostile applications open in one look (arg bit 3).
  */
 static void host_f_reopen(struct host_run *r, uint8_t bufs, uint8_t arg)
 {
-	if (arg & 2) {
+	struct host_f_app *a = host_f_cur(r);
+
+	if (arg & 4) {
+		host_f_good_open(r);
+	} else if (arg & 8) {
+		host_f_open_race(r, bufs);
+	} else if ((arg & 3) == 3) {
+		host_f_idle(r, bufs);
+	} else if (arg & 2) {
 		host_f_open_and_die(r, bufs);
-		return;
+	} else {
+		host_f_close(r, a, false);
+		if (arg & 1)
+			host_f_take_open(r, a, host_f_send_open(bufs, r));
+		else
+			host_f_open_lib(r, a, bufs);
 	}
-	host_f_close(r, false);
-	if (arg & 1)
-		host_f_open_by_hand(r, bufs);
-	else
-		host_f_open_lib(r, bufs);
+	host_f_check_fds(r);
 }
 
 /* Carry out one record. */
@@ -933,7 +1154,8 @@ static void host_f_record(struct host_run *r, struct fuzz_in *in)
 		host_f_recv(r, arg & 1);
 		break;
 	case HOST_F_RETURN:
-		host_f_give_back(r, arg & 8 ? fuzz_u16(in) : fuzz_u8(in) % (r->app.l.recv_bufs + !r->app.l.recv_bufs));
+		host_f_give_back(r, arg & 8 ? fuzz_u16(in) :
+				 fuzz_u8(in) % (host_f_cur(r)->l.recv_bufs + !host_f_cur(r)->l.recv_bufs));
 		break;
 	case HOST_F_DELIVER:
 		host_f_deliver(r, in, arg);
@@ -948,11 +1170,16 @@ static void host_f_record(struct host_run *r, struct fuzz_in *in)
 		r->nic.mode = modes[arg & 3];
 		break;
 	case HOST_F_ARM:
-		if (r->app.base)
-			atomic_store(&r->app.v.hdr->wake_armed, 1);
+		r->cur = arg & 1;
+		if (host_f_cur(r)->base && !(arg & 2))
+			atomic_store(&host_f_cur(r)->v.hdr->wake_armed, 1);
 		break;
 	case HOST_F_CLOSE:
-		host_f_close(r, arg & 1);
+		if (arg & 2)
+			host_f_good_close(r);
+		else
+			host_f_close(r, host_f_cur(r), arg & 1);
+		host_f_check_fds(r);
 		break;
 	case HOST_F_OPEN:
 		host_f_reopen(r, fuzz_u8(in), arg);
@@ -977,26 +1204,32 @@ static void host_f_stop(struct host_run *r)
 	int n;
 
 	/*
-	 * The honest endpoint still works: what nicd held back for it comes
-	 * as it gives buffers back, and every message posted is handled.
+	 * The honest endpoint (if open) still works: what nicd held back for
+	 * it comes as it gives buffers back, and every message posted is handled.
 	 */
-	for (unsigned int i = 0; i <= HOST_HELD_MAX / HOST_F_GOOD_BUFS + 1; i++) {
+	for (unsigned int i = 0; r->good && i <= HOST_HELD_MAX / HOST_F_GOOD_BUFS + 1; i++) {
 		while ((n = segnet_poll(r->good, c, HOST_F_GOOD_BUFS)) > 0)
 			r->good_completed += (uint64_t)n;
 		fuzz_check(n == 0, "the honest endpoint polls at the end");
 		r->now += HOST_F_STEP_NS;
 		host_poll(r->h, r->now, &next);
 	}
-	fuzz_check(host_f_ep(r->h, HOST_F_GOOD)->n_held == 0,
+	fuzz_check(!r->good || host_f_ep(r->h, r->good_id)->n_held == 0,
 		   "what nicd held back for the honest endpoint is posted");
-	fuzz_check(r->good_handled == host_f_ep(r->h, HOST_F_GOOD)->stats.received,
+	fuzz_check(!r->good || r->good_handled == host_f_ep(r->h, r->good_id)->stats.received,
 		   "the honest endpoint handles every message posted to it");
 	if (fuzz_print_counters)
 		host_print_counters(r->h, "host", stderr);
-	segnet_close(r->good);
-	host_f_close(r, false);
+	host_f_good_close(r);
+	for (unsigned int k = 0; k < HOST_F_APPS; k++)
+		host_f_close(r, &r->apps[k], false);
 	host_f_poll(r, HOST_CTL_NS);
 	fuzz_check(host_open_count(r->h) == 0, "closing the sockets closes the endpoints");
+	if (r->n_idle)
+		host_f_check_idle(r);
+	host_f_check_fds(r);
+	while (r->n_idle)
+		close(r->idle[--r->n_idle]);
 	host_shutdown(r->h);
 	fuzz_check(r->kept || r->nic.n_held == 0,
 		   "closing cancels every send the NIC holds");

@@ -606,6 +606,34 @@ def h_open(by_hand=False, die=False, bufs=0x1b):
     return h_op(H_OPEN, int(by_hand) | (2 if die else 0)) + bytes([bufs])
 
 
+def h_select(app, arm=False):
+    """Hostile application app acts from now on (and arms its wake-up)."""
+    return h_op(H_ARM, app | (0 if arm else 2))
+
+
+def h_honest_close():
+    return h_op(H_CLOSE, 2)
+
+
+def h_honest_open():
+    return h_op(H_OPEN, 4) + b"\x00"
+
+
+def h_open_race(bufs=0x1b):
+    """Both hostile applications die and open by hand in one look."""
+    return h_op(H_OPEN, 8) + bytes([bufs])
+
+
+def h_idle(n):
+    """n (1 to 16) connections that never speak."""
+    return h_op(H_OPEN, 3) + bytes([n - 1])
+
+
+def h_hang_up(n):
+    """The oldest n (1 to 16) connections that never spoke hang up."""
+    return h_op(H_OPEN, 3) + bytes([0x80 | (n - 1)])
+
+
 def host_seeds():
     """Scripts for fuzz_host: header (buffers, NIC capacity), then records."""
     hdr = bytes([0x1b, 0x07])         # 4 send, 4 receive buffers; NIC holds 8
@@ -669,6 +697,39 @@ def host_seeds():
         hdr + h_close() + h_open(by_hand=True, bufs=0x9b) + h_deliver(0) + h_send() +
         h_op(H_ARM) + h_poll() + done + h_op(H_POLL, 2) + bytes([1]) + h_deliver(0) +
         h_poll() + h_op(H_RECV, 1) + h_op(H_REAP) + h_op(H_ARM) + h_poll())
+    # The honest endpoint closes while the hostile one floods it (messages
+    # held back, a send in the NIC: rx_held_closed, sends_cancelled), then
+    # opens again, takes its new messages and sends.
+    seeds["seed-honest-closes-while-flooded"] = (
+        hdr + h_op(H_HONEST) + b"\x01" + h_send() + h_send(bulk=True) + h_poll() +
+        h_deliver(1) * 4 + h_deliver(1, unasked=True) * 3 + h_deliver(0) * 3 +
+        h_poll() + h_honest_close() + h_send() +
+        h_deliver(1) * 2 + h_poll() + h_ctl_poll() + h_deliver(1) + h_honest_open() +
+        h_deliver(1) + h_op(H_HONEST, 1) + b"\x21" + h_poll() + done + done + done +
+        h_op(H_REAP) + h_op(H_HONEST) + b"\x01")
+    # Two hostile applications at once, each acting in turn: application 1
+    # opens by hand (endpoint 2), both send, 1 dies with its send in the
+    # NIC and writes into its dead mapping, then opens through libsegnet.
+    seeds["seed-two-hostile-applications"] = (
+        joined + h_select(1) + h_open(by_hand=True) + h_send() + h_select(0) +
+        h_send(bulk=True) + h_poll() + done + h_select(1) + h_op(H_REAP) + h_send() +
+        h_poll() + h_close(keep=True) + h_send() + h_select(0) + h_op(H_REAP) +
+        h_deliver(2) + h_deliver(0) + h_ctl_poll() + h_select(1) + h_open() + h_send() +
+        h_poll() + h_op(H_COMPLETE, 8) + b"\x00" + h_op(H_REAP) + h_select(1, arm=True) +
+        h_poll())
+    # Both die and open again by hand in one look, wanting the same id.
+    seeds["seed-two-applications-race-for-an-id"] = (
+        hdr + h_select(1) + h_open(by_hand=True) + h_send() + h_poll() + h_open_race() +
+        h_send() + h_poll() + done + h_op(H_REAP) + h_select(0) + h_send() + h_poll() +
+        done + h_op(H_REAP) + h_deliver(0) + h_deliver(2) + h_poll())
+    # Connections that never speak: 16 fill nicd's pending slots, more are
+    # evicted for (open_evicted), opens by hand, through libsegnet and the
+    # honest endpoint's still get in; some hang up; the rest expire (5 s).
+    seeds["seed-idle-connections-evicted"] = (
+        hdr + h_idle(16) + h_ctl_poll() + h_idle(8) + h_ctl_poll() + h_ctl_poll() +
+        h_open(by_hand=True) + h_idle(16) + h_open() + h_hang_up(4) + h_ctl_poll() +
+        h_idle(16) + h_honest_close() + h_honest_open() + h_op(H_HONEST) + b"\x01" +
+        (h_op(H_POLL, 15) + b"\xff") * 14 + h_ctl_poll())
     # An application gone between its OPEN and the answer: counted as
     # opened and never closed (host::an_application_gone_before_the_reply_opened_nothing).
     seeds["regress-open-reply-to-a-gone-application"] = hdr + h_open(die=True)
