@@ -406,12 +406,15 @@ static void ctl_handle_ep(struct host *h, uint32_t id)
 	host_ep_close(h, e, true);
 }
 
-/* Close pending connections that never sent their OPEN. */
+/* Close (and count) pending connections that never sent their OPEN. */
 static void ctl_expire(struct host *h, uint64_t now)
 {
-	for (int i = 0; i < HOST_PENDING_MAX; i++)
-		if (h->pending[i].fd >= 0 && now - h->pending[i].since > HOST_PENDING_NS)
-			ctl_pending_drop(h, &h->pending[i], true);
+	for (int i = 0; i < HOST_PENDING_MAX; i++) {
+		if (h->pending[i].fd < 0 || now - h->pending[i].since <= HOST_PENDING_NS)
+			continue;
+		ctl_pending_drop(h, &h->pending[i], true);
+		h->stats.open_expired++;
+	}
 }
 
 void ctl_poll(struct host *h, uint64_t now)

@@ -49,6 +49,7 @@ struct host_config {
 	X(open_bad_msg, "OPENs refused: malformed, bad sizes or wrong version") \
 	X(open_failed, "OPENs that failed in nicd (shared memory, eventfd, reply)") \
 	X(open_evicted, "connections closed before their OPEN to make room for a new one") \
+	X(open_expired, "connections closed for sending no OPEN within 5 s") \
 	X(sends, "sends taken from send rings to the NIC") \
 	X(send_invalid, "send descriptors refused: completed with SEGNET_EINVAL, or dropped " \
 			"uncompleted when their buffer is not the endpoint's or is in flight") \
