@@ -47,9 +47,8 @@
  * - an endpoint opened is another application's, or its object is not its
  *   own; an OPEN by hand, behind connections that never speak, is not
  *   answered within HOST_F_CTL_POLLS looks;
- * - open_evicted is less than the connections that never spoke nicd closed
- *   younger than HOST_PENDING_NS (which cannot have expired), or more than
- *   all those it closed;
+ * - the connections that never spoke nicd closed differ from those it
+ *   counted, open_evicted and open_expired;
  * - after an open or a close, the process has other descriptors than the
  *   host's, 3 per open endpoint and one per pending connection in nicd, 2
  *   per endpoint in the applications and the connections that never speak;
@@ -173,11 +172,9 @@ struct host_run {
 	struct host_f_app apps[HOST_F_APPS];	/* the hostile applications */
 	unsigned int cur;		/* the one acting */
 	int idle[HOST_F_IDLE_MAX];	/* connections that never speak */
-	uint64_t idle_at[HOST_F_IDLE_MAX];	/* ... made at */
 	unsigned int n_idle;		/* how many */
 	unsigned int idle_made;		/* ... made in all (hung up or not) */
 	uint64_t idle_closed;		/* of them, closed by nicd */
-	uint64_t idle_closed_young;	/* ... within HOST_PENDING_NS of their connect */
 	uint64_t now;			/* the clock */
 	uint64_t good_sent;		/* honest sends accepted */
 	uint64_t good_completed;	/* ... completed */
@@ -520,8 +517,8 @@ static void host_f_check_counts_common(struct host_run *r)
 
 /*
  * The connections that never speak: those nicd closed (seen once, then
- * closed here) were evicted (open_evicted) or, older than HOST_PENDING_NS,
- * maybe expired; and nicd evicted nothing else.
+ * closed here) were evicted (open_evicted) or expired (open_expired), and
+ * nicd evicted or expired nothing else (an opener sends its OPEN first).
  */
 static void host_f_check_idle(struct host_run *r)
 {
@@ -534,18 +531,15 @@ static void host_f_check_idle(struct host_run *r)
 	fuzz_check(poll(p, r->n_idle, 0) >= 0, "poll of the connections that never speak");
 	for (unsigned int i = 0; i < r->n_idle; i++) {
 		if (!(p[i].revents & (POLLRDHUP | POLLHUP))) {
-			r->idle_at[k] = r->idle_at[i];
 			r->idle[k++] = r->idle[i];
 			continue;
 		}
 		r->idle_closed++;
-		r->idle_closed_young += r->now - r->idle_at[i] <= HOST_PENDING_NS;
 		close(r->idle[i]);
 	}
 	r->n_idle = k;
-	fuzz_check(r->idle_closed_young <= st->open_evicted &&
-		   st->open_evicted <= r->idle_closed,
-		   "open_evicted counts the connections that never spoke nicd closed before they expired");
+	fuzz_check(r->idle_closed == st->open_evicted + st->open_expired,
+		   "open_evicted and open_expired count the connections that never spoke nicd closed");
 }
 
 /*
@@ -573,7 +567,7 @@ static void host_f_check_counts(struct host_run *r)
 	host_f_check_counts_common(r);
 	fuzz_check(!r->good || host_f_ep(r->h, r->good_id) != NULL,
 		   "the honest endpoint stays open");
-	if (r->n_idle)
+	if (r->idle_made)
 		host_f_check_idle(r);
 }
 
@@ -1066,7 +1060,6 @@ static void host_f_idle(struct host_run *r, uint8_t byte)
 		for (unsigned int i = 0; i < n; i++)
 			close(r->idle[i]);
 		memmove(r->idle, r->idle + n, (r->n_idle - n) * sizeof(r->idle[0]));
-		memmove(r->idle_at, r->idle_at + n, (r->n_idle - n) * sizeof(r->idle_at[0]));
 		r->n_idle -= n;
 		return;
 	}
@@ -1076,7 +1069,6 @@ static void host_f_idle(struct host_run *r, uint8_t byte)
 
 		fuzz_check(fd >= 0 && !connect(fd, (const struct sockaddr *)&sa, sizeof(sa)),
 			   "a connection reaches nicd's backlog");
-		r->idle_at[r->n_idle] = r->now;
 		r->idle[r->n_idle++] = fd;
 	}
 }
@@ -1225,7 +1217,7 @@ static void host_f_stop(struct host_run *r)
 		host_f_close(r, &r->apps[k], false);
 	host_f_poll(r, HOST_CTL_NS);
 	fuzz_check(host_open_count(r->h) == 0, "closing the sockets closes the endpoints");
-	if (r->n_idle)
+	if (r->idle_made)
 		host_f_check_idle(r);
 	host_f_check_fds(r);
 	while (r->n_idle)
