@@ -180,12 +180,25 @@ static inline void stub_look(void *arg)
 	host_poll(c->h, *c->now, &next);
 }
 
+/*
+ * poll, again when a signal interrupted it (libFuzzer's timer, even with
+ * timeout 0): what the descriptors say must not depend on when a signal came.
+ */
+static inline int stub_poll(struct pollfd *p, nfds_t n, int timeout_ms)
+{
+	int ret;
+
+	while ((ret = poll(p, n, timeout_ms)) < 0 && errno == EINTR)
+		;
+	return ret;
+}
+
 /* True when a socket of h has something for its next look. */
 static inline bool stub_ctl_ready(const struct host *h)
 {
 	struct pollfd p = { .fd = h->epoll_fd, .events = POLLIN };
 
-	return poll(&p, 1, 0) > 0;
+	return stub_poll(&p, 1, 0) > 0;
 }
 
 /*
@@ -208,7 +221,7 @@ static inline struct segnet_ep *stub_open_looking(struct host *h, void (*look)(v
 	struct pollfd p[2] = { { .fd = h->epoll_fd, .events = POLLIN },
 			       { .events = POLLIN } };
 	pthread_t t;
-	int ret, n;
+	int ret;
 
 	for (int i = 0; i < STUB_SETTLE_LOOKS && stub_ctl_ready(h); i++)
 		look(ctx);
@@ -221,13 +234,9 @@ static inline struct segnet_ep *stub_open_looking(struct host *h, void (*look)(v
 		errno = ret;
 		return NULL;
 	}
-	for (;;) {
-		n = poll(p, 2, -1);
-		if ((n < 0 && errno != EINTR) || (n > 0 && p[1].revents))
-			break;
-		if (n > 0 && p[0].revents)
+	while (stub_poll(p, 2, -1) > 0 && !p[1].revents)
+		if (p[0].revents)
 			look(ctx);
-	}
 	pthread_join(t, NULL);
 	close(op.done_fd);
 	errno = op.err;

@@ -528,7 +528,7 @@ static void host_f_check_idle(struct host_run *r)
 
 	for (unsigned int i = 0; i < r->n_idle; i++)
 		p[i] = (struct pollfd) { .fd = r->idle[i], .events = POLLRDHUP };
-	fuzz_check(poll(p, r->n_idle, 0) >= 0, "poll of the connections that never speak");
+	fuzz_check(stub_poll(p, r->n_idle, 0) >= 0, "poll of the connections that never speak");
 	for (unsigned int i = 0; i < r->n_idle; i++) {
 		if (!(p[i].revents & (POLLRDHUP | POLLHUP))) {
 			r->idle[k++] = r->idle[i];
@@ -750,6 +750,7 @@ static void host_f_send(struct host_run *r, struct fuzz_in *in, uint8_t arg)
 /* Hostile: push a descriptor of any fields. */
 static void host_f_raw_send(struct host_run *r, struct fuzz_in *in)
 {
+	struct host_f_app *a = host_f_cur(r);
 	struct ep_send_desc d;
 
 	d.buf = fuzz_u16(in);
@@ -763,8 +764,8 @@ static void host_f_raw_send(struct host_run *r, struct fuzz_in *in)
 	d.len = fuzz_u16(in);
 	d.reserved2 = fuzz_u16(in);
 	memset(d.args, fuzz_u8(in), sizeof(d.args));
-	if (host_f_cur(r)->base)
-		spsc_push(&host_f_cur(r)->v.send, &d);
+	if (a->base)
+		spsc_push(&a->v.send, &d);
 }
 
 /* Hostile: move an index of ring (arg & 3), its head (arg bit 2) or tail. */
