@@ -21,7 +21,7 @@
  * table has its row (test_man_logging checks both).
  */
 #define DP_LOG_TYPES(X) \
-	X(DATAPLANE_EAL, "segnet.dataplane.eal", "TSC rate, NUMA placement, EAL clean-up") \
+	X(DATAPLANE_EAL, "segnet.dataplane.eal", "TSC rate, NUMA placement, EAL clean-up, memif hang-ups") \
 	X(DATAPLANE_ETHDEV, "segnet.dataplane.ethdev", "port set-up, links, restarts, close") \
 	X(DATAPLANE_TELEMETRY, "segnet.dataplane.telemetry", "telemetry paths and keys refused") \
 	X(SWITCHD_DAEMON, "segnet.switchd.daemon", "switchd's ports and start-up") \
