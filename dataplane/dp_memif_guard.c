@@ -9,25 +9,25 @@
  * (lib/eal/linux/eal_interrupts.c, eal_intr_thread_main) then fails on the
  * closed descriptor and calls rte_panic: the whole process aborts.
  *
- * The executables that link this file (switchd, nicd: dp_memif_guard_dep)
- * define rte_intr_callback_register themselves and export it, so the
- * drivers, loaded as plugins, call it instead of the EAL's, which it calls
- * in turn. The memif driver's callback on a listening socket is
- * registered wrapped (the driver never unregisters it): the
- * wrapper runs it, watching what it registers; a registration whose
- * descriptor is closed (or is another file) when the callback returns is
- * unregistered at once, before the interrupt thread rebuilds its set, and
- * counted. See doc/operations.md (memif).
+ * The executables that link this file (dp_memif_guard_dep: switchd, nicd,
+ * segnet-replay, the tests' memif servers) define rte_intr_callback_register
+ * themselves and export it, so the drivers, loaded as plugins, call it
+ * instead of the EAL's, which it calls in turn. The memif driver's callback
+ * on a listening socket is registered wrapped (the driver never
+ * unregisters it): the wrapper runs it, watching what it registers; a
+ * registration whose descriptor is closed (or is another file) when the
+ * callback returns is unregistered at once, before the interrupt thread
+ * rebuilds its set, and logged with a count. See doc/operations.md (memif).
  */
 /* rte_intr_instance_alloc and the handle accessors are experimental in 22.11. */
 #define ALLOW_EXPERIMENTAL_API
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <string.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -63,17 +63,19 @@ static uint64_t dp_memif_guard_drops;
 /* The warnings about them: at most 5 a minute. */
 static struct dp_ratelimit dp_memif_guard_log = { .interval_ns = 60000000000ull, .burst = 5 };
 
-/* The EAL's rte_intr_callback_register. */
-static int (*dp_memif_guard_real(void))(const struct rte_intr_handle *,
-					 rte_intr_callback_fn, void *)
+/* The type of rte_intr_callback_register. */
+typedef int dp_memif_guard_register_fn(const struct rte_intr_handle *intr_handle,
+				       rte_intr_callback_fn cb, void *cb_arg);
+
+/* The EAL's rte_intr_callback_register (the next definition after this executable's). */
+static dp_memif_guard_register_fn *dp_memif_guard_real(void)
 {
-	static int (*real)(const struct rte_intr_handle *, rte_intr_callback_fn, void *);
+	static dp_memif_guard_register_fn *real;
 	void *sym;
 
 	if (!__atomic_load_n(&real, __ATOMIC_ACQUIRE)) {
 		sym = dlsym(RTLD_NEXT, "rte_intr_callback_register");
-		__atomic_store_n(&real, (int (*)(const struct rte_intr_handle *,
-						 rte_intr_callback_fn, void *))(uintptr_t)sym,
+		__atomic_store_n(&real, (dp_memif_guard_register_fn *)(uintptr_t)sym,
 				 __ATOMIC_RELEASE);
 	}
 	return __atomic_load_n(&real, __ATOMIC_ACQUIRE);
@@ -100,6 +102,7 @@ static bool dp_memif_guard_same(const struct dp_memif_guard_reg *reg)
 	return !fstat(reg->fd, &st) && st.st_dev == reg->dev && st.st_ino == reg->ino;
 }
 
+/* Monotonic time in ns, for the rate limit. */
 static uint64_t dp_memif_guard_now(void)
 {
 	struct timespec ts;
@@ -159,11 +162,11 @@ static void dp_memif_guard_note(struct dp_memif_guard_reg *reg,
 					    .ino = st.st_ino, .cb = cb, .cb_arg = cb_arg };
 }
 
+/* The EAL's function for every caller, the memif listener's callback wrapped. */
 int rte_intr_callback_register(const struct rte_intr_handle *intr_handle,
 			       rte_intr_callback_fn cb, void *cb_arg)
 {
-	int (*real)(const struct rte_intr_handle *, rte_intr_callback_fn, void *) =
-		dp_memif_guard_real();
+	dp_memif_guard_register_fn *real = dp_memif_guard_real();
 	struct dp_memif_guard *g;
 	int ret;
 
