@@ -54,6 +54,13 @@ struct sn_conn;
 /* Boot nonces of a peer's earlier processes a connection remembers (their FRESH frames are stale). */
 #define SN_OLD_NONCES 4
 
+/*
+ * How far (either way) a frame's epoch may be from its connection's to be
+ * compared with it when the frame does not name the pair of processes;
+ * farther, it is of another pair (doc/protocol.md, connection epochs).
+ */
+#define SN_EPOCH_REACH 32
+
 /* Endpoints of this node a connection refuses data for at once (doc/protocol.md, push-back). */
 #define SN_RX_BLOCKS 8
 

@@ -477,8 +477,23 @@ static enum pipeline_epoch pipeline_rx_stale(struct pipeline *pl, struct sn_conn
 	return PIPELINE_EPOCH_STALE;
 }
 
+uint16_t pipeline_pair_epoch(uint16_t a, uint16_t b)
+{
+	uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+
+	return (uint16_t)(((lo << 16 | hi) * 0x9E3779B1u) >> 16);	/* Knuth's multiplier */
+}
+
+/* True when epoch e is too far from c's to be compared: of another pair of processes. */
+static bool pipeline_epoch_beyond_reach(const struct sn_conn *c, uint16_t e)
+{
+	int16_t d = (int16_t)(e - c->epoch);
+
+	return c->fresh_seen != SN_FRESH_NONE && (d > SN_EPOCH_REACH || d < -SN_EPOCH_REACH);
+}
+
 enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *c,
-				      uint16_t epoch, uint64_t now)
+				      uint16_t epoch, bool named, uint64_t now)
 {
 	if (!c->epoch_known || epoch == c->epoch) {
 		if (!c->epoch_known)
@@ -488,13 +503,15 @@ enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *c,
 		c->rx_heard = true;
 		return PIPELINE_EPOCH_CURRENT;
 	}
+	if (!named && pipeline_epoch_beyond_reach(c, epoch))
+		return PIPELINE_EPOCH_OTHER_PAIR;
 	if (pipeline_epoch_newer(pl, c, epoch)) {
 		pipeline_conn_restart(pl, c, now);
 		c->epoch = epoch;
 		c->rx_heard = true;
 		return PIPELINE_EPOCH_NEWER;
 	}
-	return pipeline_rx_stale(pl, c, now);
+	return named ? PIPELINE_EPOCH_STALE : pipeline_rx_stale(pl, c, now);
 }
 
 /*
@@ -637,8 +654,10 @@ enum pipeline_epoch pipeline_rx_fresh(struct pipeline *pl, struct sn_conn *c,
 		pipeline_conn_reset(pl, c, true, now);
 		r = PIPELINE_EPOCH_FRESH_RESTART;
 	}
+	if (!c->epoch_known)	/* both ends new: the pair's first epoch */
+		c->epoch = pipeline_pair_epoch(pl->nonce, nonce);
 	pipeline_note_nonce(c, nonce);
-	c->epoch_known = true;	/* both ends fresh: this one's epoch stands */
+	c->epoch_known = true;
 	c->rx_heard = true;
 	return r;
 }

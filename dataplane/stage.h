@@ -153,6 +153,8 @@ enum pipeline_epoch {
 	PIPELINE_EPOCH_NEWER,	/* the peer restarted it: restarted here too, take the frame */
 	PIPELINE_EPOCH_STALE,	/* from before a reset: drop the frame whole */
 	PIPELINE_EPOCH_FRESH_RESTART,	/* FRESH, of a new process of the peer: restarted, take it */
+	PIPELINE_EPOCH_OTHER_PAIR,	/* beyond SN_EPOCH_REACH: of another pair of
+					 * processes as far as conn can tell: drop it */
 };
 
 /* A pipeline: the stages of one virtual network and its connections. */
@@ -160,6 +162,8 @@ struct pipeline {
 	char name[16];			/* "vnet3": its counters' key (as in telemetry) */
 	uint16_t vnet;			/* virtual network it serves */
 	uint16_t self;			/* this node's id */
+	uint16_t nonce;			/* this process's boot nonce (0 unless set):
+					 * with the peer's, a new pair's first epoch */
 	uint16_t n_nodes;		/* peers: 0 .. n_nodes-1 */
 	unsigned int n_stages;		/* stages[0] is the top */
 	struct stage stages[STAGE_MAX];	/* the stages */
@@ -248,14 +252,28 @@ void pipeline_conn_reset(struct pipeline *pl, struct sn_conn *conn, bool new_epo
 void pipeline_conn_start_over(struct pipeline *pl, struct sn_conn *conn, uint64_t now);
 
 /*
+ * The first epoch of a new pair of processes: a hash of both boot nonces
+ * (either order), so that the epochs of pairs that are gone are far from
+ * it (doc/protocol.md, connection epochs). 0 for two nonces 0.
+ */
+uint16_t pipeline_pair_epoch(uint16_t a, uint16_t b);
+
+/*
  * Check the epoch of a frame from conn's peer before anything in it is used
  * (doc/protocol.md, connection epochs). A first epoch is adopted; a newer
  * one restarts conn and is adopted (not moved on); a stale frame is for the
  * caller to drop, and conn answers it with an ack-only frame at once so a
- * peer that missed the reset learns the current epoch.
+ * peer that missed the reset learns the current epoch. named: the frame
+ * names both processes of conn's pair (a WELCOME of the peer's process
+ * conn knows, to this one): its epoch is compared however far, and a
+ * stale one gets no ack-only answer (the caller answers with a WELCOME).
+ * Otherwise, while conn knows its peer's process, an epoch more than
+ * SN_EPOCH_REACH away is of another pair (OTHER_PAIR): for the caller to
+ * drop and answer by introducing this process (a FRESH frame), which the
+ * peer's process answers with a WELCOME that names the pair.
  */
 enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *conn,
-				      uint16_t epoch, uint64_t now);
+				      uint16_t epoch, bool named, uint64_t now);
 
 /*
  * The same for a frame flagged FRESH (its sender's connection knows no epoch
@@ -267,7 +285,8 @@ enum pipeline_epoch pipeline_rx_epoch(struct pipeline *pl, struct sn_conn *conn,
  * restart (no answer: the caller's WELCOME says RESTART); otherwise conn
  * holds state of an earlier process of the peer: it restarts at the next
  * epoch and takes the frame (FRESH_RESTART). Taken, conn knows its epoch
- * from then on, and the caller answers with a WELCOME.
+ * from then on, and the caller answers with a WELCOME; a conn that knew
+ * none takes the pair's first epoch (pipeline_pair_epoch).
  */
 enum pipeline_epoch pipeline_rx_fresh(struct pipeline *pl, struct sn_conn *conn,
 				      uint16_t nonce, uint64_t now);

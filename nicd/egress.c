@@ -217,6 +217,17 @@ void nic_send_welcome(struct nic *nic, struct sn_conn *conn, uint16_t nonce, boo
 		nic->stats.welcome_sent++;
 }
 
+void nic_send_intro(struct nic *nic, struct sn_conn *conn, uint64_t now)
+{
+	struct proto_pkt p = {
+		.type = PROTO_T_QACK, .flags = PROTO_F_FRESH, .src_node = nic->id,
+		.dst_node = conn->peer, .vnet = conn->vnet, .epoch = nic->boot_nonce,
+	};
+
+	if (nic_emit(nic, nic->quick, &p, now))
+		nic->stats.intro_sent++;
+}
+
 void nic_send_control(struct nic *nic, struct proto_pkt *p, uint64_t now)
 {
 	nic_emit(nic, nic->quick, p, now);

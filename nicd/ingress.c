@@ -152,14 +152,21 @@ static bool nic_rx_epoch(struct nic *nic, struct nic_vnet *v, struct sn_conn *co
 		r = pipeline_rx_welcome(v->pl, conn, p->epoch, p->handler,
 					p->flags & PROTO_F_RESTART, now);
 	} else {
+		/* a WELCOME here names this process and the peer's conn knows */
 		r = fresh ? pipeline_rx_fresh(v->pl, conn, p->epoch, now) :
-			    pipeline_rx_epoch(v->pl, conn, p->epoch, now);
+			    pipeline_rx_epoch(v->pl, conn, p->epoch, welcome, now);
 	}
 	switch (r) {
 	case PIPELINE_EPOCH_STALE:
 		nic->stats.rx_stale_epoch++;
 		if (fresh)
 			nic_send_welcome(nic, conn, p->epoch, true, now);
+		else if (welcome)
+			nic_send_welcome(nic, conn, conn->fresh_nonce, false, now);
+		return false;
+	case PIPELINE_EPOCH_OTHER_PAIR:
+		nic->stats.rx_other_pair++;
+		nic_send_intro(nic, conn, now);
 		return false;
 	case PIPELINE_EPOCH_NEWER:
 		nic->stats.epoch_restarts++;

@@ -278,6 +278,7 @@ int nic_add_vnet(struct nic *nic, uint16_t vnet, const char *spec,
 			     nic->cfg.max_nodes, &env, err, errlen);
 	if (!pl)
 		return -errno;
+	pl->nonce = nic->boot_nonce;
 	nic->vnets[nic->n_vnets++] = (struct nic_vnet) { .vnet = vnet, .pl = pl };
 	return 0;
 }

@@ -94,6 +94,7 @@ struct nic_msg {
 	X(ep_blocks_full, "refusals that could not name their endpoint (all the connection's blocks in use): the packet keeps its number") \
 	X(rx_over_promise, "data frames taken for an endpoint without a receive buffer: a later message for it waited in order already (held back in nicd)") \
 	X(rx_stale_epoch, "frames of a connection dropped whole: from before a reset (an older epoch); an ack-only frame answers") \
+	X(rx_other_pair, "frames of a connection dropped whole: their epoch too far from its own, of another pair of processes (one that is gone); a FRESH QACK that introduces this process answers (intro_sent)") \
 	X(rx_before_join, "frames received before the NIC had an id") \
 	X(rx_data, "data frames for this node (BREQ + QREQ), taken or refused") \
 	X(rx_acks, "BACKs and QACKs for this node (DOWN notices apart)") \
@@ -133,6 +134,7 @@ struct nic_msg {
 	X(rx_fresh_data, "of those, data frames and markers not taken into their pipeline (a BREQ gets a NACK): their sender sends them again in the epoch its WELCOME gives") \
 	X(fresh_restarts, "connections restarted by a FRESH frame of a new process of the peer: they held an earlier one's state (its DOWN notice was lost)") \
 	X(welcome_sent, "WELCOMEs sent: answers to a FRESH frame taken, with the epoch for its sender to take") \
+	X(intro_sent, "FRESH QACKs sent by a connection that knows its epoch, answering a frame of another pair (rx_other_pair): the peer's WELCOME names both processes") \
 	X(rx_welcome, "WELCOMEs taken by a connection that knew no epoch: it took the epoch") \
 	X(rx_unwelcome, "frames dropped by a connection that knows no epoch yet (not a WELCOME of its own nonce); a FRESH ack-only frame answers") \
 	X(ack_contradictions, "connections restarted by an acknowledgment of packets they numbered and never sent (or sent only FRESH, never taken): the peer's state was of another numbering") \

@@ -178,6 +178,15 @@ void nic_send_no_vnet(struct nic *nic, const struct proto_pkt *data, uint64_t no
 void nic_send_welcome(struct nic *nic, struct sn_conn *conn, uint16_t nonce, bool restart,
 		      uint64_t now);
 
+/*
+ * Introduce this process to conn's peer, whose frame was of another pair
+ * of processes as far as conn can tell: a QACK flagged FRESH with this
+ * process's boot nonce and no acknowledgment (conn's receive state may be
+ * of another pair's numbering), which the peer answers with a WELCOME that
+ * names both processes (doc/protocol.md, connection epochs).
+ */
+void nic_send_intro(struct nic *nic, struct sn_conn *conn, uint64_t now);
+
 /* Egress: send a frame the NIC originates (CFG, HELLO) on the quick port. */
 void nic_send_control(struct nic *nic, struct proto_pkt *p, uint64_t now);
 

@@ -80,15 +80,19 @@ enum proto_flag {
 	PROTO_F_NO_VNET = 1u << 8,	/* QACK from a node: it does not serve the
 					 * vnet of the data frame it answers */
 	PROTO_F_FRESH = 1u << 9,	/* BREQ/BACK/QREQ/QACK from a node: its connection
-					 * knows no epoch yet; epoch holds its boot nonce */
+					 * knows no epoch yet (or, a QACK without ACK,
+					 * took the receiver's frame for another pair's
+					 * and introduces its process); epoch holds its
+					 * boot nonce */
 	PROTO_F_RESTART = 1u << 10,	/* with WELCOME only: the sender took the FRESH
 					 * frames of the receiver's process before a restart
 					 * of its own: the receiver's connection, which
 					 * knows no epoch, restarts too */
-	PROTO_F_WELCOME = 1u << 11,	/* QACK from a node that took a FRESH frame:
-					 * pkt_num holds the receiver's boot nonce it
-					 * took, handler the sender's; a connection that
-					 * knows no epoch takes one only from this */
+	PROTO_F_WELCOME = 1u << 11,	/* QACK from a node that took a FRESH frame (or
+					 * answers one whose epoch is of another pair
+					 * of processes): pkt_num holds the receiver's
+					 * boot nonce, handler the sender's; a connection
+					 * that knows no epoch takes one only from this */
 	PROTO_F_REFUSED = 1u << 12,	/* BACK (with NACK), QACK: the receiving endpoint
 					 * refused packet pkt_num, whose number is not
 					 * taken: make it a marker, send its message again;

@@ -78,13 +78,13 @@ field("flag_abandoned", ProtoField.bool("segnet.flags.abandoned",
 field("flag_no_vnet", ProtoField.bool("segnet.flags.no_vnet",
 	"No vnet (the target does not serve the virtual network)", 16, nil, 0x0100))
 field("flag_fresh", ProtoField.bool("segnet.flags.fresh",
-	"Fresh (the connection knows no epoch yet: the epoch field holds a boot nonce)",
+	"Fresh (the connection knows no epoch yet, or introduces its process: the epoch field holds a boot nonce)",
 	16, nil, 0x0200))
 field("flag_restart", ProtoField.bool("segnet.flags.restart",
 	"Restart (a WELCOME to a FRESH frame of a nonce retired: the connection restarts)",
 	16, nil, 0x0400))
 field("flag_welcome", ProtoField.bool("segnet.flags.welcome",
-	"Welcome (answers a FRESH frame taken: the epoch to take, two boot nonces)",
+	"Welcome (answers a FRESH frame taken, or a frame of another pair of processes: the epoch, two boot nonces)",
 	16, nil, 0x0800))
 field("flag_refused", ProtoField.bool("segnet.flags.refused",
 	"Refused (the endpoint refused the packet: its message comes again under a later number)",

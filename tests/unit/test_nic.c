@@ -2442,7 +2442,7 @@ Test(nic, a_fresh_nics_first_unreliable_message_is_not_taken_as_stale)
 	t_push_down(tp.port[0], T_NODE, T_PEER);
 	t_pair_run(&tp, 1);
 	cr_assert(nic_is_up(tp.nic[1]));
-	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, 1);
+	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, (uint16_t)(pipeline_pair_epoch(1, 2) + 1));
 	fresh = nic_stats(tp.nic[0])->rx_fresh;
 	t_pair_send(&tp, 1, SN_CHAN_QUICK, 1);
 	t_pair_run(&tp, 5);
@@ -2456,7 +2456,7 @@ Test(nic, a_fresh_nics_first_unreliable_message_is_not_taken_as_stale)
 	t_pair_run(&tp, 5);
 	cr_assert_eq(seen[1].n_delivered, 1);
 	cr_assert(t_pair_conn(&tp, 1)->epoch_known);
-	cr_assert_eq(t_pair_conn(&tp, 1)->epoch, 1);
+	cr_assert_eq(t_pair_conn(&tp, 1)->epoch, (uint16_t)(pipeline_pair_epoch(1, 2) + 1));
 	t_pair_done(&tp, avail);
 }
 
@@ -2736,7 +2736,8 @@ Test(nic, a_fresh_frame_of_a_new_process_restarts_a_connection_in_use)
  * Two NICs that start together (conf3) send each other a quick message in
  * the same slot, and T_NODE a bulk one: both quick frames say FRESH and
  * cross. Everything arrives, nothing restarts, and both ends know one
- * epoch (0).
+ * epoch: the first of their pair of processes (pipeline_pair_epoch of
+ * their nonces, 1 and 2).
  */
 Test(nic, two_fresh_nics_agree_on_an_epoch)
 {
@@ -2755,7 +2756,7 @@ Test(nic, two_fresh_nics_agree_on_an_epoch)
 	for (int k = 0; k < 2; k++) {
 		cr_assert_eq(seen[k].status[0], SN_OK, "side %d: %d", k, seen[k].status[0]);
 		cr_assert(t_pair_conn(&tp, k)->epoch_known, "side %d", k);
-		cr_assert_eq(t_pair_conn(&tp, k)->epoch, 0, "side %d", k);
+		cr_assert_eq(t_pair_conn(&tp, k)->epoch, pipeline_pair_epoch(1, 2), "side %d", k);
 		cr_assert_eq(nic_stats(tp.nic[k])->epoch_restarts, 0);
 		cr_assert_eq(nic_stats(tp.nic[k])->fresh_restarts, 0);
 		cr_assert_eq(nic_stats(tp.nic[k])->rx_stale_epoch, 0);
@@ -3678,6 +3679,46 @@ static void t_pair_message(struct t_pair *tp, struct t_seen *seen, int k, uintpt
 }
 
 /*
+ * T_PEER's message `cookie` completes, OK only if delivered (it may fail
+ * SN_ERR_DOWN: a connection restarted), and the next one, cookie + 1,
+ * completes OK and arrives once.
+ */
+static void t_pair_settles(struct t_pair *tp, struct t_seen *seen, uintptr_t cookie)
+{
+	unsigned int before = seen[0].n_delivered;
+
+	t_pair_message(tp, seen, 1, cookie, NULL, NULL);
+	cr_assert_geq(seen[1].status[cookie - 1], 0, "message %lu never completed (T_NODE rx_base %u mask %x)",
+		      (unsigned long)cookie, t_pair_conn(tp, 0)->rx_base, t_pair_conn(tp, 0)->rx_mask);
+	cr_assert(seen[1].status[cookie - 1] != SN_OK || seen[0].n_delivered == before + 1,
+		  "message %lu completed OK and was never delivered", (unsigned long)cookie);
+	before = seen[0].n_delivered;
+	t_pair_message(tp, seen, 1, cookie + 1, NULL, NULL);
+	cr_assert_eq(seen[1].status[cookie], SN_OK, "message %lu: %d (T_NODE epoch %u, T_PEER epoch %u)",
+		     (unsigned long)cookie + 1, seen[1].status[cookie], t_pair_conn(tp, 0)->epoch,
+		     t_pair_conn(tp, 1)->epoch);
+	cr_assert_eq(seen[0].n_delivered, before + 1, "message %lu not delivered",
+		     (unsigned long)cookie + 1);
+}
+
+/*
+ * A t_pair_open pair exchanges message 1; T_PEER's process restarts
+ * (nonce 5) and sends M (cookie 2), whose first frame (FRESH) it returns,
+ * held; M completes OK through its retransmission.
+ */
+static struct rte_mbuf *t_pair_hold_fresh_of_5(struct t_pair *tp, struct t_seen *seen)
+{
+	struct rte_mbuf *held = NULL;
+
+	t_pair_exchange(tp, seen, 1, "first");
+	t_pair_new_process(tp, 1, 5);
+	t_pair_message(tp, seen, 1, 2, t_is_fresh_qreq1, &held);
+	cr_assert_not_null(held);
+	cr_assert_eq(seen[1].status[1], SN_OK);
+	return held;
+}
+
+/*
  * The tagged stress (T_PROC=3 T_PNOTICE=0, conf4-sr seed 103): a FRESH
  * frame of T_PEER's process held late reaches a process of T_NODE that
  * started after T_PEER's next one, every notice lost. P1 (T_PEER's first
@@ -3713,14 +3754,7 @@ Test(nic, a_late_fresh_frame_reaching_a_process_started_after_it_delivers_nothin
 		    (unsigned long long)nic_stats(tp.nic[0])->fresh_restarts,
 		    (unsigned long long)nic_stats(tp.nic[0])->rx_fresh_data, seen[0].n_delivered);
 	cr_assert_eq(seen[0].n_delivered, before, "P1 delivered again by a process that never knew its sender");
-	t_pair_message(&tp, seen, 1, 3, NULL, NULL);			/* Q2 */
-	cr_assert_geq(seen[1].status[2], 0, "Q2 never completed");
-	cr_assert(seen[1].status[2] != SN_OK || seen[0].n_delivered == before + 1,
-		  "Q2 completed OK and was never delivered");
-	before = seen[0].n_delivered;
-	t_pair_message(&tp, seen, 1, 4, NULL, NULL);			/* Q3 */
-	cr_assert_eq(seen[1].status[3], SN_OK, "Q3: %d", seen[1].status[3]);
-	cr_assert_eq(seen[0].n_delivered, before + 1, "Q3 not delivered");
+	t_pair_settles(&tp, seen, 3);					/* Q2, Q3 */
 	t_pair_free(&tp);
 }
 
@@ -3738,20 +3772,20 @@ Test(nic, a_late_fresh_frame_reaching_a_process_started_after_it_delivers_nothin
  * next message, waited behind the hole at 1 for ever (never completed). Now
  * a WELCOME from a process the connection holds no state of is news of that
  * process, as its FRESH frame would be: T_PEER restarts (fresh_restarts),
- * and N leaves as packet 1 of epoch 2, which T_NODE takes as newer.
+ * and N leaves as packet 1 of epoch 2. T_NODE took the first epoch of its
+ * pair with nonce 5 (pipeline_pair_epoch), beyond SN_EPOCH_REACH of 2: N's
+ * frame is of another pair as far as it can tell, dropped and answered
+ * with a FRESH QACK that introduces nonce 6; T_PEER's WELCOME to it names
+ * both processes, so T_NODE compares its epoch however far: older, it
+ * answers with a WELCOME of its own, which T_PEER takes as newer (N fails
+ * SN_ERR_DOWN, undelivered); the next message, O, arrives.
  */
 Test(nic, a_welcome_from_a_process_the_connection_never_knew_restarts_it)
 {
-	struct rte_mbuf *held = NULL;
 	struct t_pair tp;
 	struct t_seen *seen = t_pair_open(&tp);
-	unsigned int before;
+	struct rte_mbuf *held = t_pair_hold_fresh_of_5(&tp, seen);	/* M */
 
-	t_pair_exchange(&tp, seen, 1, "first");
-	t_pair_new_process(&tp, 1, 5);
-	t_pair_message(&tp, seen, 1, 2, t_is_fresh_qreq1, &held);	/* M */
-	cr_assert_not_null(held);
-	cr_assert_eq(seen[1].status[1], SN_OK);
 	cr_assert_eq(t_pair_conn(&tp, 1)->epoch, 1);
 	t_pair_new_process(&tp, 0, 6);
 	t_pair_run(&tp, 1);					/* it joins */
@@ -3761,11 +3795,102 @@ Test(nic, a_welcome_from_a_process_the_connection_never_knew_restarts_it)
 		    t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 0)->rx_base,
 		    t_pair_conn(&tp, 1)->epoch, t_pair_conn(&tp, 1)->tx_next,
 		    (unsigned long long)nic_stats(tp.nic[1])->fresh_restarts);
+	t_pair_settles(&tp, seen, 3);					/* N, O */
+	t_pair_free(&tp);
+}
+
+/*
+ * The tagged stress (T_REJOIN=3 T_PROC=1 T_PNOTICE=5, conf4-sr seed 104):
+ * a frame (not FRESH) of a pair of processes that are both gone, held
+ * late, reaches the new pair. T_PEER's rejoin takes the first pair (nonces
+ * 0 and 0) to epoch 1, and M, packet 1 of epoch 1, is delivered by its
+ * retransmission while its first frame is held. Both processes restart
+ * (nonces 5 and 6), and the new pair exchanges Q1; then M's frame arrives.
+ * When every new pair started its epochs at 0, epoch 1 was newer: T_NODE
+ * restarted into it and delivered M again, after Q1, from a process that
+ * is gone. Now the new pair's first epoch is pipeline_pair_epoch(5, 6),
+ * and 1 is beyond SN_EPOCH_REACH of it: of another pair, dropped
+ * (rx_other_pair); nothing restarts, and Q2 arrives.
+ */
+Test(nic, a_late_frame_of_a_gone_pair_of_processes_restarts_nothing)
+{
+	struct rte_mbuf *held = NULL;
+	struct t_pair tp;
+	struct t_seen *seen = t_pair_open(&tp);
+	uint64_t restarts;
+	unsigned int before;
+
+	t_pair_exchange(&tp, seen, 1, "first");
+	t_pair_peer_returns(&tp);
+	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, 1);
+	cr_assert_eq(t_pair_conn(&tp, 1)->epoch, 1);
+	t_pair_message(&tp, seen, 1, 2, t_is_first_qreq1, &held);	/* M */
+	cr_assert_not_null(held);
+	cr_assert_eq(seen[1].status[1], SN_OK);
+	t_pair_new_process(&tp, 1, 5);
+	t_pair_new_process(&tp, 0, 6);
+	t_pair_message(&tp, seen, 1, 3, NULL, NULL);			/* Q1 */
+	cr_assert_eq(seen[1].status[2], SN_OK);
 	before = seen[0].n_delivered;
-	t_pair_message(&tp, seen, 1, 3, NULL, NULL);			/* N */
-	cr_assert_eq(seen[1].status[2], SN_OK, "N: %d (T_NODE rx_base %u mask %x)",
-		     seen[1].status[2], t_pair_conn(&tp, 0)->rx_base, t_pair_conn(&tp, 0)->rx_mask);
-	cr_assert_eq(seen[0].n_delivered, before + 1, "N not delivered");
+	restarts = nic_stats(tp.nic[0])->epoch_restarts;
+	tport_push(tp.port[0], held);				/* M's frame, at last */
+	t_pair_run(&tp, 3);
+	cr_log_info("late frame: T_NODE epoch %u epoch_restarts %llu rx_other_pair %llu, deliveries %u",
+		    t_pair_conn(&tp, 0)->epoch,
+		    (unsigned long long)nic_stats(tp.nic[0])->epoch_restarts,
+		    (unsigned long long)nic_stats(tp.nic[0])->rx_other_pair, seen[0].n_delivered);
+	cr_assert_eq(seen[0].n_delivered, before, "M delivered again, after Q1, by the new pair");
+	cr_assert_eq(nic_stats(tp.nic[0])->epoch_restarts, restarts,
+		     "a frame of the gone pair restarted the new pair's connection");
+	cr_assert_eq(nic_stats(tp.nic[0])->rx_other_pair, 1);
+	t_pair_message(&tp, seen, 1, 4, NULL, NULL);			/* Q2 */
+	cr_assert_eq(seen[1].status[3], SN_OK, "Q2: %d", seen[1].status[3]);
+	cr_assert_eq(seen[0].n_delivered, before + 1, "Q2 not delivered");
+	t_pair_free(&tp);
+}
+
+/*
+ * The way back: a process that took a gone process for its peer. T_PEER's
+ * process 5 sends M, whose first frame (FRESH) is held; its process 7
+ * follows, and T_NODE's process (nonce 0) restarts for it. Then T_NODE's
+ * process restarts (nonce 6), every notice lost, and M's late FRESH frame
+ * reaches it first: both ends new as far as it can tell, it takes nonce 5
+ * for its peer's and the pair's first epoch, pipeline_pair_epoch(6, 5),
+ * and welcomes 5 (which process 7 drops). Process 7 knows its epoch from
+ * nonce 0 and sends N: its epoch is beyond reach of T_NODE's, of another
+ * pair. Answered by a WELCOME of the pair T_NODE holds (nonces 5 and 6),
+ * which process 7 drops as to an earlier process of its node, the two
+ * ends dropped each other's frames for ever (N and every later message
+ * gave up, SN_ERR_RETRIES). Answered by a FRESH QACK that introduces
+ * nonce 6, process 7 takes it as news of a new process (it restarts: N
+ * fails SN_ERR_DOWN), and its WELCOME, naming 6 and 7, is news of 7 at
+ * T_NODE (it restarts too); then each end knows the other's process, and
+ * O's frame, still of another pair, is answered until one end takes the
+ * other's epoch (here T_PEER, by the WELCOMEs' compare: O fails
+ * SN_ERR_DOWN). P, sent after, arrives.
+ */
+Test(nic, a_process_that_took_a_gone_process_for_its_peer_is_welcomed_by_the_live_one)
+{
+	struct t_pair tp;
+	struct t_seen *seen = t_pair_open(&tp);
+	struct rte_mbuf *held = t_pair_hold_fresh_of_5(&tp, seen);	/* M */
+
+	t_pair_new_process(&tp, 1, 7);
+	t_pair_message(&tp, seen, 1, 3, NULL, NULL);			/* L */
+	cr_assert_eq(seen[1].status[2], SN_OK);
+	t_pair_new_process(&tp, 0, 6);
+	t_pair_run(&tp, 1);					/* it joins */
+	tport_push(tp.port[0], held);				/* M's FRESH frame, at last */
+	t_pair_run(&tp, 1);
+	cr_assert_eq(t_pair_conn(&tp, 0)->fresh_nonce, 5);
+	t_pair_message(&tp, seen, 1, 4, NULL, NULL);			/* N */
+	cr_log_info("N %d; T_NODE epoch %u nonce %u rx_other_pair %llu; T_PEER epoch %u nonce %u",
+		    seen[1].status[3], t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 0)->fresh_nonce,
+		    (unsigned long long)nic_stats(tp.nic[0])->rx_other_pair,
+		    t_pair_conn(&tp, 1)->epoch, t_pair_conn(&tp, 1)->fresh_nonce);
+	cr_assert_geq(seen[1].status[3], 0, "N never completed");
+	t_pair_settles(&tp, seen, 5);					/* O, P */
+	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 1)->epoch, "the ends' epochs differ");
 	t_pair_free(&tp);
 }
 

@@ -282,15 +282,17 @@ static void t_send(struct t_net *net, int a, int n, uint8_t chan, uint16_t flags
 	pipeline_tx(net->side[a].pl, pkts, (uint16_t)n, net->now);
 }
 
-/* Hand a frame to its receiver's pipeline, as split does (a stale one is dropped). */
+/* Hand a frame to its receiver's pipeline, as split does (stale or of another pair: dropped). */
 static void t_rx_frame(struct t_net *net, const struct t_frame *f)
 {
 	struct t_side *s = &net->side[f->to];
 	struct sn_conn *c = pipeline_conn(s->pl, f->from);
+	enum pipeline_epoch r;
 	struct sn_pkt *p;
 
 	cr_assert_not_null(c);
-	if (pipeline_rx_epoch(s->pl, c, f->h.epoch, net->now) == PIPELINE_EPOCH_STALE)
+	r = pipeline_rx_epoch(s->pl, c, f->h.epoch, false, net->now);
+	if (r == PIPELINE_EPOCH_STALE || r == PIPELINE_EPOCH_OTHER_PAIR)
 		return;
 	p = t_pkt_new(net);
 	p->h = f->h;
@@ -2159,21 +2161,21 @@ Test(stages, epochs_half_the_range_apart_go_to_the_lower_node)
 	t_set_epoch(net, 0, 0x0005);
 	t_set_epoch(net, 1, 0x8005);
 	/* Node 1 sees node 0's 0x0005: node 0 is the lower id, so it is newer. */
-	cr_assert_eq(pipeline_rx_epoch(net->side[1].pl, t_conn(net, 1), 0x0005, net->now),
+	cr_assert_eq(pipeline_rx_epoch(net->side[1].pl, t_conn(net, 1), 0x0005, false, net->now),
 		     PIPELINE_EPOCH_NEWER);
 	cr_assert_eq(t_conn(net, 1)->epoch, 0x0005, "adopted as it is, not moved on");
 	/* Node 0 sees node 1's 0x8005: node 1 is the higher id, so it is stale. */
-	cr_assert_eq(pipeline_rx_epoch(net->side[0].pl, t_conn(net, 0), 0x8005, net->now),
+	cr_assert_eq(pipeline_rx_epoch(net->side[0].pl, t_conn(net, 0), 0x8005, false, net->now),
 		     PIPELINE_EPOCH_STALE);
 	cr_assert_eq(t_conn(net, 0)->epoch, 0x0005);
 	cr_assert_eq(t_pending_acks(net, 0), 1, "the stale frame is answered by an ack");
 	cr_assert_eq(t_wire_peek(net, 0)->h.epoch, 0x0005);
-	cr_assert_eq(pipeline_rx_epoch(net->side[0].pl, t_conn(net, 0), 0x8004, net->now),
+	cr_assert_eq(pipeline_rx_epoch(net->side[0].pl, t_conn(net, 0), 0x8004, false, net->now),
 		     PIPELINE_EPOCH_NEWER, "short of half the range");
 	t_set_epoch(net, 1, 0xFFFF);
-	cr_assert_eq(pipeline_rx_epoch(net->side[1].pl, t_conn(net, 1), 0x0001, net->now),
+	cr_assert_eq(pipeline_rx_epoch(net->side[1].pl, t_conn(net, 1), 0x0001, false, net->now),
 		     PIPELINE_EPOCH_NEWER, "0x0001 is after 0xFFFF");
-	cr_assert_eq(pipeline_rx_epoch(net->side[1].pl, t_conn(net, 1), 0xFFFF, net->now),
+	cr_assert_eq(pipeline_rx_epoch(net->side[1].pl, t_conn(net, 1), 0xFFFF, false, net->now),
 		     PIPELINE_EPOCH_STALE, "0xFFFF is before 0x0001");
 	t_wire_lose_all(net);
 	t_net_free(net);
@@ -2314,7 +2316,8 @@ static enum pipeline_epoch t_inject_fresh(struct t_net *net, uint8_t to, uint32_
 
 /*
  * What a FRESH frame does by what its connection holds: a new connection
- * takes it and keeps its own epoch (0: both ends fresh agree on it); the
+ * takes it and the first epoch of the pair of processes (both ends fresh
+ * agree on it: pipeline_pair_epoch of both nonces, here 0 and 0xA); the
  * same nonce again is taken; after a reset, that nonce is from before it
  * (stale: dropped; the NIC answers with a WELCOME that says RESTART, the
  * pipeline sends nothing), while another one (the
@@ -2326,11 +2329,12 @@ Test(stages, a_fresh_frame_is_taken_or_restarts_by_what_its_connection_holds)
 {
 	struct t_net *net = t_net_same("build_acks,dup_find,timer,genp");
 	struct sn_conn *c = t_conn(net, 1);
+	uint16_t e0 = pipeline_pair_epoch(0, 0xA);	/* the pair's first */
 	int wire;
 
 	cr_assert_eq(t_inject_fresh(net, 1, 1, 10, 0xA), PIPELINE_EPOCH_CURRENT);
 	cr_assert(c->epoch_known);
-	cr_assert_eq(c->epoch, 0);
+	cr_assert_eq(c->epoch, e0);
 	cr_assert_eq(t_inject_fresh(net, 1, 2, 11, 0xA), PIPELINE_EPOCH_CURRENT);
 	cr_assert_eq(net->side[1].n_deliv, 2);
 	t_reset_conn(net, 1);			/* the peer's DOWN notice: epoch 1 */
@@ -2339,14 +2343,14 @@ Test(stages, a_fresh_frame_is_taken_or_restarts_by_what_its_connection_holds)
 	cr_assert_eq(net->n_wire, wire, "the pipeline answered the stale frame itself");
 	cr_assert_eq(net->side[1].n_deliv, 2);
 	cr_assert_eq(t_inject_fresh(net, 1, 1, 20, 0xB), PIPELINE_EPOCH_CURRENT);
-	cr_assert_eq(c->epoch, 1);
+	cr_assert_eq(c->epoch, (uint16_t)(e0 + 1));
 	cr_assert_eq(net->side[1].n_deliv, 3);
 	t_send_ids(net, 1, 2, 30);		/* pending at the peer's old process */
 	cr_assert_eq(c->tx_next, 3);
 	cr_assert_eq(t_inject_fresh(net, 1, 1, 40, 0xC), PIPELINE_EPOCH_FRESH_RESTART);
 	cr_assert_eq(t_status_of(&net->side[1], 30), SN_ERR_DOWN);
 	cr_assert_eq(t_status_of(&net->side[1], 31), SN_ERR_DOWN);
-	cr_assert_eq(c->epoch, 2);
+	cr_assert_eq(c->epoch, (uint16_t)(e0 + 2));
 	cr_assert_eq(c->tx_next, 1, "numbering did not start over");
 	cr_assert_eq(t_delivered_id(&net->side[1], 40), 1, "the new process's packet 1");
 	t_net_free(net);
