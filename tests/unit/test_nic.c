@@ -2420,11 +2420,12 @@ Test(nic, the_ack_of_a_copy_says_so_on_the_wire_and_shows_the_resend_needless)
 
 /*
  * T_PEER's process restarts (conf1, unreliable): the switch's notice moves
- * T_NODE's connection to epoch 1, and the new process, which knows no epoch,
- * sends one quick message. It arrives: the frame says FRESH, and T_NODE's
- * connection heard nothing since its reset. Before, the frame carried epoch
- * 0, was dropped as stale (rx_stale_epoch) and the message was lost. The new
- * process then takes epoch 1 from T_NODE's first frame.
+ * T_NODE's connection on by one, from its pair's first epoch (the hash of
+ * nonces 1 and 2), and the new process, which knows no epoch, sends one
+ * quick message. It arrives: the frame says FRESH, and T_NODE's connection
+ * heard nothing since its reset. Before, the frame carried epoch 0, was
+ * dropped as stale (rx_stale_epoch) and the message was lost. The new
+ * process then takes T_NODE's epoch from its WELCOME.
  */
 Test(nic, a_fresh_nics_first_unreliable_message_is_not_taken_as_stale)
 {
