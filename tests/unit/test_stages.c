@@ -1095,8 +1095,9 @@ Test(stages, copies_sent_after_lost_acks_are_not_spurious_when_one_dup_ack_compl
 }
 
 /*
- * timer's late_floor is off by default (segnet-sim's losses are real
- * collisions, which a higher wait recovers later): the wait stays at the
+ * timer's late_floor is off by default (where frames are really lost a
+ * higher wait recovers them later: doc/protocol.md, on or off by
+ * default, has the lab's and segnet-sim's figures): the wait stays at the
  * prompt round trips, every late ack is resent, as before the floor, and
  * genp still counts each as spurious_retx. A loss is resent after the
  * 4 us wait, not 6.
