@@ -257,18 +257,21 @@ static inline uint64_t sn_conn_rto_floor(const struct sn_conn *c, uint64_t now)
 
 /*
  * An ack came late, not lost: a packet's first copy was answered after rtt,
- * when the wait had expired and a needless copy had left. The wait must
- * not be shorter than rtt, nor than twice what it was shown to need before
- * (a round trip that outgrows the wait again and again raises it fast).
+ * when the wait had expired and a needless copy had left. A round trip
+ * longer than the floor raises it to rtt, or to twice the floor (one that
+ * outgrows the wait again and again raises it fast), at most 2 rtt. One
+ * the floor covers changes nothing: the timer caps the floor at
+ * timeout_ns, so such late acks kept coming and doubled it without bound.
  * genp calls it under timer:late_floor=on (doc/protocol.md, late
  * acknowledgments).
  */
 static inline void sn_conn_late_ack(struct sn_conn *c, uint64_t rtt, uint64_t now)
 {
-	uint64_t f = 2 * sn_conn_rto_floor(c, now);
+	uint64_t f = sn_conn_rto_floor(c, now);
 
-	if (f < rtt)
-		f = rtt;
+	if (rtt <= f)
+		return;
+	f = 2 * f < rtt ? rtt : 2 * f;
 	c->rto_floor_ns = f > UINT32_MAX ? UINT32_MAX : (uint32_t)f;
 	c->rto_floor_at = now;
 }

@@ -1745,6 +1745,31 @@ Test(stages, round_trips_of_a_second_keep_their_estimate)
 	cr_assert_eq(c.rttvar_ns, 375000000u, "rttvar %u", c.rttvar_ns);
 }
 
+/*
+ * A late ack whose round trip the floor covers already does not raise it:
+ * the timer caps the floor at timeout_ns, so round trips past the bound
+ * stay late, and each doubled the floor (segnet-sim, 3 nodes, quick load
+ * 0.1, conf3,timer:late_floor=on, --loss 0.01, seed 1: 3-9 us samples
+ * drove it to 77 ms; at 0.05 to UINT32_MAX). A longer one still doubles it,
+ * so the floor stays within twice the longest round trip late acks showed.
+ */
+Test(stages, the_floor_stays_within_twice_the_longest_late_ack)
+{
+	struct sn_conn c = { 0 };
+	uint64_t now = 1000000;
+
+	sn_conn_late_ack(&c, 6000, now);
+	cr_assert_eq(sn_conn_rto_floor(&c, now), 6000);
+	for (int i = 0; i < 100; i++)
+		sn_conn_late_ack(&c, 3000 + 30 * (uint64_t)i, ++now);
+	cr_assert_eq(sn_conn_rto_floor(&c, now), 6000, "floor %llu after 100 shorter late acks",
+		     (unsigned long long)sn_conn_rto_floor(&c, now));
+	sn_conn_late_ack(&c, 7000, ++now);
+	cr_assert_eq(sn_conn_rto_floor(&c, now), 12000, "one that outgrew it doubles it");
+	sn_conn_late_ack(&c, 12000, ++now);
+	cr_assert_eq(sn_conn_rto_floor(&c, now), 12000);
+}
+
 /* sr keeps no packet build_acks cannot record (33 ahead): its resend is taken later. */
 Test(stages, sr_order_keeps_nothing_beyond_the_ack_mask)
 {
