@@ -38,7 +38,9 @@
 #                      takes far longer than the rest, and without the
 #                      floor nicd resends those packets needlessly
 #                      (doc/protocol.md, late acknowledgments). A stage
-#                      list is taken as it is
+#                      list is taken as it is. Nor with a --fault or
+#                      --switch-fault that loses frames (loss or corrupt
+#                      above 0): the floor would hold every lost frame back
 #   --key-file FILE    key of virtual network 1 (default: a random key,
 #                      written to DIR/vnet1.key, mode 0600)
 #   --bulk-gbps G      bulk rate: sets the slot (default 0.05: 345 us slots)
@@ -219,6 +221,12 @@ parse_args() {
 # one that has a timer: conf1 has none (an override would add a timer
 # without genp, which nicd refuses); a stage list, or a configuration that
 # sets late_floor itself, is left as the user wrote it.
+# fault_loses SPEC: true when the fault SPEC loses frames (loss or corrupt
+# above 0; a corrupt frame fails its CRC and is dropped).
+fault_loses() {
+	[[ ",$1" =~ ,(loss|corrupt)=0*\.?0*[1-9] ]]
+}
+
 with_late_floor() {
 	if [ "$late_floor" = 1 ] && [[ "$1" =~ ^conf[^,]*(,|$) ]] &&
 		[[ ! "$1" =~ ^conf1(,|$) ]] && [[ "$1" != *late_floor=* ]]; then
@@ -275,6 +283,10 @@ check_args() {
 			[ "${BASH_REMATCH[1]}" -le 65535 ] ||
 			die_usage "--vnet must be ID:CONF with ID 2 .. 65535 (1 is --conf's), not '$v'"
 	done
+	if [ "$late_floor" = 1 ] && { fault_loses "$nicd_fault" || fault_loses "$switch_fault"; }; then
+		late_floor=0
+		say "frames are lost (--fault or --switch-fault): the timer's late_floor stays off, it would hold every lost frame back (doc/protocol.md, late acknowledgments)"
+	fi
 	conf=$(with_late_floor "$conf")
 	for v in "${!extra_vnets[@]}"; do
 		extra_vnets[v]=${extra_vnets[v]%%:*}:$(with_late_floor "${extra_vnets[v]#*:}")

@@ -15,6 +15,8 @@
 # or a duplicate: evidence that the faults reach the applications when no
 # stage repairs them. The fault
 # counters of both daemons and nicd's retransmissions must have moved.
+# Frames are lost, so up leaves the timer's late_floor off (it would hold
+# every lost frame back) and says so.
 # shellcheck source=tests/integration/lab_lib.sh
 . "$(dirname "$0")/lab_lib.sh"
 
@@ -23,6 +25,10 @@ switch_fault="loss=0.02,corrupt=0.01,seed=$seed"
 lab_up --nodes 3 --conf conf4-sr --vnet 2:conf1 --fault "$nicd_fault" --switch-fault "$switch_fault"
 grep -q "fault injection on every frame sent: loss=0.03,dup=0.02,reorder=0.03,corrupt=0.01 (seed $seed)" \
 	"$lab_dir/logs/nicd.log" || fail "nicd did not announce its faults"
+grep -q "frames are lost (--fault or --switch-fault): the timer's late_floor stays off" "$tmp/up.log" ||
+	fail "up did not say it leaves late_floor off under loss"
+grep -qx "conf=conf4-sr" "$lab_dir/lab.state" ||
+	fail "up turned late_floor on although frames are lost: $(grep '^conf=' "$lab_dir/lab.state")"
 
 "$app" order --from n0 --to n2 --key-file "$SEGNET_LAB_KEY_1" --vnet 1 --count 300 \
 	--seed "$seed" --expect in-order >"$tmp/order-conf4.log" 2>&1 ||
