@@ -510,8 +510,7 @@ uint32_t dp_idle_sleep_us(const struct dp_idle *idle, uint32_t first_us, bool aw
 	return grown > first_us ? (uint32_t)grown : first_us;
 }
 
-/* CLOCK_MONOTONIC in nanoseconds, to measure a sleep. */
-static uint64_t dp_mono_ns(void)
+uint64_t dp_mono_ns(void)
 {
 	struct timespec ts;
 

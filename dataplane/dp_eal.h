@@ -119,6 +119,9 @@ uint64_t dp_tsc_ns(void);
 /* TSC cycles (for arbitration-time counters). */
 uint64_t dp_tsc_cycles(void);
 
+/* CLOCK_MONOTONIC in nanoseconds: before the EAL (and the TSC clock) starts, or to measure a sleep. */
+uint64_t dp_mono_ns(void);
+
 /*
  * Idle back-off: a poller that found no work for idle_ns sleeps sleep_us per
  * empty poll (capped at the time of its next timer) until work comes back;

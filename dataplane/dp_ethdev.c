@@ -13,7 +13,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <rte_alarm.h>
@@ -563,19 +562,10 @@ static bool dp_ethdev_client_socket(const char *value, char *name, size_t namele
 	return ok;
 }
 
-/* CLOCK_MONOTONIC in ns: dp_ethdev_defer_silent runs before the EAL (and the TSC clock) starts. */
-static uint64_t dp_ethdev_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
 int dp_ethdev_defer_silent(int *argc, char **argv, uint32_t wait_ms)
 {
 	struct dp_ethdev_ask ask[DP_ETHDEV_DEFER_MAX];
-	uint64_t end = dp_ethdev_mono_ns() + (uint64_t)wait_ms * DP_NS_PER_MS;
+	uint64_t end = dp_mono_ns() + (uint64_t)wait_ms * DP_NS_PER_MS;
 	unsigned int n = 0, pending = 0, out = 0;
 	char name[RTE_DEV_NAME_MAX_LEN], path[256];
 	int k = 1;
@@ -599,7 +589,7 @@ int dp_ethdev_defer_silent(int *argc, char **argv, uint32_t wait_ms)
 		pending += a->fd >= 0;
 		n++;
 	}
-	while (pending && dp_ethdev_mono_ns() < end) {
+	while (pending && dp_mono_ns() < end) {
 		for (unsigned int j = 0; j < n; j++) {
 			if (ask[j].fd < 0 || !dp_vhost_probe_answered(ask[j].fd, 0))
 				continue;

@@ -30,10 +30,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <rte_interrupts.h>
 
+#include "dp_eal.h"
 #include "dp_log.h"
 
 DP_LOG_REGISTER(dp_memif_guard_logtype, DATAPLANE_EAL);
@@ -102,15 +102,6 @@ static bool dp_memif_guard_same(const struct dp_memif_guard_reg *reg)
 	return !fstat(reg->fd, &st) && st.st_dev == reg->dev && st.st_ino == reg->ino;
 }
 
-/* Monotonic time in ns, for the rate limit. */
-static uint64_t dp_memif_guard_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Unregister what reg watched: its descriptor was closed by the callback that registered it. */
 static void dp_memif_guard_drop(const struct dp_memif_guard_reg *reg)
 {
@@ -122,7 +113,7 @@ static void dp_memif_guard_drop(const struct dp_memif_guard_reg *reg)
 		ret = rte_intr_callback_unregister(ih, reg->cb, reg->cb_arg);
 	rte_intr_instance_free(ih);
 	n = __atomic_add_fetch(&dp_memif_guard_drops, 1, __ATOMIC_RELAXED);
-	if (!dp_ratelimit_ok(&dp_memif_guard_log, dp_memif_guard_now()))
+	if (!dp_ratelimit_ok(&dp_memif_guard_log, dp_mono_ns()))
 		return;
 	if (ret > 0)
 		DP_LOG(dp_memif_guard_logtype, WARNING,
