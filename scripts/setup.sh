@@ -33,6 +33,7 @@ packages=(
 	libdpdk-dev dpdk dpdk-dev libpcap-dev libcriterion-dev libnuma-dev
 	clang libclang-rt-14-dev
 	tshark tcpreplay sockperf iperf3 valgrind gnuplot-nox python3-matplotlib
+	gdb strace
 	iproute2 procps psmisc kmod util-linux
 )
 
