@@ -562,6 +562,28 @@ void dp_idle_print(FILE *f, const struct dp_idle *idle, double seconds)
 		(unsigned long long)idle->yields);
 }
 
+/* Callbacks the memif guard removed (written by the interrupt thread). */
+static uint64_t dp_memif_removals;
+
+uint64_t dp_memif_removed(void)
+{
+	return __atomic_load_n(&dp_memif_removals, __ATOMIC_RELAXED);
+}
+
+uint64_t dp_memif_removed_add(void)
+{
+	return __atomic_add_fetch(&dp_memif_removals, 1, __ATOMIC_RELAXED);
+}
+
+void dp_memif_removed_print(FILE *f)
+{
+	uint64_t n = dp_memif_removed();
+
+	if (n)
+		fprintf(f, "memif: %llu callbacks removed that the memif server left on connections it closed in their handshake\n",
+			(unsigned long long)n);
+}
+
 /* The holding callback: the interrupt thread stays in it until the process ends. */
 static void dp_intr_wait_here(void *arg)
 {

@@ -175,6 +175,17 @@ uint64_t dp_idle_poll(struct dp_idle *idle, bool did_work, uint64_t now,
 void dp_idle_print(FILE *f, const struct dp_idle *idle, double seconds);
 
 /*
+ * Callbacks that the memif guard (dp_memif_guard.c) removed from connections
+ * DPDK's memif server closed in their handshake: one count per process, 0
+ * in a program without the guard. dp_memif_removed_add counts one more and
+ * returns the count; dp_memif_removed_print prints a summary line to f when
+ * it is not 0.
+ */
+uint64_t dp_memif_removed(void);
+uint64_t dp_memif_removed_add(void);
+void dp_memif_removed_print(FILE *f);
+
+/*
  * Hold the EAL interrupt thread, where drivers' socket and alarm callbacks
  * run, in a callback of its own until the process ends, so that none of
  * them runs while devices stop and close and the EAL's memory is unmapped:

@@ -17,7 +17,8 @@
  * unregisters it): the wrapper runs it, watching what it registers; a
  * registration whose descriptor is closed (or is another file) when the
  * callback returns is unregistered at once, before the interrupt thread
- * rebuilds its set, and logged with a count. See doc/operations.md (memif).
+ * rebuilds its set, logged and counted (dp_memif_removed: the daemons'
+ * summaries, switchd's telemetry). See doc/operations.md (memif).
  */
 /* rte_intr_instance_alloc and the handle accessors are experimental in 22.11. */
 #define ALLOW_EXPERIMENTAL_API
@@ -56,9 +57,6 @@ struct dp_memif_guard_reg {
 
 /* The registration being watched in this thread (the interrupt thread), or NULL. */
 static __thread struct dp_memif_guard_reg *dp_memif_guard_watch;
-
-/* Registrations dropped because their descriptor was closed under them. */
-static uint64_t dp_memif_guard_drops;
 
 /* The warnings about them: at most 5 a minute. */
 static struct dp_ratelimit dp_memif_guard_log = { .interval_ns = 60000000000ull, .burst = 5 };
@@ -112,7 +110,7 @@ static void dp_memif_guard_drop(const struct dp_memif_guard_reg *reg)
 	if (ih && !rte_intr_fd_set(ih, reg->fd) && !rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT))
 		ret = rte_intr_callback_unregister(ih, reg->cb, reg->cb_arg);
 	rte_intr_instance_free(ih);
-	n = __atomic_add_fetch(&dp_memif_guard_drops, 1, __ATOMIC_RELAXED);
+	n = dp_memif_removed_add();
 	if (!dp_ratelimit_ok(&dp_memif_guard_log, dp_mono_ns()))
 		return;
 	if (ret > 0)

@@ -105,5 +105,6 @@ void nicd_report_summary(FILE *f, const struct nicd_nodes *ns,
 			nicd_report_link(f, &ns->dev[n->quick_dev]);
 	}
 	dp_idle_print(f, idle, seconds);
+	dp_memif_removed_print(f);
 	fflush(f);
 }

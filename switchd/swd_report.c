@@ -102,6 +102,7 @@ void swd_report_summary(FILE *f, const struct sw_fabric *sw,
 		swd_node_ports(&p->node[i], swd_port_print, f);
 	}
 	dp_idle_print(f, idle, seconds);
+	dp_memif_removed_print(f);
 	fflush(f);
 }
 

@@ -19,6 +19,7 @@
 #define SWD_TEL_STATS_KEYS(X) \
 	X(nodes_up, "nodes up now") \
 	X(slot_ns, "the slot length in ns") \
+	X(memif_removed, "callbacks the memif guard removed from connections closed in their handshake") \
 	X(decode, "frames refused by validation, by reason") \
 	X(fault, "with --fault: the fault counters summed per port role")
 

@@ -125,6 +125,7 @@ static int swd_tel_stats(const char *cmd, const char *params, struct rte_tel_dat
 		rc = dp_telemetry_add_set(d, &set);
 		rte_tel_data_add_dict_u64(d, swd_tel_stats_key.nodes_up, sw_fabric_nodes_up(sw));
 		rte_tel_data_add_dict_u64(d, swd_tel_stats_key.slot_ns, sw_fabric_slot_ns(sw));
+		rte_tel_data_add_dict_u64(d, swd_tel_stats_key.memif_removed, dp_memif_removed());
 		if (!rc)
 			rc = swd_tel_decode(d, sw_fabric_decode_drops(sw), &held);
 		if (!rc && swd_tel.ports)

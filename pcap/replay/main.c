@@ -276,6 +276,7 @@ static int replay_run(struct replay_main *r)
 	replay_stats_summary(r->stats, &sum);
 	replay_stats_print(&sum, REPLAY_STATS_TABLE, stdout);
 	r->mode->report(r->state, stdout);
+	dp_memif_removed_print(stdout);
 	dropped = r->mode->dropped(r->state);
 	sum.not_sent = dropped;
 	printf("%-14s %15s\n", "stopped by", interrupted ? "signal" :

@@ -52,6 +52,7 @@ assert st["forged_src"] >= 1, st
 assert st["joins"] >= 3 and st["downs"] >= 1, st
 assert st["breq_forwarded"] > 0 and st["qreq_forwarded"] > 0, st
 assert "decode" in st and "crc" in st["decode"], st
+assert st["memif_removed"] == 0, st
 assert nodes["nodes"] == 3 and nodes["up"] == 2, nodes
 for i in range(3):
     n = nodes[f"node{i}"]

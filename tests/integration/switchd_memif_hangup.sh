@@ -14,8 +14,8 @@
 # each connection lost that race about half the time, doc/operations.md).
 # switchd's guard (dataplane/dp_memif_guard.c) removes the callback: the
 # test checks that switchd still runs, said so when a HELLO failed (the
-# warning is limited to 5 a minute), and stops cleanly on SIGTERM with no
-# mbuf leaked. On a switchd without the guard it fails: 20 connections
+# warning is limited to 5 a minute), stops cleanly on SIGTERM with no
+# mbuf leaked, and counts in its summary one removal per failed HELLO. On a switchd without the guard it fails: 20 connections
 # all winning the race happens about once in a million runs.
 set -u
 
@@ -62,4 +62,8 @@ src=$?
 swpid=
 [ "$src" = 0 ] || fail "switchd exited with $src"
 grep -q "^switchd: no mbuf leaked$" "$tmp/switchd.log" || fail "no leak verdict"
+# Every failed HELLO left a callback, and the summary counts each removal.
+counted=$(sed -n 's/^memif: \([0-9]*\) callbacks removed .*/\1/p' "$tmp/switchd.log")
+echo "summary: ${counted:-no} removals counted"
+[ "${counted:-0}" = "$races" ] || fail "HELLO failed $races times but the summary counts ${counted:-no} removals"
 echo "PASS"
