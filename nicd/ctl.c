@@ -336,14 +336,33 @@ static void ctl_log_refusal(struct host *h, const struct ucred *c, uint16_t vnet
 }
 
 /*
- * After recv returned 0: true when the peer closed (EOF), false when it
- * sent a zero-length message (SOCK_SEQPACKET tells them apart only so).
+ * After recv returned 0: 1 when the peer closed (EOF), 0 when it sent a
+ * zero-length message (SOCK_SEQPACKET tells them apart only so), -errno
+ * when poll failed; a signal (EINTR) makes it poll again.
  */
-static bool ctl_peer_closed(int fd)
+static int ctl_peer_closed(int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+	int n;
 
-	return poll(&p, 1, 0) != 0;
+	while ((n = poll(&p, 1, 0)) < 0 && errno == EINTR)
+		;
+	return n < 0 ? -errno : n > 0;
+}
+
+/*
+ * After recv returned 0: true when the peer hung up. A poll that cannot
+ * tell is logged, and the message taken as an empty OPEN: refused, which
+ * a live peer reads and a gone one never sees.
+ */
+static bool ctl_hung_up(struct host *h, int fd, uint64_t now)
+{
+	int closed = ctl_peer_closed(fd);
+
+	if (closed < 0 && dp_ratelimit_ok(&h->refusal_log, now))
+		DP_LOG(ctl_logtype, WARNING, "%s: cannot tell an empty OPEN from a hang-up (poll: %s): refusing it",
+		       h->name, strerror(-closed));
+	return closed > 0;
 }
 
 /* Read the OPEN of a pending connection and answer it. */
@@ -361,8 +380,10 @@ static void ctl_handle_open(struct host *h, struct host_pending *p, uint64_t now
 	got = recv(fd, &m, sizeof(m), MSG_DONTWAIT | MSG_TRUNC);
 	if (got < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
-	if (got < 0 || (got == 0 && ctl_peer_closed(fd))) {
+	/* A hang-up (EOF) or a failed recv before the OPEN: nothing to answer. */
+	if (got < 0 || (got == 0 && ctl_hung_up(h, fd, now))) {
 		ctl_pending_drop(h, p, true);
+		h->stats.open_abandoned++;
 		return;
 	}
 	ctl_pending_drop(h, p, false);

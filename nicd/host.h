@@ -50,6 +50,7 @@ struct host_config {
 	X(open_failed, "OPENs that failed in nicd (shared memory, eventfd, reply)") \
 	X(open_evicted, "connections closed before their OPEN to make room for a new one") \
 	X(open_expired, "connections closed for sending no OPEN within 5 s") \
+	X(open_abandoned, "connections closed for hanging up before their OPEN") \
 	X(sends, "sends taken from send rings to the NIC") \
 	X(send_invalid, "send descriptors refused: completed with SEGNET_EINVAL, or dropped " \
 			"uncompleted when their buffer is not the endpoint's or is in flight") \

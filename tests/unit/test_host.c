@@ -191,6 +191,23 @@ Test(host, a_descriptor_rewritten_while_sent_is_not_read_again)
 	rmdir(dir);
 }
 
+/* A connection to h's control socket, accepted by a look (pending, no OPEN sent). */
+static int t_connect_pending(struct host *h, uint64_t *now)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	uint64_t next = UINT64_MAX;
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	cr_assert_geq(fd, 0, "socket: %s", strerror(errno));
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", host_socket_path(h));
+	cr_assert_eq(connect(fd, (const struct sockaddr *)&sa, sizeof(sa)), 0,
+		     "connect: %s", strerror(errno));
+	*now += HOST_CTL_NS;
+	host_poll(h, *now, &next);
+	cr_assert_eq(h->pending[0].fd >= 0, true, "accepted, waiting for its OPEN");
+	return fd;
+}
+
 /*
  * A connection that sends no OPEN within HOST_PENDING_NS is closed and
  * counted, as one evicted for a newcomer is: every connection nicd closes
@@ -199,7 +216,6 @@ Test(host, a_descriptor_rewritten_while_sent_is_not_read_again)
  */
 Test(host, a_connection_silent_past_its_time_is_counted)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct nic nic = { .cap = 8 };
 	uint64_t now = 0, next = UINT64_MAX;
 	struct pollfd p = { .events = POLLRDHUP };
@@ -207,12 +223,7 @@ Test(host, a_connection_silent_past_its_time_is_counted)
 	struct host *h = t_host(dir, sizeof(dir));
 
 	stub_nic_attach(&nic, h);
-	p.fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", host_socket_path(h));
-	cr_assert_eq(connect(p.fd, (const struct sockaddr *)&sa, sizeof(sa)), 0,
-		     "connect: %s", strerror(errno));
-	now += HOST_CTL_NS;
-	host_poll(h, now, &next);
+	p.fd = t_connect_pending(h, &now);
 	cr_assert_eq(poll(&p, 1, 0), 0, "accepted, waiting for its OPEN");
 	now += HOST_PENDING_NS + HOST_CTL_NS;
 	host_poll(h, now, &next);
@@ -224,4 +235,111 @@ Test(host, a_connection_silent_past_its_time_is_counted)
 	host_shutdown(h);
 	host_destroy(h);
 	rmdir(dir);
+}
+
+/*
+ * A connection that hangs up before its OPEN is closed and counted
+ * (open_abandoned), as one evicted or expired is: every pending
+ * connection nicd lets go of is counted under its reason (it was dropped
+ * uncounted before).
+ */
+Test(host, a_connection_that_hangs_up_before_its_open_is_counted)
+{
+	struct nic nic = { .cap = 8 };
+	uint64_t now = 0, next = UINT64_MAX;
+	char dir[64];
+	struct host *h = t_host(dir, sizeof(dir));
+
+	stub_nic_attach(&nic, h);
+	close(t_connect_pending(h, &now));
+	now += HOST_CTL_NS;
+	host_poll(h, now, &next);
+	cr_assert_eq(h->pending[0].fd, -1, "its slot is free");
+	cr_assert_eq(t_counter(h, "open_abandoned"), 1, "closed for its hang-up and counted");
+	cr_assert_eq(host_stats(h)->open_evicted + host_stats(h)->open_expired, 0,
+		     "neither evicted nor expired");
+	host_shutdown(h);
+	host_destroy(h);
+	rmdir(dir);
+}
+
+/*
+ * poll as the test binary calls it (-Wl,--wrap=poll, tests/unit/meson.build):
+ * the next t_poll_fails calls fail with t_poll_errno, then it is poll.
+ */
+int __real_poll(struct pollfd *fds, nfds_t n, int timeout);
+static unsigned int t_poll_fails;
+static int t_poll_errno;
+
+int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout);
+int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	if (!t_poll_fails)
+		return __real_poll(fds, n, timeout);
+	t_poll_fails--;
+	errno = t_poll_errno;
+	return -1;
+}
+
+/*
+ * A pending connection sends a zero-length message while nicd's poll,
+ * which tells it from a hang-up, fails the next fails times with error:
+ * the next look lets the connection go; nicd's answer's error (counted as
+ * a malformed OPEN), or 0 when none came.
+ */
+static int t_empty_open_answer(unsigned int fails, int error)
+{
+	struct nic nic = { .cap = 8 };
+	uint64_t now = 0, next = UINT64_MAX;
+	struct ctl_reply rep;
+	int fds[CTL_FDS], got;
+	char dir[64];
+	struct host *h = t_host(dir, sizeof(dir));
+	int fd;
+
+	stub_nic_attach(&nic, h);
+	fd = t_connect_pending(h, &now);
+	cr_assert_eq(send(fd, "", 0, 0), 0, "empty message: %s", strerror(errno));
+	t_poll_fails = fails;
+	t_poll_errno = error;
+	now += HOST_CTL_NS;
+	host_poll(h, now, &next);
+	cr_assert_eq(h->pending[0].fd, -1, "the connection is let go");
+	got = stub_take_reply(fd, &rep, fds);
+	cr_assert_eq(fds[0], -1, "no descriptors without an endpoint");
+	if (got == 1)
+		cr_assert_eq(host_stats(h)->open_bad_msg, 1, "an answer: a malformed OPEN");
+	close(fd);
+	host_shutdown(h);
+	host_destroy(h);
+	rmdir(dir);
+	return got == 1 && rep.type == CTL_OPEN_ERR ? rep.error : 0;
+}
+
+/* Without a failing poll: the empty message is a malformed OPEN (EPROTO). */
+Test(host, an_empty_message_is_a_malformed_open)
+{
+	cr_assert_eq(t_empty_open_answer(0, 0), EPROTO);
+}
+
+/*
+ * A signal that interrupts the poll (EINTR) does not make an empty
+ * message a hang-up: nicd polls again and refuses it (EPROTO). Before,
+ * any failed poll was a hang-up: the connection was closed unanswered.
+ */
+Test(host, an_interrupted_poll_does_not_take_an_empty_message_for_a_hang_up)
+{
+	cr_assert_eq(t_empty_open_answer(2, EINTR), EPROTO,
+		     "refused as malformed, not dropped unanswered");
+	cr_assert_eq(t_poll_fails, 0, "polled again after each interruption");
+}
+
+/*
+ * A poll that fails otherwise cannot tell: nicd answers as for the
+ * message (EPROTO), which a live peer reads and a gone one never sees.
+ */
+Test(host, a_failed_poll_answers_an_empty_message_as_malformed)
+{
+	cr_assert_eq(t_empty_open_answer(1, ENOMEM), EPROTO,
+		     "refused as malformed, not dropped unanswered");
 }
