@@ -48,7 +48,9 @@
  *   own; an OPEN by hand, behind connections that never speak, is not
  *   answered within HOST_F_CTL_POLLS looks;
  * - the connections that never spoke nicd closed differ from those it
- *   counted, open_evicted and open_expired;
+ *   counted, open_evicted and open_expired; it counts more connections
+ *   that hung up before their OPEN (open_abandoned) than the harness hung
+ *   up, or, at the end, fewer;
  * - after an open or a close, the process has other descriptors than the
  *   host's, 3 per open endpoint and one per pending connection in nicd, 2
  *   per endpoint in the applications and the connections that never speak;
@@ -175,6 +177,7 @@ struct host_run {
 	unsigned int n_idle;		/* how many */
 	unsigned int idle_made;		/* ... made in all (hung up or not) */
 	uint64_t idle_closed;		/* of them, closed by nicd */
+	uint64_t idle_hung;		/* ... hung up by the harness */
 	uint64_t now;			/* the clock */
 	uint64_t good_sent;		/* honest sends accepted */
 	uint64_t good_completed;	/* ... completed */
@@ -518,7 +521,9 @@ static void host_f_check_counts_common(struct host_run *r)
 /*
  * The connections that never speak: those nicd closed (seen once, then
  * closed here) were evicted (open_evicted) or expired (open_expired), and
- * nicd evicted or expired nothing else (an opener sends its OPEN first).
+ * nicd evicted or expired nothing else (an opener sends its OPEN first);
+ * those the harness hung up are counted (open_abandoned) once nicd has
+ * looked at them (some may wait in its backlog), and nothing else is.
  */
 static void host_f_check_idle(struct host_run *r)
 {
@@ -540,6 +545,8 @@ static void host_f_check_idle(struct host_run *r)
 	r->n_idle = k;
 	fuzz_check(r->idle_closed == st->open_evicted + st->open_expired,
 		   "open_evicted and open_expired count the connections that never spoke nicd closed");
+	fuzz_check(st->open_abandoned <= r->idle_hung,
+		   "open_abandoned counts only connections that hung up before their OPEN");
 }
 
 /*
@@ -1062,6 +1069,7 @@ static void host_f_idle(struct host_run *r, uint8_t byte)
 			close(r->idle[i]);
 		memmove(r->idle, r->idle + n, (r->n_idle - n) * sizeof(r->idle[0]));
 		r->n_idle -= n;
+		r->idle_hung += n;
 		return;
 	}
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", host_socket_path(r->h));
@@ -1192,7 +1200,7 @@ static void host_f_record(struct host_run *r, struct fuzz_in *in)
 static void host_f_stop(struct host_run *r)
 {
 	struct segnet_completion c[HOST_F_GOOD_BUFS];
-	const struct host_stats *st;
+	const struct host_stats *st = host_stats(r->h);
 	uint64_t next = UINT64_MAX;
 	int n;
 
@@ -1218,6 +1226,11 @@ static void host_f_stop(struct host_run *r)
 		host_f_close(r, &r->apps[k], false);
 	host_f_poll(r, HOST_CTL_NS);
 	fuzz_check(host_open_count(r->h) == 0, "closing the sockets closes the endpoints");
+	/* Hung-up connections still in the backlog: 16 are taken a look. */
+	for (int i = 0; i < HOST_F_CTL_POLLS && st->open_abandoned < r->idle_hung; i++)
+		host_f_poll(r, HOST_CTL_NS);
+	fuzz_check(st->open_abandoned == r->idle_hung,
+		   "nicd counts each connection that hung up before its OPEN (open_abandoned)");
 	if (r->idle_made)
 		host_f_check_idle(r);
 	host_f_check_fds(r);
@@ -1231,7 +1244,6 @@ static void host_f_stop(struct host_run *r)
 		host_f_complete_one(r, 0, SN_OK);
 	host_f_check_counts_common(r);
 	r->nic.n_held = 0;
-	st = host_stats(r->h);
 	fuzz_check(st->sends_cancelled == r->nic.cancelled, "cancellations counted");
 	fuzz_check(r->drop_kept || !r->h->regions,
 		   "no mapping is left once nothing of it is in flight");
