@@ -2,7 +2,8 @@
 /*
  * libFuzzer harness for nicd's host interface (nicd/host.c) as a hostile
  * application meets it (doc/endpoints.md, Trust). Each input makes a host
- * with its control socket (a directory under /tmp unique to the process)
+ * with its control socket (a directory under /tmp unique to the process;
+ * at start it removes those of processes gone without removing theirs)
  * and opens two endpoints the normal way (segnet_open, in a thread, while
  * the host is polled): endpoint 0 is the hostile application's, which the
  * harness drives through its own mapping of the object and the views
@@ -77,7 +78,10 @@
  * With SEGNET_FUZZ_COUNTERS set, each run prints the host's counters.
  */
 #include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -195,6 +199,10 @@ struct host_run {
 
 const char *const fuzz_name = "fuzz_host";
 
+/* Where the socket directories are: HOST_F_TMP/HOST_F_DIR_PREFIX followed by a pid. */
+static const char HOST_F_TMP[] = "/tmp";
+static const char HOST_F_DIR_PREFIX[] = "segnet-fuzz-host.";
+
 /* The socket directory of this process. */
 static char host_f_dir[64];
 
@@ -204,11 +212,69 @@ static void host_f_rmdir(void)
 	rmdir(host_f_dir);
 }
 
+/* The pid a socket directory's name ends with, or 0 when it is none of ours. */
+static pid_t host_f_dir_pid(const char *name)
+{
+	size_t n = strlen(HOST_F_DIR_PREFIX);
+	char *end;
+	long pid;
+
+	if (strncmp(name, HOST_F_DIR_PREFIX, n) || name[n] < '1' || name[n] > '9')
+		return 0;
+	pid = strtol(name + n, &end, 10);
+	return *end || pid > INT_MAX ? 0 : (pid_t)pid;
+}
+
+/* Remove directory name under dir and what it holds (a socket a host left). */
+static void host_f_remove_dir(int dir, const char *name)
+{
+	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			unlinkat(fd, de->d_name, 0);
+	closedir(d);
+	unlinkat(dir, name, AT_REMOVEDIR);
+}
+
+/*
+ * Remove the socket directories of fuzz_host processes that ended without
+ * their atexit (a crash, a timeout, SIGKILL), so they do not pile up under
+ * /tmp: those whose pid no process has. One whose pid was reused stays
+ * until that process ends.
+ */
+static void host_f_sweep(void)
+{
+	DIR *d = opendir(HOST_F_TMP);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		pid_t pid = host_f_dir_pid(de->d_name);
+
+		if (pid > 0 && pid != getpid() && kill(pid, 0) && errno == ESRCH)
+			host_f_remove_dir(dirfd(d), de->d_name);
+	}
+	closedir(d);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	snprintf(host_f_dir, sizeof(host_f_dir), "/tmp/segnet-fuzz-host.%d", (int)getpid());
+	host_f_sweep();
+	snprintf(host_f_dir, sizeof(host_f_dir), "%s/%s%d", HOST_F_TMP, HOST_F_DIR_PREFIX,
+		 (int)getpid());
 	atexit(host_f_rmdir);
 	/* Closing endpoints logs at INFO and WARNING: one line per input is noise. */
 	rte_log_set_level_pattern("segnet.*", RTE_LOG_ERR);
