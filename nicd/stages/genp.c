@@ -664,10 +664,36 @@ static void genp_resent_note(struct stage *st, struct sn_conn *c, const struct s
 	g->resent_next = (uint8_t)((g->resent_next + 1) % GENP_RESENT);
 }
 
+/* True when entry e is in use and was made less than GENP_RESENT_NS ago. */
+static bool genp_resent_live(const struct genp_resent *e, uint64_t now)
+{
+	return e->at && now - e->at < GENP_RESENT_NS;
+}
+
+/*
+ * True when the ack that completed e (entries of one ack, or of one
+ * receive burst, share `at`) also completed a packet of a lower number sent
+ * more than once whose DUP ack has not come: that packet's copy, which
+ * left before e's (copies leave in number order), may have caused the
+ * ack, its first copy lost, so the ack was not on its way without the
+ * resends. Had its first copy arrived, its copy's DUP ack would have come
+ * before e's. Unsure is a miss, never a false count.
+ */
+static bool genp_resent_ack_unsure(const struct genp_conn *g, const struct genp_resent *e,
+				   uint64_t now)
+{
+	for (unsigned int i = 0; i < GENP_RESENT; i++)
+		if (genp_resent_live(&g->resent[i], now) && g->resent[i].at == e->at &&
+		    proto_seq_lt(g->resent[i].num, e->num))
+			return true;
+	return false;
+}
+
 /*
  * A DUP ack: the copy of packet a->pkt_num reached the receiver after the
- * packet had. If an earlier ack completed it (genp_resent_note), its resend
- * was needless (spurious_retx); under timer:late_floor=on its first copy's
+ * packet had. If an earlier ack completed it (genp_resent_note), on its
+ * way without the resends (genp_resent_ack_unsure), its resend was
+ * needless (spurious_retx); under timer:late_floor=on its first copy's
  * round trip is an unambiguous sample, and raises c's floor.
  */
 static void genp_dup_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt *a,
@@ -677,11 +703,14 @@ static void genp_dup_ack(struct stage *st, struct sn_conn *c, const struct proto
 	struct genp_resent *e = NULL;
 
 	for (unsigned int i = 0; i < GENP_RESENT && !e; i++)
-		if (g->resent[i].at && g->resent[i].num == a->pkt_num &&
-		    now - g->resent[i].at < GENP_RESENT_NS)
+		if (genp_resent_live(&g->resent[i], now) && g->resent[i].num == a->pkt_num)
 			e = &g->resent[i];
 	if (!e)
 		return;
+	if (genp_resent_ack_unsure(g, e, now)) {
+		e->at = 0;
+		return;
+	}
 	st->cnt[GENP_SPURIOUS_RETX]++;
 	if (((const struct genp_priv *)st->priv)->late_floor) {
 		sn_conn_rtt_sample(c, e->rtt_ns);
