@@ -7,10 +7,28 @@
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "nicd/host_priv.h"
 #include "tests/common/host_stub.h"
+
+/*
+ * After each test (each runs in a process of its own): remove what a test
+ * that failed an assertion, and so never reached its host_destroy and
+ * rmdir, left of its host, the socket and its directory.
+ */
+static void t_host_leftovers(void)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/tmp/segnet-ut-host.%d/ut.sock", (int)getpid());
+	unlink(path);
+	*strrchr(path, '/') = '\0';
+	rmdir(path);
+}
+
+TestSuite(host, .fini = t_host_leftovers);
 
 /* A host "ut" serving vnet 1 (key "secret") in a directory of this process. */
 static struct host *t_host(char *dir, size_t len)
