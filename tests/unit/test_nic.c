@@ -1122,6 +1122,7 @@ struct t_pair {
 	uint32_t slot;			/* the next slot */
 	struct nic_ops ops[2];		/* t_pair_open: their owners */
 	unsigned int avail;		/* t_pair_open: frames free before */
+	const char *conf;		/* t_pair_open: their configuration */
 };
 
 /*
@@ -1171,7 +1172,7 @@ static struct t_seen *t_pair_open_on(struct t_pair *tp, const char *conf,
 	static struct t_seen seen[2];
 
 	*tp = (struct t_pair) { .now = 1000000, .slot = 1,
-				.avail = rte_mempool_avail_count(t_mp) };
+				.avail = rte_mempool_avail_count(t_mp), .conf = conf };
 	for (int k = 0; k < 2; k++) {
 		t_seen_clear(&seen[k]);
 		tp->ops[k] = (struct nic_ops) { .ctx = &seen[k], .complete = t_seen_complete,
@@ -3587,12 +3588,12 @@ static bool t_is_fresh_qreq1(const struct proto_pkt *p)
 	       !(p->flags & PROTO_F_RETX);
 }
 
-/* Side k of a t_pair_open pair: its process restarts on conf4-sr as incarnation inc, with no notice. */
+/* Side k of a t_pair_open pair: its process restarts on the pair's configuration as incarnation inc, with no notice. */
 static void t_pair_new_process(struct t_pair *tp, int k, uint32_t inc)
 {
 	nic_destroy(tp->nic[k]);
 	tport_clear(tp->port[k]);
-	tp->nic[k] = t_nic_inc(tp->port[k], "conf4-sr", &tp->ops[k], 1, inc);
+	tp->nic[k] = t_nic_inc(tp->port[k], tp->conf, &tp->ops[k], 1, inc);
 }
 
 /* One slot of tp, no BREQ granted; T_PEER's first frame that hold says is kept in *held. */
@@ -3801,6 +3802,55 @@ Test(nic, a_welcome_from_a_process_the_connection_never_knew_restarts_it)
 }
 
 /*
+ * T_PEER's message M (cookie m) is delivered by its retransmission while
+ * its first frame (packet 1) is held; both processes restart (nonces 5
+ * and 6, every notice lost), and the new pair exchanges Q1 (T_PEER's
+ * cookie m + 1). Returns M's frame.
+ */
+static struct rte_mbuf *t_pair_hold_past_both_restarts(struct t_pair *tp, struct t_seen *seen,
+							uintptr_t m)
+{
+	struct rte_mbuf *held = NULL;
+
+	t_pair_message(tp, seen, 1, m, t_is_first_qreq1, &held);		/* M */
+	cr_assert_not_null(held);
+	cr_assert_eq(seen[1].status[m - 1], SN_OK);
+	t_pair_new_process(tp, 1, 5);
+	t_pair_new_process(tp, 0, 6);
+	t_pair_message(tp, seen, 1, m + 1, NULL, NULL);			/* Q1 */
+	cr_assert_eq(seen[1].status[m], SN_OK);
+	return held;
+}
+
+/*
+ * M's frame (t_pair_hold_past_both_restarts) reaches T_NODE's new process
+ * at last: of another pair, it is dropped (rx_other_pair) and delivers
+ * nothing, nothing restarts; the next message (cookie next) arrives.
+ */
+static void t_pair_gone_pairs_frame_arrives(struct t_pair *tp, struct t_seen *seen,
+					    struct rte_mbuf *held, uintptr_t next)
+{
+	unsigned int before = seen[0].n_delivered;
+	uint64_t restarts = nic_stats(tp->nic[0])->epoch_restarts;
+
+	tport_push(tp->port[0], held);
+	t_pair_run(tp, 3);
+	cr_log_info("late frame: T_NODE epoch %u epoch_restarts %llu rx_other_pair %llu, deliveries %u",
+		    t_pair_conn(tp, 0)->epoch,
+		    (unsigned long long)nic_stats(tp->nic[0])->epoch_restarts,
+		    (unsigned long long)nic_stats(tp->nic[0])->rx_other_pair, seen[0].n_delivered);
+	cr_assert_eq(seen[0].n_delivered, before, "M delivered again by the new pair");
+	cr_assert_eq(nic_stats(tp->nic[0])->epoch_restarts, restarts,
+		     "a frame of the gone pair restarted the new pair's connection");
+	cr_assert_eq(nic_stats(tp->nic[0])->rx_other_pair, 1);
+	t_pair_message(tp, seen, 1, next, NULL, NULL);
+	cr_assert_eq(seen[1].status[next - 1], SN_OK, "message %lu: %d", (unsigned long)next,
+		     seen[1].status[next - 1]);
+	cr_assert_eq(seen[0].n_delivered, before + 1, "message %lu not delivered",
+		     (unsigned long)next);
+}
+
+/*
  * The tagged stress (T_REJOIN=3 T_PROC=1 T_PNOTICE=5, conf4-sr seed 104):
  * a frame (not FRESH) of a pair of processes that are both gone, held
  * late, reaches the new pair. T_PEER's rejoin takes the first pair (nonces
@@ -3815,38 +3865,56 @@ Test(nic, a_welcome_from_a_process_the_connection_never_knew_restarts_it)
  */
 Test(nic, a_late_frame_of_a_gone_pair_of_processes_restarts_nothing)
 {
-	struct rte_mbuf *held = NULL;
 	struct t_pair tp;
 	struct t_seen *seen = t_pair_open(&tp);
-	uint64_t restarts;
-	unsigned int before;
+	struct rte_mbuf *held;
 
 	t_pair_exchange(&tp, seen, 1, "first");
 	t_pair_peer_returns(&tp);
 	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, 1);
 	cr_assert_eq(t_pair_conn(&tp, 1)->epoch, 1);
-	t_pair_message(&tp, seen, 1, 2, t_is_first_qreq1, &held);	/* M */
-	cr_assert_not_null(held);
-	cr_assert_eq(seen[1].status[1], SN_OK);
-	t_pair_new_process(&tp, 1, 5);
-	t_pair_new_process(&tp, 0, 6);
-	t_pair_message(&tp, seen, 1, 3, NULL, NULL);			/* Q1 */
-	cr_assert_eq(seen[1].status[2], SN_OK);
-	before = seen[0].n_delivered;
-	restarts = nic_stats(tp.nic[0])->epoch_restarts;
-	tport_push(tp.port[0], held);				/* M's frame, at last */
-	t_pair_run(&tp, 3);
-	cr_log_info("late frame: T_NODE epoch %u epoch_restarts %llu rx_other_pair %llu, deliveries %u",
-		    t_pair_conn(&tp, 0)->epoch,
-		    (unsigned long long)nic_stats(tp.nic[0])->epoch_restarts,
-		    (unsigned long long)nic_stats(tp.nic[0])->rx_other_pair, seen[0].n_delivered);
-	cr_assert_eq(seen[0].n_delivered, before, "M delivered again, after Q1, by the new pair");
-	cr_assert_eq(nic_stats(tp.nic[0])->epoch_restarts, restarts,
-		     "a frame of the gone pair restarted the new pair's connection");
-	cr_assert_eq(nic_stats(tp.nic[0])->rx_other_pair, 1);
+	held = t_pair_hold_past_both_restarts(&tp, seen, 2);		/* M, Q1 */
+	t_pair_gone_pairs_frame_arrives(&tp, seen, held, 4);		/* Q2 */
+	t_pair_free(&tp);
+}
+
+/*
+ * The tagged stress (T_PROC=3 T_PNOTICE=0 on conf3, seeds 214 and 361 of
+ * 201 .. 400 before the epochs were tied to the pair of processes; traced
+ * 2026-11-24): the same order of events on a configuration that promises
+ * no duplicates, with the new pair's connection restarted before the late
+ * frame arrives. Seed 361: T_PEER's message 476, packet 3 of epoch 27, is
+ * delivered by its retransmission while its first frame is held; both
+ * processes restart at once, every notice lost, and the new pair starts
+ * at 0 and restarts twice (epoch 2); the late frame's epoch 27 is newer,
+ * T_NODE restarts into it and delivers 476 a second time (seed 214 the
+ * same: message 696, epoch 46 against the new pair's 45). Here: the first
+ * pair at epoch 2 (two rejoins of T_PEER), M held, both processes
+ * restart, Q1, T_PEER's rejoin restarts the new pair's connection (then
+ * at epoch 1 when pairs started at 0: 2 was newer, and M was delivered
+ * twice), Q2; then M's frame arrives. Now the new pair is at
+ * pipeline_pair_epoch(5, 6) + 1, and a restart of the connection keeps
+ * it knowing its peer's process (its nonce retired, not forgotten), so 2
+ * is still compared by reach: of another pair, dropped; Q3 arrives.
+ */
+Test(nic, a_gone_pairs_frame_after_the_new_pair_restarted_is_not_delivered_twice)
+{
+	struct t_pair tp;
+	struct t_seen *seen = t_pair_open_on(&tp, "conf3", NULL);
+	struct rte_mbuf *held;
+
+	t_pair_exchange(&tp, seen, 1, "first");
+	t_pair_peer_returns(&tp);
+	t_pair_peer_returns(&tp);
+	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, 2);
+	cr_assert_eq(t_pair_conn(&tp, 1)->epoch, 2);
+	held = t_pair_hold_past_both_restarts(&tp, seen, 2);		/* M, Q1 */
+	t_pair_peer_returns(&tp);
 	t_pair_message(&tp, seen, 1, 4, NULL, NULL);			/* Q2 */
-	cr_assert_eq(seen[1].status[3], SN_OK, "Q2: %d", seen[1].status[3]);
-	cr_assert_eq(seen[0].n_delivered, before + 1, "Q2 not delivered");
+	cr_assert_eq(seen[1].status[3], SN_OK);
+	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 1)->epoch);
+	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, (uint16_t)(pipeline_pair_epoch(5, 6) + 1));
+	t_pair_gone_pairs_frame_arrives(&tp, seen, held, 5);		/* Q3 */
 	t_pair_free(&tp);
 }
 
