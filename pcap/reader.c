@@ -44,6 +44,8 @@ enum {
 	WALK_NG_SPB_BODY = 4,		/* original length */
 	WALK_NG_OPT_TSRESOL = 9,	/* if_tsresol: 1 byte */
 	WALK_NG_OPT_TSOFFSET = 14,	/* if_tsoffset: 8 bytes */
+	/* libpcap's room around a record in a block: EPB fields, 128 KiB of options */
+	WALK_NG_EPB_ROOM = WALK_NG_BLOCK_MIN + WALK_NG_EPB_BODY + (128 << 10),
 };
 
 /*
@@ -54,6 +56,9 @@ enum {
 	WALK_LT_TYPE = 0x0000ffff,	/* the link type */
 	WALK_LT_FCS = 0x04000000,	/* frames end in an FCS */
 	WALK_LT_USB_MMAPPED = 220,	/* Linux USB, memory-mapped */
+	WALK_LT_DBUS = 231,		/* D-Bus messages */
+	WALK_LT_USBPCAP = 249,		/* Windows USBPcap */
+	WALK_LT_EBHSCR = 279,		/* Elektrobit high-speed capture and replay */
 };
 
 
@@ -163,18 +168,38 @@ static uint16_t walk_u16(const struct trace_walk *w, const uint8_t *p)
 			       (uint16_t)(p[1] << 8 | p[0]);
 }
 
-/* Snapshot length libpcap applies: 0 and oversized values mean the maximum. */
-static uint32_t walk_snaplen(uint32_t snaplen)
+/*
+ * libpcap's max_snaplen_for_dlt (1.10): its largest record of a link type,
+ * whose LINKTYPE_ number is its DLT for these three. libpcap refuses a
+ * larger pcap record; the reader refuses a larger pcapng one too.
+ */
+uint32_t trace_max_snaplen(uint32_t linktype)
 {
-	return snaplen == 0 || snaplen > TRACE_MAX_SNAPLEN ? TRACE_MAX_SNAPLEN : snaplen;
+	switch (linktype) {
+	case WALK_LT_DBUS:
+		return 128u << 20;
+	case WALK_LT_USBPCAP:
+		return 1u << 20;
+	case WALK_LT_EBHSCR:
+		return 8u << 20;
+	default:
+		return TRACE_MAX_SNAPLEN;
+	}
+}
+
+/* Snapshot length in force: 0 and values above the link type's maximum mean the maximum. */
+static uint32_t walk_snaplen(uint32_t linktype, uint32_t snaplen)
+{
+	uint32_t max = trace_max_snaplen(linktype);
+
+	return snaplen == 0 || snaplen > max ? max : snaplen;
 }
 
 /*
  * An interface's snaplen as libpcap (1.10, pcap_adjust_snapshot) adjusts
  * it: 0 and values above INT_MAX are the link type's maximum
- * (max_snaplen_for_dlt: 262144, larger for D-Bus, USBPCAP and EBHSCR,
- * whose numbers are their DLTs), any other is taken as it is (300000 is
- * not 262144). libpcap compares every later interface's with the first
+ * (trace_max_snaplen), any other is taken as it is (300000 is not
+ * 262144). libpcap compares every later interface's with the first
  * one's so, and cuts a simple packet block, which has no captured length,
  * at the first one's.
  */
@@ -182,16 +207,7 @@ static uint32_t walk_idb_snaplen(uint32_t linktype, uint32_t snaplen)
 {
 	if (snaplen != 0 && snaplen <= INT32_MAX)
 		return snaplen;
-	switch (linktype) {
-	case 231:	/* D-Bus */
-		return 128u << 20;
-	case 249:	/* USBPCAP */
-		return 1u << 20;
-	case 279:	/* EBHSCR */
-		return 8u << 20;
-	default:
-		return TRACE_MAX_SNAPLEN;
-	}
+	return trace_max_snaplen(linktype);
 }
 
 /*
@@ -299,7 +315,7 @@ static int walk_pcap_open(struct trace_walk *w, const uint8_t *h, struct trace_e
 	if (lt & ~(uint32_t)WALK_LT_TYPE)
 		return walk_fail(w, err, -ENOTSUP, 0, -1,
 				 "link type field 0x%08x has reserved bits set", lt);
-	w->info.snaplen = walk_snaplen(walk_u32(w, h + 16));
+	w->info.snaplen = walk_snaplen(lt, walk_u32(w, h + 16));
 	w->info.linktype = lt;
 	w->start = WALK_PCAP_HDR;
 	return 0;
@@ -592,7 +608,7 @@ static int walk_ng_interface(struct trace_walk *w, uint32_t len, struct trace_er
 	if (!w->have_idb) {
 		w->have_idb = true;
 		w->info.linktype = linktype;
-		w->info.snaplen = walk_snaplen(raw);
+		w->info.snaplen = walk_snaplen(linktype, raw);
 		w->idb_snaplen = walk_idb_snaplen(linktype, raw);
 	} else if (linktype != w->info.linktype) {
 		return walk_fail(w, err, -ENOTSUP, w->off, -1,
@@ -669,10 +685,11 @@ static int walk_ng_packet(struct trace_walk *w, uint32_t type, uint32_t len,
 		t = 0;
 		wirelen = walk_u32(w, b);
 		caplen = wirelen < w->idb_snaplen ? wirelen : w->idb_snaplen;
-		if (caplen > TRACE_MAX_SNAPLEN)
+		if (caplen > trace_max_snaplen(w->info.linktype))
 			return walk_fail(w, err, -EBADMSG, w->off, rec,
 					 "simple packet block: captured length %u (wire length %u, snaplen %u) exceeds %u",
-					 caplen, wirelen, w->idb_snaplen, TRACE_MAX_SNAPLEN);
+					 caplen, wirelen, w->idb_snaplen,
+					 trace_max_snaplen(w->info.linktype));
 	} else {
 		iface = type == WALK_NG_EPB ? walk_u32(w, b) : walk_u16(w, b);
 		t = (uint64_t)walk_u32(w, b + 4) << 32 | walk_u32(w, b + 8);
@@ -721,21 +738,37 @@ static int walk_ng_check_bom(struct trace_walk *w, struct trace_err *err)
 			 get_be32(b));
 }
 
+/*
+ * Largest block libpcap reads at w->off: TRACE_MAX_BLOCK up to the first
+ * interface block, then enough for a record of its link type's maximum
+ * with its room (MAX_BLOCKSIZE_FOR_SNAPLEN), if that is more: D-Bus's.
+ */
+static uint32_t walk_ng_max_block(const struct trace_walk *w)
+{
+	uint32_t room;
+
+	if (!w->have_idb)
+		return TRACE_MAX_BLOCK;
+	room = trace_max_snaplen(w->info.linktype) + WALK_NG_EPB_ROOM;
+	return room > TRACE_MAX_BLOCK ? room : TRACE_MAX_BLOCK;
+}
+
 /* Block framing: total length sane, inside the file, equal to the trailer. */
 static int walk_ng_frame(struct trace_walk *w, uint32_t type, uint32_t len,
 			 struct trace_err *err)
 {
 	uint64_t left = w->info.file_size - w->off;
 	int64_t rec = walk_ng_is_packet(type) ? (int64_t)w->info.records : -1;
+	uint32_t max = walk_ng_max_block(w);
 	uint8_t t[4];
 	int rc;
 
 	if (len < WALK_NG_BLOCK_MIN || len % 4 != 0)
 		return walk_fail(w, err, -EBADMSG, w->off, rec,
 				 "bad block total length %u (block type 0x%08x)", len, type);
-	if (len > TRACE_MAX_BLOCK)
+	if (len > max)
 		return walk_fail(w, err, -EBADMSG, w->off, rec,
-				 "block total length %u exceeds %d", len, TRACE_MAX_BLOCK);
+				 "block total length %u exceeds %u", len, max);
 	if (len > left)
 		return walk_fail(w, err, -EBADMSG, w->off, rec,
 				 "truncated block (total length %u, %" PRIu64 " bytes left)",

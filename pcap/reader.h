@@ -15,8 +15,8 @@
 
 /* Limits of what the reader accepts. */
 enum {
-	TRACE_MAX_SNAPLEN = 262144,	/* libpcap's largest snapshot length */
-	TRACE_MAX_BLOCK = 16 << 20,	/* largest pcapng block libpcap reads */
+	TRACE_MAX_SNAPLEN = 262144,	/* libpcap's largest record for most link types */
+	TRACE_MAX_BLOCK = 16 << 20,	/* largest pcapng block libpcap reads (more after a D-Bus interface) */
 	TRACE_ERR_LEN = 512,		/* size of trace_err.msg */
 };
 
@@ -47,7 +47,7 @@ struct trace_info {
 	bool swapped;
 	/* link-layer type (LINKTYPE_ value; 1 is Ethernet) */
 	uint32_t linktype;
-	/* snapshot length in force (0 in the file means TRACE_MAX_SNAPLEN) */
+	/* snapshot length in force: the file's, 0 and larger values meaning trace_max_snaplen() */
 	uint32_t snaplen;
 	/* number of packet records */
 	uint64_t records;
@@ -94,6 +94,13 @@ struct trace_reader;
 
 /* Human name of a format ("pcap (us)", "pcap (ns)", "pcapng"). */
 const char *trace_format_name(enum trace_format f);
+
+/*
+ * Largest record the reader (and libpcap) reads of a link type:
+ * TRACE_MAX_SNAPLEN, but 128 MiB for D-Bus (231), 1 MiB for USBPCAP (249)
+ * and 8 MiB for EBHSCR (279).
+ */
+uint32_t trace_max_snaplen(uint32_t linktype);
 
 /*
  * Walk a whole file's structure without handing out records.

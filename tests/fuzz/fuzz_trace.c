@@ -16,7 +16,8 @@
  *   by the format's definition: as many as trace_info.records, at the
  *   offsets of the record headers or packet blocks, in order, inside the
  *   file, with their captured and wire lengths (summing to cap_bytes and
- *   wire_bytes; caplen at most the snaplen and the wire length), their
+ *   wire_bytes; caplen at most the snaplen, itself at most the link type's
+ *   trace_max_snaplen(), and the wire length), their
  *   bytes, and their timestamps in nanoseconds: pcap seconds unsigned,
  *   pcapng ones from the interface's if_tsresol and if_tsoffset, the
  *   fraction scaled exactly (rounded down);
@@ -382,8 +383,8 @@ static void ft_check_accepted(const uint8_t *data, size_t size, const struct tra
 	f.p = data;
 	f.size = size;
 	ft_check(info->file_size == size, "file_size is the file's size", NULL);
-	ft_check(info->snaplen >= 1 && info->snaplen <= TRACE_MAX_SNAPLEN,
-		 "snaplen is 1 .. TRACE_MAX_SNAPLEN", NULL);
+	ft_check(info->snaplen >= 1 && info->snaplen <= trace_max_snaplen(info->linktype),
+		 "snaplen is 1 .. the link type's trace_max_snaplen()", NULL);
 	f.recs = calloc(size / 12 + 1, sizeof(*f.recs));
 	f.ifaces = calloc(size / FT_NG_IDB_MIN + 1, sizeof(*f.ifaces));
 	ft_check(f.recs != NULL && f.ifaces != NULL, "memory for the records", NULL);

@@ -26,33 +26,6 @@ static const char sample_path[] = SEGNET_PCAP_SAMPLES "/cluster-udp.pcap";
 /* Records in the sample. */
 enum { SAMPLE_N = 260 };
 
-/* Refusal message "<what> at byte offset <off>[ (record <rec>)]" for assert_refused. */
-static char *at(const char *what, uint64_t off, int64_t rec)
-{
-	char *s;
-	int n;
-
-	if (rec >= 0)
-		n = asprintf(&s, "%s at byte offset %" PRIu64 " (record %" PRId64 ")", what, off, rec);
-	else
-		n = asprintf(&s, "%s at byte offset %" PRIu64, what, off);
-	if (n < 0)
-		abort();
-	return s;
-}
-
-/* Save b as a scratch file and check it is refused as described. */
-static void refuse(const struct tbuf *b, size_t len, int code, uint64_t off, int64_t rec,
-		   const char *what)
-{
-	char *p = tbuf_save(b, len, "bad");
-	char *msg = at(what, off, rec);
-
-	assert_refused(p, code, (int64_t)off, rec, msg);
-	free(msg);
-	scratch_drop(p);
-}
-
 Test(reader, sample_exact)
 {
 	struct trace *t = load_ok(sample_path);
@@ -475,26 +448,28 @@ static struct tbuf ng_spb(uint16_t lt, uint32_t snap, uint32_t n)
 /*
  * A simple packet block has no captured length: libpcap takes the wire
  * length cut at the first interface's snaplen as it adjusts it (0 is the
- * link type's maximum: 262144, but 128 MiB for D-Bus, 231), not at the
- * reader's 262144. The walk refuses one whose captured length passes
- * 262144, at the block (28 + 20 = 48), as validation: it was accepted and
- * then read as "libpcap and the validation walk disagree".
+ * link type's maximum: 262144, but 128 MiB for D-Bus, 231). The walk
+ * refuses one whose captured length passes the link type's maximum, at the
+ * block (28 + 20 = 48), as validation: it was accepted and then read as
+ * "libpcap and the validation walk disagree". (The block of the D-Bus one
+ * holds 60 bytes: its captured length is refused before it is looked for.)
  */
 Test(reader, simple_packet_block_beyond_the_largest_snaplen_refused)
 {
-	static const struct { uint16_t lt; uint32_t snap, n, cut; } bad[] = {
-		{ 1, 300000, 280000, 300000 },	/* Ethernet, a snaplen above 262144 */
-		{ 231, 0, 300000, 128u << 20 },	/* D-Bus, snaplen 0: libpcap's 128 MiB */
+	static const struct { uint16_t lt; uint32_t snap, n, cut, max; } bad[] = {
+		{ 1, 300000, 280000, 300000, 262144 },	/* Ethernet, a snaplen above 262144 */
+		{ 231, 200u << 20, (128u << 20) + 1, 200u << 20, 128u << 20 },	/* D-Bus */
 	};
 	struct tbuf f;
 	struct trace *t;
 	char *p, what[128];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		f = ng_spb(bad[i].lt, bad[i].snap, bad[i].n);
+		f = ng_spb(bad[i].lt, bad[i].snap, bad[i].n < 280000 ? bad[i].n : 60);
+		tbuf_set32(&f, 48 + 8, bad[i].n, 0);
 		snprintf(what, sizeof(what),
-			 "simple packet block: captured length %u (wire length %u, snaplen %u) exceeds 262144",
-			 bad[i].n, bad[i].n, bad[i].cut);
+			 "simple packet block: captured length %u (wire length %u, snaplen %u) exceeds %u",
+			 bad[i].n, bad[i].n, bad[i].cut, bad[i].max);
 		refuse(&f, f.len, -EBADMSG, 48, 0, what);
 		free(f.p);
 	}
@@ -505,6 +480,16 @@ Test(reader, simple_packet_block_beyond_the_largest_snaplen_refused)
 	cr_assert_eq(t->n, 1);
 	cr_assert_eq(t->recs[0].caplen, 262144);
 	cr_assert_eq(t->recs[0].wirelen, 280000);
+	trace_free(t);
+	scratch_drop(p);
+	free(f.p);
+	/* D-Bus, snaplen 0: 300000 bytes read whole (refused, "exceeds 262144", before) */
+	f = ng_spb(231, 0, 300000);
+	p = tbuf_save(&f, f.len, "spb");
+	t = load_ok(p);
+	cr_assert_eq(t->n, 1);
+	cr_assert_eq(t->recs[0].caplen, 300000);
+	cr_assert_eq(t->recs[0].data[299999], (uint8_t)299999);
 	trace_free(t);
 	scratch_drop(p);
 	free(f.p);

@@ -8,6 +8,7 @@
 #define SEGNET_TEST_PCAP_UTIL_H
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +236,33 @@ static inline void assert_refused(const char *path, int code, int64_t off, int64
 	cr_assert_null(trace_reader_open(path, &e));
 	cr_assert_str_eq(e.msg, want);
 	free(want);
+}
+
+/* Refusal message "<what> at byte offset <off>[ (record <rec>)]" for assert_refused. */
+static inline char *at(const char *what, uint64_t off, int64_t rec)
+{
+	char *s;
+	int n;
+
+	if (rec >= 0)
+		n = asprintf(&s, "%s at byte offset %" PRIu64 " (record %" PRId64 ")", what, off, rec);
+	else
+		n = asprintf(&s, "%s at byte offset %" PRIu64, what, off);
+	if (n < 0)
+		abort();
+	return s;
+}
+
+/* Save b as a scratch file and check it is refused as described. */
+static inline void refuse(const struct tbuf *b, size_t len, int code, uint64_t off, int64_t rec,
+		   const char *what)
+{
+	char *p = tbuf_save(b, len, "bad");
+	char *msg = at(what, off, rec);
+
+	assert_refused(p, code, (int64_t)off, rec, msg);
+	free(msg);
+	scratch_drop(p);
 }
 
 /* Two traces hold the same records: timestamps, lengths, bytes. */
