@@ -15,7 +15,7 @@
 enum {
 	CAPTURE_FILE_HDR = 24,		/* pcap file header */
 	CAPTURE_REC_HDR = 16,		/* pcap record header */
-	CAPTURE_SNAPLEN_MAX = 262144,	/* libpcap's largest snaplen, and ours */
+	CAPTURE_SNAPLEN_MAX = 262144,	/* libpcap's largest for Ethernet, and ours */
 	CAPTURE_SNAPLEN_DEFAULT = CAPTURE_SNAPLEN_MAX,
 	CAPTURE_LINKTYPE_ETHERNET = 1,	/* LINKTYPE_ETHERNET */
 };

@@ -448,6 +448,9 @@ NG_CUSTOM = 0x00000BAD
 OPT_END, OPT_COMMENT, OPT_IF_NAME, OPT_TSRESOL, OPT_TSOFFSET = 0, 1, 2, 9, 14
 OPT_SHB_USERAPPL, OPT_EPB_FLAGS = 4, 2
 ETHERNET = 1
+# Link types whose largest record is not 262144 (trace_max_snaplen) and one
+# whose pseudo-header libpcap rewrites in a file of the other byte order.
+DBUS, USBPCAP, EBHSCR, USB_LINUX_MMAPPED = 231, 249, 279, 220
 
 
 def eth(n, tag):
@@ -486,9 +489,9 @@ def ng_shb(order, opts=()):
                     ng_opts(order, opts))
 
 
-def ng_idb(order, snaplen=0, opts=()):
-    """Interface description block for Ethernet."""
-    return ng_block(order, NG_IDB, struct.pack(order + "HHI", ETHERNET, 0, snaplen) +
+def ng_idb(order, snaplen=0, opts=(), linktype=ETHERNET):
+    """Interface description block, for Ethernet unless told."""
+    return ng_block(order, NG_IDB, struct.pack(order + "HHI", linktype, 0, snaplen) +
                     ng_opts(order, opts))
 
 
@@ -523,6 +526,13 @@ def ng_sections(order):
     return b
 
 
+def usb_iso_completion(order):
+    """A Linux USB (memory-mapped) header of an incoming isochronous completion, 1 descriptor."""
+    usb = struct.pack(order + "QBBBBHbbqiiII8siiII", 1, ord("C"), 0, 0x81, 1, 1, 0, 0,
+                      1700000000, 0, 0, 0, 0, b"", 0, 0, 0, 1)
+    return usb + struct.pack(order + "iIII", 0, 100, 50, 0)
+
+
 def trace_seeds():
     """name -> bytes of the fuzz_trace seeds: each format, both byte orders."""
     seeds = {}
@@ -537,6 +547,11 @@ def trace_seeds():
             (0xFFFFFFFF, 7, eth(32, 3), 32)], snaplen=64)
         seeds["seed-pcapng-" + end] = ng_sections(order)
     seeds["seed-pcap-header-only-snaplen0"] = pcap("<", PCAP_US, [], snaplen=0)
+    # A D-Bus pcapng (its largest record and block are larger) in big
+    # endian, snaplen 0: an EPB and an SPB.
+    seeds["seed-pcapng-dbus-be"] = (
+        ng_shb(">") + ng_idb(">", linktype=DBUS) + ng_epb(">", 0, 1700000000000000, eth(60, 1)) +
+        ng_block(">", NG_SPB, struct.pack(">I", 45) + eth(45, 2)))
     # What fuzz_trace found, each accepted by validation and then refused
     # or misread: a timestamp past 2554 (the first 589 inputs; 156 bytes
     # minimised, written down smaller), a 2^-40 s resolution libpcap
@@ -548,11 +563,13 @@ def trace_seeds():
     seeds["regress-pcapng-resolution-2-40"] = (
         ng_shb("<") + ng_idb("<", opts=[(OPT_TSRESOL, b"\xa8")]) +
         ng_epb("<", 0, 15 << 40 | (1 << 40) - 1, eth(60, 1)))
-    usb = struct.pack("<QBBBBHbbqiiII8siiII", 1, ord("C"), 0, 0x81, 1, 1, 0, 0,
-                      1700000000, 0, 0, 0, 0, b"", 0, 0, 0, 1)
-    usb += struct.pack("<iIII", 0, 100, 50, 0)
+    usb = usb_iso_completion("<")
     seeds["regress-pcap-usb-mmapped-wire-length"] = pcap("<", PCAP_US, [
-        (1700000000, 0, usb, len(usb))], linktype=220)
+        (1700000000, 0, usb, len(usb))], linktype=USB_LINUX_MMAPPED)
+    # The same record written big endian: libpcap converts its header.
+    usb = usb_iso_completion(">")
+    seeds["seed-pcap-usb-mmapped-be"] = pcap(">", PCAP_US, [
+        (1700000000, 0, usb, len(usb))], linktype=USB_LINUX_MMAPPED)
     raw_idb = ng_block("<", NG_IDB, struct.pack("<HHI", 101, 0, 0) + ng_opts("<", ns))
     seeds["regress-pcapng-two-raw-ip-interfaces"] = (
         ng_shb("<") + raw_idb + raw_idb + ng_epb("<", 0, 1, bytes(20)))
