@@ -236,7 +236,7 @@ _Static_assert(sizeof(struct proto_gnt_body) == 28, "GNT body");
 
 /* HELLO body. */
 struct proto_hello_body {
-	uint32_t nonce;		/* echoed in nothing; tells joins apart in logs */
+	uint32_t nonce;		/* switchd: a repeat of the same join, or a new process; high half in DOWN notices */
 	uint32_t caps;		/* reserved for capabilities, zero */
 } __attribute__((packed));
 _Static_assert(sizeof(struct proto_hello_body) == 8, "HELLO body");

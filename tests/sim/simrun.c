@@ -105,7 +105,7 @@ void simrun_defaults(struct simrun_config *c)
 	c->slot_frames = 1;
 	c->bulk_bufs = 16;
 	c->per_target = 2;
-	c->quick_bufs = 16;		/* nicd's */
+	c->quick_bufs = 16;		/* nicd's default is 20 (--quick-buffers) */
 	c->descriptors = 16384;
 	c->cfg_keepalive = 8;
 	c->payload = PROTO_MAX_PAYLOAD;
