@@ -110,7 +110,8 @@ static void dp_memif_guard_drop(const struct dp_memif_guard_reg *reg)
 	if (ih && !rte_intr_fd_set(ih, reg->fd) && !rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT))
 		ret = rte_intr_callback_unregister(ih, reg->cb, reg->cb_arg);
 	rte_intr_instance_free(ih);
-	n = dp_memif_removed_add();
+	/* Counted only when removed: a failure is the error below. */
+	n = ret > 0 ? dp_memif_removed_add() : dp_memif_removed();
 	if (!dp_ratelimit_ok(&dp_memif_guard_log, dp_mono_ns()))
 		return;
 	if (ret > 0)
