@@ -111,7 +111,7 @@ static void dp_memif_guard_drop(const struct dp_memif_guard_reg *reg)
 		ret = rte_intr_callback_unregister(ih, reg->cb, reg->cb_arg);
 	rte_intr_instance_free(ih);
 	/* Counted only when removed: a failure is the error below. */
-	n = ret > 0 ? dp_memif_removed_add() : dp_memif_removed();
+	n = ret > 0 ? dp_memif_removed_add() : 0;
 	if (!dp_ratelimit_ok(&dp_memif_guard_log, dp_mono_ns()))
 		return;
 	if (ret > 0)
