@@ -59,6 +59,8 @@ enum {
 	WALK_LT_DBUS = 231,		/* D-Bus messages */
 	WALK_LT_USBPCAP = 249,		/* Windows USBPcap */
 	WALK_LT_EBHSCR = 279,		/* Elektrobit high-speed capture and replay */
+	WALK_LT_USER0 = 147,		/* LINKTYPE_USER0 .. USER15: private use, */
+	WALK_LT_USER15 = 162,		/* which libpcap 1.10 does not name */
 };
 
 
@@ -211,14 +213,53 @@ static uint32_t walk_idb_snaplen(uint32_t linktype, uint32_t snaplen)
 }
 
 /*
- * True for the link types libpcap keeps under another (DLT) number on Linux
- * (linktype_to_dlt: 100 -> 11, 101 -> 12, 102 -> 15, 103 -> 16, 106 -> 19).
- * It compares every later pcapng interface's link type with that number,
+ * libpcap's DLT_ number of a link type on Linux (linktype_to_dlt, 1.10):
+ * the same number, but for five it renumbers (100 -> 11, 101 -> 12,
+ * 102 -> 15, 103 -> 16, 106 -> 19).
+ */
+static uint32_t walk_lt_dlt(uint32_t linktype)
+{
+	switch (linktype) {
+	case 100:
+		return 11;
+	case 101:
+		return 12;
+	case 102:
+		return 15;
+	case 103:
+		return 16;
+	case 106:
+		return 19;
+	default:
+		return linktype;
+	}
+}
+
+/*
+ * True for the link types libpcap keeps under another (DLT) number. It
+ * compares every later pcapng interface's link type with that number,
  * so it reads no second interface of these types.
  */
 static bool walk_lt_renumbered(uint32_t linktype)
 {
-	return (linktype >= 100 && linktype <= 103) || linktype == 106;
+	return walk_lt_dlt(linktype) != linktype;
+}
+
+const char *trace_linktype_str(uint32_t linktype, char *buf, size_t len)
+{
+	int dlt = (int)walk_lt_dlt(linktype);
+	const char *name = pcap_datalink_val_to_name(dlt);
+	const char *desc = pcap_datalink_val_to_description(dlt);
+
+	if (name == NULL && linktype >= WALK_LT_USER0 && linktype <= WALK_LT_USER15)
+		snprintf(buf, len, "%u (USER%u, private use)", linktype, linktype - WALK_LT_USER0);
+	else if (name == NULL)
+		snprintf(buf, len, "%u (no name in libpcap)", linktype);
+	else if (desc == NULL)
+		snprintf(buf, len, "%u (%s)", linktype, name);
+	else
+		snprintf(buf, len, "%u (%s, %s)", linktype, name, desc);
+	return buf;
 }
 
 /* n rounded up to a multiple of 4, as pcapng pads. */

@@ -11,6 +11,7 @@
 #define SEGNET_PCAP_READER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Limits of what the reader accepts. */
@@ -101,6 +102,15 @@ const char *trace_format_name(enum trace_format f);
  * and 8 MiB for EBHSCR (279).
  */
 uint32_t trace_max_snaplen(uint32_t linktype);
+
+/*
+ * A link type for messages, into buf (len bytes; returned): its number
+ * and libpcap's name and description of it, "231 (DBUS, D-Bus)", or
+ * "65000 (no name in libpcap)" for a number libpcap does not know
+ * ("147 (USER0, private use)" for 147 .. 162, which it does not name).
+ * Link types 100-103 and 106 are named as libpcap reads them (101: RAW).
+ */
+const char *trace_linktype_str(uint32_t linktype, char *buf, size_t len);
 
 /*
  * Walk a whole file's structure without handing out records.

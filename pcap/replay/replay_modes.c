@@ -28,32 +28,15 @@ const struct replay_mode *const *replay_mode_list(void)
 	return replay_modes;
 }
 
-/* The name of a link type a trace other than Ethernet is likely to have, or "". */
-static const char *replay_linktype_name(uint32_t linktype)
-{
-	switch (linktype) {
-	case 0:
-		return " (BSD loopback)";
-	case 101:
-		return " (raw IP)";
-	case 113:
-		return " (Linux cooked)";
-	case 228:
-		return " (raw IPv4)";
-	case 229:
-		return " (raw IPv6)";
-	case 276:
-		return " (Linux cooked v2)";
-	}
-	return "";
-}
-
 int replay_trace_ethernet(const struct trace *t, const char *what, char *err, size_t errlen)
 {
+	char lt[96];
+
 	if (t->info.linktype == REPLAY_LINKTYPE_ETHERNET)
 		return 0;
-	snprintf(err, errlen, "link type %u%s is not Ethernet (%d): %s", t->info.linktype,
-		 replay_linktype_name(t->info.linktype), REPLAY_LINKTYPE_ETHERNET, what);
+	snprintf(err, errlen, "link type %s is not Ethernet (%d): %s",
+		 trace_linktype_str(t->info.linktype, lt, sizeof(lt)), REPLAY_LINKTYPE_ETHERNET,
+		 what);
 	return -EPROTONOSUPPORT;
 }
 

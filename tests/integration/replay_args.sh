@@ -50,6 +50,13 @@ printf 'secret\n' >"$key"
 
 expect_prog=$replay
 
+# le32 N: N as four little-endian bytes.
+le32() {
+	# shellcheck disable=SC2059
+	printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $(($1 >> 8 & 255)) \
+		$(($1 >> 16 & 255)) $(($1 >> 24 & 255)))"
+}
+
 # out_says WHAT WORD...: the output of the last expect says each WORD (WHAT: for the message).
 out_says() {
 	_what=$1
@@ -125,17 +132,56 @@ expect 1 "not a regular file" -- --check /tmp
 mkfifo "$fifo" || exit 1
 expect 1 "not a regular file" -- --check "$fifo"
 # Both modes read Ethernet frames: another link type is refused when the
-# trace is loaded, by --check as by a replay, before any port or nicd.
-{ head -c 20 "$sample"; printf '\145\000\000\000'; tail -c +25 "$sample"; } >"$linktype"
-expect 1 "link type 101 (raw IP) is not Ethernet (1): messages mode reads the addresses of Ethernet frames (nothing sent)" -- \
+# trace is loaded, by --check as by a replay, before any port or nicd,
+# naming the file and the link type by number and libpcap's name.
+{ head -c 20 "$sample"; le32 101; tail -c +25 "$sample"; } >"$linktype"
+expect 1 "$linktype: link type 101 (RAW, Raw IP) is not Ethernet (1): messages mode reads the addresses of Ethernet frames (nothing sent)" -- \
 	$m $two --key-file "$key" "$linktype"
-expect 1 "link type 101 (raw IP) is not Ethernet (1): messages mode" -- $m --check "$linktype"
-{ head -c 20 "$sample"; printf '\223\000\000\000'; tail -c +25 "$sample"; } >"$linktype"
-expect 1 "link type 147 is not Ethernet (1): messages mode" -- $m $two --key-file "$key" "$linktype"
-expect 1 "link type 147 is not Ethernet (1): messages mode" -- $m --check "$linktype"
-expect 1 "link type 147 is not Ethernet (1): frames mode sends Ethernet frames (nothing sent)" -- \
+expect 1 "$linktype: link type 101 (RAW, Raw IP) is not Ethernet (1): messages mode" -- $m --check "$linktype"
+{ head -c 20 "$sample"; le32 147; tail -c +25 "$sample"; } >"$linktype"
+expect 1 "link type 147 (USER0, private use) is not Ethernet (1): messages mode" -- $m $two --key-file "$key" "$linktype"
+expect 1 "link type 147 (USER0, private use) is not Ethernet (1): messages mode" -- $m --check "$linktype"
+expect 1 "link type 147 (USER0, private use) is not Ethernet (1): frames mode sends Ethernet frames (nothing sent)" -- \
 	$p "$linktype"
-expect 1 "link type 147 is not Ethernet (1): frames mode" -- --check "$linktype"
+expect 1 "$linktype: link type 147 (USER0, private use) is not Ethernet (1): frames mode" -- --check "$linktype"
+# Link types the reader treats apart (larger records: D-Bus, USBPCAP,
+# EBHSCR; a pseudo-header libpcap rewrites: 220; the last of the private
+# ones), and numbers libpcap has no name for, by --check in both modes.
+for lt in "0 (NULL, BSD loopback)" "113 (LINUX_SLL, Linux cooked v1)" \
+	"220 (USB_LINUX_MMAPPED, USB with padded Linux header)" "231 (DBUS, D-Bus)" \
+	"249 (USBPCAP, USB with USBPcap header)" \
+	"279 (EBHSCR, Elektrobit High Speed Capture and Replay (EBHSCR))" \
+	"162 (USER15, private use)" "300 (no name in libpcap)" "65535 (no name in libpcap)"; do
+	{ head -c 20 "$sample"; le32 "${lt%% *}"; tail -c +25 "$sample"; } >"$linktype"
+	expect 1 "$linktype: link type $lt is not Ethernet (1): frames mode sends Ethernet frames (nothing sent)" -- \
+		--check "$linktype"
+	expect 1 "$linktype: link type $lt is not Ethernet (1): messages mode" -- $m --check "$linktype"
+done
+# A record past Ethernet's largest (262144), which these link types allow,
+# is read and the link type refused, in pcap and in pcapng, with its name.
+big_record() {
+	if [ "$1" = pcap ]; then
+		# header: microseconds, snaplen 0; one record of 300000 bytes
+		printf '\324\303\262\241\002\000\004\000'; le32 0; le32 0; le32 0; le32 "$2"
+		le32 1700000000; le32 0; le32 300000; le32 300000
+	else
+		# section header, interface of snaplen 0, enhanced packet block
+		le32 168627466; le32 28; le32 439041101; le32 1; le32 4294967295; le32 4294967295
+		le32 28
+		le32 1; le32 20; le32 "$2"; le32 0; le32 20
+		le32 6; le32 300032; le32 0; le32 0; le32 0; le32 300000; le32 300000
+	fi
+	head -c 300000 /dev/zero
+	[ "$1" = pcap ] || le32 300032
+}
+for f in "pcap 231 (DBUS, D-Bus)" "pcapng 249 (USBPCAP, USB with USBPcap header)" \
+	"pcapng 279 (EBHSCR, Elektrobit High Speed Capture and Replay (EBHSCR))"; do
+	lt=${f#* }
+	big_record "${f%% *}" "${lt%% *}" >"$linktype"
+	expect 1 "$linktype: link type $lt is not Ethernet (1): frames mode sends Ethernet frames (nothing sent)" -- \
+		--check "$linktype"
+	expect 1 "$linktype: link type $lt is not Ethernet (1): messages mode" -- $m $two --key-file "$key" "$linktype"
+done
 # --check reads and validates the trace only: no port, no lab, nothing sent.
 expect 0 "260 records, valid (--check: nothing sent)" -- --check "$sample"
 # --check also finds a report file the replay could not write.

@@ -516,3 +516,35 @@ Test(linktype, pseudo_headers_of_the_other_byte_order_read_in_this_hosts)
 		free(other.p);
 	}
 }
+
+/*
+ * A link type in messages: its number and libpcap's name and description
+ * of the DLT libpcap reads it as (101, raw IP, is DLT 12; 12 in a file is
+ * too), the private-use ones libpcap does not name, and a number it has
+ * no name for.
+ */
+Test(linktype, named_as_libpcap_reads_it)
+{
+	static const struct {
+		/* link type */
+		uint32_t lt;
+		/* what trace_linktype_str() says */
+		const char *want;
+	} names[] = {
+		{ 1, "1 (EN10MB, Ethernet)" },
+		{ 231, "231 (DBUS, D-Bus)" },
+		{ 249, "249 (USBPCAP, USB with USBPcap header)" },
+		{ 101, "101 (RAW, Raw IP)" },
+		{ 12, "12 (RAW, Raw IP)" },
+		{ 100, "100 (ATM_RFC1483, RFC 1483 LLC-encapsulated ATM)" },
+		{ 106, "106 (ATM_CLIP, Linux Classical IP over ATM)" },
+		{ 147, "147 (USER0, private use)" },
+		{ 162, "162 (USER15, private use)" },
+		{ 163, "163 (IEEE802_11_RADIO_AVS, 802.11 plus AVS radio information header)" },
+		{ 65535, "65535 (no name in libpcap)" },
+	};
+	char buf[96];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		cr_expect_str_eq(trace_linktype_str(names[i].lt, buf, sizeof(buf)), names[i].want);
+}
