@@ -15,7 +15,12 @@
 enum {
 	CAPTURE_FILE_HDR = 24,		/* pcap file header */
 	CAPTURE_REC_HDR = 16,		/* pcap record header */
-	CAPTURE_SNAPLEN_MAX = 262144,	/* libpcap's largest for Ethernet, and ours */
+	/*
+	 * libpcap's largest Ethernet record, and ours: every segnet frame
+	 * (DP_MAX_FRAME, 2134) and every frame a port's 16-bit MTU lets in
+	 * fits; a longer one is cut (doc/replay.md, Capture).
+	 */
+	CAPTURE_SNAPLEN_MAX = 262144,
 	CAPTURE_SNAPLEN_DEFAULT = CAPTURE_SNAPLEN_MAX,
 	CAPTURE_LINKTYPE_ETHERNET = 1,	/* LINKTYPE_ETHERNET */
 };
