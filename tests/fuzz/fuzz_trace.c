@@ -24,6 +24,14 @@
  * - trace_load() holds the same records, and ts_backwards counts the
  *   records earlier than their predecessor.
  * A broken invariant aborts, so libFuzzer saves the input as a crash.
+ *
+ * What only a large input reaches is counted per input (struct
+ * ft_counts): records past 262144 bytes, which only D-Bus, USBPCAP and
+ * EBHSCR allow, read whole by both readers, and refusals at the larger
+ * limits. The branches that count them are coverage libFuzzer keeps
+ * inputs for; with SEGNET_FUZZ_COUNTERS set each input's counts are
+ * printed (seeds_reach.sh, trace_seeds_reach.sh), with SEGNET_FUZZ_TOTALS
+ * set how many inputs moved each, at exit (scripts/fuzz.sh trace).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -86,6 +94,40 @@ struct ft_file {
 	/* how many */
 	uint32_t nif;
 };
+
+/* Link types whose largest record is not 262144 (trace_max_snaplen). */
+enum { FT_LT_DBUS = 231, FT_LT_USBPCAP = 249, FT_LT_EBHSCR = 279 };
+
+/*
+ * What one input reached of the large-record paths. X(name, what): the
+ * counter and what it counts.
+ */
+#define FT_COUNTS(X) \
+	X(big_records, "records past 262144 bytes read whole (any link type, either format)") \
+	X(big_pcap, "of them, in classic pcap") \
+	X(big_pcapng, "of them, in pcapng enhanced or obsolete packet blocks") \
+	X(big_spb, "of them, in pcapng simple packet blocks") \
+	X(big_dbus, "of them, D-Bus (231)") \
+	X(big_usbpcap, "of them, USBPCAP (249)") \
+	X(big_ebhscr, "of them, EBHSCR (279)") \
+	X(at_ethernet_max, "records of exactly 262144 bytes, a link type's largest for most") \
+	X(cut_spb, "simple packet blocks whose wire length passes 262144, cut to it or the snaplen") \
+	X(refused_past_large_snaplen, "refusals: a caplen past a snaplen in force above 262144 (only these link types have one)") \
+	X(refused_block_past_16mib, "refusals: a pcapng block past 16 MiB") \
+	X(refused_block_past_dbus_max, "refusals: a pcapng block past D-Bus's 128 MiB + 131104")
+
+/* Counts of one input, each named by FT_COUNTS. */
+struct ft_counts {
+#define FT_FIELD(name, what) uint64_t name;
+	FT_COUNTS(FT_FIELD)
+#undef FT_FIELD
+};
+
+/* Print each input's counts (SEGNET_FUZZ_COUNTERS set). */
+static bool ft_print_counts;
+
+/* Inputs each count moved in, printed at exit (SEGNET_FUZZ_TOTALS set). */
+static struct ft_counts ft_inputs;
 
 /* The memfd inputs are written to, and its path. */
 static int ft_fd = -1;
@@ -327,8 +369,81 @@ static void ft_check_rec(const struct ft_file *f, const struct trace_info *info,
 		 "a record's bytes are the file's", NULL);
 }
 
-/* Stream every record of an accepted file and check each one. */
-static void ft_check_stream(const struct ft_file *f, const struct trace_info *info)
+/* Count a record the reader handed out, against what only a large input holds. */
+static void ft_count_rec(struct ft_counts *c, const struct ft_file *f,
+			 const struct trace_info *info, const struct trace_rec *r)
+{
+	bool spb = info->format == TRACE_FMT_PCAPNG && ft_u32(f, r->offset) == FT_NG_SPB;
+
+	c->at_ethernet_max += r->caplen == TRACE_MAX_SNAPLEN;
+	c->cut_spb += spb && r->wirelen > TRACE_MAX_SNAPLEN && r->caplen < r->wirelen;
+	if (r->caplen <= TRACE_MAX_SNAPLEN)
+		return;
+	c->big_records++;
+	if (info->format != TRACE_FMT_PCAPNG)
+		c->big_pcap++;
+	else if (spb)
+		c->big_spb++;
+	else
+		c->big_pcapng++;
+	switch (info->linktype) {
+	case FT_LT_DBUS:
+		c->big_dbus++;
+		break;
+	case FT_LT_USBPCAP:
+		c->big_usbpcap++;
+		break;
+	case FT_LT_EBHSCR:
+		c->big_ebhscr++;
+		break;
+	default:
+		ft_check(false, "a record past 262144 is of D-Bus, USBPCAP or EBHSCR", NULL);
+	}
+}
+
+/* Count a refusal at a limit only these link types have, or at a block limit. */
+static void ft_count_refusal(struct ft_counts *c, const struct trace_err *e)
+{
+	const char *p = strstr(e->msg, " exceeds snaplen ");
+	char lim[32];
+
+	if (p && strtoul(p + strlen(" exceeds snaplen "), NULL, 10) > TRACE_MAX_SNAPLEN)
+		c->refused_past_large_snaplen++;
+	snprintf(lim, sizeof(lim), " exceeds %u at ", (unsigned int)TRACE_MAX_BLOCK);
+	c->refused_block_past_16mib += strstr(e->msg, lim) != NULL;
+	snprintf(lim, sizeof(lim), " exceeds %u at ",
+		 trace_max_snaplen(FT_LT_DBUS) + 12 + 20 + (128u << 10)); /* reader.c: WALK_NG_EPB_ROOM */
+	c->refused_block_past_dbus_max += strstr(e->msg, lim) != NULL;
+}
+
+/* Print an input's counts, "trace.NAME VALUE" a line. */
+static void ft_print(const struct ft_counts *c)
+{
+#define FT_PRINT(name, what) fprintf(stderr, "trace.%s %" PRIu64 "\n", #name, c->name);
+	FT_COUNTS(FT_PRINT)
+#undef FT_PRINT
+}
+
+/* Add an input to ft_inputs under each count it moved. */
+static void ft_add_input(const struct ft_counts *c)
+{
+#define FT_ADD(name, what) ft_inputs.name += c->name != 0;
+	FT_COUNTS(FT_ADD)
+#undef FT_ADD
+}
+
+/* At exit: "fuzz_trace: reached NAME in N inputs" for each count (fuzz.sh shows them). */
+static void ft_print_inputs(void)
+{
+#define FT_TOTAL(name, what) \
+	fprintf(stderr, "fuzz_trace: reached %s in %" PRIu64 " inputs\n", #name, ft_inputs.name);
+	FT_COUNTS(FT_TOTAL)
+#undef FT_TOTAL
+}
+
+/* Stream every record of an accepted file, check each one and count it. */
+static void ft_check_stream(const struct ft_file *f, const struct trace_info *info,
+			    struct ft_counts *c)
 {
 	bool bytes = !ft_bytes_rewritten(info);
 	struct trace_err e = { 0 };
@@ -343,6 +458,7 @@ static void ft_check_stream(const struct ft_file *f, const struct trace_info *in
 	while ((rc = trace_reader_next(r, &rec, &e)) == 1) {
 		ft_check(k < f->n, "no more records than the file holds", NULL);
 		ft_check_rec(f, info, k, &rec, bytes);
+		ft_count_rec(c, f, info, &rec);
 		cap += rec.caplen;
 		wire += rec.wirelen;
 		k++;
@@ -376,7 +492,8 @@ static void ft_check_load(const struct ft_file *f, const struct trace_info *info
 }
 
 /* An accepted file: its info, then every record by both readers. */
-static void ft_check_accepted(const uint8_t *data, size_t size, const struct trace_info *info)
+static void ft_check_accepted(const uint8_t *data, size_t size, const struct trace_info *info,
+			      struct ft_counts *c)
 {
 	struct ft_file f = { 0 };
 
@@ -403,7 +520,7 @@ static void ft_check_accepted(const uint8_t *data, size_t size, const struct tra
 	ft_check(f.big == (info->swapped == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)),
 		 "swapped is the file's byte order against the host's", NULL);
 	ft_check(f.n == info->records, "validation counts the records the file holds", NULL);
-	ft_check_stream(&f, info);
+	ft_check_stream(&f, info, c);
 	ft_check_load(&f, info);
 	free(f.recs);
 	free(f.ifaces);
@@ -413,6 +530,9 @@ static void ft_check_accepted(const uint8_t *data, size_t size, const struct tra
 static void ft_write(const uint8_t *data, size_t size)
 {
 	if (ft_fd < 0) {
+		ft_print_counts = getenv("SEGNET_FUZZ_COUNTERS") != NULL;
+		if (getenv("SEGNET_FUZZ_TOTALS"))
+			ft_check(atexit(ft_print_inputs) == 0, "atexit", NULL);
 		ft_fd = memfd_create("fuzz_trace", MFD_CLOEXEC);
 		ft_check(ft_fd >= 0, "memfd_create", strerror(errno));
 		snprintf(ft_path, sizeof(ft_path), "/proc/self/fd/%d", ft_fd);
@@ -424,6 +544,7 @@ static void ft_write(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct ft_counts c = { 0 };
 	struct trace_info info;
 	struct trace_err e = { 0 };
 	int rc;
@@ -433,8 +554,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc) {
 		ft_check_refusal(rc, &e, size);
 		ft_check_refused_alike(rc, &e);
-		return 0;
+		ft_count_refusal(&c, &e);
+	} else {
+		ft_check_accepted(data, size, &info, &c);
 	}
-	ft_check_accepted(data, size, &info);
+	if (ft_print_counts)
+		ft_print(&c);
+	ft_add_input(&c);
 	return 0;
 }

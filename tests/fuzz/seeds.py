@@ -14,6 +14,12 @@ It rewrites tests/fuzz/corpus/fabric/seed-*, tests/fuzz/corpus/nic/seed-*
 and tests/fuzz/corpus/trace/seed-*, and the regress-* inputs written down
 here; other regress-* files are left alone (they are in the format of the
 day they were found: write them down here when the format changes).
+
+    python3 tests/fuzz/seeds.py --large-trace DIR
+
+writes fuzz_trace's large seeds (records past 262144 bytes, about 256 KiB
+each, not committed) into DIR: scripts/fuzz.sh trace does, into its
+scratch corpus.
 """
 import os
 import struct
@@ -552,6 +558,24 @@ def trace_seeds():
     seeds["seed-pcapng-dbus-be"] = (
         ng_shb(">") + ng_idb(">", linktype=DBUS) + ng_epb(">", 0, 1700000000000000, eth(60, 1)) +
         ng_block(">", NG_SPB, struct.pack(">I", 45) + eth(45, 2)))
+    # Refusals at the limits only large files pass (the block's or record's
+    # bytes need not be there: the length is refused first): a pcapng
+    # block past 16 MiB, one of D-Bus at its limit (128 MiB + 131104,
+    # then truncated) and past it, and a USBPCAP record one byte past its
+    # 1 MiB. The large seeds, not committed, hold records past 262144
+    # (trace_large_seeds).
+    def block_header(order, length):
+        return struct.pack(order + "II", NG_EPB, length)
+    dbus_max = (128 << 20) + 12 + 20 + (128 << 10)
+    seeds["seed-pcapng-block-past-16mib-le"] = (
+        ng_shb("<") + ng_idb("<") + block_header("<", (16 << 20) + 4) + bytes(24))
+    seeds["seed-pcapng-dbus-block-at-max-be"] = (
+        ng_shb(">") + ng_idb(">", linktype=DBUS) + block_header(">", dbus_max) + bytes(24))
+    seeds["seed-pcapng-dbus-block-past-max-le"] = (
+        ng_shb("<") + ng_idb("<", linktype=DBUS) + block_header("<", dbus_max + 4) + bytes(24))
+    seeds["seed-pcap-usbpcap-caplen-past-max-le"] = (
+        pcap("<", PCAP_US, [], snaplen=0, linktype=USBPCAP) +
+        struct.pack("<IIII", 1700000000, 0, (1 << 20) + 1, (1 << 20) + 1) + bytes(64))
     # What fuzz_trace found, each accepted by validation and then refused
     # or misread: a timestamp past 2554 (the first 589 inputs; 156 bytes
     # minimised, written down smaller), a 2^-40 s resolution libpcap
@@ -573,6 +597,56 @@ def trace_seeds():
     raw_idb = ng_block("<", NG_IDB, struct.pack("<HHI", 101, 0, 0) + ng_opts("<", ns))
     seeds["regress-pcapng-two-raw-ip-interfaces"] = (
         ng_shb("<") + raw_idb + raw_idb + ng_epb("<", 0, 1, bytes(20)))
+    return seeds
+
+
+# Largest record of most link types (trace_max_snaplen), and the large
+# seeds' one record just past it (or at it): what only these link types read.
+TRACE_MAX_SNAPLEN = 262144
+
+
+def ng_spb(order, data, wire):
+    """Simple packet block: the wire length, then the bytes the snaplen keeps."""
+    return ng_block(order, NG_SPB, struct.pack(order + "I", wire) + data)
+
+
+def trace_large_seeds():
+    """name -> bytes of fuzz_trace's large seeds: one record near 262144 each.
+
+    Not committed: scripts/fuzz.sh writes them into its scratch corpus and
+    takes the largest's size as fuzz_trace's -max_len; the fuzz suite's
+    trace-large-seeds-reach writes them into a scratch folder. Records of
+    262144 + 1 .. 16 bytes of D-Bus, USBPCAP and EBHSCR, in pcap and
+    pcapng, both byte orders, snaplen 0 (the link type's largest) or one
+    above 262144; an Ethernet record of exactly 262144; simple packet
+    blocks whose wire length passes 262144, cut at it (Ethernet) or read
+    whole (D-Bus).
+    """
+    big = TRACE_MAX_SNAPLEN
+    seeds = {}
+    for name, order, lt, n, snaplen in (
+            ("pcap-dbus-le", "<", DBUS, big + 1, 0),
+            ("pcap-usbpcap-be", ">", USBPCAP, big + 4, 0),
+            ("pcap-ebhscr-le", "<", EBHSCR, big + 16, big + 100)):
+        seeds["seed-large-" + name] = pcap(order, PCAP_US, [
+            (1700000000, 1, bytes(60), 60),
+            (1700000000, 2, eth(n, 1), n)], snaplen=snaplen, linktype=lt)
+    seeds["seed-large-pcap-ns-ethernet-at-max"] = pcap(">", PCAP_NS, [
+        (1700000000, 999999999, eth(big, 2), big + 10)], snaplen=0)
+    ns = [(OPT_TSRESOL, b"\x09")]
+    for name, order, lt, n in (
+            ("pcapng-dbus-le", "<", DBUS, big + 1),
+            ("pcapng-usbpcap-be", ">", USBPCAP, big + 3),
+            ("pcapng-ebhscr-le", "<", EBHSCR, big + 2)):
+        seeds["seed-large-" + name] = (
+            ng_shb(order) + ng_idb(order, linktype=lt, opts=ns) +
+            ng_epb(order, 0, 1700000000000000001, eth(60, 1)) +
+            ng_epb(order, 0, 1700000000000000002, eth(n, 2), wire=n + 1,
+                   opts=[(OPT_COMMENT, b"past 262144")]))
+    seeds["seed-large-pcapng-dbus-spb-be"] = (
+        ng_shb(">") + ng_idb(">", linktype=DBUS) + ng_spb(">", eth(big + 5, 3), big + 5))
+    seeds["seed-large-pcapng-ethernet-spb-cut-le"] = (
+        ng_shb("<") + ng_idb("<") + ng_spb("<", eth(big, 4), big + 40))
     return seeds
 
 
@@ -757,10 +831,10 @@ def host_seeds():
     return seeds
 
 
-def write(folder, seeds):
-    """Replace folder's seed-* files with seeds (regress-* ones: overwritten)."""
+def write(folder, seeds, replace=True):
+    """Replace folder's seed-* files with seeds (regress-* ones: overwritten); add them if not replace."""
     os.makedirs(folder, exist_ok=True)
-    for old in os.listdir(folder):
+    for old in os.listdir(folder) if replace else ():
         if old.startswith("seed-"):
             os.remove(os.path.join(folder, old))
     for name, data in seeds.items():
@@ -769,7 +843,13 @@ def write(folder, seeds):
 
 
 def main():
-    """Write the corpora under tests/fuzz/corpus/."""
+    """Write the corpora under tests/fuzz/corpus/ (or, --large-trace DIR, the large seeds into DIR)."""
+    if len(sys.argv) == 3 and sys.argv[1] == "--large-trace":
+        write(sys.argv[2], trace_large_seeds(), replace=False)
+        return 0
+    if len(sys.argv) != 1:
+        print("usage: seeds.py [--large-trace DIR]", file=sys.stderr)
+        return 2
     top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
     write(os.path.join(top, "fabric"), fabric_seeds())
     write(os.path.join(top, "nic"), nic_seeds())
