@@ -221,7 +221,7 @@ const struct replay_mode *const *replay_mode_list(void);
 
 /*
  * 0 when t is an Ethernet trace; else -EPROTONOSUPPORT with "link type N
- * (its name) is not Ethernet (1): what" in err.
+ * (NAME, description) is not Ethernet (1): what" in err (trace_linktype_str).
  */
 int replay_trace_ethernet(const struct trace *t, const char *what, char *err, size_t errlen);
 

@@ -8,7 +8,8 @@
 # when no nicd answers or the lab is not up (a lab without the key of the
 # network is fine with --key-file); --check passes a valid empty trace; a
 # replay that sent nothing reports no timing error; a trace that is not
-# Ethernet is refused by both modes, --check included; a port that stops
+# Ethernet is refused by both modes, --check included, naming the file and
+# the link type's number and libpcap's name; a port that stops
 # taking frames costs the stall time-out once, not once per burst:
 #
 #   replay_args.sh SEGNET_REPLAY SAMPLE_PCAP

@@ -812,7 +812,7 @@ static void check_refused(uint32_t linktype, uint32_t max_frame, int e, const ch
 
 Test(replay_frames, refuses_non_ethernet)
 {
-	check_refused(101, 0, EPROTONOSUPPORT, "link type 101 (raw IP) is not Ethernet");
+	check_refused(101, 0, EPROTONOSUPPORT, "link type 101 (RAW, Raw IP) is not Ethernet (1)");
 }
 
 /*
