@@ -167,6 +167,9 @@ struct sn_conn {
 	uint16_t bulk_hold_slots;	/* that hold's length: doubles while refused */
 	/* quick channel: maintained by the NIC's channel layer */
 	uint16_t quick_held;		/* quick send buffers its packets hold */
+	uint16_t quick_overdue;		/* of those, held by packets overdue: sent
+					 * several times, still waiting for their
+					 * ack (the NIC may take them back) */
 	_Alignas(8) unsigned char priv[];	/* stage states */
 };
 

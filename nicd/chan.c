@@ -12,7 +12,9 @@
  * backlog is short, and keep the buffer until acknowledged when a protocol
  * holds them (the timer retransmits from it); a go-back-N connection that
  * holds one takes another only after the other connections' packets took
- * theirs (chan_quick_hostage). BACKs, QACKs and CFGs never
+ * theirs (chan_quick_hostage). With a reserve, a packet sent several
+ * times and still unacknowledged gives its buffer back when another
+ * connection needs one (chan_quick_reclaim). BACKs, QACKs and CFGs never
  * wait: holding QREQs in the buffers instead of the link's FIFO keeps them
  * from queuing behind QREQs and missing their deadlines.
  */
@@ -112,6 +114,26 @@ static void chan_quick_give(struct nic *nic, const struct sn_pkt *p)
 		p->conn->quick_held--;
 }
 
+/* True when p, waiting for its acknowledgment, is overdue (CHAN_OVERDUE_TX). */
+static bool chan_overdue(const struct sn_pkt *p)
+{
+	return p->tx_count >= CHAN_OVERDUE_TX;
+}
+
+/*
+ * p joins (by 1) or leaves (by -1) the quick packets that wait for their
+ * ack in a buffer: counted in quick_overdue when overdue. tx_count does
+ * not change while it waits: only a transmission moves it.
+ */
+static void chan_qwait_count(struct nic *nic, const struct sn_pkt *p, int by)
+{
+	if (!chan_overdue(p))
+		return;
+	nic->ch.quick_overdue = (uint16_t)(nic->ch.quick_overdue + by);
+	if (p->conn)
+		p->conn->quick_overdue = (uint16_t)(p->conn->quick_overdue + by);
+}
+
 /* Give back the send buffer of a packet leaving list q. */
 static void chan_free_buffer(struct nic *nic, const struct sn_pkt *p, uint8_t q)
 {
@@ -134,6 +156,8 @@ static void chan_remove(struct nic *nic, struct sn_pkt *p)
 		nic->ch.backlogged--;
 	if (q == CQ_VOQ || q == CQ_FIFO)
 		nic->ch.voq_changes++;
+	if (q == CQ_QWAIT)
+		chan_qwait_count(nic, p, -1);
 	chan_unlink(chan_list_of(nic, p), p);
 	chan_free_buffer(nic, p, q);
 	p->flags &= (uint16_t)~SN_PKT_IN_CHAN;
@@ -178,6 +202,7 @@ void chan_sink(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 	}
 	if (pkt->cq == CQ_QWAIT) {
 		/* A quick retransmission keeps its buffer. */
+		chan_qwait_count(nic, pkt, -1);
 		chan_unlink(&ch->qwait, pkt);
 		chan_push_tail(&ch->qtx, pkt, CQ_QTX);
 		return;
@@ -289,20 +314,80 @@ static void chan_prefetch_bulk(struct nic *nic, uint64_t now)
 }
 
 /*
- * True when quick packet p may take a free buffer: its connection holds
- * none, or more than the reserve stays free. The reserve is for
- * connections that hold none, one buffer each: peers that do not
- * acknowledge keep all but the reserve waiting (and one more each), so
- * every buffer only when more of them than the reserve are stuck, and one
- * busy connection alone still uses all but the reserve. The oldest packet
- * its connection has not had acknowledged always may (chan_unblock_oldest
- * says why).
+ * True when p's connection may take back the buffers of overdue packets
+ * (chan_quick_reclaim): there is a reserve, and no overdue packet of its
+ * own holds one.
+ */
+static bool chan_quick_may_reclaim(const struct nic *nic, const struct sn_pkt *p)
+{
+	return nic->cfg.quick_reserve && (!p->conn || !p->conn->quick_overdue);
+}
+
+/* Quick buffers p may count on: those free, and those it may take back. */
+static int chan_quick_free_for(const struct nic *nic, const struct sn_pkt *p)
+{
+	int free = nic->cfg.quick_bufs - nic->ch.quick_used;
+
+	return chan_quick_may_reclaim(nic, p) ? free + nic->ch.quick_overdue : free;
+}
+
+/* True while some packet may find a quick buffer (free, or to take back). */
+static bool chan_quick_room(const struct nic *nic)
+{
+	int free = nic->cfg.quick_bufs - nic->ch.quick_used;
+
+	return free > 0 || (nic->cfg.quick_reserve && free + nic->ch.quick_overdue > 0);
+}
+
+/*
+ * True when quick packet p may take a buffer (chan_quick_free_for): its
+ * connection holds none, or more than the reserve stays free. The reserve
+ * is for connections that hold none, one buffer each: peers that do not
+ * acknowledge keep all but the reserve waiting (and one more each), and
+ * one busy connection alone still uses all but the reserve. The buffers
+ * of overdue packets count as free for connections that have none
+ * (chan_quick_reclaim), so any number of stuck connections leaves
+ * buffers to the others. The oldest packet its connection has not had
+ * acknowledged always may (chan_unblock_oldest says why).
  */
 static bool chan_quick_may_take(const struct nic *nic, const struct sn_pkt *p)
 {
+	int free = chan_quick_free_for(nic, p);
+
+	if (free < 1)
+		return false;
 	return !p->conn || !p->conn->quick_held || p->conn->unacked == p ||
-	       !nic->cfg.quick_reserve ||
-	       nic->cfg.quick_bufs - nic->ch.quick_used > nic->cfg.quick_reserve;
+	       !nic->cfg.quick_reserve || free > nic->cfg.quick_reserve;
+}
+
+/*
+ * Take buffers back until one is free, from overdue packets (sent
+ * CHAN_OVERDUE_TX times or more, still waiting for their
+ * acknowledgment), the last sent first (its next timeout is the furthest). Such a packet waits for its ack on no list,
+ * as a bulk packet does after its BACK: the timer still times it, an ack
+ * completes it as ever, and its next transmission goes through chan_sink
+ * and takes a buffer again, with its number and its count of
+ * transmissions. With the reserve, connections whose packets the
+ * receiver does not acknowledge (a dead or silent peer, a QREQ refused
+ * without REFUSED) hold buffers only until another connection needs
+ * them: before, once more of them than the reserve were stuck, they held
+ * every buffer, and no other connection of the node could send a quick
+ * message. chan_quick_may_take said there is one to take.
+ */
+static void chan_quick_reclaim(struct nic *nic)
+{
+	struct nic_chan *ch = &nic->ch;
+	struct sn_pkt *p = ch->qwait.tail;
+
+	while (ch->quick_used >= nic->cfg.quick_bufs && p) {
+		struct sn_pkt *prev = p->cprev;
+
+		if (chan_overdue(p)) {
+			chan_remove(nic, p);
+			nic->stats.quick_reclaimed++;
+		}
+		p = prev;
+	}
 }
 
 /*
@@ -357,8 +442,8 @@ static bool chan_quick_fill(struct nic *nic, bool hostages)
 	struct sn_pkt *p = ch->qbacklog.head, *next;
 	bool passed = false;
 
-	for (unsigned int k = 0; p && k < CHAN_HOLD_SCAN &&
-	     ch->quick_used < nic->cfg.quick_bufs; p = next, k++) {
+	for (unsigned int k = 0; p && k < CHAN_HOLD_SCAN && chan_quick_room(nic);
+	     p = next, k++) {
 		next = p->cnext;
 		if (!chan_quick_may_take(nic, p))
 			continue;
@@ -366,6 +451,7 @@ static bool chan_quick_fill(struct nic *nic, bool hostages)
 			passed = true;
 			continue;
 		}
+		chan_quick_reclaim(nic);
 		chan_unlink(&ch->qbacklog, p);
 		chan_push_tail(&ch->qtx, p, CQ_QTX);
 		chan_quick_take(nic, p);
@@ -681,6 +767,7 @@ static uint64_t chan_send_quick(struct nic *nic, uint64_t now)
 	struct nic_chan *ch = &nic->ch;
 	uint64_t wake = UINT64_MAX;
 	unsigned int sent = 0;
+	bool reclaim = nic->cfg.quick_reserve != 0;
 	struct sn_pkt *p;
 
 	for (;;) {
@@ -691,6 +778,17 @@ static uint64_t chan_send_quick(struct nic *nic, uint64_t now)
 		 */
 		if (!ch->qtx.head && sent && sent < nic->cfg.quick_bufs)
 			chan_prefetch_quick(nic);
+		/*
+		 * Resends that just left wait for their ack again, and if
+		 * overdue may give their buffers to packets waiting for one
+		 * (chan_quick_reclaim): once a call. Before they left they
+		 * were not waiting, so the poll's first fill could not take
+		 * them, and resends due at every poll kept every buffer.
+		 */
+		if (!ch->qtx.head && reclaim && ch->quick_overdue && ch->qbacklog.head) {
+			reclaim = false;
+			chan_prefetch_quick(nic);
+		}
 		if (!ch->qtx.head)
 			break;
 		if (!nic_quick_ready(nic, now, &wake)) {
@@ -706,6 +804,7 @@ static uint64_t chan_send_quick(struct nic *nic, uint64_t now)
 		sent++;
 		if (p->flags & SN_PKT_HELD) {
 			chan_push_tail(&ch->qwait, p, CQ_QWAIT);
+			chan_qwait_count(nic, p, 1);
 		} else {
 			chan_quick_give(nic, p);
 			p->flags &= (uint16_t)~SN_PKT_IN_CHAN;

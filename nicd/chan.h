@@ -26,6 +26,15 @@ enum chan_q {
 	CQ_QWAIT,		/* quick, sent, kept until acknowledged */
 };
 
+/*
+ * Transmissions after which a quick packet that still waits for its
+ * acknowledgment is overdue: a connection with no overdue packet may take
+ * its buffer back (chan_quick_reclaim). Not 2: under loss, go-back-N
+ * resends whole windows, and taking back the buffers of packets sent
+ * twice let more QREQs out than the buffers hold (doc/endpoints.md).
+ */
+enum { CHAN_OVERDUE_TX = 4 };
+
 /* Record that p is on list q (SN_PKT_SENDING unless it only awaits an ack). */
 static inline void chan_mark(struct sn_pkt *p, uint8_t q)
 {

@@ -120,12 +120,14 @@ static void nic_env_restart(void *ctx, struct sn_conn *conn, uint64_t now)
 
 /*
  * Pipeline callback: pkt's receiver holds it and it is never resent: a
- * quick one gives its send buffer back now rather than when it completes.
+ * quick one gives its send buffer back now rather than when it completes,
+ * and one waiting for a buffer to be resent (its own taken back:
+ * chan_quick_reclaim) waits no more.
  */
 static void nic_env_held(void *ctx, struct sn_pkt *pkt, uint64_t now)
 {
 	(void)now;
-	if (pkt->cq == CQ_QWAIT || pkt->cq == CQ_QTX)
+	if (pkt->cq == CQ_QWAIT || pkt->cq == CQ_QTX || pkt->cq == CQ_QBACKLOG)
 		chan_forget(ctx, pkt);
 }
 

@@ -43,7 +43,10 @@ struct nic_config {
 	uint16_t bulk_per_target;	/* of which one target may hold at most */
 	uint16_t quick_bufs;		/* quick send buffers */
 	uint16_t quick_reserve;		/* quick buffers kept for connections that
-					 * hold none, one each (0: none kept) */
+					 * hold none, one each; with one, the
+					 * buffers of packets sent several times
+					 * and still unacknowledged are taken back
+					 * for connections that need one (0: neither) */
 	uint32_t descriptors;		/* packet descriptors (tx + rx in flight) */
 	uint64_t hello_ns;		/* HELLO interval while joining */
 	uint32_t lost_gnt_slots;	/* slots without GNT before rejoining (0 = PROTO_LOST_GNT_SLOTS) */
@@ -126,6 +129,7 @@ struct nic_msg {
 	X(qreq_sent, "QREQs sent") \
 	X(qack_sent, "QACKs sent") \
 	X(qreq_deferred, "polls that kept a QREQ back: the quick link had a backlog") \
+	X(quick_reclaimed, "quick send buffers taken back from overdue packets (sent 4 times, not yet acknowledged) for a connection that has none: the packet waits for its ack without a buffer and takes one again to be resent") \
 	X(down_notices, "DOWN notices from the switch") \
 	X(no_vnet_sent, "NO_VNET answers sent: a data frame of a virtual network this NIC does not serve") \
 	X(no_vnet_received, "NO_VNET answers received: the target does not serve the virtual network; its connection restarts (messages fail: SEGNET_EDOWN)") \

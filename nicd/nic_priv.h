@@ -37,6 +37,8 @@ struct nic_chan {
 	struct chan_list qtx;		/* quick in a buffer, to send */
 	struct chan_list qwait;		/* quick sent, waiting for its ack */
 	uint16_t quick_used;		/* quick buffers in use (qtx + qwait) */
+	uint16_t quick_overdue;		/* of qwait, packets sent CHAN_OVERDUE_TX
+					 * times or more (chan_quick_reclaim) */
 	uint32_t backlogged;		/* packets on the per-target backlogs */
 	uint8_t *cfg_counts;		/* CFG request vector being built */
 	uint8_t *cfg_enable;		/* CFG enable vector: every node */

@@ -1427,17 +1427,18 @@ static void t_send_quick_to(struct nic *nic, uint16_t dst, uint64_t now)
 }
 
 /*
- * A NIC whose quick messages are given up fast (conf3, 3 tries of 10 us),
- * joined at now, that sent 16 quick messages to each of the n silent nodes
- * (nobody acknowledges) and polled once.
+ * A NIC of cfg in a cluster of n_nodes whose quick messages are given up
+ * fast (conf3, 3 tries of 10 us), joined at now, that sent 16 quick
+ * messages to each of the n silent nodes (nobody acknowledges) and polled
+ * once.
  */
-static struct nic *t_nic_silent(struct dp_port *port, uint64_t now, const uint16_t *silent,
-				int n)
+static struct nic *t_nic_silent_of(struct dp_port *port, const struct nic_config *cfg,
+				   uint16_t n_nodes, uint64_t now, const uint16_t *silent, int n)
 {
-	struct nic *nic = t_nic_with(port, "conf3,genp:max_retx=3,"
-				     "timer:timeout_ns=10000:adaptive=off", NULL);
+	struct nic *nic = t_nic_of(port, "conf3,genp:max_retx=3,"
+				   "timer:timeout_ns=10000:adaptive=off", NULL, cfg);
 
-	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
+	t_push_gnt_of(port, 1, PROTO_NODE_NONE, n_nodes, 0);
 	nic_poll(nic, now);
 	cr_assert(nic_is_up(nic));
 	for (int k = 0; k < n; k++)
@@ -1447,12 +1448,22 @@ static struct nic *t_nic_silent(struct dp_port *port, uint64_t now, const uint16
 	return nic;
 }
 
+/* The same, of t_config(1, 0) (16 quick buffers, 4 of them the reserve) in a cluster of 4. */
+static struct nic *t_nic_silent(struct dp_port *port, uint64_t now, const uint16_t *silent,
+				int n)
+{
+	struct nic_config cfg = t_config(1, 0);
+
+	return t_nic_silent_of(port, &cfg, 4, now, silent, n);
+}
+
 /*
- * 50 ms of slots (a GNT every 50) from *now: the data QREQs to node 3 sent
- * meanwhile, and those to T_PEER noted in seen (if not NULL).
+ * 50 ms of slots (a GNT of a cluster of n_nodes every 50) from *now: the
+ * data QREQs to node 3 sent meanwhile, and those to T_PEER noted in seen
+ * (if not NULL).
  */
-static unsigned int t_run_50ms(struct dp_port *port, struct nic *nic, uint64_t *now,
-			       uint32_t seen[32])
+static unsigned int t_run_50ms_of(struct dp_port *port, struct nic *nic, uint16_t n_nodes,
+				  uint64_t *now, uint32_t seen[32])
 {
 	unsigned int to3 = 0;
 	uint32_t slot = 1;
@@ -1461,13 +1472,20 @@ static unsigned int t_run_50ms(struct dp_port *port, struct nic *nic, uint64_t *
 		*now += T_SLOT_NS;
 		if (k % 50 == 0) {
 			slot += 50;
-			t_push_gnt_of(port, slot, PROTO_NODE_NONE, 4, 0);
+			t_push_gnt_of(port, slot, PROTO_NODE_NONE, n_nodes, 0);
 		}
 		nic_poll(nic, *now);
 		to3 += t_take_qreqs(port, 3, T_VNET, NULL);
 		t_take_qreqs(port, T_PEER, T_VNET, seen);
 	}
 	return to3;
+}
+
+/* The same in a cluster of 4. */
+static unsigned int t_run_50ms(struct dp_port *port, struct nic *nic, uint64_t *now,
+			       uint32_t seen[32])
+{
+	return t_run_50ms_of(port, nic, 4, now, seen);
 }
 
 /*
@@ -1760,6 +1778,35 @@ Test(nic, two_silent_peers_leave_a_quick_buffer_to_the_others)
 
 	t_send_quick_to(nic, 3, now);
 	to3 = t_run_50ms(port, nic, &now, NULL);
+	cr_log_info("completed_err %llu, pending %u, QREQs to node 3: %u",
+		    (unsigned long long)nic_stats(nic)->completed_err, nic_pending(nic), to3);
+	cr_assert_gt(to3, 0, "the quick message to node 3 never left (50 ms)");
+	t_done(nic, port, avail);
+}
+
+/*
+ * More silent connections than quick buffers: 7 silent peers (16 quick
+ * messages each, conf3 with max_retx: their markers are resent for ever)
+ * and 6 quick buffers, 2 of them the reserve. A quick message to node 3
+ * must still leave. With the reserve alone, the first silent connection
+ * took 4, the next two 1 each (they held none), and node 3's message never
+ * left: every buffer waited for an acknowledgment that never came.
+ */
+Test(nic, more_silent_peers_than_quick_buffers_do_not_stall_the_others)
+{
+	static const uint16_t silent[] = { 0, T_PEER, 4, 5, 6, 7, 8 };
+	unsigned int avail = rte_mempool_avail_count(t_mp), to3;
+	struct dp_port *port = tport_create("nic", 256);
+	struct nic_config cfg = t_config(1, 0);
+	uint64_t now = 1000000;
+	struct nic *nic;
+
+	cfg.max_nodes = 9;
+	cfg.quick_bufs = 6;
+	cfg.quick_reserve = 2;
+	nic = t_nic_silent_of(port, &cfg, 9, now, silent, 7);
+	t_send_quick_to(nic, 3, now);
+	to3 = t_run_50ms_of(port, nic, 9, &now, NULL);
 	cr_log_info("completed_err %llu, pending %u, QREQs to node 3: %u",
 		    (unsigned long long)nic_stats(nic)->completed_err, nic_pending(nic), to3);
 	cr_assert_gt(to3, 0, "the quick message to node 3 never left (50 ms)");
@@ -4194,6 +4241,102 @@ Test(nic, a_selective_ack_of_packets_never_sent_restarts_the_connection)
 	cr_assert_eq(nic_stats(nic)->ack_contradictions, 2, "a mask of number 1, never given");
 	cr_assert_eq(c->epoch, 9);
 	tport_clear(port);
+	t_done(nic, port, avail);
+}
+
+/* nic_poll at base + us microseconds. */
+static void t_poll_at(struct nic *nic, uint64_t base, unsigned int us)
+{
+	nic_poll(nic, base + us * 1000ull);
+}
+
+/*
+ * A quick buffer taken back (chan_quick_reclaim) from an overdue packet:
+ * the packet waits for its ack without one, as a bulk packet after its
+ * BACK. 6 quick buffers, 2 of them the reserve, conf4-sr with timeouts of
+ * 10 us: T_PEER's packets 1 and 2 (sent at 0 and 2 us) and one packet to
+ * each of 4 silent nodes (at 4 us) take all 6, and are resent every 10
+ * us. Once packet 2 is overdue (sent CHAN_OVERDUE_TX times, at t2), a
+ * message to node 3 takes its buffer: packet 2 was the last overdue one
+ * sent. At its next timeout (t2 + 10 us) packet 2 waits for a buffer to
+ * be resent: its connection holds packet 1, overdue, so it may take none
+ * back. T_PEER's ack then holds it (the mask): it leaves the queue and is
+ * not sent again; an ack of both completes both OK, and the buffers add
+ * up.
+ */
+Test(nic, a_packet_whose_quick_buffer_was_taken_back_still_completes_on_its_ack)
+{
+	static const uint16_t silent[] = { 0, 4, 5, 6 };
+	unsigned int avail = rte_mempool_avail_count(t_mp), t2;
+	struct dp_port *port = tport_create("nic", 256);
+	static struct t_seen seen;
+	struct nic_ops ops = { .ctx = &seen, .complete = t_seen_complete };
+	struct nic_config cfg = t_config(1, 0);
+	uint64_t t0 = 1000000;
+	uint32_t sent[32] = { 0 };
+	struct sn_pkt *p2;
+	struct nic *nic;
+	uintptr_t id = 0;
+
+	cfg.max_nodes = 9;
+	cfg.quick_bufs = 6;
+	cfg.quick_reserve = 2;
+	nic = t_nic_of(port, "conf4-sr,timer:timeout_ns=10000:adaptive=off", &ops, &cfg);
+	t_seen_clear(&seen);
+	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 9, 0);
+	nic_poll(nic, t0);
+	t_welcome(nic, port, T_VNET, 7, t0);
+	for (unsigned int k = 0; k < 6; k++) {
+		struct nic_msg m = {
+			.vnet = T_VNET, .dst_node = k < 2 ? T_PEER : silent[k - 2], .handler = 7,
+			.chan = SN_CHAN_QUICK, .cookie = (void *)++id,
+		};
+
+		cr_assert_eq(nic_send(nic, &m, t0 + (k < 2 ? 2 * k : 4) * 1000ull), 0);
+		t_poll_at(nic, t0, k < 2 ? 2 * k : 4);
+	}
+	cr_assert_eq(nic->ch.quick_used, 6);
+	p2 = nic_pipeline(nic, T_VNET)->conns[T_PEER]->unacked->next;
+	cr_assert_eq(p2->h.pkt_num, 2);
+	for (t2 = 5; t2 < 100 && p2->tx_count < CHAN_OVERDUE_TX; t2++)
+		t_poll_at(nic, t0, t2);
+	t2--;
+	cr_assert_eq(p2->tx_count, CHAN_OVERDUE_TX, "packet 2 not resent every 10 us");
+	cr_assert_eq(nic->ch.quick_overdue, 2, "packets 1 and 2 overdue, the others not yet");
+	cr_assert_eq(nic_stats(nic)->quick_reclaimed, 0);
+	{
+		struct nic_msg m = { .vnet = T_VNET, .dst_node = 3, .handler = 7,
+				     .chan = SN_CHAN_QUICK, .cookie = (void *)++id };
+
+		cr_assert_eq(nic_send(nic, &m, t0 + (t2 + 1) * 1000ull), 0);
+	}
+	t_poll_at(nic, t0, t2 + 1);
+	cr_assert_eq(nic_stats(nic)->quick_reclaimed, 1);
+	cr_assert_eq(p2->cq, CQ_NONE, "packet 2 kept its buffer");
+	cr_assert_eq(nic->ch.quick_used, 6);
+	t_check_quick_acct(nic, "taken back", 0);
+	for (unsigned int us = t2 + 2; us <= t2 + 10; us++)
+		t_poll_at(nic, t0, us);
+	cr_assert_eq(p2->tx_count, CHAN_OVERDUE_TX);
+	cr_assert_eq(p2->cq, CQ_QBACKLOG, "packet 2's resend does not wait for a buffer");
+	tport_clear(port);
+	t_push_sack_of(port, 0, 0x2, 7);
+	t_poll_at(nic, t0, t2 + 10);
+	cr_assert(p2->flags & SN_PKT_SACKED);
+	cr_assert_eq(p2->cq, CQ_NONE, "packet 2, held by its receiver, still waits to be resent");
+	for (unsigned int us = t2 + 11; us <= t2 + 50; us++) {
+		t_poll_at(nic, t0, us);
+		t_take_qreqs(port, T_PEER, T_VNET, sent);
+	}
+	cr_assert_eq(sent[2], 0, "packet 2 was sent again after its receiver held it");
+	cr_assert_eq(sent[1], 1, "packet 1 (resent every 10 us) did not leave");
+	cr_assert_eq(seen.status[1], -1, "packet 2 completed before the base reached it");
+	t_push_ack_of(port, 2, 7);
+	t_poll_at(nic, t0, t2 + 50);
+	cr_assert_eq(seen.status[0], SN_OK);
+	cr_assert_eq(seen.status[1], SN_OK);
+	cr_assert_eq(seen.completions[1], 1);
+	t_check_quick_acct(nic, "acked", 0);
 	t_done(nic, port, avail);
 }
 
