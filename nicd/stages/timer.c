@@ -32,9 +32,18 @@ enum timer_counter {
 
 static const char *const timer_counter_names[] = { "expired", NULL };
 
-/* Per-connection state. */
+/*
+ * Per-connection state. The seen_ fields are the last look of
+ * timer_scan_unscanned, which next_scan already holds: while the
+ * transmission and the round-trip state it came from stay the same (and no
+ * floor decays with the clock), the next look would find the same deadline.
+ */
 struct timer_conn {
 	uint64_t next_scan;	/* earliest deadline of this connection */
+	uint64_t seen_unscanned;	/* tx_unscanned of the last look (0: none since the scan) */
+	uint32_t seen_srtt_ns;		/* srtt_ns then */
+	uint32_t seen_rttvar_ns;	/* rttvar_ns then */
+	uint8_t seen_backoff;		/* rto_backoff then */
 };
 
 /* Per-pipeline state. */
@@ -182,17 +191,33 @@ static uint64_t timer_scan(struct stage *st, struct sn_conn *c, uint64_t now)
 	return next;
 }
 
-/* Bring c's next scan forward to one timeout after a transmission not scanned yet. */
-static void timer_scan_unscanned(const struct stage *st, const struct sn_conn *c,
-				 struct timer_conn *tc, uint64_t now)
+/* True when tc's last look saw what c shows now: the timeout is the same. */
+static bool timer_seen(const struct sn_conn *c, const struct timer_conn *tc)
+{
+	return tc->seen_unscanned == c->tx_unscanned && !c->rto_floor_ns &&
+	       tc->seen_srtt_ns == c->srtt_ns && tc->seen_rttvar_ns == c->rttvar_ns &&
+	       tc->seen_backoff == c->rto_backoff;
+}
+
+/*
+ * Bring c's next scan forward to one timeout after a transmission not
+ * scanned yet. The timer ticks at every poll that something happened in, so
+ * most looks see what the last one saw and skip the timeout's arithmetic.
+ */
+static inline void timer_scan_unscanned(const struct stage *st, const struct sn_conn *c,
+					struct timer_conn *tc, uint64_t now)
 {
 	uint64_t due;
 
-	if (!c->tx_unscanned)
+	if (!c->tx_unscanned || timer_seen(c, tc))
 		return;
 	due = c->tx_unscanned + timer_timeout(st, c, now);
 	if (due < tc->next_scan)
 		tc->next_scan = due;
+	tc->seen_unscanned = c->tx_unscanned;
+	tc->seen_srtt_ns = c->srtt_ns;
+	tc->seen_rttvar_ns = c->rttvar_ns;
+	tc->seen_backoff = c->rto_backoff;
 }
 
 /*
@@ -218,9 +243,12 @@ static uint64_t timer_tick(struct stage *st, uint64_t now)
 			continue;
 		}
 		timer_scan_unscanned(st, c, tc, now);
-		if (now >= tc->next_scan)
+		if (now >= tc->next_scan) {
 			tc->next_scan = timer_scan(st, c, now);
-		timer_scan_unscanned(st, c, tc, now);	/* what the scan itself resent */
+			tc->seen_unscanned = 0;	/* next_scan holds no look now */
+			/* What the scan itself resent (without a scan, the look above stands). */
+			timer_scan_unscanned(st, c, tc, now);
+		}
 		if (tc->next_scan < next)
 			next = tc->next_scan;
 		link = &c->active_next;
