@@ -73,9 +73,17 @@ static inline void dp_pause_init(struct dp_pause *p)
  */
 static inline uint64_t dp_pause_poll(struct dp_pause *p, uint64_t now_ns, uint64_t slot_ns)
 {
-	uint64_t gap = now_ns > p->last_ns ? now_ns - p->last_ns : 0, slots;
+	uint64_t last = p->last_ns, gap, slots;
 
 	p->last_ns = now_ns;
+	/*
+	 * Nearly every poll: a gap within the cap and nothing carried over, so
+	 * nothing to count. (The unsigned difference is within the cap only
+	 * where the gap below is too, or is 0: the first poll after init.)
+	 */
+	if (now_ns - last <= DP_WATCH_POLL_CAP_NS && !p->rest_ns)
+		return 0;
+	gap = now_ns > last ? now_ns - last : 0;
 	if (gap > DP_WATCH_POLL_CAP_NS)
 		p->rest_ns += gap - DP_WATCH_POLL_CAP_NS;
 	if (!slot_ns || p->rest_ns < slot_ns)
