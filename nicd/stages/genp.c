@@ -734,6 +734,8 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 	struct sn_pkt *p, *prev = NULL, *next;
 	uint64_t sacked_tx = 0, rtt_from = 0;
 	uint32_t highest = a->ack_base;
+	/* how far past the base the ack reaches (the mask's highest bit) */
+	int32_t reach = sr ? proto_seq_diff(proto_ack_top(a->ack_base, a->ack_mask), a->ack_base) : 0;
 	bool progress = false;
 
 	if (proto_seq_diff(a->ack_base, c->tx_next) >= 0) {
@@ -743,14 +745,17 @@ static void genp_ack(struct stage *st, struct sn_conn *c, const struct proto_pkt
 	if (a->flags & PROTO_F_DUP)
 		genp_dup_ack(st, c, a, now);
 	for (p = c->unacked; p; p = next) {
-		bool by_mask;
+		int32_t d = proto_seq_diff(p->h.pkt_num, a->ack_base);
+		bool by_mask = d > 0;
 
 		next = p->next;
+		/* The list is in number order (genp_number): none past the reach is covered. */
+		if (d > reach)
+			break;
 		if (!genp_covered(p->h.pkt_num, a->ack_base, a->ack_mask, sr)) {
 			prev = p;
 			continue;
 		}
-		by_mask = proto_seq_diff(p->h.pkt_num, a->ack_base) > 0;
 		if (by_mask && (p->flags & SN_PKT_SACKED)) {
 			prev = p;	/* held there already */
 			continue;
