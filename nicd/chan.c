@@ -559,10 +559,7 @@ static void chan_maybe_send_cfg(struct nic *nic, uint64_t now)
 	struct nic_chan *ch = &nic->ch;
 	uint16_t n = nic->n_nodes;
 	uint64_t keepalive = (uint64_t)nic->cfg.cfg_keepalive * nic->slot_ns;
-	struct proto_pkt p = {
-		.type = PROTO_T_CFG, .src_node = nic->id,
-		.dst_node = PROTO_NODE_SWITCH,
-	};
+	struct proto_pkt p;
 	bool changed = false;
 
 	if (ch->voq_changes != ch->cfg_changes) {
@@ -576,6 +573,11 @@ static void chan_maybe_send_cfg(struct nic *nic, uint64_t now)
 	memset(ch->cfg_enable, 0, (n + 7u) / 8);
 	for (uint16_t i = 0; i < n; i++)
 		proto_bit_set(ch->cfg_enable, i);
+	/* Cleared only here: most calls (one a poll) send nothing. */
+	p = (struct proto_pkt) {
+		.type = PROTO_T_CFG, .src_node = nic->id,
+		.dst_node = PROTO_NODE_SWITCH,
+	};
 	p.cfg = (struct proto_cfg) {
 		.slot = nic->gnt_slot + (uint32_t)((now - nic->gnt_time) / nic->slot_ns),
 		.n_nodes = n, .counts = ch->cfg_counts,
