@@ -167,6 +167,8 @@ static int pipeline_layout(struct pipeline *pl)
 			if (!st->priv)
 				return -ENOMEM;
 		}
+		if (st->ops->tick)
+			pl->tickers[pl->n_tickers++] = st;
 	}
 	pl->conn_size = off;
 	return 0;
@@ -379,15 +381,12 @@ uint64_t pipeline_tick(struct pipeline *pl, uint64_t now)
 		return pl->tick_due;
 	/* Not 0 unless a stage's tick passes packets on (then tick again). */
 	pl->tick_due = UINT64_MAX;
-	for (unsigned int i = 0; i < pl->n_stages; i++) {
-		struct stage *st = &pl->stages[i];
+	for (unsigned int i = 0; i < pl->n_tickers; i++) {
+		struct stage *st = pl->tickers[i];
+		uint64_t t = st->ops->tick(st, now);
 
-		if (st->ops->tick) {
-			uint64_t t = st->ops->tick(st, now);
-
-			if (t < next)
-				next = t;
-		}
+		if (t < next)
+			next = t;
 	}
 	if (pl->tick_due)
 		pl->tick_due = next;

@@ -167,6 +167,9 @@ struct pipeline {
 	uint16_t n_nodes;		/* peers: 0 .. n_nodes-1 */
 	unsigned int n_stages;		/* stages[0] is the top */
 	struct stage stages[STAGE_MAX];	/* the stages */
+	unsigned int n_tickers;		/* stages with a tick */
+	struct stage *tickers[STAGE_MAX];	/* those, top first (pipeline_tick
+						 * skips the others without a look) */
 	size_t conn_size;		/* bytes of one connection */
 	struct sn_conn **conns;		/* by peer node, created on first use */
 	struct sn_conn *active;		/* connections with unacknowledged packets */
