@@ -127,7 +127,8 @@ void nic_peer_down(struct nic *nic, uint16_t peer, enum proto_down_kind kind, ui
 
 /*
  * A NO_VNET answer q: its source does not serve q->vnet. The connection
- * restarts (its messages fail) unless q answers an earlier epoch of it.
+ * restarts (its messages fail) unless q answers an earlier epoch of it;
+ * one that knows no epoch starts over, still knowing none.
  */
 void nic_peer_no_vnet(struct nic *nic, const struct proto_pkt *q, uint64_t now);
 

@@ -1723,8 +1723,9 @@ static void t_push_no_vnet(struct dp_port *port, uint16_t epoch)
 
 /*
  * A NO_VNET answer restarts the connection: its messages fail at once
- * (SN_ERR_DOWN) and nothing of them is resent. An answer to a frame of an
- * earlier epoch (the connection restarted since) changes nothing.
+ * (SN_ERR_DOWN) and nothing of them is resent; one that knows no epoch
+ * still knows none. An answer to a frame of an earlier epoch (the
+ * connection restarted since) changes nothing.
  */
 Test(nic, a_no_vnet_answer_fails_the_connections_messages)
 {
@@ -1751,10 +1752,19 @@ Test(nic, a_no_vnet_answer_fails_the_connections_messages)
 		nic_poll(nic, now);
 	}
 	cr_assert_eq(t_count(port, PROTO_T_QREQ, &before), 0, "a QREQ was resent");
-	/* The connection is at epoch 1 now: an answer of epoch 0 is late. */
+	cr_assert_not(nic_pipeline(nic, T_VNET)->conns[T_PEER]->epoch_known,
+		      "the answer gave the connection an epoch");
+	/* Welcomed at epoch 4, it restarts at 5: an answer of epoch 4 is late then. */
+	t_welcome(nic, port, T_VNET, 4, now);
 	cr_assert_eq(nic_send(nic, &msg, now), 0);
 	nic_poll(nic, now);
-	t_push_no_vnet(port, 0);
+	t_push_no_vnet(port, 4);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_pending(nic), 0);
+	cr_assert_eq(nic_pipeline(nic, T_VNET)->conns[T_PEER]->epoch, 5);
+	cr_assert_eq(nic_send(nic, &msg, now), 0);
+	nic_poll(nic, now);
+	t_push_no_vnet(port, 4);
 	nic_poll(nic, now);
 	cr_assert_eq(nic_pending(nic), 1, "a late answer failed the new message");
 	cr_assert_eq(nic_rx_outcomes(nic_stats(nic)), nic_stats(nic)->rx_frames);
@@ -3962,6 +3972,80 @@ Test(nic, a_gone_pairs_frame_after_the_new_pair_restarted_is_not_delivered_twice
 	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 1)->epoch);
 	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, (uint16_t)(pipeline_pair_epoch(5, 6) + 1));
 	t_pair_gone_pairs_frame_arrives(&tp, seen, held, 5);		/* Q3 */
+	t_pair_free(&tp);
+}
+
+/*
+ * T_PEER's process of boot nonce `inc` serving another virtual network
+ * than T_VNET only: it answers every data frame of T_VNET with NO_VNET.
+ */
+static void t_pair_process_without_vnet(struct t_pair *tp, uint32_t inc)
+{
+	struct nic_config cfg = t_config(1, inc);
+	char err[128];
+
+	nic_destroy(tp->nic[1]);
+	tport_clear(tp->port[1]);
+	tp->nic[1] = nic_create(&cfg, &tp->ops[1], tp->port[1], tp->port[1], err, sizeof(err));
+	cr_assert_not_null(tp->nic[1], "nic_create: %s", err);
+	cr_assert_eq(nic_add_vnet(tp->nic[1], T_VNET + 1, "", err, sizeof(err)), 0, "%s", err);
+}
+
+/*
+ * A NO_VNET answer to a connection that knows no epoch. The first pair
+ * (nonces 0 and 0) is at epoch 2 (two rejoins of T_PEER), and T_PEER's M,
+ * packet 1, is delivered by its retransmission while its first frame is
+ * held. Both processes restart, every notice lost: T_NODE's (nonce 6)
+ * knows no epoch, and T_PEER's (nonce 5) does not serve T_VNET; T_NODE's
+ * X, sent FRESH, is answered NO_VNET and fails. Then M's frame arrives.
+ * When the answer restarted the connection at epoch 1, it knew an epoch
+ * and no process of its peer (no reach): M's epoch 2 was newer, T_NODE
+ * restarted into it and delivered M a second time, to a process that
+ * never heard of the pair that sent it. Now the connection starts over
+ * knowing no epoch, as toward a peer that is gone: M's frame is dropped
+ * as unwelcome. T_PEER's next process (nonce 7) serves T_VNET, and a
+ * message each way arrives.
+ */
+Test(nic, a_no_vnet_answer_gives_a_new_connection_no_epoch)
+{
+	struct t_pair tp;
+	struct t_seen *seen = t_pair_open_on(&tp, "conf3", NULL);
+	struct rte_mbuf *held = NULL;
+	unsigned int before;
+
+	t_pair_exchange(&tp, seen, 1, "first");
+	t_pair_peer_returns(&tp);
+	t_pair_peer_returns(&tp);
+	cr_assert_eq(t_pair_conn(&tp, 0)->epoch, 2);
+	t_pair_message(&tp, seen, 1, 2, t_is_first_qreq1, &held);		/* M */
+	cr_assert_not_null(held);
+	cr_assert_eq(seen[1].status[1], SN_OK);
+	before = seen[0].n_delivered;
+	t_pair_new_process(&tp, 0, 6);
+	t_pair_process_without_vnet(&tp, 5);
+	t_pair_message(&tp, seen, 0, 2, NULL, NULL);			/* X */
+	cr_log_info("X %d: T_NODE epoch %u known %d no_vnet_received %llu rx_welcome %llu; T_PEER no_vnet_sent %llu rx_unknown_vnet %llu",
+		    seen[0].status[1], t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 0)->epoch_known,
+		    (unsigned long long)nic_stats(tp.nic[0])->no_vnet_received,
+		    (unsigned long long)nic_stats(tp.nic[0])->rx_welcome,
+		    (unsigned long long)nic_stats(tp.nic[1])->no_vnet_sent,
+		    (unsigned long long)nic_stats(tp.nic[1])->rx_unknown_vnet);
+	cr_assert_eq(seen[0].status[1], SN_ERR_DOWN, "X: %d", seen[0].status[1]);
+	cr_assert_eq(nic_stats(tp.nic[0])->no_vnet_received, 1);
+	tport_push(tp.port[0], held);					/* M's frame, at last */
+	for (int s = 0; s < 3; s++)
+		t_pair_slot_holding(&tp, NULL, NULL);
+	cr_log_info("late frame: T_NODE epoch %u known %d, epoch_restarts %llu rx_unwelcome %llu, deliveries %u",
+		    t_pair_conn(&tp, 0)->epoch, t_pair_conn(&tp, 0)->epoch_known,
+		    (unsigned long long)nic_stats(tp.nic[0])->epoch_restarts,
+		    (unsigned long long)nic_stats(tp.nic[0])->rx_unwelcome, seen[0].n_delivered);
+	cr_assert_eq(seen[0].n_delivered, before, "M delivered again to a new process");
+	cr_assert_eq(nic_stats(tp.nic[0])->epoch_restarts, 0);
+	cr_assert_not(t_pair_conn(&tp, 0)->epoch_known);
+	t_pair_new_process(&tp, 1, 7);
+	t_pair_run(&tp, 1);						/* it joins */
+	t_pair_exchange(&tp, seen, 3, "after");
+	cr_assert_eq(seen[0].n_delivered, before + 1);
 	t_pair_free(&tp);
 }
 
