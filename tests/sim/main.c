@@ -74,6 +74,10 @@ static const char sim_help[] =
 "  --send-buffers N        bulk send buffers per node (default 16)\n"
 "  --per-target-cap N      of which one target may hold (default 1/8 of them)\n"
 "  --quick-buffers N       quick send buffers per node (default 16)\n"
+"  --quick-reserve N       of which kept for connections that hold none, as\n"
+"                          nicd's --quick-reserve (then a packet sent 4 times\n"
+"                          and unacknowledged gives its buffer back); 0..the\n"
+"                          quick buffers (default 0: no reserve)\n"
 "  --descriptors N         packet descriptors per NIC (default 16384)\n"
 "  --cfg-keepalive N       slots between CFGs while a NIC's requests do not\n"
 "                          change (default 8, as nicd; 1 = a CFG every slot)\n"
@@ -122,7 +126,8 @@ static const char sim_help[] =
 /* Long options; values are enum sim_opt. */
 enum sim_opt {
 	O_NODES = 256, O_ARBITER, O_QUICK_MODE, O_BULK_GBPS, O_QUICK_GBPS,
-	O_PROP, O_SLOT_FRAMES, O_GRANT_LEAD, O_SEND_BUFFERS, O_PER_TARGET, O_QUICK_BUFFERS, O_DESCRIPTORS,
+	O_PROP, O_SLOT_FRAMES, O_GRANT_LEAD, O_SEND_BUFFERS, O_PER_TARGET, O_QUICK_BUFFERS, O_QUICK_RESERVE,
+	O_DESCRIPTORS,
 	O_CFG_KEEPALIVE,
 	O_PAYLOAD, O_PRESET, O_LOAD, O_QUICK_LOAD, O_LOAD_SWEEP, O_TRAFFIC, O_HOT_SHARE,
 	O_BURSTY, O_BURST_MAX, O_CHANNELS, O_DURATION, O_MESSAGES, O_CONF,
@@ -142,6 +147,7 @@ static const struct option sim_options[] = {
 	{ "send-buffers", required_argument, NULL, O_SEND_BUFFERS },
 	{ "per-target-cap", required_argument, NULL, O_PER_TARGET },
 	{ "quick-buffers", required_argument, NULL, O_QUICK_BUFFERS },
+	{ "quick-reserve", required_argument, NULL, O_QUICK_RESERVE },
 	{ "descriptors", required_argument, NULL, O_DESCRIPTORS },
 	{ "cfg-keepalive", required_argument, NULL, O_CFG_KEEPALIVE },
 	{ "payload", required_argument, NULL, O_PAYLOAD },
@@ -356,6 +362,7 @@ static void parse_opt(struct sim_cli *cli, int opt, const char *arg)
 	case O_SEND_BUFFERS: c->bulk_bufs = (uint16_t)parse_count("send-buffers", arg, 1, 4096); break;
 	case O_PER_TARGET: cli->per_target = (uint16_t)parse_count("per-target-cap", arg, 1, 4096); break;
 	case O_QUICK_BUFFERS: c->quick_bufs = (uint16_t)parse_count("quick-buffers", arg, 1, 4096); break;
+	case O_QUICK_RESERVE: c->quick_reserve = (uint16_t)parse_count("quick-reserve", arg, 0, 4096); break;
 	case O_DESCRIPTORS: c->descriptors = (uint32_t)parse_count("descriptors", arg, 16, 1 << 22); break;
 	case O_CFG_KEEPALIVE: c->cfg_keepalive = (uint32_t)parse_count("cfg-keepalive", arg, 1, PROTO_MAX_CFG_KEEPALIVE); break;
 	case O_PAYLOAD: c->payload = (uint16_t)parse_count("payload", arg, 0, PROTO_MAX_PAYLOAD); break;
@@ -474,6 +481,10 @@ static void parse_args(struct sim_cli *cli, int argc, char **argv)
 	if (cli->base.per_target > cli->base.bulk_bufs)
 		usage_error("--per-target-cap: %u is more than --send-buffers %u",
 			    cli->base.per_target, cli->base.bulk_bufs);
+	/* Checked here: --quick-buffers or --preset may come after it. */
+	if (cli->base.quick_reserve > cli->base.quick_bufs)
+		usage_error("--quick-reserve %u: must not exceed --quick-buffers %u",
+			    cli->base.quick_reserve, cli->base.quick_bufs);
 	if (cli->arbiter && strcmp(cli->arbiter, "all"))
 		check_arbiter(cli->arbiter, cli->base.nodes);
 	check_conf(cli->base.conf, cli->base.nodes);

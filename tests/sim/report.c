@@ -32,9 +32,13 @@ void sim_print_header(const struct sim_cli *cli)
 	char bulk[DP_OPT_NUM_LEN], quick[DP_OPT_NUM_LEN];
 
 	printf("segnet-sim: %u nodes, bulk %s Gbit/s, quick %s Gbit/s, payload %u B, "
-	       "%u+%u send buffers (per-target cap %u), conf %s, seed %llu, %d run%s",
+	       "%u+%u send buffers (per-target cap %u",
 	       c->nodes, dp_opt_num(c->bulk_gbps, bulk), dp_opt_num(c->quick_gbps, quick), c->payload, c->bulk_bufs,
-	       c->quick_bufs, c->per_target, c->conf, (unsigned long long)c->seed,
+	       c->quick_bufs, c->per_target);
+	/* Only when given: the header stays as it was without a reserve. */
+	if (c->quick_reserve)
+		printf(", quick reserve %u", c->quick_reserve);
+	printf("), conf %s, seed %llu, %d run%s", c->conf, (unsigned long long)c->seed,
 	       cli->n_runs, cli->n_runs == 1 ? "" : "s");
 	if (lead > 1)
 		printf(", grant lead %u slots", lead);

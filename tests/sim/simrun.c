@@ -106,6 +106,7 @@ void simrun_defaults(struct simrun_config *c)
 	c->bulk_bufs = 16;
 	c->per_target = 2;
 	c->quick_bufs = 16;		/* nicd's default is 20 (--quick-buffers) */
+	c->quick_reserve = 0;		/* nicd keeps a fifth (--quick-reserve) */
 	c->descriptors = 16384;
 	c->cfg_keepalive = 8;
 	c->payload = PROTO_MAX_PAYLOAD;
@@ -533,6 +534,7 @@ static int sim_build_nics(struct simctx *ctx, char *err, size_t errlen)
 	struct nic_config nc = {
 		.max_nodes = cfg->nodes, .bulk_bufs = cfg->bulk_bufs,
 		.bulk_per_target = cfg->per_target, .quick_bufs = cfg->quick_bufs,
+		.quick_reserve = cfg->quick_reserve,
 		.descriptors = cfg->descriptors, .cfg_keepalive = cfg->cfg_keepalive,
 		.hello_ns = 2 * slot_ns, .mp = ctx->mp,
 		.check_crc = true,

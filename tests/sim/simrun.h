@@ -44,6 +44,8 @@ struct simrun_config {
 	uint16_t bulk_bufs;		/* bulk send buffers per node */
 	uint16_t per_target;		/* per-target cap */
 	uint16_t quick_bufs;		/* quick send buffers per node */
+	uint16_t quick_reserve;		/* of which kept for connections that hold
+					 * none (nicd's --quick-reserve; 0: none) */
 	uint32_t descriptors;		/* packet descriptors per NIC */
 	uint32_t cfg_keepalive;		/* slots between unchanged CFGs (nicd's 8) */
 	uint16_t payload;		/* bulk payload bytes */

@@ -394,6 +394,12 @@ Test(simrun, bad_arguments_exit_2_naming_the_argument)
 		{ { "--bursty=1", NULL }, "--bursty" },
 		{ { "--seed", "1", "--seed", "2", NULL }, "--seed given twice" },
 		{ { "--cfg-keepalive", "2501", NULL }, "--cfg-keepalive" },
+		{ { "--quick-reserve", "x", NULL }, "--quick-reserve" },
+		{ { "--quick-reserve", "17", NULL },
+		  "--quick-reserve 17: must not exceed --quick-buffers 16" },
+		/* Checked against the buffers the preset gives after it. */
+		{ { "--quick-reserve", "5", "--preset", "clint", NULL },
+		  "--quick-reserve 5: must not exceed --quick-buffers 4" },
 		{ { "--csv", "/proc/segnet-sim-test.csv", NULL }, "--csv" },
 		{ { "--load", "0.3", "--load-sweep", "0.1:0.2:0.1", NULL },
 		  "--load and --load-sweep do not go together" },
@@ -557,6 +563,57 @@ Test(simrun, configurations_keep_their_guarantees_under_faults, .timeout = 120)
 	t_guarantee_run("conf4-sr", &ds);
 	cr_assert_eq(ds.lost + ds.dup + ds.reord, 0, "conf4-sr lost %llu dup %llu reord %llu",
 		     ds.lost, ds.dup, ds.reord);
+}
+
+/* Run conf4-gbn at 5 % loss with 4 quick buffers and --quick-reserve reserve; r gets it. */
+static unsigned long long t_reclaim_run(const char *reserve, struct t_run *r)
+{
+	const char *args[] = {
+		"--preset", "clint", "--arbiter", "lcf", "--no-bursty", "--one-vnet",
+		"--load", "0.15", "--conf", "conf4-gbn", "--loss", "0.05",
+		"--messages", "5000", "--seed", "1", "--quick-reserve", reserve,
+		"--verbose", NULL,
+	};
+	unsigned long long sum = 0, v, sent, delivered, lost, dup, reord;
+	const char *line;
+
+	t_sim(args, r);
+	cr_assert_eq(r->status, 0, "reserve %s: exit %d: %s", reserve, r->status, r->err);
+	/* The NICs' counters: nodeI.quick_reclaimed N, one line per node. */
+	for (line = strstr(r->out, ".quick_reclaimed "); line;
+	     line = strstr(line + 1, ".quick_reclaimed ")) {
+		cr_assert_eq(sscanf(line, ".quick_reclaimed %llu", &v), 1);
+		sum += v;
+	}
+	line = strstr(r->out, "delivery: ");
+	cr_assert_not_null(line, "reserve %s: no delivery line", reserve);
+	cr_assert_eq(sscanf(line, "delivery: sent=%llu delivered=%llu lost=%llu duplicated=%llu reordered=%llu",
+			    &sent, &delivered, &lost, &dup, &reord), 5);
+	cr_assert_eq(delivered, 5000, "reserve %s: %llu of %llu delivered", reserve, delivered, sent);
+	cr_assert_eq(lost + dup + reord, 0, "reserve %s: lost %llu dup %llu reord %llu", reserve,
+		     lost, dup, reord);
+	return sum;
+}
+
+/*
+ * --quick-reserve reaches the NICs: with a reserve, buffers of overdue
+ * packets are taken back (nicd's quick_reclaimed) and conf4-gbn still
+ * keeps its guarantees; without one (the default) none is, and the header
+ * does not change.
+ */
+Test(simrun, a_quick_reserve_reaches_the_nics, .timeout = 60)
+{
+	struct t_run *r = calloc(1, sizeof(*r));
+	unsigned long long taken;
+
+	cr_assert_not_null(r);
+	taken = t_reclaim_run("1", r);
+	cr_assert_gt(taken, 0, "reserve 1: no quick buffer taken back");
+	cr_assert_not_null(strstr(r->out, "(per-target cap 2, quick reserve 1)"), "%s", r->out);
+	taken = t_reclaim_run("0", r);
+	cr_assert_eq(taken, 0, "reserve 0: %llu quick buffers taken back", taken);
+	cr_assert_not_null(strstr(r->out, "(per-target cap 2), conf"), "%s", r->out);
+	free(r);
 }
 
 /*
