@@ -3200,6 +3200,17 @@ static bool t_tr(uint32_t id)
 	       id <= (uint32_t)atoi(getenv("T_THI"));
 }
 
+/*
+ * The stress's connection of nic to peer for its traces, or NULL: none yet,
+ * or the process does not serve T_VNET (T_NOVNET).
+ */
+static const struct sn_conn *t_stress_conn(struct nic *nic, uint16_t peer)
+{
+	struct pipeline *pl = nic_pipeline(nic, T_VNET);
+
+	return pl ? pl->conns[peer] : NULL;
+}
+
 /* With T_FTRACE, one line per frame the stress carries: its fate and header. */
 static void t_trace_frame(const char *fate, const struct proto_pkt *p)
 {
@@ -3394,8 +3405,8 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 					if (t_tr(t_trk[0].next_id) || t_tr(t_trk[1].next_id))
 						cr_log_info("t=%llu notice to nic %d kind %d (conn epoch %u tx_next %u)",
 							    (unsigned long long)tp.now, k, kd,
-							    nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]] ? nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]]->epoch : 0,
-							    nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]] ? nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]]->tx_next : 0);
+							    t_stress_conn(tp.nic[k], node[!k]) ? t_stress_conn(tp.nic[k], node[!k])->epoch : 0,
+							    t_stress_conn(tp.nic[k], node[!k]) ? t_stress_conn(tp.nic[k], node[!k])->tx_next : 0);
 					t_push_notice_of(tp.port[k], node[k], node[!k], kd,
 							 kd == PROTO_DOWN_NOT_JOINED ? 0 : nonce[!k]);
 				}
@@ -3496,9 +3507,13 @@ Test(nic, tagged_messages_survive_notices_of_every_kind, .timeout = 600)
 				    (unsigned long long)nic_stats(tp.nic[k])->fresh_restarts,
 				    (unsigned long long)nic_stats(tp.nic[!k])->ep_refusals_sent,
 				    (unsigned long long)nic_stats(tp.nic[k])->requeued);
-			if (never && getenv("T_DUMP")) {
-				const struct sn_conn *sc = nic_pipeline(tp.nic[k], T_VNET)->conns[node[!k]];
-				const struct sn_conn *rc = nic_pipeline(tp.nic[!k], T_VNET)->conns[node[k]];
+			if (never && getenv("T_DUMP") &&
+			    (!t_stress_conn(tp.nic[k], node[!k]) || !t_stress_conn(tp.nic[!k], node[k]))) {
+				cr_log_info("nic %d conn: none at one end (its process serves no vnet %u, T_NOVNET)",
+					    k, T_VNET);
+			} else if (never && getenv("T_DUMP")) {
+				const struct sn_conn *sc = t_stress_conn(tp.nic[k], node[!k]);
+				const struct sn_conn *rc = t_stress_conn(tp.nic[!k], node[k]);
 
 				cr_log_info("nic %d conn: active %u unscanned %llu backoff %u epoch %u known %u tx_next %u outstanding %u; peer rx_base %u mask %x epoch %u known %u",
 					    k, sc->on_active, (unsigned long long)sc->tx_unscanned, sc->rto_backoff,
