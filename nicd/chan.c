@@ -323,20 +323,22 @@ static bool chan_quick_may_reclaim(const struct nic *nic, const struct sn_pkt *p
 	return nic->cfg.quick_reserve && (!p->conn || !p->conn->quick_overdue);
 }
 
+/* Quick buffers free, and with reclaim those overdue packets hold (chan_quick_reclaim). */
+static int chan_quick_free(const struct nic *nic, bool reclaim)
+{
+	return nic->cfg.quick_bufs - nic->ch.quick_used + (reclaim ? nic->ch.quick_overdue : 0);
+}
+
 /* Quick buffers p may count on: those free, and those it may take back. */
 static int chan_quick_free_for(const struct nic *nic, const struct sn_pkt *p)
 {
-	int free = nic->cfg.quick_bufs - nic->ch.quick_used;
-
-	return chan_quick_may_reclaim(nic, p) ? free + nic->ch.quick_overdue : free;
+	return chan_quick_free(nic, chan_quick_may_reclaim(nic, p));
 }
 
 /* True while some packet may find a quick buffer (free, or to take back). */
 static bool chan_quick_room(const struct nic *nic)
 {
-	int free = nic->cfg.quick_bufs - nic->ch.quick_used;
-
-	return free > 0 || (nic->cfg.quick_reserve && free + nic->ch.quick_overdue > 0);
+	return chan_quick_free(nic, nic->cfg.quick_reserve != 0) > 0;
 }
 
 /*

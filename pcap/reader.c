@@ -779,19 +779,20 @@ static int walk_ng_check_bom(struct trace_walk *w, struct trace_err *err)
 			 get_be32(b));
 }
 
+uint32_t trace_max_block(uint32_t linktype)
+{
+	uint32_t room = trace_max_snaplen(linktype) + WALK_NG_EPB_ROOM;
+
+	return room > TRACE_MAX_BLOCK ? room : TRACE_MAX_BLOCK;
+}
+
 /*
  * Largest block libpcap reads at w->off: TRACE_MAX_BLOCK up to the first
- * interface block, then enough for a record of its link type's maximum
- * with its room (MAX_BLOCKSIZE_FOR_SNAPLEN), if that is more: D-Bus's.
+ * interface block, then trace_max_block of its link type.
  */
 static uint32_t walk_ng_max_block(const struct trace_walk *w)
 {
-	uint32_t room;
-
-	if (!w->have_idb)
-		return TRACE_MAX_BLOCK;
-	room = trace_max_snaplen(w->info.linktype) + WALK_NG_EPB_ROOM;
-	return room > TRACE_MAX_BLOCK ? room : TRACE_MAX_BLOCK;
+	return w->have_idb ? trace_max_block(w->info.linktype) : TRACE_MAX_BLOCK;
 }
 
 /* Block framing: total length sane, inside the file, equal to the trailer. */

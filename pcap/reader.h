@@ -104,6 +104,14 @@ const char *trace_format_name(enum trace_format f);
 uint32_t trace_max_snaplen(uint32_t linktype);
 
 /*
+ * Largest pcapng block the reader (and libpcap, MAX_BLOCKSIZE_FOR_SNAPLEN)
+ * reads after an interface block of a link type: room for a record of
+ * trace_max_snaplen with its fields and 128 KiB of options, and never
+ * less than TRACE_MAX_BLOCK (more only for D-Bus).
+ */
+uint32_t trace_max_block(uint32_t linktype);
+
+/*
  * A link type for messages, into buf (len bytes; returned): its number
  * and libpcap's name and description of it, "231 (DBUS, D-Bus)", or
  * "65000 (no name in libpcap)" for a number libpcap does not know

@@ -411,8 +411,7 @@ static void ft_count_refusal(struct ft_counts *c, const struct trace_err *e)
 		c->refused_past_large_snaplen++;
 	snprintf(lim, sizeof(lim), " exceeds %u at ", (unsigned int)TRACE_MAX_BLOCK);
 	c->refused_block_past_16mib += strstr(e->msg, lim) != NULL;
-	snprintf(lim, sizeof(lim), " exceeds %u at ",
-		 trace_max_snaplen(FT_LT_DBUS) + 12 + 20 + (128u << 10)); /* reader.c: WALK_NG_EPB_ROOM */
+	snprintf(lim, sizeof(lim), " exceeds %u at ", trace_max_block(FT_LT_DBUS));
 	c->refused_block_past_dbus_max += strstr(e->msg, lim) != NULL;
 }
 

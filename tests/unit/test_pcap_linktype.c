@@ -299,6 +299,9 @@ Test(linktype, pcapng_block_limit_follows_the_first_interfaces_link_type, .timeo
 	struct trace *t;
 	char *p, *msg, what[96];
 
+	cr_assert_eq(trace_max_block(231), dbus_max);
+	cr_assert_eq(trace_max_block(249), TRACE_MAX_BLOCK, "USBPCAP: 1 MiB + room stays under 16 MiB");
+	cr_assert_eq(trace_max_block(1), TRACE_MAX_BLOCK);
 	/* D-Bus: a block of caplen 64 and the largest room, read; 4 bytes more refused */
 	p = big_record_file(1, 231, 0, 64, dbus_max - 32 - 64);
 	t = load_ok(p);
