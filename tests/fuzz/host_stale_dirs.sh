@@ -19,11 +19,13 @@ while kill -0 "$dead" 2>/dev/null; do
 done
 stale=/tmp/segnet-fuzz-host.$dead
 live=/tmp/segnet-fuzz-host.$$
-trap 'rm -rf "$stale" "$live"' EXIT
+# What libFuzzer writes of a failing seed (the seed is in CORPUS): nowhere kept.
+artifacts=$(mktemp -d "${TMPDIR:-/tmp}/segnet-host-stale.XXXXXX")
+trap 'rm -rf "$stale" "$live" "$artifacts"' EXIT
 mkdir "$stale" "$live"
 touch "$stale/fuzz.sock" "$live/fuzz.sock"
 
-out=$("$harness" -runs=0 "$corpus" 2>&1) || {
+out=$("$harness" -runs=0 -artifact_prefix="$artifacts/" "$corpus" 2>&1) || {
 	echo "$out" | tail -n 20 >&2
 	echo "host_stale_dirs.sh: $harness failed on $corpus" >&2
 	exit 1

@@ -1,30 +1,45 @@
 #!/usr/bin/env bash
-# Replay a committed seed corpus once with SEGNET_FUZZ_COUNTERS set and fail
-# unless each counter named is non-zero after some seed: the seeds (and the
-# record format they are written in) reach those paths. SEED:COUNTER names
-# a counter that seed alone must move (a path the counter shares with
-# others, such as epoch_restarts on a WELCOME that says RESTART), and
-# SEED:!COUNTER one it must leave at 0 (the same seed without that flag).
+# Replay TARGET's seeds, those scripts/fuzz.sh TARGET starts from (the
+# committed corpus and, for trace, the large seeds of seeds.py, copied into
+# a scratch folder), once with SEGNET_FUZZ_COUNTERS set and fail unless each
+# counter named is non-zero after some seed: the seeds (and the record
+# format they are written in) reach those paths. SEED:COUNTER names a
+# counter that seed alone must move (a path the counter shares with others,
+# such as epoch_restarts on a WELCOME that says RESTART), and SEED:!COUNTER
+# one it must leave at 0 (the same seed without that flag). A seed that
+# fails is named; what libFuzzer writes of it goes with the scratch folder.
 #
-#   seeds_reach.sh HARNESS CORPUS COUNTER|SEED:COUNTER|SEED:!COUNTER...
+#   seeds_reach.sh HARNESS TARGET COUNTER|SEED:COUNTER|SEED:!COUNTER...
 #   e.g. nic.rx_fresh seed-fresh-answered-restart:nic.epoch_restarts
 set -euo pipefail
 
-[ $# -ge 3 ] || { echo "usage: seeds_reach.sh HARNESS CORPUS COUNTER|SEED:COUNTER|SEED:!COUNTER..." >&2; exit 2; }
+top=$(cd "$(dirname "$0")/../.." && pwd)
+prog=seeds_reach.sh
+synopsis="seeds_reach.sh HARNESS TARGET COUNTER|SEED:COUNTER|SEED:!COUNTER..."
+# shellcheck source=scripts/lib/cli.sh
+. "$top/scripts/lib/cli.sh"
+# shellcheck source=scripts/lib/fuzz.sh
+. "$top/scripts/lib/fuzz.sh"
+
+[ $# -ge 3 ] || die_usage "expected HARNESS, TARGET and a check, got $# arguments"
 harness=$1
-corpus=$2
+target=$2
 shift 2
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/segnet-seeds-reach.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+corpus=$tmp/corpus
+fuzz_seeds "$target" "$corpus"
 
 # The counters HARNESS prints after running INPUT (a file or a folder).
 counters() {
-	local out
-
-	out=$(SEGNET_FUZZ_COUNTERS=1 "$harness" -runs=0 "$1" 2>&1) || {
-		echo "$out" | tail -n 20 >&2
+	SEGNET_FUZZ_COUNTERS=1 "$harness" -runs=0 -artifact_prefix="$tmp/" "$1" >"$tmp/log" 2>&1 || {
+		tail -n 20 "$tmp/log" >&2
+		fuzz_inputs "$harness" "$target" "$tmp/log" "$top/tests/fuzz/corpus/$target" "$corpus"
 		echo "seeds_reach.sh: $harness failed on $1" >&2
 		return 1
 	}
-	echo "$out"
+	cat "$tmp/log"
 }
 
 all=$(counters "$corpus")
@@ -43,12 +58,12 @@ for arg in "$@"; do
 	fi
 	if [ -z "$seed" ]; then
 		out=$all
-		miss="no seed in $corpus reaches $counter"
+		miss="no seed of $target reaches $counter"
 	else
-		[ -f "$corpus/$seed" ] || { echo "seeds_reach.sh: no seed $corpus/$seed" >&2; exit 2; }
+		[ -f "$corpus/$seed" ] || die_usage "no seed $seed among the seeds of $target"
 		out=$(counters "$corpus/$seed")
-		miss="$corpus/$seed does not reach $counter"
-		[ $moved -eq 1 ] || miss="$corpus/$seed moves $counter"
+		miss="$seed does not reach $counter"
+		[ $moved -eq 1 ] || miss="$seed moves $counter"
 	fi
 	if grep -qE "^${counter//./\\.} [1-9]" <<<"$out"; then
 		reached=1
@@ -60,5 +75,5 @@ for arg in "$@"; do
 		missing=1
 	fi
 done
-[ $missing -eq 0 ] && echo "seeds_reach.sh: $corpus: every check holds: $*"
+[ $missing -eq 0 ] && echo "seeds_reach.sh: $target: every check holds: $*"
 exit $missing
