@@ -6,10 +6,13 @@
 #
 # --sanitize builds build-asan/ instead of build/, with clang,
 # AddressSanitizer (leaks included) and UBSan (configured as scripts/fuzz.sh
-# configures build-fuzz/), and runs the suites there. Any report fails the
-# run, also one from a process whose exit status no test checks (a daemon,
-# a Criterion worker): each lands in build-asan/sanitizer-reports/, which
-# is emptied first and printed at the end.
+# configures build-fuzz/), the libFuzzer harnesses included, and runs the
+# suites there, the suite fuzz too (tests/fuzz/README.md: each harness's
+# seeds replayed, then a short fuzz run of each from a fixed seed). Any
+# report fails the run, also one from a process whose exit status no test
+# checks (a daemon, a Criterion worker): each lands in
+# build-asan/sanitizer-reports/, which is emptied first and printed at the
+# end.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -37,7 +40,7 @@ done
 if [ $sanitize -eq 1 ]; then
 	builddir="$top/build-asan"
 	"$top/scripts/setup.sh" --no-build
-	san_configure "$builddir" -Dwerror=true
+	san_configure "$builddir" -Dwerror=true -Dfuzz=true
 	ninja -C "$builddir"
 else
 	"$top/scripts/setup.sh" --builddir "$builddir" --werror
