@@ -7,7 +7,13 @@
 #include "dataplane/dp_mbuf.h"
 #include "nic_priv.h"
 
-/* Shortest backlog a QREQ may join on a paced quick link, in ns. */
+/*
+ * How much a NIC lets QREQs queue on its paced quick link (on top of what
+ * is on it), in ns at least: one QREQ, so a BACK or QACK sent next waits
+ * for little, but at least this long, so a poll loop that comes round less
+ * often than a QREQ takes on the wire (a fast real link) still keeps the
+ * link busy.
+ */
 enum { NIC_QUICK_BACKLOG_MIN_NS = 1000 };
 
 void nic_quick_rate(struct nic *nic)

@@ -22,13 +22,6 @@ const char *const nic_counter_names[] = {
 /* Frames read from one port in one poll. */
 enum { NIC_BURST = 32 };
 
-/*
- * How much a NIC lets QREQs queue on its quick link (on top of what is on
- * it): one QREQ, so a BACK or QACK sent next waits for little, but at least
- * this long, so a poll loop that comes round less often than a QREQ takes
- * on the wire (a fast real link) still keeps the link busy.
- */
-
 struct sn_pkt *nic_desc_alloc(struct nic *nic)
 {
 	struct sn_pkt *p = nic->free_descs;
