@@ -37,6 +37,10 @@
 # it changes as the hypervisor moves the vCPUs, and so does their speed.
 # SEGNET_BENCH_ROUNDS (default 5) sets how many times each pair of
 # measurements is repeated (the figure is the median).
+# SEGNET_GUARANTEE_MESSAGES (default 1000000) sets guarantees' messages per
+# case; SEGNET_GUARANTEE_SIM_ARGS adds segnet-sim options to each of its
+# cases, e.g. "--quick-buffers 4 --quick-reserve 1" to check the guarantees
+# with quick buffers kept for connections holding none (both printed).
 # SEGNET_BENCH_EAL replaces the EAL options every DPDK process of rtt,
 # forward, bulk and idle gets (default "--no-huge -m 256 --no-pci
 # --no-shconf ..."), e.g. "-m 256 --huge-dir DIR --no-pci --no-shconf" to
@@ -463,13 +467,18 @@ bench_fabric() {
 }
 
 bench_guarantees() {
-	local f conf line lost dup reord bad=0 n=${SEGNET_GUARANTEE_MESSAGES:-1000000}
-	echo "== guarantees: $n messages per case, clint rates, load 0.15, both channels on one virtual network"
+	local f conf res line lost dup reord bad=0 n=${SEGNET_GUARANTEE_MESSAGES:-1000000}
+	local extra=${SEGNET_GUARANTEE_SIM_ARGS:-}
+	echo "== guarantees: $n messages per case, clint rates, load 0.15, both channels on one virtual network${extra:+, segnet-sim $extra}"
 	for f in "--loss 0.01" "--loss 0.05" "--dup 0.01" "--reorder 0.02" "--corrupt 0.01"; do
 		for conf in conf1 conf2 conf3 conf4-gbn conf4-sr; do
 			# shellcheck disable=SC2086
-			line=$("$sim" --preset clint --arbiter lcf --no-bursty --one-vnet --load 0.15 \
-				--conf "$conf" $f --messages "$n" --jobs 1 2>&1 | grep '^delivery:')
+			if ! res=$("$sim" --preset clint --arbiter lcf --no-bursty --one-vnet --load 0.15 \
+				--conf "$conf" $f $extra --messages "$n" --jobs 1 2>&1) ||
+				! line=$(grep '^delivery:' <<<"$res"); then
+				printf "%s\n" "$res" >&2
+				die "guarantees: segnet-sim failed ($conf $f${extra:+ $extra})"
+			fi
 			printf "%-10s %-16s %s\n" "$conf" "$f" "$line"
 			lost=$(sed -n 's/.* lost=\([0-9]*\).*/\1/p' <<<"$line")
 			dup=$(sed -n 's/.* duplicated=\([0-9]*\).*/\1/p' <<<"$line")
