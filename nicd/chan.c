@@ -33,6 +33,9 @@ enum { CHAN_HOLD_MAX_SLOTS = 16 };
 /* Packets of a backlog looked at for one not held back, at most. */
 enum { CHAN_HOLD_SCAN = 256 };
 
+/* Slots back the slot clock of chan_slot_start looks at GNTs, at most. */
+enum { CHAN_CLOCK_SLOTS = 16 };
+
 int chan_init(struct nic *nic)
 {
 	struct nic_chan *ch = &nic->ch;
@@ -48,6 +51,7 @@ int chan_init(struct nic *nic)
 	    !ch->cfg_sent)
 		return -ENOMEM;
 	ch->hold_wake = UINT64_MAX;
+	ch->gnt_target = PROTO_NODE_NONE;
 	return 0;
 }
 
@@ -502,6 +506,8 @@ void chan_joined(struct nic *nic)
 	struct sn_pkt *p;
 
 	ch->cfg_time = 0;	/* the first poll sends a CFG */
+	ch->gnt_target = PROTO_NODE_NONE;
+	ch->clock_n = 0;	/* the slot length may have changed */
 	memset(ch->cfg_sent, 0, (nic->cfg.max_nodes + 7u) / 8);
 	/*
 	 * Bulk packets not yet sent go back to the backlogs of the switch's
@@ -610,15 +616,92 @@ static bool chan_send_breq(struct nic *nic, uint16_t target, uint32_t slot,
 	return true;
 }
 
+/*
+ * When the slot of a GNT for slot began by the NIC's slot clock: at the
+ * earliest of its arrival (now) and what the last GNTs, at most
+ * CHAN_CLOCK_SLOTS slots back, say, each counted on by whole slots. A GNT
+ * that waited behind another frame on the quick link comes late, its
+ * slot does not: the next slot's frames may come on time. Recent GNTs
+ * only, as the NIC's clock and the switch's drift apart.
+ */
+static uint64_t chan_slot_start(struct nic *nic, uint32_t slot, uint64_t now)
+{
+	struct nic_chan *ch = &nic->ch;
+	uint64_t start = now;
+
+	for (unsigned int i = 0; i < ch->clock_n; i++) {
+		uint32_t back = slot - ch->clock_slot[i];
+		uint64_t t = ch->clock_time[i] + (uint64_t)back * nic->slot_ns;
+
+		if (back <= CHAN_CLOCK_SLOTS && t < start)
+			start = t;
+	}
+	ch->clock_time[ch->clock_next] = now;
+	ch->clock_slot[ch->clock_next] = slot;
+	ch->clock_next = (uint8_t)((ch->clock_next + 1) % CHAN_CLOCK_GNTS);
+	if (ch->clock_n < CHAN_CLOCK_GNTS)
+		ch->clock_n++;
+	return start;
+}
+
+/*
+ * When a BREQ sent at now would end on the bulk link, in ps from the start
+ * of the granted slot (chan_slot_start): the grant's BREQs go back to back
+ * at the bulk rate (a slot holds slot_frames of them), each one from now
+ * or from the end of the one before, whichever is later.
+ */
+static uint64_t chan_breq_end_ps(const struct nic *nic, uint64_t now)
+{
+	uint64_t frame_ps = nic->slot_ns * 1000 / nic->slot_frames;
+	uint64_t start = now > nic->ch.gnt_start ? (now - nic->ch.gnt_start) * 1000 : 0;
+
+	if (start < nic->ch.gnt_end_ps)
+		start = nic->ch.gnt_end_ps;
+	return start + frame_ps;
+}
+
+/*
+ * Send BREQs on the last grant while it allows more (slot_frames in all);
+ * returns how many. At the GNT (at_gnt) it sends what waits in the
+ * target's send buffers, as many as the grant allows. At later polls it
+ * sends what became ready since, a BACK having opened the connection's
+ * window (genp's, 32 packets) or freed a send buffer, each only if it
+ * still ends inside the slot (chan_breq_end_ps): none runs into the next
+ * slot's frames on the switch's output, or reaches the switch after a
+ * full slot's frames would. Before, a connection sent at most a window's
+ * packets a slot, however long the slot. With one frame a slot no later
+ * poll has room.
+ */
+static uint16_t chan_use_grant(struct nic *nic, uint64_t now, bool at_gnt)
+{
+	struct nic_chan *ch = &nic->ch;
+	uint64_t end;
+	uint16_t sent = 0;
+
+	while (ch->gnt_target != PROTO_NODE_NONE && ch->gnt_used < nic->slot_frames) {
+		end = chan_breq_end_ps(nic, now);
+		if (!at_gnt && end > nic->slot_ns * 1000)
+			break;
+		if (!chan_send_breq(nic, ch->gnt_target, nic->gnt_slot, now))
+			break;
+		ch->gnt_used++;
+		ch->gnt_end_ps = end;
+		sent++;
+	}
+	return sent;
+}
+
 void chan_grant(struct nic *nic, const struct proto_gnt *g, uint64_t now)
 {
-	if (g->target != PROTO_NODE_NONE) {
-		bool sent = false;
+	struct nic_chan *ch = &nic->ch;
 
+	ch->gnt_target = g->target;
+	ch->gnt_used = 0;
+	ch->gnt_end_ps = 0;
+	ch->gnt_start = chan_slot_start(nic, g->slot, now);
+	if (g->target != PROTO_NODE_NONE) {
 		nic->stats.gnt_granted++;
-		for (uint16_t k = 0; k < nic->slot_frames; k++)
-			sent |= chan_send_breq(nic, g->target, g->slot, now);
-		if (!sent)
+		if (!chan_use_grant(nic, now, true))
 			nic->stats.gnt_unused++;
 	}
 	chan_prefetch_bulk(nic, now);
@@ -828,6 +911,13 @@ uint64_t chan_poll(struct nic *nic, uint64_t now)
 		return UINT64_MAX;
 	chan_check_backs(nic, now);
 	chan_prefetch_bulk(nic, now);
+	/*
+	 * The GNT's own poll sends only what chan_grant found: with one frame
+	 * a slot that keeps the slot's only moment as it was (a packet the
+	 * refill after the grant readies waits for the next grant).
+	 */
+	if (now > nic->gnt_time)
+		nic->stats.breq_after_gnt += chan_use_grant(nic, now, false);
 	chan_maybe_send_cfg(nic, now);
 	chan_prefetch_quick(nic);
 	quick = chan_send_quick(nic, now);

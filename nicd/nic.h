@@ -116,6 +116,7 @@ struct nic_msg {
 	X(slots_paused, "slots of the NIC's own pauses (of a gap between polls, what is over 100 ms), not counted as the switch's silence") \
 	X(cfg_sent, "CFGs sent") \
 	X(breq_sent, "BREQs sent") \
+	X(breq_after_gnt, "of those, sent after their GNT was taken, still in its slot: packets that became ready while it lasted (a BACK opened the window or freed a send buffer); 0 with one frame a slot") \
 	X(back_ok, "positive BACKs") \
 	X(back_nack, "negative BACKs (target had no buffer): requested again") \
 	X(ep_refusals_received, "REFUSED answers (BACK or QACK): the target's endpoint refused a packet") \

@@ -23,6 +23,9 @@ struct nic_vnet {
 	struct pipeline *pl;	/* its protocol */
 };
 
+/* GNTs the slot clock of the BREQs sent after their GNT remembers (chan_slot_start). */
+enum { CHAN_CLOCK_GNTS = 4 };
+
 /* Channel state. */
 struct nic_chan {
 	struct chan_list *backlog;	/* per target: bulk waiting for a buffer */
@@ -47,6 +50,15 @@ struct nic_chan {
 	uint64_t voq_changes;		/* send buffers changed this many times */
 	uint64_t hold_wake;		/* the earliest hold to end, UINT64_MAX: none */
 	uint64_t cfg_changes;		/* ... as of the last request-set check */
+	uint16_t gnt_target;		/* the last grant's target, PROTO_NODE_NONE: none */
+	uint16_t gnt_used;		/* BREQs sent on it (at most slot_frames) */
+	uint64_t gnt_start;		/* when its slot began by the slot clock */
+	uint64_t gnt_end_ps;		/* when the last of them ends at the bulk rate,
+					 * ps after gnt_start (chan_breq_end_ps) */
+	uint64_t clock_time[CHAN_CLOCK_GNTS];	/* the last GNTs' arrivals, a ring */
+	uint32_t clock_slot[CHAN_CLOCK_GNTS];	/* ... and their slots */
+	uint8_t clock_n;		/* entries of the ring filled */
+	uint8_t clock_next;		/* the entry the next GNT takes */
 };
 
 /* The NIC. */
@@ -232,13 +244,13 @@ void chan_sink(struct nic *nic, struct sn_pkt *pkt, uint64_t now);
 /* Channel: a packet finished by the protocol leaves the channel's lists. */
 void chan_forget(struct nic *nic, struct sn_pkt *pkt);
 
-/* Channel: a grant arrived (send the BREQ, refill buffers, send CFG). */
+/* Channel: a grant arrived (send its BREQs, refill buffers; chan_poll sends more in its slot). */
 void chan_grant(struct nic *nic, const struct proto_gnt *g, uint64_t now);
 
 /* Channel: a BACK arrived for one of our BREQs. */
 void chan_back(struct nic *nic, const struct proto_pkt *p, uint64_t now);
 
-/* Channel: per-poll work (BACK deadlines, refills, quick sends). */
+/* Channel: per-poll work (BACK deadlines, refills, BREQs in the granted slot, quick sends). */
 uint64_t chan_poll(struct nic *nic, uint64_t now);
 
 /* Channel: cancel the packets of (vnet, src_ep) not held by a protocol. */

@@ -1693,6 +1693,218 @@ Test(nic, a_back_answers_the_breq_of_its_vnet_and_number)
 	t_done(nic, port, avail);
 }
 
+/* Slots of T_LONG_FRAMES bulk frames of T_FRAME_NS each: the grants of the slot tests. */
+enum {
+	T_LONG_FRAMES = 64,
+	T_FRAME_NS = 1739,
+	T_LONG_SLOT_NS = T_LONG_FRAMES * T_FRAME_NS,
+	T_WINDOW = 32,		/* genp's window: packets a connection has unacknowledged */
+};
+
+/*
+ * A NIC of conf3 whose 128 bulk send buffers may all go to one target,
+ * joined at now to slots of frames frames of T_FRAME_NS, its connection to
+ * T_PEER welcomed, with n bulk messages for T_PEER queued and prefetched.
+ */
+static struct nic *t_nic_slots(struct dp_port *port, uint16_t frames, unsigned int n,
+			       uint64_t now)
+{
+	struct nic_config cfg = t_config(128, 0);
+	struct nic *nic;
+
+	cfg.bulk_bufs = 128;
+	nic = t_nic_of(port, "conf3", NULL, &cfg);
+	t_push_gnt_ns(port, T_NODE, 1, PROTO_NODE_NONE, 4, 0, frames, frames * T_FRAME_NS);
+	nic_poll(nic, now);
+	cr_assert_eq(nic_node_id(nic), T_NODE);
+	tport_clear(port);
+	t_welcome(nic, port, T_VNET, 0, now);
+	for (unsigned int i = 0; i < n; i++)
+		t_send_bulk(nic, T_VNET, now);
+	nic_poll(nic, now);
+	tport_clear(port);
+	return nic;
+}
+
+/* The BREQs sent on port, their numbers in num (at most cap); all must be for slot. */
+static unsigned int t_breqs_of_slot(struct dp_port *port, uint32_t slot, uint32_t *num,
+				    unsigned int cap)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < tport_sent(port); i++) {
+		struct proto_pkt p;
+
+		cr_assert_eq(tdp_decode(tport_frame(port, i), &p), PROTO_R_OK);
+		if (p.type != PROTO_T_BREQ)
+			continue;
+		cr_assert_eq(p.slot, slot, "a BREQ for slot %u, not %u", p.slot, slot);
+		cr_assert_lt(n, cap);
+		num[n++] = p.pkt_num;
+	}
+	return n;
+}
+
+/* T_PEER's positive BACKs for the BREQs num[0..n) of slot, each acknowledging its packet. */
+static void t_push_acking_backs(struct dp_port *port, uint32_t slot, const uint32_t *num,
+				unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct proto_pkt b = {
+			.type = PROTO_T_BACK, .flags = PROTO_F_ACK, .src_node = T_PEER,
+			.dst_node = T_NODE, .vnet = T_VNET, .pkt_num = num[i], .slot = slot,
+			.ack_base = num[i],
+		};
+
+		tport_push(port, tdp_encode(t_mp, &b));
+	}
+}
+
+/*
+ * The grant of slot for T_PEER (slots of T_LONG_FRAMES) reaches nic at
+ * when: it takes genp's window of BREQs (numbers in num, 2 * T_WINDOW
+ * room), and their BACKs, each acknowledging its packet, wait on port.
+ */
+static void t_window_granted(struct nic *nic, struct dp_port *port, uint32_t slot,
+			     uint64_t when, uint32_t *num)
+{
+	unsigned int n;
+
+	t_push_gnt_ns(port, T_NODE, slot, T_PEER, 4, 0, T_LONG_FRAMES, T_LONG_SLOT_NS);
+	nic_poll(nic, when);
+	n = t_breqs_of_slot(port, slot, num, 2 * T_WINDOW);
+	cr_assert_eq(n, T_WINDOW, "the grant took %u BREQs, genp's window is %u", n, T_WINDOW);
+	tport_clear(port);
+	t_push_acking_backs(port, slot, num, n);
+}
+
+/*
+ * A grant of T_LONG_FRAMES frames finds genp's window of BREQs (T_WINDOW)
+ * to send; their BACKs come back early in the slot and open the window: the
+ * next T_WINDOW packets leave in the same slot, on the same grant, as the
+ * switch takes up to T_LONG_FRAMES BREQs a grant. Before, they waited for
+ * the next grant: a connection sent at most a window a slot, whatever the
+ * slot's length (the bulk benchmark's 32 BREQs a grant of 64).
+ */
+Test(nic, backs_early_in_a_long_slot_let_the_next_window_use_its_grant)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 512);
+	uint64_t now = 1000000;
+	struct nic *nic = t_nic_slots(port, T_LONG_FRAMES, 2 * T_WINDOW, now);
+	uint32_t num[2 * T_WINDOW];
+	unsigned int n;
+
+	t_window_granted(nic, port, 2, now, num);
+	nic_poll(nic, now + 20000);
+	cr_assert_eq(nic_stats(nic)->back_ok, T_WINDOW);
+	n = t_breqs_of_slot(port, 2, num, 2 * T_WINDOW);
+	cr_log_info("BREQs in the slot after the BACKs: %u (breq_after_gnt %llu)", n,
+		    (unsigned long long)nic_stats(nic)->breq_after_gnt);
+	cr_assert_eq(n, T_WINDOW, "the opened window sent %u BREQs in the granted slot, not %u",
+		     n, T_WINDOW);
+	cr_assert_eq(nic_stats(nic)->breq_after_gnt, T_WINDOW);
+	cr_assert_eq(nic_stats(nic)->breq_sent, 2 * T_WINDOW);
+	/* The grant is used up: BACKs still in the slot send nothing more on it. */
+	tport_clear(port);
+	t_send_bulk(nic, T_VNET, now + 20000);
+	t_push_acking_backs(port, 2, num, n);
+	nic_poll(nic, now + 40000);
+	cr_assert_eq(t_breqs_of_slot(port, 2, num, 2 * T_WINDOW), 0,
+		     "more BREQs than the grant's %u frames", T_LONG_FRAMES);
+	t_done(nic, port, avail);
+}
+
+/*
+ * BREQs that become ready late in a granted slot leave only as far as they
+ * still end inside it, back to back at the slot's bulk rate: BACKs 5 frame
+ * times before the slot's end let 5 BREQs out (the last ends with the
+ * slot), one ns later 4, and a poll after them none; the rest wait for the
+ * next grant. A later one would reach the switch after the slot's frames
+ * and run into the next slot's on the target's link.
+ */
+Test(nic, a_breq_that_would_end_past_its_slot_waits_for_the_next_grant)
+{
+	for (unsigned int late = 0; late < 2; late++) {
+		unsigned int avail = rte_mempool_avail_count(t_mp);
+		struct dp_port *port = tport_create("nic", 512);
+		uint64_t now = 1000000;
+		struct nic *nic = t_nic_slots(port, T_LONG_FRAMES, 2 * T_WINDOW, now);
+		uint64_t backs = now + T_LONG_SLOT_NS - 5 * T_FRAME_NS + late;
+		uint32_t num[2 * T_WINDOW];
+		unsigned int n;
+
+		t_window_granted(nic, port, 2, now, num);
+		nic_poll(nic, backs);
+		n = t_breqs_of_slot(port, 2, num, 2 * T_WINDOW);
+		cr_assert_eq(n, 5 - late, "BACKs 5 frames %s the slot's end: %u BREQs, not %u",
+			     late ? "(less 1 ns) before" : "before", n, 5 - late);
+		nic_poll(nic, backs + 1);
+		cr_assert_eq(t_breqs_of_slot(port, 2, num, 2 * T_WINDOW), 5 - late,
+			     "a BREQ left that would end past the slot");
+		tport_clear(port);
+		t_push_gnt_ns(port, T_NODE, 3, T_PEER, 4, 0, T_LONG_FRAMES, T_LONG_SLOT_NS);
+		nic_poll(nic, now + T_LONG_SLOT_NS);
+		n = t_breqs_of_slot(port, 3, num, 2 * T_WINDOW);
+		cr_assert_eq(n, T_WINDOW - 5 + late, "the next grant: %u BREQs", n);
+		cr_assert_eq(nic_stats(nic)->breq_after_gnt, 5 - late);
+		t_done(nic, port, avail);
+	}
+}
+
+/*
+ * A GNT that comes late (it waited behind another frame on the quick link)
+ * does not move its slot's end: the slot clock of the GNTs before it says
+ * when the slot began, and BREQs readied late in the slot leave only as
+ * far as they end by then. Here the GNT of slot 3 comes 3 frames late and
+ * BACKs 5 frames before the slot's end let 5 BREQs out, not 8.
+ */
+Test(nic, a_late_gnt_does_not_move_its_slots_end)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 512);
+	uint64_t now = 1000000;
+	struct nic *nic = t_nic_slots(port, T_LONG_FRAMES, 2 * T_WINDOW, now);
+	uint32_t num[2 * T_WINDOW];
+	unsigned int n;
+
+	t_push_gnt_ns(port, T_NODE, 2, PROTO_NODE_NONE, 4, 0, T_LONG_FRAMES, T_LONG_SLOT_NS);
+	nic_poll(nic, now);
+	/* It still takes its BREQs at once. */
+	t_window_granted(nic, port, 3, now + T_LONG_SLOT_NS + 3 * T_FRAME_NS, num);
+	nic_poll(nic, now + 2 * T_LONG_SLOT_NS - 5 * T_FRAME_NS);
+	n = t_breqs_of_slot(port, 3, num, 2 * T_WINDOW);
+	cr_assert_eq(n, 5, "%u BREQs in the last 5 frame times of a slot whose GNT came late", n);
+	t_done(nic, port, avail);
+}
+
+/*
+ * With one frame a slot (the simulator's figures) a grant has room at the
+ * GNT's moment only: a packet a BACK readies 1 ns after it waits for the
+ * next grant, as it always did.
+ */
+Test(nic, with_one_frame_a_slot_a_packet_readied_after_the_gnt_waits_for_the_next)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp);
+	struct dp_port *port = tport_create("nic", 512);
+	uint64_t now = 1000000;
+	struct nic *nic = t_nic_slots(port, 1, 2, now);
+	uint32_t num[4];
+
+	t_push_gnt_ns(port, T_NODE, 2, T_PEER, 4, 0, 1, T_FRAME_NS);
+	nic_poll(nic, now);
+	cr_assert_eq(t_breqs_of_slot(port, 2, num, 4), 1);
+	tport_clear(port);
+	t_push_acking_backs(port, 2, num, 1);
+	nic_poll(nic, now + 1);
+	cr_assert_eq(tport_sent(port), 0, "a frame left on a used grant of one frame");
+	t_push_gnt_ns(port, T_NODE, 3, T_PEER, 4, 0, 1, T_FRAME_NS);
+	nic_poll(nic, now + T_FRAME_NS);
+	cr_assert_eq(t_breqs_of_slot(port, 3, num, 4), 1);
+	cr_assert_eq(nic_stats(nic)->breq_after_gnt, 0);
+	t_done(nic, port, avail);
+}
+
 /*
  * A data frame of a virtual network the NIC does not serve is answered with
  * a QACK flagged NO_VNET that echoes its vnet and epoch, so its sender stops
