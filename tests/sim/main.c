@@ -118,7 +118,10 @@ static const char sim_help[] =
 "  --csv FILE              write one row per run and channel\n"
 "  --plot FILE.png         plot latency, throughput and collisions vs load\n"
 "  --jobs N                runs in parallel, 1..8 (default: online CPUs)\n"
-"  --verbose               print every component's counters after each run\n"
+"  --verbose               print every component's counters after each run,\n"
+"                          and links.bulk_waited: BREQs that found a switch's\n"
+"                          bulk output still busy (from 1 ns), with the\n"
+"                          longest wait (links.bulk_wait_max_ps)\n"
 "  --help                  this text\n"
 "\n"
 "Exit status: 0 ok, 1 a run failed, 2 bad arguments.\n";

@@ -70,6 +70,8 @@ struct simctx {
 	int sw_actor;				/* its actor */
 	struct dp_port **sw_bulk;		/* switch side of bulk links */
 	struct dp_port **sw_quick;		/* switch side of quick links */
+	struct bulk_watch **bulk_watch;		/* the switch's bulk link ends, watched */
+	uint16_t n_bulk_watch;			/* entries in bulk_watch */
 	struct simnode *nodes;			/* the hosts */
 	uint64_t win_start;			/* measurement window start */
 	uint64_t win_end;			/* end of generation */
@@ -391,53 +393,73 @@ int simrun_check(const struct simrun_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* A port in front of a link end it owns: the simulator's own wrappers. */
+struct sim_wrap {
+	struct dp_port port;		/* must be first */
+	struct dp_port *inner;		/* the link end */
+	struct sim_engine *eng;		/* for the time */
+};
+
+/* Receive: pass through. */
+static uint16_t sim_wrap_rx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	return dp_port_rx(((struct sim_wrap *)port)->inner, pkts, n);
+}
+
+/* Free the wrapper and the link end. */
+static void sim_wrap_destroy(struct dp_port *port)
+{
+	dp_port_destroy(((struct sim_wrap *)port)->inner);
+	free(port);
+}
+
+/* The link's rate. */
+static double sim_wrap_tx_gbps(const struct dp_port *port)
+{
+	return dp_port_tx_gbps(((const struct sim_wrap *)port)->inner);
+}
+
+/* A wrapper of size bytes (a struct that starts with a struct sim_wrap) with ops around p, or NULL. */
+static void *sim_wrap_new(struct simctx *ctx, struct dp_port *p, size_t size,
+			  const struct dp_port_ops *ops)
+{
+	struct sim_wrap *w = calloc(1, size);
+
+	if (!w)
+		return NULL;
+	w->port.ops = ops;
+	snprintf(w->port.name, sizeof(w->port.name), "%s", p->name);
+	w->inner = p;
+	w->eng = ctx->eng;
+	return w;
+}
+
 /* A port that drops everything it is asked to send during a time window. */
 struct outage_port {
-	struct dp_port port;		/* must be first */
-	struct dp_port *inner;		/* the link */
-	struct sim_engine *eng;		/* for the time */
+	struct sim_wrap w;		/* must be first */
 	uint64_t from;			/* window start (ns, absolute) */
 	uint64_t to;			/* window end */
 	uint64_t dropped;		/* frames dropped */
 };
 
-/* Receive: pass through. */
-static uint16_t outage_rx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
-{
-	return dp_port_rx(((struct outage_port *)port)->inner, pkts, n);
-}
-
 /* Send: nothing gets through during the window. */
 static uint16_t outage_tx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct outage_port *o = (struct outage_port *)port;
-	uint64_t now = sim_engine_now(o->eng);
+	uint64_t now = sim_engine_now(o->w.eng);
 
 	if (now >= o->from && now < o->to) {
 		o->dropped += n;
 		rte_pktmbuf_free_bulk(pkts, n);
 		return n;
 	}
-	dp_port_tx(o->inner, pkts, n);
+	dp_port_tx(o->w.inner, pkts, n);
 	return n;
 }
 
-/* Free the wrapper and the link end. */
-static void outage_destroy(struct dp_port *port)
-{
-	dp_port_destroy(((struct outage_port *)port)->inner);
-	free(port);
-}
-
-/* The link's rate. */
-static double outage_tx_gbps(const struct dp_port *port)
-{
-	return dp_port_tx_gbps(((const struct outage_port *)port)->inner);
-}
-
 static const struct dp_port_ops outage_ops = {
-	.kind = "outage", .rx = outage_rx, .tx = outage_tx, .destroy = outage_destroy,
-	.tx_gbps = outage_tx_gbps,
+	.kind = "outage", .rx = sim_wrap_rx, .tx = outage_tx, .destroy = sim_wrap_destroy,
+	.tx_gbps = sim_wrap_tx_gbps,
 };
 
 /* How much of the outage window the run simulated up to now (0: none, or no window yet). */
@@ -453,16 +475,65 @@ static uint64_t sim_outage_ran(const struct simctx *ctx, uint64_t now)
 /* Wrap p in an outage window (the window is set once the cluster formed). */
 static struct dp_port *sim_outage(struct simctx *ctx, struct dp_port *p)
 {
-	struct outage_port *o = calloc(1, sizeof(*o));
+	struct outage_port *o = sim_wrap_new(ctx, p, sizeof(*o), &outage_ops);
 
 	if (!o)
 		return p;
-	o->port.ops = &outage_ops;
-	snprintf(o->port.name, sizeof(o->port.name), "%s", p->name);
-	o->inner = p;
-	o->eng = ctx->eng;
 	o->from = o->to = UINT64_MAX;
-	return &o->port;
+	return &o->w.port;
+}
+
+/*
+ * The switch's end of a bulk link, watched: a frame the switch sends while
+ * the link still carries an earlier one waits behind it (the link times
+ * frames as this does), which the bulk channel's schedule promises never
+ * happens. Counted from 1 ns, with the longest wait, for --verbose: frames
+ * land at the ns after their last bit, so the frames of one burst (slots
+ * of several frames) reach the switch up to 999 ps closer together than
+ * the link sends them, and wait that much there without queuing.
+ */
+struct bulk_watch {
+	struct sim_wrap w;		/* must be first */
+	double ps_per_byte;		/* the link's byte time */
+	uint64_t busy_until_ps;		/* end of the last frame sent on it */
+	uint64_t waited;		/* frames sent while it was busy for 1 ns or more */
+	uint64_t wait_max_ps;		/* the longest wait, shorter ones too */
+};
+
+/* Send: note the frames that find the link busy, then pass them on. */
+static uint16_t bulk_watch_tx(struct dp_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct bulk_watch *bw = (struct bulk_watch *)port;
+	uint64_t start = sim_engine_now(bw->w.eng) * 1000;
+
+	for (uint16_t i = 0; i < n; i++) {
+		if (bw->busy_until_ps > start) {
+			bw->waited += bw->busy_until_ps - start >= 1000;
+			if (bw->busy_until_ps - start > bw->wait_max_ps)
+				bw->wait_max_ps = bw->busy_until_ps - start;
+			start = bw->busy_until_ps;
+		}
+		bw->busy_until_ps = start + dp_wire_ps_at(pkts[i]->data_len, bw->ps_per_byte);
+	}
+	dp_port_tx(bw->w.inner, pkts, n);
+	return n;
+}
+
+static const struct dp_port_ops bulk_watch_ops = {
+	.kind = "bulk-watch", .rx = sim_wrap_rx, .tx = bulk_watch_tx,
+	.destroy = sim_wrap_destroy, .tx_gbps = sim_wrap_tx_gbps,
+};
+
+/* Watch the switch's end p of a bulk link (bulk_watch); p itself if out of memory. */
+static struct dp_port *sim_bulk_watch(struct simctx *ctx, struct dp_port *p)
+{
+	struct bulk_watch *bw = sim_wrap_new(ctx, p, sizeof(*bw), &bulk_watch_ops);
+
+	if (!bw)
+		return p;
+	bw->ps_per_byte = dp_ps_per_byte(dp_port_tx_gbps(p));
+	ctx->bulk_watch[ctx->n_bulk_watch++] = bw;
+	return &bw->w.port;
 }
 
 /* Wrap a port in fault injection when faults are asked for. */
@@ -516,10 +587,10 @@ static int sim_build(struct simctx *ctx, char *err, size_t errlen)
 		if (i == 0 && ctx->cfg->outage_ns) {
 			ctx->outage[0] = (struct outage_port *)sim_outage(ctx, node->bulk);
 			ctx->outage[1] = (struct outage_port *)sim_outage(ctx, node->quick);
-			node->bulk = &ctx->outage[0]->port;
-			node->quick = &ctx->outage[1]->port;
+			node->bulk = &ctx->outage[0]->w.port;
+			node->quick = &ctx->outage[1]->w.port;
 		}
-		ctx->sw_bulk[i] = sim_faulty(ctx, ctx->sw_bulk[i], 4u * i + 2);
+		ctx->sw_bulk[i] = sim_faulty(ctx, sim_bulk_watch(ctx, ctx->sw_bulk[i]), 4u * i + 2);
 		ctx->sw_quick[i] = sim_faulty(ctx, ctx->sw_quick[i], 4u * i + 3);
 	}
 	ctx->sw = sw_fabric_create(&swc, ctx->sw_bulk, ctx->sw_quick, err, errlen);
@@ -777,6 +848,11 @@ static void sim_collect(struct simctx *ctx)
 
 	res->sw = *st;
 	res->slot_ns = slot_ns;
+	for (uint16_t i = 0; i < ctx->n_bulk_watch; i++) {
+		res->bulk_waited += ctx->bulk_watch[i]->waited;
+		if (ctx->bulk_watch[i]->wait_max_ps > res->bulk_wait_max_ps)
+			res->bulk_wait_max_ps = ctx->bulk_watch[i]->wait_max_ps;
+	}
 	res->matched_per_slot = ctx->slots1 > ctx->slots0 ?
 		(double)(ctx->grants1 - ctx->grants0) / (double)(ctx->slots1 - ctx->slots0) : 0;
 	for (uint8_t ch = 0; ch < SN_CHAN_COUNT; ch++) {
@@ -837,6 +913,9 @@ static void sim_print_counters(const struct simctx *ctx)
 	char name[24];
 
 	sw_fabric_print_counters(ctx->sw, stdout);
+	printf("links.bulk_waited %llu\nlinks.bulk_wait_max_ps %llu\n",
+	       (unsigned long long)ctx->res->bulk_waited,
+	       (unsigned long long)ctx->res->bulk_wait_max_ps);
 	for (uint16_t i = 0; i < ctx->cfg->nodes; i++) {
 		snprintf(name, sizeof(name), "node%u", i);
 		nic_print_counters(ctx->nodes[i].nic, name, stdout);
@@ -868,6 +947,7 @@ static void sim_teardown(struct simctx *ctx)
 	free(ctx->nodes);
 	free(ctx->sw_bulk);
 	free(ctx->sw_quick);
+	free(ctx->bulk_watch);
 }
 
 int simrun(const struct simrun_config *cfg, struct rte_mempool *mp,
@@ -886,8 +966,10 @@ int simrun(const struct simrun_config *cfg, struct rte_mempool *mp,
 	ctx.nodes = calloc(cfg->nodes, sizeof(*ctx.nodes));
 	ctx.sw_bulk = calloc(cfg->nodes, sizeof(*ctx.sw_bulk));
 	ctx.sw_quick = calloc(cfg->nodes, sizeof(*ctx.sw_quick));
+	ctx.bulk_watch = calloc(cfg->nodes, sizeof(*ctx.bulk_watch));
 	ctx.flows = calloc((size_t)cfg->nodes * cfg->nodes, sizeof(*ctx.flows));
-	if (!ctx.eng || !ctx.nodes || !ctx.sw_bulk || !ctx.sw_quick || !ctx.flows) {
+	if (!ctx.eng || !ctx.nodes || !ctx.sw_bulk || !ctx.sw_quick || !ctx.bulk_watch ||
+	    !ctx.flows) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}

@@ -108,6 +108,12 @@ struct simrun_result {
 	uint64_t outage_ran_ns;		/* outage: how much of it the run simulated
 					 * (0: the run ended before it began) */
 	struct sw_stats sw;		/* switch counters */
+	uint64_t bulk_waited;		/* BREQs the switch sent on a bulk link still
+					 * busy with an earlier frame for 1 ns or more
+					 * (none: the schedule keeps the bulk channel
+					 * from queuing) */
+	uint64_t bulk_wait_max_ps;	/* the longest wait, shorter ones too (under
+					 * 1 ns: arrival times rounded to the ns) */
 };
 
 /* Fill defaults (the documented ones). */
