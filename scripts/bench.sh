@@ -613,7 +613,7 @@ bench_rtt() {
 # bulk_segnet: one segnet-perf transfer n0 -> n1; Gbit/s in seg_gbps.
 bulk_segnet() {
 	local srv log clog
-	switchd_start 0 --bulk-gbps 10 --slot-frames 64 --quick-gbps 10 --idle-after-us 0
+	switchd_start 0 --bulk-gbps "$bulk_gbps" --slot-frames 64 --quick-gbps 10 --idle-after-us 0
 	nicd_start 1 --idle-after-us 0 --send-buffers 128 --per-target-cap 128
 	log="$lab_logs/perf-server-$lab_seq.log"
 	clog="$lab_logs/perf-client-$lab_seq.log"
@@ -639,10 +639,11 @@ bench_bulk() {
 	local r f order busy segs=() refs=() ratios=() ref cpu_tp gen_tp
 	local x0 x_seg x_tp
 	bulk_secs=4
+	bulk_gbps=15
 	lab_init
 	echo "== bulk: goodput of 2048-byte bulk messages node 0 -> node 1 through nicd and switchd (segnet-perf --no-verify, window 128, conf3, ${bulk_secs} s) vs dpdk-testpmd --forward-mode=io forwarding 2134-byte frames (a full BREQ) from fwd-gen, counted as 2048 bytes each; $rounds rounds"
 	echo "placement: switchd (or testpmd's forwarding lcore) busy polling on CPU 0; nicd (both nodes, or fwd-gen) busy polling on CPU 1; segnet-perf client and server on CPU 1 at nice -20"
-	echo "switchd: --bulk-gbps 10 --slot-frames 64: 110 us slots of up to 64 BREQs, a schedule of 9.5 Gbit/s of payload per pair; nicd: --send-buffers 128 --per-target-cap 128"
+	echo "switchd: --bulk-gbps $bulk_gbps --slot-frames 64: 73.7 us slots of up to 64 BREQs, a schedule of 14.2 Gbit/s of payload per pair; nicd: --send-buffers 128 --per-target-cap 128"
 	echo "xcpu_seg, xcpu_tp: cache-line round trip between CPU 0 and 1 (ns, tests/bench/xcpu-probe) just before / just after the segnet and the testpmd measurement"
 	printf "%-5s %-8s %12s %12s %8s %8s %10s %6s %9s %9s\n" round first segnet_gbps testpmd_gbps ratio cpu_tp seg_retx busy xcpu_seg xcpu_tp
 	for r in $(seq 1 "$rounds"); do
