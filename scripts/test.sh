@@ -45,9 +45,12 @@ if [ $sanitize -eq 1 ]; then
 else
 	"$top/scripts/setup.sh" --builddir "$builddir" --werror
 fi
-# meson runs nothing, and succeeds, for a suite it does not know.
+# meson runs nothing, and succeeds, for a suite it does not know. The list
+# is read whole first: grep -q stopping at the first match could end meson
+# with SIGPIPE, which pipefail would take for an unknown suite.
 for ((i = 1; i < ${#suites[@]}; i += 2)); do
-	meson test -C "$builddir" --list --suite "${suites[i]}" 2>/dev/null | grep -q ' / ' || {
+	listed=$(meson test -C "$builddir" --list --suite "${suites[i]}" 2>/dev/null) || listed=
+	grep -q ' / ' <<<"$listed" || {
 		echo "test.sh: --suite ${suites[i]}: no such suite (unit, integration, lab, ...)" >&2
 		exit 2
 	}
