@@ -146,6 +146,7 @@ static void chan_free_buffer(struct nic *nic, const struct sn_pkt *p, uint8_t q)
 	if (p->chan == SN_CHAN_BULK) {
 		nic->ch.held[p->h.dst_node]--;
 		nic->ch.bulk_used--;
+		chan_prefetch_changed(nic);
 	} else {
 		chan_quick_give(nic, p);
 	}
@@ -156,8 +157,10 @@ static void chan_remove(struct nic *nic, struct sn_pkt *p)
 {
 	uint8_t q = p->cq;
 
-	if (q == CQ_BACKLOG)
+	if (q == CQ_BACKLOG) {
 		nic->ch.backlogged--;
+		chan_prefetch_changed(nic);
+	}
 	if (q == CQ_VOQ || q == CQ_FIFO)
 		nic->ch.voq_changes++;
 	if (q == CQ_QWAIT)
@@ -230,6 +233,7 @@ void chan_sink(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 	} else {
 		chan_push_tail(&ch->backlog[pkt->h.dst_node], pkt, CQ_BACKLOG);
 		ch->backlogged++;
+		chan_prefetch_changed(nic);
 	}
 }
 
@@ -239,14 +243,20 @@ static bool chan_held_back(const struct sn_pkt *p, uint64_t now)
 	return p->conn && now < p->conn->bulk_hold_until;
 }
 
-/* The first packet of a target's backlog whose connection is not held back, or NULL. */
-static struct sn_pkt *chan_first_ready(struct chan_list *l, uint64_t now)
+/*
+ * The first packet of a target's backlog whose connection is not held back,
+ * or NULL; *wake is lowered to the end of each hold it passes over.
+ */
+static struct sn_pkt *chan_first_ready(struct chan_list *l, uint64_t now, uint64_t *wake)
 {
 	struct sn_pkt *p = l->head;
 
-	for (unsigned int k = 0; p && k < CHAN_HOLD_SCAN; p = p->cnext, k++)
+	for (unsigned int k = 0; p && k < CHAN_HOLD_SCAN; p = p->cnext, k++) {
 		if (!chan_held_back(p, now))
 			return p;
+		if (p->conn->bulk_hold_until < *wake)
+			*wake = p->conn->bulk_hold_until;
+	}
 	return NULL;
 }
 
@@ -284,15 +294,49 @@ static void chan_take_buffer(struct nic *nic, struct chan_list *from, struct sn_
 }
 
 /*
- * Fill free bulk send buffers, one target at a time, round robin, in each
- * target's order but past the packets of connections held back.
+ * The scan of chan_prefetch_bulk: fill free bulk send buffers, one target
+ * at a time, round robin, in each target's order but past the packets of
+ * connections held back. One that takes nothing leaves the prefetch idle
+ * until the earliest end of the holds it passed over.
  */
-static void chan_prefetch_bulk(struct nic *nic, uint64_t now)
+static void chan_prefetch_scan(struct nic *nic, uint64_t now)
 {
 	struct nic_chan *ch = &nic->ch;
 	uint16_t n = nic->n_nodes;
 	bool progress = true;
+	uint64_t wake = UINT64_MAX;
 	struct sn_pkt *p;
+
+	while (progress && ch->backlogged && ch->bulk_used < nic->cfg.bulk_bufs) {
+		progress = false;
+		wake = UINT64_MAX;
+		for (uint16_t c = 0; c < n && ch->bulk_used < nic->cfg.bulk_bufs; c++) {
+			uint16_t t = (uint16_t)((ch->rr + c) % n);
+
+			if (ch->backlog[t].len && ch->held[t] < nic->cfg.bulk_per_target &&
+			    (p = chan_first_ready(&ch->backlog[t], now, &wake))) {
+				chan_take_buffer(nic, &ch->backlog[t], p, &ch->voq[t], CQ_VOQ);
+				progress = true;
+			}
+		}
+		ch->rr = (uint16_t)((ch->rr + 1) % n);
+	}
+	ch->prefetch_idle = !progress;
+	ch->prefetch_wake = wake;
+}
+
+/*
+ * Fill free bulk send buffers (chan_prefetch_scan; FIFO mode: in order).
+ * A scan that took nothing is not made again until something it looks at
+ * changes (chan_prefetch_changed: a packet joins or leaves a backlog, a
+ * bulk buffer is freed, the join) or a hold it passed over ends
+ * (prefetch_wake): until then it would take nothing again. The pointer
+ * moves on as that scan would have moved it (one target), so the order in
+ * which packets take buffers stays the same.
+ */
+static inline void chan_prefetch_bulk(struct nic *nic, uint64_t now)
+{
+	struct nic_chan *ch = &nic->ch;
 
 	if (nic->fifo) {
 		while (ch->fifo_backlog.len && ch->bulk_used < nic->cfg.bulk_bufs)
@@ -302,19 +346,12 @@ static void chan_prefetch_bulk(struct nic *nic, uint64_t now)
 	}
 	if (now >= ch->hold_wake)
 		ch->hold_wake = chan_next_hold_end(nic, now);
-	while (progress && ch->backlogged && ch->bulk_used < nic->cfg.bulk_bufs) {
-		progress = false;
-		for (uint16_t c = 0; c < n && ch->bulk_used < nic->cfg.bulk_bufs; c++) {
-			uint16_t t = (uint16_t)((ch->rr + c) % n);
-
-			if (ch->backlog[t].len && ch->held[t] < nic->cfg.bulk_per_target &&
-			    (p = chan_first_ready(&ch->backlog[t], now))) {
-				chan_take_buffer(nic, &ch->backlog[t], p, &ch->voq[t], CQ_VOQ);
-				progress = true;
-			}
-		}
-		ch->rr = (uint16_t)((ch->rr + 1) % n);
-	}
+	if (!ch->backlogged || ch->bulk_used >= nic->cfg.bulk_bufs)
+		return;
+	if (ch->prefetch_idle && now < ch->prefetch_wake)
+		ch->rr = (uint16_t)((ch->rr + 1) % nic->n_nodes);
+	else
+		chan_prefetch_scan(nic, now);
 }
 
 /*
@@ -496,8 +533,10 @@ static void chan_move(struct nic *nic, struct sn_pkt *p, struct chan_list *to, u
 	else
 		chan_push_tail(to, p, q);
 	p->flags |= SN_PKT_IN_CHAN;
-	if (q == CQ_BACKLOG)
+	if (q == CQ_BACKLOG) {
 		nic->ch.backlogged++;
+		chan_prefetch_changed(nic);
+	}
 }
 
 void chan_joined(struct nic *nic)
@@ -508,6 +547,7 @@ void chan_joined(struct nic *nic)
 	ch->cfg_time = 0;	/* the first poll sends a CFG */
 	ch->gnt_target = PROTO_NODE_NONE;
 	ch->clock_n = 0;	/* the slot length may have changed */
+	chan_prefetch_changed(nic);	/* so may the nodes and the mode */
 	memset(ch->cfg_sent, 0, (nic->cfg.max_nodes + 7u) / 8);
 	/*
 	 * Bulk packets not yet sent go back to the backlogs of the switch's
@@ -766,6 +806,7 @@ static void chan_back_to_backlog(struct nic *nic, struct sn_pkt *p)
 	chan_insert_before(l, r, p, CQ_BACKLOG);
 	p->flags |= SN_PKT_IN_CHAN;
 	nic->ch.backlogged++;
+	chan_prefetch_changed(nic);
 }
 
 /*

@@ -109,6 +109,7 @@ static void nic_env_restart(void *ctx, struct sn_conn *conn, uint64_t now)
 	chan_purge_conn(ctx, conn, true, now);
 	conn->bulk_hold_until = 0;
 	conn->bulk_hold_slots = 0;
+	chan_prefetch_changed(ctx);
 }
 
 /*

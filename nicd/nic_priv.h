@@ -36,6 +36,11 @@ struct nic_chan {
 	uint16_t *held;			/* per target: buffers in voq + inflight */
 	uint16_t bulk_used;		/* bulk buffers in use */
 	uint16_t rr;			/* prefetch round-robin pointer */
+	bool prefetch_idle;		/* the last prefetch scan found nothing and
+					 * nothing it looks at changed since
+					 * (chan_prefetch_changed) */
+	uint64_t prefetch_wake;		/* ... until then: the earliest end of
+					 * a hold it passed over */
 	struct chan_list qbacklog;	/* quick waiting for a buffer */
 	struct chan_list qtx;		/* quick in a buffer, to send */
 	struct chan_list qwait;		/* quick sent, waiting for its ack */
@@ -243,6 +248,15 @@ void chan_sink(struct nic *nic, struct sn_pkt *pkt, uint64_t now);
 
 /* Channel: a packet finished by the protocol leaves the channel's lists. */
 void chan_forget(struct nic *nic, struct sn_pkt *pkt);
+
+/*
+ * Channel: something the bulk prefetch scan looks at changed (a backlog, a
+ * send buffer freed, a hold ended early): the next one scans again.
+ */
+static inline void chan_prefetch_changed(struct nic *nic)
+{
+	nic->ch.prefetch_idle = false;
+}
 
 /* Channel: a grant arrived (send its BREQs, refill buffers; chan_poll sends more in its slot). */
 void chan_grant(struct nic *nic, const struct proto_gnt *g, uint64_t now);

@@ -677,6 +677,101 @@ Test(nic, a_hold_made_longer_still_wakes_the_nic_when_it_ends)
 	t_done(nic, port, avail);
 }
 
+/* One bulk message without payload from nic to node dst at now. */
+static void t_send_bulk_to(struct nic *nic, uint16_t dst, uint64_t now)
+{
+	struct nic_msg msg = {
+		.vnet = T_VNET, .dst_node = dst, .handler = 7, .chan = SN_CHAN_BULK,
+	};
+
+	cr_assert_eq(nic_send(nic, &msg, now), 0);
+}
+
+/*
+ * A NIC without a protocol, joined at now, with `bufs` bulk send buffers, one
+ * a target: T_PEER's first packet holds one, its second waits at the cap,
+ * and the prefetch scan, having found nothing, rests (chan_prefetch_bulk).
+ */
+static struct nic *t_nic_resting(struct dp_port *port, uint16_t bufs, uint64_t now)
+{
+	struct nic_config cfg = t_config(1, 0);
+	struct nic *nic;
+
+	cfg.bulk_bufs = bufs;
+	nic = t_nic_of(port, "", NULL, &cfg);
+	t_push_gnt_of(port, 1, PROTO_NODE_NONE, 4, 0);
+	nic_poll(nic, now);
+	t_send_bulk_to(nic, T_PEER, now);
+	t_send_bulk_to(nic, T_PEER, now);
+	nic_poll(nic, now);
+	cr_assert(nic->ch.prefetch_idle, "the scan does not rest");
+	cr_assert_eq(nic->ch.backlogged, 1);
+	tport_clear(port);
+	return nic;
+}
+
+/*
+ * While the prefetch scan rests, a packet for another target still takes
+ * a free send buffer at the next poll: the next grant to that target
+ * carries it (a scan resting past it would leave the grant unused).
+ */
+Test(nic, a_packet_joining_a_backlog_wakes_the_resting_prefetch)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp), before;
+	struct dp_port *port = tport_create("nic", 256);
+	uint64_t now = 1000000;
+	struct nic *nic = t_nic_resting(port, 4, now);
+
+	for (int i = 0; i < 3; i++)
+		nic_poll(nic, now += 1000);
+	t_send_bulk_to(nic, 3, now);
+	nic_poll(nic, now += 1000);
+	t_push_gnt_of(port, 2, 3, 4, 0);
+	nic_poll(nic, now += 1000);
+	cr_assert_eq(t_count(port, PROTO_T_BREQ, &before), 1, "no BREQ on the grant to node 3");
+	cr_assert_eq(nic_stats(nic)->gnt_unused, 0);
+	t_done(nic, port, avail);
+}
+
+/*
+ * Each poll at which the scan rests moves the round-robin pointer on as the
+ * scan it skips would have (one target), so the order in which targets take
+ * buffers is the same as with a scan at every poll: after k such polls,
+ * of two packets that come together for nodes 0 and 3, the one whose
+ * target comes first from the pointer takes the only free buffer. Every k
+ * from 0 to 3 (each start of the pointer of 4 nodes).
+ */
+Test(nic, a_resting_prefetch_keeps_the_round_robin_order)
+{
+	for (int k = 0; k < 4; k++) {
+		unsigned int avail = rte_mempool_avail_count(t_mp), before;
+		struct dp_port *port = tport_create("nic", 256);
+		uint64_t now = 1000000;
+		struct nic *nic = t_nic_resting(port, 2, now);
+		uint16_t rr = nic->ch.rr, first = 0;
+
+		for (int i = 0; i < k; i++)
+			nic_poll(nic, now += 1000);
+		/* The first of nodes 0 and 3 from where a scan at each poll leaves the pointer. */
+		for (uint16_t c = 0; c < 4; c++) {
+			uint16_t t = (uint16_t)((rr + k + c) % 4);
+
+			if (t == 0 || t == 3) {
+				first = t;
+				break;
+			}
+		}
+		t_send_bulk_to(nic, 0, now);
+		t_send_bulk_to(nic, 3, now);
+		nic_poll(nic, now += 1000);
+		t_push_gnt_of(port, 2, first, 4, 0);
+		nic_poll(nic, now += 1000);
+		cr_assert_eq(t_count(port, PROTO_T_BREQ, &before), 1,
+			     "k = %d: node %u's packet did not take the free buffer", k, first);
+		t_done(nic, port, avail);
+	}
+}
+
 /*
  * Bulk sends waiting in send buffers when the NIC joins a switch of the
  * other mode (scheduled, FIFO model: a restarted switch) are sent under the
