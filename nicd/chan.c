@@ -720,8 +720,11 @@ static uint16_t chan_use_grant(struct nic *nic, uint64_t now, bool at_gnt)
 
 	while (ch->gnt_target != PROTO_NODE_NONE && ch->gnt_used < nic->slot_frames) {
 		end = chan_breq_end_ps(nic, now);
-		if (!at_gnt && end > nic->slot_ns * 1000)
+		if (!at_gnt && end > nic->slot_ns * 1000) {
+			/* Nor will one later (end only grows): the slot is done. */
+			ch->gnt_target = PROTO_NODE_NONE;
 			break;
+		}
 		if (!chan_send_breq(nic, ch->gnt_target, nic->gnt_slot, now))
 			break;
 		ch->gnt_used++;
@@ -957,7 +960,8 @@ uint64_t chan_poll(struct nic *nic, uint64_t now)
 	 * a slot that keeps the slot's only moment as it was (a packet the
 	 * refill after the grant readies waits for the next grant).
 	 */
-	if (now > nic->gnt_time)
+	if (nic->ch.gnt_target != PROTO_NODE_NONE && nic->ch.gnt_used < nic->slot_frames &&
+	    now > nic->gnt_time)
 		nic->stats.breq_after_gnt += chan_use_grant(nic, now, false);
 	chan_maybe_send_cfg(nic, now);
 	chan_prefetch_quick(nic);

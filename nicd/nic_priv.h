@@ -55,7 +55,8 @@ struct nic_chan {
 	uint64_t voq_changes;		/* send buffers changed this many times */
 	uint64_t hold_wake;		/* the earliest hold to end, UINT64_MAX: none */
 	uint64_t cfg_changes;		/* ... as of the last request-set check */
-	uint16_t gnt_target;		/* the last grant's target, PROTO_NODE_NONE: none */
+	uint16_t gnt_target;		/* the last grant's target while its slot may
+					 * take more BREQs, PROTO_NODE_NONE: none */
 	uint16_t gnt_used;		/* BREQs sent on it (at most slot_frames) */
 	uint64_t gnt_start;		/* when its slot began by the slot clock */
 	uint64_t gnt_end_ps;		/* when the last of them ends at the bulk rate,
