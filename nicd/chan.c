@@ -406,8 +406,9 @@ static bool chan_quick_may_take(const struct nic *nic, const struct sn_pkt *p)
 /*
  * Take buffers back until one is free, from overdue packets (sent
  * CHAN_OVERDUE_TX times or more, still waiting for their
- * acknowledgment), the last sent first (its next timeout is the furthest). Such a packet waits for its ack on no list,
- * as a bulk packet does after its BACK: the timer still times it, an ack
+ * acknowledgment), the last sent first (its next timeout is the
+ * furthest). Such a packet waits for its ack on no list, as a bulk
+ * packet does after its BACK: the timer still times it, an ack
  * completes it as ever, and its next transmission goes through chan_sink
  * and takes a buffer again, with its number and its count of
  * transmissions. With the reserve, connections whose packets the

@@ -419,7 +419,10 @@ static double sim_wrap_tx_gbps(const struct dp_port *port)
 	return dp_port_tx_gbps(((const struct sim_wrap *)port)->inner);
 }
 
-/* A wrapper of size bytes (a struct that starts with a struct sim_wrap) with ops around p, or NULL. */
+/*
+ * A wrapper of size bytes (a struct that starts with a struct sim_wrap)
+ * with ops around p, or NULL.
+ */
 static void *sim_wrap_new(struct simctx *ctx, struct dp_port *p, size_t size,
 			  const struct dp_port_ops *ops)
 {
