@@ -25,6 +25,7 @@ struct samples {
 	uint32_t *v;	/* samples */
 	size_t n;	/* used */
 	size_t cap;	/* allocated */
+	bool short_of_memory;	/* a sample was not kept: the statistics are wrong */
 };
 
 /* What the receiver of one flow (src -> dst) has seen. */
@@ -87,6 +88,8 @@ struct simctx {
 	struct outage_port *outage[2];		/* node 0's uplinks, if an outage */
 	uint64_t outage_end;			/* when the outage ends (absolute) */
 	uint64_t recovered;			/* last delivery of node 0's earlier messages */
+	bool short_of_memory;			/* the checker could not record a delivery */
+	int send_err;				/* first send refused for another reason */
 	uint8_t payload[PROTO_MAX_PAYLOAD];	/* bulk payload (a pattern) */
 };
 
@@ -126,8 +129,10 @@ static void samples_add(struct samples *s, uint64_t ns)
 		size_t cap = s->cap ? s->cap * 2 : 4096;
 		uint32_t *v = realloc(s->v, cap * sizeof(*v));
 
-		if (!v)
+		if (!v) {
+			s->short_of_memory = true;
 			return;
+		}
 		s->v = v;
 		s->cap = cap;
 	}
@@ -177,8 +182,10 @@ static bool flow_deliver(struct simctx *ctx, uint16_t src, uint16_t dst, uint8_t
 		while (cap <= seq)
 			cap *= 2;
 		s = realloc(f->seen, cap / 8);
-		if (!s)
+		if (!s) {
+			ctx->short_of_memory = true;
 			return true;
+		}
 		memset(s + f->cap_bits / 8, 0, (cap - f->cap_bits) / 8);
 		f->seen = s;
 		f->cap_bits = cap;
@@ -245,6 +252,7 @@ static void simnode_generate(struct simnode *node, uint8_t ch, uint64_t now)
 	while (node->gen_on[ch] && g->next_ns <= now) {
 		uint64_t t = g->next_ns;
 		struct sim_args a = { .gen_ns = t, .src = node->idx, .chan = ch };
+		int rc;
 		struct nic_msg m = {
 			.vnet = ctx->cfg->one_vnet ? 1 : 1 + ch, .chan = ch, .args = (const uint8_t *)&a,
 			.payload = ch == SN_CHAN_BULK ? ctx->payload : NULL,
@@ -259,8 +267,11 @@ static void simnode_generate(struct simnode *node, uint8_t ch, uint64_t now)
 		a.seq = node->seq[m.dst_node];
 		if (t >= ctx->win_start)
 			ctx->res->chan[ch].generated++;
-		if (nic_send(node->nic, &m, now)) {
-			ctx->refused++;
+		rc = nic_send(node->nic, &m, now);
+		if (rc) {
+			ctx->refused += rc == -ENOBUFS;
+			if (rc != -ENOBUFS && !ctx->send_err)
+				ctx->send_err = rc;
 			continue;
 		}
 		node->seq[m.dst_node]++;
@@ -475,15 +486,14 @@ static uint64_t sim_outage_ran(const struct simctx *ctx, uint64_t now)
 	return (now < o->to ? now : o->to) - o->from;
 }
 
-/* Wrap p in an outage window (the window is set once the cluster formed). */
-static struct dp_port *sim_outage(struct simctx *ctx, struct dp_port *p)
+/* Wrap p in an outage window (set once the cluster formed); NULL if out of memory. */
+static struct outage_port *sim_outage(struct simctx *ctx, struct dp_port *p)
 {
 	struct outage_port *o = sim_wrap_new(ctx, p, sizeof(*o), &outage_ops);
 
-	if (!o)
-		return p;
-	o->from = o->to = UINT64_MAX;
-	return &o->w.port;
+	if (o)
+		o->from = o->to = UINT64_MAX;
+	return o;
 }
 
 /*
@@ -527,27 +537,67 @@ static const struct dp_port_ops bulk_watch_ops = {
 	.destroy = sim_wrap_destroy, .tx_gbps = sim_wrap_tx_gbps,
 };
 
-/* Watch the switch's end p of a bulk link (bulk_watch); p itself if out of memory. */
+/* Watch the switch's end p of a bulk link (bulk_watch); NULL if out of memory. */
 static struct dp_port *sim_bulk_watch(struct simctx *ctx, struct dp_port *p)
 {
 	struct bulk_watch *bw = sim_wrap_new(ctx, p, sizeof(*bw), &bulk_watch_ops);
 
 	if (!bw)
-		return p;
+		return NULL;
 	bw->ps_per_byte = dp_ps_per_byte(dp_port_tx_gbps(p));
 	ctx->bulk_watch[ctx->n_bulk_watch++] = bw;
 	return &bw->w.port;
 }
 
-/* Wrap a port in fault injection when faults are asked for. */
+/* p wrapped in fault injection when faults are asked for, else p; NULL if out of memory. */
 static struct dp_port *sim_faulty(struct simctx *ctx, struct dp_port *p, uint64_t stream)
 {
-	struct dp_port *f;
-
 	if (!dp_fault_active(&ctx->cfg->faults))
 		return p;
-	f = dp_fault_port_create(p, &ctx->cfg->faults, ctx->cfg->seed ^ (stream * 0x9E37), ctx->mp);
-	return f ? f : p;
+	return dp_fault_port_create(p, &ctx->cfg->faults, ctx->cfg->seed ^ (stream * 0x9E37), ctx->mp);
+}
+
+/* *end becomes wrapped, which owns the old *end; -ENOMEM if no wrapper was made. */
+static int sim_replace(struct dp_port **end, struct dp_port *wrapped)
+{
+	if (!wrapped)
+		return -ENOMEM;
+	*end = wrapped;
+	return 0;
+}
+
+/* The outage window's port, NULL when o is (out of memory). */
+static struct dp_port *sim_outage_port(struct outage_port *o)
+{
+	return o ? &o->w.port : NULL;
+}
+
+/*
+ * Wrap node i's links at both ends: faults, node 0's outage window, the
+ * switch's bulk watch. An end is replaced only once its wrapper exists, so
+ * teardown frees whatever was built. -ENOMEM if out of memory.
+ */
+static int sim_wrap_links(struct simctx *ctx, struct simnode *node, uint16_t i)
+{
+	int rc = sim_replace(&node->bulk, sim_faulty(ctx, node->bulk, 4u * i));
+
+	if (!rc)
+		rc = sim_replace(&node->quick, sim_faulty(ctx, node->quick, 4u * i + 1));
+	if (!rc && i == 0 && ctx->cfg->outage_ns) {
+		ctx->outage[0] = sim_outage(ctx, node->bulk);
+		rc = sim_replace(&node->bulk, sim_outage_port(ctx->outage[0]));
+		if (!rc) {
+			ctx->outage[1] = sim_outage(ctx, node->quick);
+			rc = sim_replace(&node->quick, sim_outage_port(ctx->outage[1]));
+		}
+	}
+	if (!rc)
+		rc = sim_replace(&ctx->sw_bulk[i], sim_bulk_watch(ctx, ctx->sw_bulk[i]));
+	if (!rc)
+		rc = sim_replace(&ctx->sw_bulk[i], sim_faulty(ctx, ctx->sw_bulk[i], 4u * i + 2));
+	if (!rc)
+		rc = sim_replace(&ctx->sw_quick[i], sim_faulty(ctx, ctx->sw_quick[i], 4u * i + 3));
+	return rc;
 }
 
 /* Build the switch, the hosts and their links. */
@@ -581,20 +631,12 @@ static int sim_build(struct simctx *ctx, char *err, size_t errlen)
 		if (!rc)
 			rc = sim_wire(ctx->eng, name, node->actor, ctx->sw_actor, &ql,
 				      &node->quick, &ctx->sw_quick[i]);
+		if (!rc)
+			rc = sim_wrap_links(ctx, node, i);
 		if (rc) {
 			snprintf(err, errlen, "cannot build links: %s", strerror(-rc));
 			return rc;
 		}
-		node->bulk = sim_faulty(ctx, node->bulk, 4u * i);
-		node->quick = sim_faulty(ctx, node->quick, 4u * i + 1);
-		if (i == 0 && ctx->cfg->outage_ns) {
-			ctx->outage[0] = (struct outage_port *)sim_outage(ctx, node->bulk);
-			ctx->outage[1] = (struct outage_port *)sim_outage(ctx, node->quick);
-			node->bulk = &ctx->outage[0]->w.port;
-			node->quick = &ctx->outage[1]->w.port;
-		}
-		ctx->sw_bulk[i] = sim_faulty(ctx, sim_bulk_watch(ctx, ctx->sw_bulk[i]), 4u * i + 2);
-		ctx->sw_quick[i] = sim_faulty(ctx, ctx->sw_quick[i], 4u * i + 3);
 	}
 	ctx->sw = sw_fabric_create(&swc, ctx->sw_bulk, ctx->sw_quick, err, errlen);
 	return ctx->sw ? 0 : -errno;
@@ -925,10 +967,22 @@ static void sim_print_counters(const struct simctx *ctx)
 	}
 }
 
-/* Free everything a run built. */
+/* Whether a latency sample or a delivery could not be recorded for want of memory. */
+static bool sim_short_of_memory(const struct simctx *ctx)
+{
+	bool short_of_memory = ctx->short_of_memory;
+
+	for (uint8_t ch = 0; ch < SN_CHAN_COUNT; ch++)
+		short_of_memory |= ctx->queue[ch].short_of_memory || ctx->e2e[ch].short_of_memory;
+	return short_of_memory;
+}
+
+/* Free everything a run built (nothing is built until every array exists). */
 static void sim_teardown(struct simctx *ctx)
 {
-	for (uint16_t i = 0; ctx->nodes && i < ctx->cfg->nodes; i++) {
+	bool built = ctx->nodes && ctx->sw_bulk && ctx->sw_quick;
+
+	for (uint16_t i = 0; built && i < ctx->cfg->nodes; i++) {
 		struct simnode *node = &ctx->nodes[i];
 
 		nic_destroy(node->nic);
@@ -994,6 +1048,13 @@ int simrun(const struct simrun_config *cfg, struct rte_mempool *mp,
 	if (rc)
 		goto out;
 	sim_collect(&ctx);
+	if (ctx.send_err) {
+		snprintf(err, errlen, "a send failed: %s", strerror(-ctx.send_err));
+		rc = ctx.send_err;
+	} else if (sim_short_of_memory(&ctx)) {
+		snprintf(err, errlen, "out of memory recording the results");
+		rc = -ENOMEM;
+	}
 	for (uint16_t i = 0; i < cfg->nodes && !rc; i++) {
 		const struct nic_stats *s = nic_stats(ctx.nodes[i].nic);
 
