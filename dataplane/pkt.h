@@ -9,6 +9,7 @@
 #define SEGNET_PKT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -85,11 +86,21 @@ enum sn_fresh_seen {
 	SN_FRESH_RETIRED,	/* fresh_nonce's taken before it: such frames are stale */
 };
 
-/* A packet in the NIC. */
+/*
+ * A packet in the NIC. Its descriptors are recycled (nic_desc_alloc) and
+ * not cleared whole; it is in four parts, in this order, which the asserts
+ * below keep: the header h, which the packet's maker supplies in full;
+ * args, which only a packet whose h.args points there uses, and whose
+ * maker then fills all of it (otherwise it keeps a former packet's bytes);
+ * m, NULL on every free descriptor (its frame is freed with it); and the
+ * state, from conn to the end, zero when the packet is made. A new field
+ * goes into the state.
+ */
 struct sn_pkt {
 	struct proto_pkt h;		/* header fields, host order */
-	struct sn_conn *conn;		/* connection (vnet, peer) */
+	uint8_t args[PROTO_ARGS_LEN];	/* tx: arguments (h.args points here) */
 	struct rte_mbuf *m;		/* rx: the frame args/payload point into */
+	struct sn_conn *conn;		/* connection (vnet, peer) */
 	struct sn_pkt *next;		/* link in the list of whoever holds it */
 	struct sn_pkt *cnext;		/* link in a channel queue */
 	struct sn_pkt *cprev;		/* back link in a channel queue */
@@ -106,8 +117,16 @@ struct sn_pkt {
 	uint16_t flags;			/* enum sn_pkt_flag */
 	uint8_t chan;			/* enum sn_chan */
 	uint8_t cq;			/* which channel queue holds it (NIC private) */
-	uint8_t args[PROTO_ARGS_LEN];	/* tx: arguments (h.args points here) */
 };
+
+/* Where a packet's state starts: it runs to the end (struct sn_pkt). */
+enum { SN_PKT_STATE_OFF = offsetof(struct sn_pkt, conn) };
+
+_Static_assert(offsetof(struct sn_pkt, h) == 0 &&
+	       offsetof(struct sn_pkt, args) == sizeof(struct proto_pkt) &&
+	       offsetof(struct sn_pkt, m) == sizeof(struct proto_pkt) + PROTO_ARGS_LEN &&
+	       SN_PKT_STATE_OFF == offsetof(struct sn_pkt, m) + sizeof(struct rte_mbuf *),
+	       "struct sn_pkt: header, args, frame, then the state");
 
 /*
  * A connection: one (virtual network, peer node) pair of a pipeline. The

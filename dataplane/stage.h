@@ -124,7 +124,7 @@ struct pipeline_env {
 	void (*deliver)(void *ctx, struct sn_pkt *pkt, uint64_t now);
 	/* A transmitted packet is finished with (status: enum sn_status). */
 	void (*complete)(void *ctx, struct sn_pkt *pkt, int status, uint64_t now);
-	/* A fresh packet (for acknowledgments), or NULL. */
+	/* A fresh packet (for acknowledgments): header and state zero, or NULL. */
 	struct sn_pkt *(*alloc)(void *ctx);
 	/* Give back a packet nobody holds. */
 	void (*release)(void *ctx, struct sn_pkt *pkt);

@@ -216,12 +216,11 @@ static void nic_split_ack(struct nic *nic, const struct proto_pkt *p, uint64_t n
 	}
 	if (!conn)
 		return;
-	a = nic_desc_alloc(nic);
+	a = nic_desc_alloc(nic, p);
 	if (!a) {
 		nic->stats.rx_no_desc++;
 		return;
 	}
-	a->h = *p;
 	a->h.args = NULL;
 	a->chan = SN_CHAN_QUICK;
 	a->conn = conn;
@@ -289,13 +288,12 @@ static void nic_split_data(struct nic *nic, struct rte_mbuf *m,
 	default:
 		break;
 	}
-	d = conn ? nic_desc_alloc(nic) : NULL;
+	d = conn ? nic_desc_alloc(nic, p) : NULL;
 	if (!d) {
 		nic->stats.rx_no_desc++;
 		nic_refuse(nic, conn, m, p, now);
 		return;
 	}
-	d->h = *p;
 	d->m = m;
 	d->chan = bulk ? SN_CHAN_BULK : SN_CHAN_QUICK;
 	d->conn = conn;

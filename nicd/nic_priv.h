@@ -110,8 +110,26 @@ struct nic {
 	uint64_t decode[PROTO_R_COUNT];	/* bad_filter drops by reason */
 };
 
-/* A free descriptor (zeroed), or NULL. */
-struct sn_pkt *nic_desc_alloc(struct nic *nic);
+/*
+ * A free descriptor made a new packet with header h, or NULL. Not cleared
+ * whole (struct sn_pkt): h is copied in, the state cleared, m is NULL
+ * already, and args[] keeps a former packet's bytes, read only where a
+ * maker points h.args at them and fills them (nic_send, nic_copy_msg,
+ * sn_pkt_make_marker). That saves clearing 144 of its 224 bytes on every
+ * message, frame received and acknowledgment.
+ */
+static inline struct sn_pkt *nic_desc_alloc(struct nic *nic, const struct proto_pkt *h)
+{
+	struct sn_pkt *p = nic->free_descs;
+
+	if (!p)
+		return NULL;
+	nic->free_descs = p->next;
+	nic->n_free--;
+	p->h = *h;
+	memset((char *)p + SN_PKT_STATE_OFF, 0, sizeof(*p) - SN_PKT_STATE_OFF);
+	return p;
+}
 
 /* Return a descriptor and the frame it holds. */
 void nic_desc_free(struct nic *nic, struct sn_pkt *pkt);

@@ -154,12 +154,15 @@ static bool nic_refused_too(const struct sn_pkt *q, uint16_t ep, const struct pr
 	       !nic_acked_by(q->h.pkt_num, a);
 }
 
-/* An unnumbered copy of q's message, to be sent again (d is a fresh descriptor). */
-static void nic_copy_msg(struct sn_pkt *d, const struct sn_pkt *q)
+/*
+ * An unnumbered copy of q's message, to be sent again, in a new descriptor
+ * (the caller made sure there are enough).
+ */
+static struct sn_pkt *nic_copy_msg(struct nic *nic, const struct sn_pkt *q)
 {
+	struct sn_pkt *d = nic_desc_alloc(nic, &q->h);
 	uint32_t tries = sn_pkt_tries(q);
 
-	d->h = q->h;
 	d->h.pkt_num = 0;
 	d->h.flags = (uint16_t)(q->h.flags & (PROTO_F_DATA | PROTO_F_LAST));
 	memcpy(d->args, q->args, sizeof(d->args));
@@ -169,6 +172,7 @@ static void nic_copy_msg(struct sn_pkt *d, const struct sn_pkt *q)
 	d->t_gen = q->t_gen;
 	d->conn = q->conn;
 	d->tries = (uint16_t)(tries < UINT16_MAX ? tries : UINT16_MAX);
+	return d;
 }
 
 /*
@@ -214,8 +218,7 @@ bool nic_rx_refusal(struct nic *nic, struct pipeline *pl, struct sn_conn *c,
 	for (q = c->unacked; q; q = q->next) {
 		if (!nic_refused_too(q, ep, r))
 			continue;
-		msgs[n] = nic_desc_alloc(nic);
-		nic_copy_msg(msgs[n], q);
+		msgs[n] = nic_copy_msg(nic, q);
 		nic_make_refused_marker(nic, q, resume);
 		marks[n++] = q;
 	}

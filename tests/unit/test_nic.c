@@ -5164,3 +5164,264 @@ Test(nic, a_message_to_an_endpoint_that_never_polls_fails_after_max_retx)
 		t_pair_free(&tp);
 	}
 }
+
+/* Descriptor recycling: what two runs of one scenario sent, delivered and completed. */
+enum {
+	T_RC_FRAMES = 4096,	/* frames of one side recorded, at most */
+	T_RC_WAVE1 = 40,	/* T_NODE's messages at the start ... */
+	T_RC_WAVE2 = 20,	/* ... and once endpoint 0 has buffers again */
+	T_RC_BACK = 8,		/* T_PEER's quick messages to T_NODE */
+	T_RC_STUCK = 50,	/* slots endpoint 0 of T_PEER has no buffer */
+	T_RC_SLOTS = 800,	/* slots of a run */
+};
+
+/* One run: a hash of every frame each side sent, and of the owners' calls. */
+struct t_rc_run {
+	uint64_t frame[2][T_RC_FRAMES];	/* side k's frames, in order */
+	unsigned int n_frames[2];	/* how many */
+	uint64_t calls;			/* the deliveries and completions, in order */
+	unsigned int delivered;		/* deliveries */
+	unsigned int completed_ok;	/* completions with SN_OK */
+	unsigned int completed;		/* all completions */
+};
+
+/* FNV-1a of n bytes at b, going on from h. */
+static uint64_t t_rc_hash(uint64_t h, const void *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ ((const uint8_t *)b)[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* Add value v to the hash of run r's owner calls. */
+static void t_rc_add(struct t_rc_run *r, uint64_t v)
+{
+	r->calls = t_rc_hash(r->calls, &v, sizeof(v));
+}
+
+/* A packet's header fields as its owner sees them (pointers aside). */
+static void t_rc_add_hdr(struct t_rc_run *r, const struct proto_pkt *h)
+{
+	uint64_t f[] = { h->type, h->flags, h->src_node, h->dst_node, h->vnet, h->src_ep,
+			 h->dst_ep, h->handler, h->pkt_num, h->payload_len, h->epoch, h->slot };
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		t_rc_add(r, f[i]);
+	t_rc_add(r, h->args != NULL);
+	if (h->args)
+		r->calls = t_rc_hash(r->calls, h->args, PROTO_ARGS_LEN);
+	if (h->payload)
+		r->calls = t_rc_hash(r->calls, h->payload, h->payload_len);
+}
+
+/* Owner: a delivery, all that it carries. */
+static void t_rc_deliver(void *ctx, const struct sn_pkt *pkt, uint64_t now)
+{
+	struct t_rc_run *r = ctx;
+
+	r->delivered++;
+	t_rc_add(r, 1);
+	t_rc_add(r, now);
+	t_rc_add_hdr(r, &pkt->h);
+	t_rc_add(r, pkt->flags);
+	t_rc_add(r, pkt->chan);
+}
+
+/* Owner: a completion, with the transmit state of its packet. */
+static void t_rc_complete(void *ctx, const struct sn_pkt *pkt, int status, uint64_t now)
+{
+	struct t_rc_run *r = ctx;
+	uint64_t f[] = { (uintptr_t)pkt->cookie, (uint64_t)status, now, pkt->t_gen,
+			 pkt->t_first_tx, pkt->t_tx, pkt->slot, pkt->tx_count, pkt->tries,
+			 pkt->untaken, pkt->flags, pkt->chan };
+
+	r->completed++;
+	r->completed_ok += status == SN_OK;
+	t_rc_add(r, 2);
+	t_rc_add_hdr(r, &pkt->h);
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		t_rc_add(r, f[i]);
+}
+
+/*
+ * Fill every free descriptor of nic with 0xa5, but for its free-list link
+ * and its frame, which a free descriptor never has (nic_desc_alloc counts
+ * on it).
+ */
+static void t_rc_poison(struct nic *nic)
+{
+	for (struct sn_pkt *p = nic->free_descs, *next; p; p = next) {
+		next = p->next;
+		cr_assert_null(p->m, "a free descriptor holds a frame");
+		memset(p, 0xa5, sizeof(*p));
+		p->next = next;
+		p->m = NULL;
+	}
+}
+
+/* Record the frames side k of tp sent in r. */
+static void t_rc_record(struct t_pair *tp, int k, struct t_rc_run *r)
+{
+	for (unsigned int i = 0; i < tport_sent(tp->port[k]); i++) {
+		struct rte_mbuf *m = tport_frame(tp->port[k], i);
+
+		cr_assert_lt(r->n_frames[k], T_RC_FRAMES);
+		r->frame[k][r->n_frames[k]++] =
+			t_rc_hash(0xcbf29ce484222325ull, rte_pktmbuf_mtod(m, const void *),
+				  m->data_len);
+	}
+}
+
+/* t_pair_slot, recording in r, the free descriptors poisoned before every poll. */
+static void t_rc_slot(struct t_pair *tp, struct t_rc_run *r, bool poison)
+{
+	t_push_gnt_to(tp->port[0], T_NODE, tp->slot, T_PEER, 4, 0);
+	t_push_gnt_to(tp->port[1], T_PEER, tp->slot, PROTO_NODE_NONE, 4, 0);
+	tp->slot++;
+	for (int round = 0; round < 2; round++) {
+		for (int k = 0; k < 2; k++) {
+			if (poison)
+				t_rc_poison(tp->nic[k]);
+			nic_poll(tp->nic[k], tp->now);
+		}
+		for (int k = 0; k < 2; k++)
+			t_rc_record(tp, k, r);
+		t_carry(tp->port[0], tp->port[1], T_PEER, false);
+		t_carry(tp->port[1], tp->port[0], T_NODE, false);
+	}
+	t_check_counts(tp->nic[0], "slot", tp->slot);
+	t_check_counts(tp->nic[1], "slot", tp->slot);
+	tp->now += T_SLOT_NS;
+}
+
+/*
+ * n messages from T_NODE to T_PEER, numbered from first (cookie first + 1):
+ * by turns quick and bulk, with arguments and without (NULL: zeros), to
+ * endpoint 0 or 1 four at a time.
+ */
+static void t_rc_send(struct t_pair *tp, unsigned int first, unsigned int n, bool poison)
+{
+	static uint8_t payload[T_RC_WAVE1 + T_RC_WAVE2][T_LEN];
+
+	if (poison)
+		t_rc_poison(tp->nic[0]);
+	for (unsigned int i = first; i < first + n; i++) {
+		uint8_t args[PROTO_ARGS_LEN] = { (uint8_t)i, 0x3c, [PROTO_ARGS_LEN - 1] = 0x5a };
+		bool bulk = i % 4 >= 2;
+		struct nic_msg m = {
+			.vnet = T_VNET, .dst_node = T_PEER, .dst_ep = (uint16_t)(i / 4 % 2),
+			.handler = 7, .chan = bulk ? SN_CHAN_BULK : SN_CHAN_QUICK,
+			.args = i % 2 ? NULL : args, .payload = bulk ? payload[i] : NULL,
+			.len = bulk ? T_LEN : 0, .cookie = (void *)(uintptr_t)(i + 1),
+		};
+
+		for (unsigned int k = 0; k < T_LEN; k++)
+			payload[i][k] = t_byte((uint16_t)i, k);
+		cr_assert_eq(nic_send(tp->nic[0], &m, tp->now), 0, "send %u", i);
+	}
+}
+
+/*
+ * One run on conf: T_NODE sends wave 1 while endpoint 0 of T_PEER has no
+ * buffer (refused: copies of its messages go out under new numbers), T_PEER
+ * sends T_NODE quick messages (acks ride on them, or go alone), then
+ * endpoint 0 has buffers and T_NODE sends wave 2. Poisoned, every free
+ * descriptor is filled with 0xa5 before every poll and send.
+ */
+static void t_rc_run(const char *conf, bool poison, struct t_rc_run *r,
+		     struct nic_stats st[2], char *counters[2])
+{
+	struct t_pair tp;
+
+	memset(r, 0, sizeof(*r));
+	t_ep_space[0] = false;
+	t_ep_space[1] = true;
+	t_pair_open_on(&tp, conf, t_ep_space_of);
+	for (int k = 0; k < 2; k++) {
+		tp.nic[k]->ops.ctx = r;
+		tp.nic[k]->ops.deliver = t_rc_deliver;
+		tp.nic[k]->ops.complete = t_rc_complete;
+	}
+	t_rc_send(&tp, 0, T_RC_WAVE1, poison);
+	if (poison)
+		t_rc_poison(tp.nic[1]);
+	for (unsigned int i = 0; i < T_RC_BACK; i++) {
+		struct nic_msg m = {
+			.vnet = T_VNET, .dst_node = T_NODE, .handler = 9, .chan = SN_CHAN_QUICK,
+			.cookie = (void *)(uintptr_t)(1000 + i),
+		};
+
+		cr_assert_eq(nic_send(tp.nic[1], &m, tp.now), 0);
+	}
+	for (unsigned int s = 0; s < T_RC_SLOTS; s++) {
+		if (s == T_RC_STUCK) {
+			t_ep_space[0] = true;
+			t_rc_send(&tp, T_RC_WAVE1, T_RC_WAVE2, poison);
+		}
+		t_rc_slot(&tp, r, poison);
+	}
+	for (int k = 0; k < 2; k++) {
+		FILE *f = open_memstream(&counters[k], &(size_t){ 0 });
+
+		cr_assert_not_null(f);
+		pipeline_print_counters(nic_pipeline(tp.nic[k], T_VNET), "n", f);
+		fclose(f);
+		st[k] = *nic_stats(tp.nic[k]);
+	}
+	t_pair_free(&tp);
+}
+
+/*
+ * Descriptors are recycled without being cleared whole (nic_desc_alloc):
+ * the header comes from whoever makes the packet, the state is cleared,
+ * and args[] is filled where it is used. Nothing of a descriptor's last
+ * packet may show: a run whose free descriptors are all filled with 0xa5
+ * before every poll and send puts the same bytes on the wire, delivers and
+ * completes the same, and counts the same as one on descriptors never used
+ * (calloc'd). The run takes descriptors by every path: sends (with and
+ * without arguments, quick and bulk), data and acks received, standalone
+ * acks, and the copies of refused messages.
+ */
+Test(nic, a_recycled_descriptor_carries_nothing_of_its_last_packet)
+{
+	static const char *confs[] = { "conf4-sr", "conf4-gbn", "conf3" };
+	static struct t_rc_run run[2];
+
+	for (unsigned int c = 0; c < sizeof(confs) / sizeof(confs[0]); c++) {
+		struct nic_stats st[2][2];
+		char *counters[2][2];
+
+		for (int p = 0; p < 2; p++)
+			t_rc_run(confs[c], p, &run[p], st[p], counters[p]);
+		/* The clean run did what the test is for. */
+		cr_assert_eq(run[0].completed_ok, T_RC_WAVE1 + T_RC_WAVE2 + T_RC_BACK,
+			     "%s: %u of the messages completed", confs[c], run[0].completed_ok);
+		cr_assert_eq(run[0].delivered, T_RC_WAVE1 + T_RC_WAVE2 + T_RC_BACK);
+		cr_assert_gt(st[0][0].requeued, 0, "%s: no refused message was copied", confs[c]);
+		cr_assert_gt(st[0][1].qack_sent, 0, "%s: no standalone ack", confs[c]);
+		cr_assert_gt(st[0][0].rx_acks, 0, "%s: no ack received", confs[c]);
+		for (int k = 0; k < 2; k++) {
+			cr_assert_eq(run[1].n_frames[k], run[0].n_frames[k],
+				     "%s: side %d sent %u frames poisoned, %u clean", confs[c], k,
+				     run[1].n_frames[k], run[0].n_frames[k]);
+			for (unsigned int i = 0; i < run[0].n_frames[k]; i++)
+				cr_assert_eq(run[1].frame[k][i], run[0].frame[k][i],
+					     "%s: side %d's frame %u of %u differs poisoned",
+					     confs[c], k, i, run[0].n_frames[k]);
+			cr_assert(!memcmp(&st[1][k], &st[0][k], sizeof(st[0][k])),
+				  "%s: side %d's NIC counters differ poisoned", confs[c], k);
+			cr_assert_str_eq(counters[1][k], counters[0][k], "%s: side %d's stage counters",
+					 confs[c], k);
+		}
+		cr_assert_eq(run[1].completed, run[0].completed, "%s: completions", confs[c]);
+		cr_assert_eq(run[1].delivered, run[0].delivered, "%s: deliveries", confs[c]);
+		cr_assert_eq(run[1].calls, run[0].calls,
+			     "%s: what the owners were given differs poisoned", confs[c]);
+		cr_log_info("%s: %u and %u frames, %u deliveries, %u completions alike", confs[c],
+			    run[0].n_frames[0], run[0].n_frames[1], run[0].delivered,
+			    run[0].completed);
+		for (int p = 0; p < 2; p++)
+			for (int k = 0; k < 2; k++)
+				free(counters[p][k]);
+	}
+}
