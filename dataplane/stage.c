@@ -442,6 +442,14 @@ void pipeline_conn_start_over(struct pipeline *pl, struct sn_conn *c, uint64_t n
 	pipeline_conn_restart(pl, c, now);
 }
 
+void pipeline_conn_renew(struct pipeline *pl, struct sn_conn *c, uint64_t now)
+{
+	if (c->epoch_known)
+		pipeline_conn_reset(pl, c, true, now);
+	else
+		pipeline_conn_start_over(pl, c, now);
+}
+
 struct sn_pkt *pipeline_ack_only(struct pipeline *pl, struct sn_conn *c)
 {
 	struct sn_pkt *a = pl->env.alloc(pl->env.ctx);

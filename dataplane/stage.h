@@ -255,6 +255,16 @@ void pipeline_conn_reset(struct pipeline *pl, struct sn_conn *conn, bool new_epo
 void pipeline_conn_start_over(struct pipeline *pl, struct sn_conn *conn, uint64_t now);
 
 /*
+ * Restart conn because its peer does not take its packets (a NO_VNET
+ * answer, a marker never acknowledged): at the next epoch when it knows
+ * one (pipeline_conn_reset), else over, still knowing none
+ * (pipeline_conn_start_over): given an epoch it would know no process of
+ * its peer, and a late frame of a gone pair would be compared by sign
+ * alone.
+ */
+void pipeline_conn_renew(struct pipeline *pl, struct sn_conn *conn, uint64_t now);
+
+/*
  * The first epoch of a new pair of processes: a hash of both boot nonces
  * (either order), so that the epochs of pairs that are gone are far from
  * it (doc/protocol.md, connection epochs). 0 for two nonces 0.

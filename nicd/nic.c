@@ -429,14 +429,11 @@ void nic_peer_no_vnet(struct nic *nic, const struct proto_pkt *q, uint64_t now)
 	 * An answer to a frame of an earlier epoch: that one was restarted
 	 * already. A connection that knows no epoch cannot tell (its frames
 	 * carry the nonce): it starts over, still knowing none, as toward a
-	 * peer that is gone. Given an epoch, it would know one and no process
-	 * of its peer: a late frame of a gone pair would be compared by sign
-	 * alone, newer half the time, and taken (a message delivered again).
+	 * peer that is gone (pipeline_conn_renew: given an epoch, a late frame
+	 * of a gone pair would be taken, a message delivered again).
 	 */
-	if (c && !c->epoch_known)
-		pipeline_conn_start_over(v->pl, c, now);
-	else if (c && c->epoch == q->epoch)
-		pipeline_conn_reset(v->pl, c, true, now);
+	if (c && (!c->epoch_known || c->epoch == q->epoch))
+		pipeline_conn_renew(v->pl, c, now);
 }
 
 /*
