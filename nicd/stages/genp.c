@@ -27,8 +27,8 @@ static const struct stage_param genp_params[] = {
 	  1, PROTO_SACK_BITS, 32, NULL },
 	{ "retx", "what a timeout resends: sr = the oldest, gbn = all", 0, 1,
 	  GENP_SR, genp_retx_names },
-	{ "max_retx", "transmissions before a packet fails (0 = no limit)",
-	  0, UINT16_MAX, 1000, NULL },
+	{ "max_retx", "transmissions before a packet fails (0 = no limit); twice as many "
+	  "unacknowledged restart its connection", 0, UINT16_MAX, 1000, NULL },
 	{ NULL, NULL, 0, 0, 0, NULL },
 };
 
@@ -49,13 +49,14 @@ enum genp_counter {
 	GENP_HELD_BACK,
 	GENP_REQUEUED,
 	GENP_SPURIOUS_RETX,
+	GENP_STUCK_RESTARTS,
 };
 
 static const char *const genp_counter_names[] = {
 	"numbered", "window_waits", "acked", "sacked", "timeout_retx",
 	"fast_retx", "welcome_retx", "refusal_retx", "gave_up", "stale_acks",
 	"cancelled_unnumbered", "kept_in_order", "held_for_endpoint", "requeued",
-	"spurious_retx", NULL,
+	"spurious_retx", "stuck_restarts", NULL,
 };
 
 /* Per-pipeline state. */
@@ -68,6 +69,7 @@ struct genp_priv {
 	uint64_t hold_min_ns;	/* the first hold of a refused endpoint, at least (timer's min_ns) */
 	uint64_t hold_max_ns;	/* its longest (timer's timeout_ns) */
 	struct sn_conn *held;	/* connections with messages held for an endpoint */
+	uint32_t stuck;		/* connections whose restart is due (genp_conn.stuck) */
 };
 
 /* Endpoints of the peer one connection holds messages back for, at most. */
@@ -124,6 +126,8 @@ struct genp_conn {
 	struct sn_conn *next_held;	/* next on that list */
 	struct genp_resent resent[GENP_RESENT];	/* awaiting their copy's DUP ack */
 	uint8_t resent_next;		/* the entry the next one takes (the oldest) */
+	bool stuck;			/* a marker went unacknowledged too long: restart
+					 * at the next tick (genp_stuck) */
 };
 
 bool genp_goes_back_n(const struct stage *genp)
@@ -501,13 +505,31 @@ static uint64_t genp_holds_due(struct stage *st, struct sn_conn *c, uint64_t now
 	return next;
 }
 
-/* Holds: number the messages of endpoints whose hold is over. */
+/* Restart the connections genp_stuck named (a restart clears their mark: genp_reset). */
+static void genp_restart_stuck(struct stage *st, uint64_t now)
+{
+	struct pipeline *pl = st->pl;
+
+	for (uint16_t t = 0; t < pl->n_nodes && ((struct genp_priv *)st->priv)->stuck; t++) {
+		struct sn_conn *c = pl->conns[t];
+
+		if (!c || !((struct genp_conn *)stage_conn(st, c))->stuck)
+			continue;
+		st->cnt[GENP_STUCK_RESTARTS]++;
+		pipeline_conn_renew(pl, c, now);
+	}
+}
+
+/* Stuck connections restart; holds: number the messages of endpoints whose hold is over. */
 static uint64_t genp_tick(struct stage *st, uint64_t now)
 {
 	struct genp_priv *priv = st->priv;
-	struct sn_conn **link = &priv->held;
+	struct sn_conn **link;
 	uint64_t next = UINT64_MAX;
 
+	if (priv->stuck)
+		genp_restart_stuck(st, now);
+	link = &priv->held;
 	while (*link) {
 		struct sn_conn *c = *link;
 		struct genp_conn *g = stage_conn(st, c);
@@ -842,18 +864,55 @@ static void genp_give_up(struct stage *st, struct sn_pkt *p, uint64_t now)
 }
 
 /*
+ * Transmissions after which a marker still unacknowledged restarts its
+ * connection (genp_stuck): twice max_retx, as far as tx_count counts.
+ */
+static uint32_t genp_marker_limit(int64_t max_retx)
+{
+	return max_retx < UINT16_MAX / 2 ? 2 * (uint32_t)max_retx : UINT16_MAX;
+}
+
+/*
+ * p, a marker, went genp_marker_limit times unacknowledged: the peer takes
+ * nothing of its connection (it is up, or a DOWN notice would have
+ * restarted it: a silent peer). Its messages waiting behind the markers
+ * (for window space, for a quick send buffer that the markers hold, or
+ * going back N, for them) would wait for ever, and the markers with them:
+ * the connection restarts (pipeline_conn_renew), every message of it
+ * fails (SN_ERR_DOWN). Not here, inside the timer's scan of the
+ * connection, which a restart would empty under it: at genp's next tick,
+ * in the same pipeline_tick.
+ */
+static void genp_stuck(struct stage *st, struct sn_conn *c)
+{
+	struct genp_conn *g = stage_conn(st, c);
+
+	if (g->stuck)
+		return;
+	g->stuck = true;
+	((struct genp_priv *)st->priv)->stuck++;
+	pipeline_touch(st->pl);
+}
+
+/*
  * Resend p, counted in counter why, or give it up once it used up its
- * transmissions (a marker never is).
+ * transmissions; a marker is resent until acknowledged, but for twice
+ * as many (genp_stuck).
  */
 static void genp_retry(struct stage *st, struct sn_pkt *p, enum genp_counter why,
 		       uint64_t now)
 {
 	int64_t max_retx = st->param[2];
 
-	if (max_retx && sn_pkt_tries(p) >= max_retx &&
-	    !(p->h.flags & PROTO_F_ABANDONED)) {
-		genp_give_up(st, p, now);
-		return;
+	if (max_retx && sn_pkt_tries(p) >= max_retx) {
+		if (!(p->h.flags & PROTO_F_ABANDONED)) {
+			genp_give_up(st, p, now);
+			return;
+		}
+		if (sn_pkt_tries(p) >= genp_marker_limit(max_retx)) {
+			genp_stuck(st, p->conn);
+			return;
+		}
 	}
 	st->cnt[why]++;
 	genp_resend(st, p, now);
@@ -897,6 +956,10 @@ static void genp_reset(struct stage *st, struct sn_conn *c, uint64_t now)
 	}
 	g->wait_tail = NULL;
 	g->unsent = 0;
+	if (g->stuck) {
+		g->stuck = false;
+		((struct genp_priv *)st->priv)->stuck--;
+	}
 	genp_drop_held(st, c, -1, SN_ERR_DOWN, now);
 	/* Numbers start again: a DUP ack of the new epoch names none of these. */
 	memset(g->resent, 0, sizeof(g->resent));

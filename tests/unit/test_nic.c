@@ -1514,9 +1514,9 @@ Test(nic, a_cancelled_send_beyond_the_cluster_leaves_no_marker)
 	t_done(nic, port, avail);
 }
 
-/* Which of port's sent frames are data QREQs of node dst in vnet (their numbers in seen); forget them. */
-static unsigned int t_take_qreqs(struct dp_port *port, uint16_t dst, uint16_t vnet,
-				 uint32_t seen[32])
+/* Which of port's sent frames are data QREQs of node dst in vnet (their numbers in seen). */
+static unsigned int t_count_qreqs(struct dp_port *port, uint16_t dst, uint16_t vnet,
+				  uint32_t seen[32])
 {
 	unsigned int n = 0;
 
@@ -1531,6 +1531,15 @@ static unsigned int t_take_qreqs(struct dp_port *port, uint16_t dst, uint16_t vn
 		if (seen && p.pkt_num < 32)
 			seen[p.pkt_num] = 1;
 	}
+	return n;
+}
+
+/* The same, and forget port's sent frames. */
+static unsigned int t_take_qreqs(struct dp_port *port, uint16_t dst, uint16_t vnet,
+				 uint32_t seen[32])
+{
+	unsigned int n = t_count_qreqs(port, dst, vnet, seen);
+
 	tport_clear(port);
 	return n;
 }
@@ -1594,7 +1603,7 @@ static unsigned int t_run_50ms_of(struct dp_port *port, struct nic *nic, uint16_
 			t_push_gnt_of(port, slot, PROTO_NODE_NONE, n_nodes, 0);
 		}
 		nic_poll(nic, *now);
-		to3 += t_take_qreqs(port, 3, T_VNET, NULL);
+		to3 += t_count_qreqs(port, 3, T_VNET, NULL);
 		t_take_qreqs(port, T_PEER, T_VNET, seen);
 	}
 	return to3;
@@ -1610,10 +1619,12 @@ static unsigned int t_run_50ms(struct dp_port *port, struct nic *nic, uint64_t *
 /*
  * 16 quick messages to a peer that never acknowledges take 12 of the 16
  * quick send buffers, leaving the reserve (quick_reserve 4) to the others,
- * and keep them once given up (max_retx: their markers are resent until
- * acknowledged). A quick message to node 3 leaves at once. Before the
- * reserve the 16 held every buffer, and after giving up their markers did,
- * for ever: no quick message to anyone left again.
+ * and keep them once given up (max_retx: their markers are resent), while
+ * the other 4 wait behind them and never leave, until the markers went
+ * 2 * max_retx times and the connection restarts: they fail then. A quick
+ * message to node 3 leaves at once. Before the reserve the 16 held every
+ * buffer, and after giving up their markers did, for ever: no quick
+ * message to anyone left again.
  */
 Test(nic, a_silent_peer_leaves_quick_buffers_to_the_others)
 {
@@ -1622,20 +1633,22 @@ Test(nic, a_silent_peer_leaves_quick_buffers_to_the_others)
 	struct dp_port *port = tport_create("nic", 256);
 	uint64_t now = 1000000;
 	struct nic *nic = t_nic_silent(port, now, silent, 1);
-	uint32_t seen[32] = { 0 }, distinct = 0;
+	uint32_t seen[32] = { 0 }, resent = 0, never = 0;
 
 	t_send_quick_to(nic, 3, now);
 	nic_poll(nic, now);
 	cr_assert_eq(t_take_qreqs(port, 3, T_VNET, NULL), 1, "the message to node 3 waited");
 	to3 = t_run_50ms(port, nic, &now, seen);
-	for (int i = 0; i < 32; i++)
-		distinct += seen[i];
+	for (int i = 1; i <= 16; i++)
+		*(i <= 12 ? &resent : &never) += seen[i];
 	cr_log_info("completed_err %llu, pending %u, QREQs to node 3 after the first: %u",
 		    (unsigned long long)nic_stats(nic)->completed_err, nic_pending(nic), to3);
-	cr_assert_eq(distinct, 0, "%u data QREQs to the silent peer after the first poll", distinct);
-	/* The 12 the silent peer's took, and node 3's: nobody acknowledges. */
-	cr_assert_eq(nic_stats(nic)->completed_err, 13);
-	cr_assert_eq(nic_pending(nic), 4, "the other 4 wait behind the silent peer's markers");
+	cr_assert_eq(resent, 12, "%u of the 12 that took a buffer were resent", resent);
+	cr_assert_eq(never, 0, "%u of the 4 behind them left", never);
+	/* The silent peer's 16 and node 3's: nobody acknowledges, each connection restarts. */
+	cr_assert_eq(nic_stats(nic)->completed_err, 17);
+	cr_assert_eq(nic_pending(nic), 0);
+	cr_assert_eq(t_stage_count(nic, "genp.stuck_restarts "), 2);
 	cr_assert_gt(to3, 0);
 	t_done(nic, port, avail);
 }
@@ -2104,7 +2117,7 @@ Test(nic, a_no_vnet_answer_fails_the_connections_messages)
 
 /*
  * Two silent connections (nodes 2 and 0, conf3 with max_retx: their markers
- * are resent for ever) take 12 + 1 of the 16 quick buffers, and a quick
+ * are resent until their connections restart) take 12 + 1 of the 16 quick buffers, and a quick
  * message to node 3 leaves: the reserve is for connections that hold none.
  * With a per-connection share (a connection below its share could take
  * from it) they took 12 + 4, all 16, and node 3's message never left.
@@ -2127,11 +2140,15 @@ Test(nic, two_silent_peers_leave_a_quick_buffer_to_the_others)
 
 /*
  * More silent connections than quick buffers: 7 silent peers (16 quick
- * messages each, conf3 with max_retx: their markers are resent for ever)
- * and 6 quick buffers, 2 of them the reserve. A quick message to node 3
- * must still leave. With the reserve alone, the first silent connection
- * took 4, the next two 1 each (they held none), and node 3's message never
- * left: every buffer waited for an acknowledgment that never came.
+ * messages each, conf3 with max_retx: their markers are resent until
+ * their connections restart) and 6 quick buffers, 2 of them the reserve.
+ * A quick message to node 3 must still leave. With the reserve alone, the
+ * first silent connection took 4, the next two 1 each (they held none),
+ * and node 3's message never left: every buffer waited for an
+ * acknowledgment that never came. And every message completes: before
+ * the restart of a connection whose marker went 2 * max_retx times, 96
+ * of the 113 were still pending after 50 ms (never sent, behind their
+ * connections' markers).
  */
 Test(nic, more_silent_peers_than_quick_buffers_do_not_stall_the_others)
 {
@@ -2151,6 +2168,167 @@ Test(nic, more_silent_peers_than_quick_buffers_do_not_stall_the_others)
 	cr_log_info("completed_err %llu, pending %u, QREQs to node 3: %u",
 		    (unsigned long long)nic_stats(nic)->completed_err, nic_pending(nic), to3);
 	cr_assert_gt(to3, 0, "the quick message to node 3 never left (50 ms)");
+	cr_assert_eq(nic_pending(nic), 0, "%u messages still pending after 50 ms", nic_pending(nic));
+	cr_assert_eq(nic->ch.quick_used, 0);
+	t_done(nic, port, avail);
+}
+
+/* Quick messages to a silent peer in t_stuck_conf: more than its window. */
+enum { T_STUCK_MSGS = 40 };
+
+/* What t_stuck_conf's owner saw: each message's completions and last status. */
+struct t_stuck_seen {
+	unsigned int completions[T_STUCK_MSGS];	/* per message (cookie - 1) */
+	int status[T_STUCK_MSGS];		/* its last */
+	uint64_t last;				/* when the last completion came */
+};
+
+/* The owner of t_stuck_conf's NIC: message (cookie - 1) completed. */
+static void t_stuck_complete(void *ctx, const struct sn_pkt *pkt, int status, uint64_t now)
+{
+	struct t_stuck_seen *s = ctx;
+	uintptr_t i = (uintptr_t)pkt->cookie - 1;
+
+	cr_assert_lt(i, T_STUCK_MSGS, "a completion for no message");
+	s->completions[i]++;
+	s->status[i] = status;
+	s->last = now;
+}
+
+/*
+ * T_STUCK_MSGS quick messages to a peer that the switch has up but that
+ * acknowledges nothing, on conf with max_retx=3 and 10 us timeouts (not
+ * adaptive), 16 quick buffers of which 4 the reserve: polled every 10 us,
+ * every message must complete once, within 2 * max_retx timeouts. The
+ * packets that left fail (SN_ERR_RETRIES) after 3 transmissions and
+ * become markers; when a marker went 6 times, the connection restarts and
+ * the messages behind (in the quick backlog behind the markers' buffers,
+ * waiting for window space) fail (SN_ERR_DOWN). Before, those waited for
+ * ever: 28 of the 40 were pending after 50 ms, on each configuration, and
+ * nothing told the application. Welcomed at epoch 7 first (welcomed), the
+ * connection restarts at epoch 8; else over, still knowing none.
+ */
+static void t_stuck_conf(const char *conf, bool welcomed)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp), left = 0, retries = 0, once = 0;
+	struct dp_port *port = tport_create("nic", 256);
+	static struct t_stuck_seen seen;
+	struct nic_ops ops = { .ctx = &seen, .complete = t_stuck_complete };
+	struct nic_config cfg = t_config(1, 0);
+	char spec[128];
+	uint64_t t0 = 1000000, now = t0;
+	uint32_t sent[32] = { 0 }, slot = 1;
+	/* 2 * max_retx timeouts (a poll each) */
+	uint64_t bound = 2 * 3 * T_SLOT_NS;
+	struct nic *nic;
+
+	memset(&seen, 0, sizeof(seen));
+	snprintf(spec, sizeof(spec), "%s,genp:max_retx=3,timer:timeout_ns=10000:adaptive=off", conf);
+	nic = t_nic_of(port, spec, &ops, &cfg);
+	t_push_gnt_of(port, slot, PROTO_NODE_NONE, 4, 0);
+	nic_poll(nic, now);
+	tport_clear(port);
+	if (welcomed)
+		t_welcome(nic, port, T_VNET, 7, now);
+	for (uintptr_t i = 0; i < T_STUCK_MSGS; i++) {
+		struct nic_msg m = { .vnet = T_VNET, .dst_node = T_PEER, .handler = 7,
+				     .chan = SN_CHAN_QUICK, .cookie = (void *)(i + 1) };
+
+		cr_assert_eq(nic_send(nic, &m, now), 0);
+	}
+	for (int k = 0; k < 5000 && nic_pending(nic); k++) {
+		if (k % 50 == 0) {
+			slot += 50;
+			t_push_gnt_of(port, slot, PROTO_NODE_NONE, 4, 0);
+		}
+		nic_poll(nic, now);
+		t_take_qreqs(port, T_PEER, T_VNET, sent);
+		now += T_SLOT_NS;
+	}
+	for (int i = 0; i < 32; i++)
+		left += sent[i];
+	for (int i = 0; i < T_STUCK_MSGS; i++) {
+		once += seen.completions[i] == 1;
+		retries += seen.status[i] == SN_ERR_RETRIES;
+	}
+	cr_log_info("%s%s: %u of %d pending, %u completed once, %u SN_ERR_RETRIES, %u left; "
+		    "the last at %.1f us", conf, welcomed ? " (welcomed)" : "", nic_pending(nic), T_STUCK_MSGS, once, retries, left,
+		    seen.last ? (seen.last - t0) / 1e3 : -1.0);
+	cr_assert_eq(nic_pending(nic), 0, "%s: %u messages still pending after 50 ms", conf,
+		     nic_pending(nic));
+	cr_assert_eq(once, T_STUCK_MSGS, "%s: %u completed once", conf, once);
+	cr_assert_eq(retries, left, "%s: %u failed SN_ERR_RETRIES, %u left", conf, retries, left);
+	cr_assert_lt(left, T_STUCK_MSGS, "%s: every message left", conf);
+	cr_assert_eq(nic_stats(nic)->completed_err, T_STUCK_MSGS);
+	cr_assert_eq(t_stage_count(nic, "genp.stuck_restarts "), 1, "%s", conf);
+	cr_assert_leq(seen.last - t0, bound, "%s: the last completion came %.1f us after the sends",
+		      conf, (seen.last - t0) / 1e3);
+	cr_assert_eq(nic->ch.quick_used, 0, "%s: buffers still held", conf);
+	cr_assert_eq(nic_pipeline(nic, T_VNET)->conns[T_PEER]->epoch_known, welcomed);
+	cr_assert_eq(nic_pipeline(nic, T_VNET)->conns[T_PEER]->epoch, welcomed ? 8 : 0);
+	t_done(nic, port, avail);
+}
+
+/* t_stuck_conf on every reliable configuration, welcomed or not. */
+Test(nic, every_message_to_a_silent_peer_completes)
+{
+	static const char *const confs[] = { "conf2", "conf3", "conf4-gbn", "conf4-sr" };
+
+	for (size_t i = 0; i < sizeof(confs) / sizeof(confs[0]); i++) {
+		t_stuck_conf(confs[i], false);
+		t_stuck_conf(confs[i], true);
+	}
+}
+
+/*
+ * Going back N across both channels, a packet whose predecessor took the
+ * other channel leaves once everything before it is acknowledged: to a
+ * silent peer, never (conf4-gbn, max_retx=3, 10 us timeouts, a grant to
+ * the peer every slot). 8 messages, quick and bulk in turn: the first
+ * leaves and fails (SN_ERR_RETRIES), its marker is resent, and the 7
+ * behind it, never sent, fail when the marker went 2 * max_retx times
+ * and the connection restarts (SN_ERR_DOWN). Before, the 7 were pending
+ * for ever (50 ms here).
+ */
+Test(nic, going_back_n_what_waits_for_a_silent_peers_ack_on_the_other_channel_fails)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp), once = 0;
+	struct dp_port *port = tport_create("nic", 256);
+	static struct t_stuck_seen seen;
+	struct nic_ops ops = { .ctx = &seen, .complete = t_stuck_complete };
+	struct nic_config cfg = t_config(1, 0);
+	uint64_t now = 1000000;
+	uint32_t slot = 1;
+	struct nic *nic;
+
+	memset(&seen, 0, sizeof(seen));
+	nic = t_nic_of(port, "conf4-gbn,genp:max_retx=3,timer:timeout_ns=10000:adaptive=off",
+		       &ops, &cfg);
+	t_push_gnt_of(port, slot++, PROTO_NODE_NONE, 4, 0);
+	nic_poll(nic, now);
+	for (uintptr_t i = 0; i < 8; i++) {
+		struct nic_msg m = { .vnet = T_VNET, .dst_node = T_PEER, .handler = 7,
+				     .chan = i % 2 ? SN_CHAN_BULK : SN_CHAN_QUICK,
+				     .cookie = (void *)(i + 1) };
+
+		cr_assert_eq(nic_send(nic, &m, now), 0);
+	}
+	for (int k = 0; k < 5000 && nic_pending(nic); k++) {
+		now += T_SLOT_NS;
+		t_push_gnt_of(port, slot++, T_PEER, 4, 0);
+		nic_poll(nic, now);
+		tport_clear(port);
+	}
+	for (int i = 0; i < 8; i++)
+		once += seen.completions[i] == 1;
+	cr_log_info("%u pending, %u completed once, the first %d, the others %d",
+		    nic_pending(nic), once, seen.status[0], seen.status[1]);
+	cr_assert_eq(nic_pending(nic), 0, "%u messages still pending after 50 ms",
+		     nic_pending(nic));
+	cr_assert_eq(once, 8);
+	cr_assert_eq(seen.status[0], SN_ERR_RETRIES);
+	for (int i = 1; i < 8; i++)
+		cr_assert_eq(seen.status[i], SN_ERR_DOWN, "message %d: %d", i + 1, seen.status[i]);
 	t_done(nic, port, avail);
 }
 
