@@ -178,6 +178,8 @@ struct pipeline {
 	bool acked;			/* has build_acks: frames carry acks */
 	bool goes_back_n;		/* genp goes back N: its receiver discards what
 					 * comes out of order */
+	uint32_t max_tries;		/* genp's max_retx: transmissions after which it
+					 * gives a packet up (0: no limit) */
 	/*
 	 * pipeline_tick has nothing to do before this time: the earliest
 	 * deadline its stages returned, or 0 once a packet passed a stage, an

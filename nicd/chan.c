@@ -876,17 +876,36 @@ static uint64_t chan_back_deadline(const struct nic *nic, const struct sn_pkt *p
 	return p->t_tx + (nic->back_slots + 2u) * nic->slot_ns;
 }
 
-/* Missing BACKs: request again if a protocol holds the packet, else lost. */
+/*
+ * True when held packet p, whose BACK did not come, used up its
+ * transmissions (its genp's max_retx): requested again, it would be for
+ * ever, never timed, and never given up, were its peer silent.
+ */
+static bool chan_out_of_tries(const struct sn_pkt *p)
+{
+	uint32_t max = p->conn ? p->conn->pl->max_tries : 0;
+
+	return max && sn_pkt_tries(p) >= max;
+}
+
+/*
+ * Missing BACKs: request again if a protocol holds the packet, else lost.
+ * One out of tries leaves the channel and waits for its acknowledgment
+ * instead, as after a BACK: at its timeout genp gives it up (its marker
+ * is a QREQ), as any packet.
+ */
 static void chan_check_backs(struct nic *nic, uint64_t now)
 {
 	struct sn_pkt *p;
 
 	while ((p = nic->ch.inflight.head) && now >= chan_back_deadline(nic, p)) {
 		nic->stats.back_missing++;
-		if (p->flags & SN_PKT_HELD)
-			chan_request_again(nic, p);
-		else
+		if (!(p->flags & SN_PKT_HELD))
 			chan_done(nic, p, SN_ERR_LOST, now);
+		else if (chan_out_of_tries(p))
+			chan_done(nic, p, SN_OK, now);	/* held: it only leaves the channel */
+		else
+			chan_request_again(nic, p);
 	}
 }
 

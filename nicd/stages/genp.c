@@ -169,6 +169,7 @@ static int genp_init(struct stage *st, char *err, size_t errlen)
 	((struct genp_priv *)st->priv)->window = genp_window(st);
 	((struct genp_priv *)st->priv)->in_order = genp_goes_back_n(st);
 	st->pl->goes_back_n = genp_goes_back_n(st);
+	st->pl->max_tries = (uint32_t)st->param[2];
 	((struct genp_priv *)st->priv)->hold_min_ns =
 		(uint64_t)stage_param(stage_above(st, "timer"), "min_ns");
 	((struct genp_priv *)st->priv)->hold_max_ns =

@@ -2332,6 +2332,60 @@ Test(nic, going_back_n_what_waits_for_a_silent_peers_ack_on_the_other_channel_fa
 	t_done(nic, port, avail);
 }
 
+/*
+ * A bulk packet whose BACK does not come is requested again; to a peer
+ * that never answers (no BACK, no ack) it was for ever: never timed,
+ * never given up, its message pending (conf3, max_retx=3, 10 us
+ * timeouts, a grant to the peer every slot: 4 bulk messages were all
+ * pending after 50 ms, 999 BACKs missing). Once it went max_retx times
+ * it waits for its acknowledgment instead, and the timer gives it up
+ * (SN_ERR_RETRIES); its marker, a QREQ, restarts the connection after 2 *
+ * max_retx, and the 3 others fail (SN_ERR_DOWN).
+ */
+Test(nic, bulk_messages_to_a_peer_that_never_answers_complete)
+{
+	unsigned int avail = rte_mempool_avail_count(t_mp), once = 0;
+	struct dp_port *port = tport_create("nic", 256);
+	static struct t_stuck_seen seen;
+	struct nic_ops ops = { .ctx = &seen, .complete = t_stuck_complete };
+	struct nic_config cfg = t_config(1, 0);
+	uint64_t now = 1000000;
+	uint32_t slot = 1;
+	struct nic *nic;
+
+	memset(&seen, 0, sizeof(seen));
+	nic = t_nic_of(port, "conf3,genp:max_retx=3,timer:timeout_ns=10000:adaptive=off", &ops,
+		       &cfg);
+	t_push_gnt_of(port, slot++, PROTO_NODE_NONE, 4, 0);
+	nic_poll(nic, now);
+	for (uintptr_t i = 0; i < 4; i++) {
+		struct nic_msg m = { .vnet = T_VNET, .dst_node = T_PEER, .handler = 7,
+				     .chan = SN_CHAN_BULK, .cookie = (void *)(i + 1) };
+
+		cr_assert_eq(nic_send(nic, &m, now), 0);
+	}
+	for (int k = 0; k < 5000 && nic_pending(nic); k++) {
+		now += T_SLOT_NS;
+		t_push_gnt_of(port, slot++, T_PEER, 4, 0);
+		nic_poll(nic, now);
+		tport_clear(port);
+	}
+	for (int i = 0; i < 4; i++)
+		once += seen.completions[i] == 1;
+	cr_log_info("%u pending, %llu BACKs missing, the first %d, the others %d",
+		    nic_pending(nic), (unsigned long long)nic_stats(nic)->back_missing,
+		    seen.status[0], seen.status[1]);
+	cr_assert_eq(nic_pending(nic), 0, "%u bulk messages still pending after 50 ms",
+		     nic_pending(nic));
+	cr_assert_eq(once, 4);
+	cr_assert_eq(seen.status[0], SN_ERR_RETRIES);
+	for (int i = 1; i < 4; i++)
+		cr_assert_eq(seen.status[i], SN_ERR_DOWN, "message %d: %d", i + 1, seen.status[i]);
+	cr_assert_eq(nic_stats(nic)->back_missing, 3, "BREQs sent without their BACK");
+	cr_assert_eq(t_stage_count(nic, "genp.stuck_restarts "), 1);
+	t_done(nic, port, avail);
+}
+
 /* The switch's DOWN notice to `to` (on port) that node `down` is down: a QACK (as for a QREQ to a down node). */
 static void t_push_notice_of(struct dp_port *port, uint16_t to, uint16_t down,
 			     enum proto_down_kind kind, uint16_t nonce)
