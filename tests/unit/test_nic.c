@@ -2281,16 +2281,15 @@ Test(nic, every_message_to_a_silent_peer_completes)
 }
 
 /*
- * Going back N across both channels, a packet whose predecessor took the
- * other channel leaves once everything before it is acknowledged: to a
- * silent peer, never (conf4-gbn, max_retx=3, 10 us timeouts, a grant to
- * the peer every slot). 8 messages, quick and bulk in turn: the first
- * leaves and fails (SN_ERR_RETRIES), its marker is resent, and the 7
- * behind it, never sent, fail when the marker went 2 * max_retx times
- * and the connection restarts (SN_ERR_DOWN). Before, the 7 were pending
- * for ever (50 ms here).
+ * n messages to a silent peer on conf with max_retx=3 and 10 us timeouts
+ * (not adaptive), bulk ones every bulk_every (1: all), a grant to the
+ * peer every slot: the first leaves and fails (SN_ERR_RETRIES); the others
+ * fail (SN_ERR_DOWN) when its marker went 2 * max_retx times and the
+ * connection restarts. Every message completes once within 50 ms; the
+ * NIC's counters for the caller in *stats.
  */
-Test(nic, going_back_n_what_waits_for_a_silent_peers_ack_on_the_other_channel_fails)
+static void t_silent_first_leaves(const char *conf, unsigned int n, unsigned int bulk_every,
+				  struct nic_stats *stats)
 {
 	unsigned int avail = rte_mempool_avail_count(t_mp), once = 0;
 	struct dp_port *port = tport_create("nic", 256);
@@ -2299,16 +2298,18 @@ Test(nic, going_back_n_what_waits_for_a_silent_peers_ack_on_the_other_channel_fa
 	struct nic_config cfg = t_config(1, 0);
 	uint64_t now = 1000000;
 	uint32_t slot = 1;
+	char spec[128];
 	struct nic *nic;
 
+	cr_assert_leq(n, T_STUCK_MSGS);
 	memset(&seen, 0, sizeof(seen));
-	nic = t_nic_of(port, "conf4-gbn,genp:max_retx=3,timer:timeout_ns=10000:adaptive=off",
-		       &ops, &cfg);
+	snprintf(spec, sizeof(spec), "%s,genp:max_retx=3,timer:timeout_ns=10000:adaptive=off", conf);
+	nic = t_nic_of(port, spec, &ops, &cfg);
 	t_push_gnt_of(port, slot++, PROTO_NODE_NONE, 4, 0);
 	nic_poll(nic, now);
-	for (uintptr_t i = 0; i < 8; i++) {
+	for (uintptr_t i = 0; i < n; i++) {
 		struct nic_msg m = { .vnet = T_VNET, .dst_node = T_PEER, .handler = 7,
-				     .chan = i % 2 ? SN_CHAN_BULK : SN_CHAN_QUICK,
+				     .chan = (i + 1) % bulk_every ? SN_CHAN_QUICK : SN_CHAN_BULK,
 				     .cookie = (void *)(i + 1) };
 
 		cr_assert_eq(nic_send(nic, &m, now), 0);
@@ -2319,71 +2320,52 @@ Test(nic, going_back_n_what_waits_for_a_silent_peers_ack_on_the_other_channel_fa
 		nic_poll(nic, now);
 		tport_clear(port);
 	}
-	for (int i = 0; i < 8; i++)
+	for (unsigned int i = 0; i < n; i++)
 		once += seen.completions[i] == 1;
-	cr_log_info("%u pending, %u completed once, the first %d, the others %d",
-		    nic_pending(nic), once, seen.status[0], seen.status[1]);
-	cr_assert_eq(nic_pending(nic), 0, "%u messages still pending after 50 ms",
+	cr_log_info("%s: %u pending, %llu BACKs missing, the first %d, the others %d", conf,
+		    nic_pending(nic), (unsigned long long)nic_stats(nic)->back_missing,
+		    seen.status[0], seen.status[1]);
+	cr_assert_eq(nic_pending(nic), 0, "%s: %u messages still pending after 50 ms", conf,
 		     nic_pending(nic));
-	cr_assert_eq(once, 8);
+	cr_assert_eq(once, n);
 	cr_assert_eq(seen.status[0], SN_ERR_RETRIES);
-	for (int i = 1; i < 8; i++)
-		cr_assert_eq(seen.status[i], SN_ERR_DOWN, "message %d: %d", i + 1, seen.status[i]);
+	for (unsigned int i = 1; i < n; i++)
+		cr_assert_eq(seen.status[i], SN_ERR_DOWN, "message %u: %d", i + 1, seen.status[i]);
+	cr_assert_eq(t_stage_count(nic, "genp.stuck_restarts "), 1);
+	*stats = *nic_stats(nic);
 	t_done(nic, port, avail);
+}
+
+/*
+ * Going back N across both channels, a packet whose predecessor took the
+ * other channel leaves once everything before it is acknowledged: to a
+ * silent peer, never. 8 messages on conf4-gbn, quick and bulk in turn:
+ * the first leaves and fails, its marker is resent, and the 7 behind it,
+ * never sent, fail at the restart (t_silent_first_leaves). Before, the 7
+ * were pending for ever (50 ms here).
+ */
+Test(nic, going_back_n_what_waits_for_a_silent_peers_ack_on_the_other_channel_fails)
+{
+	struct nic_stats stats;
+
+	t_silent_first_leaves("conf4-gbn", 8, 2, &stats);
 }
 
 /*
  * A bulk packet whose BACK does not come is requested again; to a peer
  * that never answers (no BACK, no ack) it was for ever: never timed,
- * never given up, its message pending (conf3, max_retx=3, 10 us
- * timeouts, a grant to the peer every slot: 4 bulk messages were all
+ * never given up, its message pending (conf3, 4 bulk messages were all
  * pending after 50 ms, 999 BACKs missing). Once it went max_retx times
- * it waits for its acknowledgment instead, and the timer gives it up
- * (SN_ERR_RETRIES); its marker, a QREQ, restarts the connection after 2 *
- * max_retx, and the 3 others fail (SN_ERR_DOWN).
+ * it waits for its acknowledgment instead, and the timer gives it up;
+ * its marker, a QREQ, restarts the connection after 2 * max_retx, and
+ * the 3 others fail (t_silent_first_leaves).
  */
 Test(nic, bulk_messages_to_a_peer_that_never_answers_complete)
 {
-	unsigned int avail = rte_mempool_avail_count(t_mp), once = 0;
-	struct dp_port *port = tport_create("nic", 256);
-	static struct t_stuck_seen seen;
-	struct nic_ops ops = { .ctx = &seen, .complete = t_stuck_complete };
-	struct nic_config cfg = t_config(1, 0);
-	uint64_t now = 1000000;
-	uint32_t slot = 1;
-	struct nic *nic;
+	struct nic_stats stats;
 
-	memset(&seen, 0, sizeof(seen));
-	nic = t_nic_of(port, "conf3,genp:max_retx=3,timer:timeout_ns=10000:adaptive=off", &ops,
-		       &cfg);
-	t_push_gnt_of(port, slot++, PROTO_NODE_NONE, 4, 0);
-	nic_poll(nic, now);
-	for (uintptr_t i = 0; i < 4; i++) {
-		struct nic_msg m = { .vnet = T_VNET, .dst_node = T_PEER, .handler = 7,
-				     .chan = SN_CHAN_BULK, .cookie = (void *)(i + 1) };
-
-		cr_assert_eq(nic_send(nic, &m, now), 0);
-	}
-	for (int k = 0; k < 5000 && nic_pending(nic); k++) {
-		now += T_SLOT_NS;
-		t_push_gnt_of(port, slot++, T_PEER, 4, 0);
-		nic_poll(nic, now);
-		tport_clear(port);
-	}
-	for (int i = 0; i < 4; i++)
-		once += seen.completions[i] == 1;
-	cr_log_info("%u pending, %llu BACKs missing, the first %d, the others %d",
-		    nic_pending(nic), (unsigned long long)nic_stats(nic)->back_missing,
-		    seen.status[0], seen.status[1]);
-	cr_assert_eq(nic_pending(nic), 0, "%u bulk messages still pending after 50 ms",
-		     nic_pending(nic));
-	cr_assert_eq(once, 4);
-	cr_assert_eq(seen.status[0], SN_ERR_RETRIES);
-	for (int i = 1; i < 4; i++)
-		cr_assert_eq(seen.status[i], SN_ERR_DOWN, "message %d: %d", i + 1, seen.status[i]);
-	cr_assert_eq(nic_stats(nic)->back_missing, 3, "BREQs sent without their BACK");
-	cr_assert_eq(t_stage_count(nic, "genp.stuck_restarts "), 1);
-	t_done(nic, port, avail);
+	t_silent_first_leaves("conf3", 4, 1, &stats);
+	cr_assert_eq(stats.back_missing, 3, "BREQs sent without their BACK");
 }
 
 /* The switch's DOWN notice to `to` (on port) that node `down` is down: a QACK (as for a QREQ to a down node). */
