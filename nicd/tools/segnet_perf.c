@@ -638,8 +638,11 @@ int main(int argc, char **argv)
 	r = calloc(1, sizeof(*r));
 	if (r)
 		r->slots = calloc(o.window + 1, sizeof(*r->slots));
-	if (!r || !r->slots)
+	if (!r || !r->slots) {
+		fprintf(stderr, "%s: out of memory\n", perf_prog);
+		free(r);
 		return TOOL_EXIT_FAIL;
+	}
 	r->o = &o;
 	ep = tool_ep_open(perf_prog, &o.ep, &oo);
 	rc = TOOL_EXIT_FAIL;

@@ -307,8 +307,10 @@ static int ping_server_run(struct segnet_ep *ep, const struct ping_opts *o)
 	char where[96];
 	int rc = 0;
 
-	if (!s.q)
+	if (!s.q) {
+		fprintf(stderr, "%s: out of memory\n", ping_prog);
 		return TOOL_EXIT_FAIL;
+	}
 	segnet_set_handler(ep, PING_H_REQUEST, ping_on_request, &s);
 	printf("segnet-ping: echoing on %s\n", tool_ep_where(ep, o->ep.vnet, where, sizeof(where)));
 	fflush(stdout);

@@ -609,6 +609,8 @@ int main(int argc, char **argv)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO,
 		   &(struct timeval){ .tv_sec = STAT_REPLY_WAIT_S }, sizeof(struct timeval));
 	buf = malloc(STAT_REPLY_MAX);
+	if (!buf)
+		fprintf(stderr, "%s: out of memory\n", stat_prog);
 	rc = buf ? stat_start(fd, &o, path, buf) : TOOL_EXIT_FAIL;
 	for (uint64_t k = 0; rc == TOOL_EXIT_OK && !tool_stop && (!o.count || k < o.count); k++) {
 		if (k)
