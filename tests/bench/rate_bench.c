@@ -85,13 +85,15 @@ static int rb_measure(double pps, uint32_t n, uint32_t burst, uint32_t catchup_n
 	struct pipeline *pl;
 	uint32_t queued = 0;
 	uint64_t now;
+	int rc = 0;
 
 	r.t = calloc(n, sizeof(*r.t));
 	snprintf(spec, sizeof(spec), "rate:pps=%.0f:burst=%u:catchup_ns=%u", pps, burst, catchup_ns);
 	pl = pipeline_create(&stage_registry, spec, 1, 0, 2, &env, msg, sizeof(msg));
 	if (!pkts || !err || !r.t || !pl) {
 		fprintf(stderr, "rate-bench: %s\n", pl ? "out of memory" : msg);
-		return -EINVAL;
+		rc = pl ? -ENOMEM : -EINVAL;
+		goto out;
 	}
 	/* Touch every page of the record now: a page fault in the loop is a stall. */
 	memset(r.t, 0xff, n * sizeof(*r.t));
@@ -131,11 +133,12 @@ static int rb_measure(double pps, uint32_t n, uint32_t burst, uint32_t catchup_n
 		fprintf(csv, "%.0f,%u,%.1f,%.4f,%.0f,%.0f,%.0f,%.0f\n", pps, n, rate, rerr,
 			sum / (n - 1), err[dp_rank_index(n - 1, 50)], err[dp_rank_index(n - 1, 99)],
 			err[n - 2]);
+out:
 	pipeline_destroy(pl);
 	free(pkts);
 	free(err);
 	free(r.t);
-	return 0;
+	return rc;
 }
 
 static const char rb_help[] =
