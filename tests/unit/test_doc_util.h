@@ -107,6 +107,7 @@ static inline void t_man_bold(const char *page, const struct t_man_where *w, cha
 	size_t cap = 0, len = 0;
 	FILE *f, *o = open_memstream(text, &len);
 
+	cr_assert_not_null(o, "open_memstream: out of memory");
 	snprintf(path, sizeof(path), "%s/man/%s", SEGNET_DOC_DIR, page);
 	f = fopen(path, "r");
 	cr_assert_not_null(f, "%s: cannot open", path);

@@ -264,9 +264,12 @@ Test(shared, pcapng_copy_reads_the_same)
 {
 	struct trace *t = load_shared("tcpreplay-nano.pcap", NULL), *ng;
 	uint64_t off[179];
-	struct tbuf b = make_pcapng(t, 0, off);
-	char *p = tbuf_save(&b, b.len, "ng");
+	struct tbuf b;
+	char *p;
 
+	cr_assert_eq(t->n, sizeof(off) / sizeof(off[0]), "make_pcapng writes an offset per record");
+	b = make_pcapng(t, 0, off);
+	p = tbuf_save(&b, b.len, "ng");
 	ng = load_ok(p);
 	cr_assert_eq(ng->info.format, TRACE_FMT_PCAPNG);
 	cr_assert(same_records(t, ng), "pcapng keeps every ns digit");

@@ -181,6 +181,7 @@ Test(timing, anchored_schedule_has_no_drift)
 	struct timing_sched *s;
 	uint64_t naive = 0;
 
+	cr_assert_not_null(p, "out of memory");
 	/* gaps of 1018 and 899 ns: neither divides by 3, so per-gap rounding drifts */
 	for (uint64_t k = 0; k < n; k++)
 		p[k] = (struct timing_pkt){ .ts_ns = T0 + k * 1001 + (k % 7) * 17, .len = 64 };

@@ -1216,6 +1216,7 @@ Test(port_capture, multi_segment_frame_gathered)
 	cr_assert_eq(port_capture_attach(cap, a), 0);
 	h = dp_frame_alloc(mp, 100);
 	tl = dp_frame_alloc(mp, 50);
+	cr_assert(h && tl, "pool empty");
 	memset(rte_pktmbuf_mtod(h, void *), 0xaa, 100);
 	memset(rte_pktmbuf_mtod(tl, void *), 0xbb, 50);
 	cr_assert_eq(rte_pktmbuf_chain(h, tl), 0);
