@@ -42,6 +42,7 @@ struct stat_sample {
 	struct stat_entry *e;		/* entries, in reply order */
 	size_t n, cap;			/* used, allocated */
 	uint64_t t_ns;			/* when taken */
+	bool short_of_memory;		/* a counter could not be kept: the sample lacks it */
 };
 
 /* The command line. */
@@ -277,8 +278,10 @@ static void stat_add(struct stat_sample *s, const char *name, double v)
 		size_t cap = s->cap ? 2 * s->cap : 256;
 		struct stat_entry *e = realloc(s->e, cap * sizeof(*e));
 
-		if (!e)
+		if (!e) {
+			s->short_of_memory = true;
 			return;
+		}
 		s->e = e;
 		s->cap = cap;
 	}
@@ -444,12 +447,16 @@ static void stat_note_more(const char *cmd, const char *buf)
 	fprintf(stderr, "%s: %s: %s\n", stat_prog, cmd, note);
 }
 
-/* Take one sample of every command; 0, or -errno when the daemon did not answer. */
+/*
+ * Take one sample of every command; 0, -ENOMEM when a counter could not be
+ * kept, or -errno when the daemon did not answer.
+ */
 static int stat_sample(int fd, const struct stat_opts *o, char *buf, struct stat_sample *s)
 {
 	ssize_t got;
 
 	s->n = 0;
+	s->short_of_memory = false;
 	s->t_ns = tool_now_ns();
 	for (unsigned int i = 0; i < o->n_cmds; i++) {
 		got = stat_request(fd, o->cmds[i], buf, STAT_REPLY_MAX);
@@ -459,7 +466,7 @@ static int stat_sample(int fd, const struct stat_opts *o, char *buf, struct stat
 			fprintf(stderr, "%s: %s: reply not understood\n", stat_prog, o->cmds[i]);
 		stat_note_more(o->cmds[i], buf);
 	}
-	return 0;
+	return s->short_of_memory ? -ENOMEM : 0;
 }
 
 /* Why the daemon did not answer, for err from a receive: EXIT status (SIGINT: quietly 0). */
@@ -618,6 +625,11 @@ int main(int argc, char **argv)
 		if (tool_stop)
 			break;
 		got = stat_sample(fd, &o, buf, &cur);
+		if (got == -ENOMEM) {
+			fprintf(stderr, "%s: out of memory\n", stat_prog);
+			rc = TOOL_EXIT_FAIL;
+			break;
+		}
 		if (got < 0) {
 			rc = stat_no_answer(path, "reply", (int)-got);
 			break;
