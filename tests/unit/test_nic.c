@@ -3717,8 +3717,9 @@ static struct t_idtrack t_trk[2];
 
 static bool t_tr(uint32_t id)
 {
-	return getenv("T_THI") && id >= (uint32_t)atoi(getenv("T_TLO")) &&
-	       id <= (uint32_t)atoi(getenv("T_THI"));
+	const char *lo = getenv("T_TLO"), *hi = getenv("T_THI");
+
+	return lo && hi && id >= (uint32_t)atoi(lo) && id <= (uint32_t)atoi(hi);
 }
 
 /*
