@@ -155,7 +155,9 @@ EOF
 	>"$tmp/bp-server.json" 2>"$tmp/bp-server.log" &
 bpsrv=$!
 pids="$pingsrv $bpsrv"
-wait_grep "$tmp/bp-server.log" "server on node 1 endpoint 1" "$bpsrv" ||
+# Its banner comes after the delay: the client starts once nicd has the
+# endpoint open, so it sends while the server is not polling yet.
+wait_grep "$tmp/nicd.log" "^n1: endpoint 1 opened on vnet 2 by pid $bpsrv " "$bpsrv" ||
 	fail "back-pressure server did not start"
 "$perf" --nicd "$tmp/run/n2.sock" --key-file "$tmp/vnet2.key" --vnet 2 --client --node 1 \
 	--ep 1 --chan both --size 1000 --messages 60 --window 40 --json \
