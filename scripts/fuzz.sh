@@ -24,7 +24,8 @@
 # D-Bus, USBPCAP and EBHSCR allow; not committed, about 256 KiB).
 # The log is build-fuzz/fuzz-TARGET.log; failing inputs are kept as
 # build-fuzz/artifacts/TARGET-*, and each is named (the seed, when it is
-# one) with the command that replays it:
+# one) with the kind of finding, the start of the sanitizer's report (its
+# error line and top frames) and the command that replays it:
 #   build-fuzz/tests/fuzz/fuzz_TARGET FILE
 set -euo pipefail
 

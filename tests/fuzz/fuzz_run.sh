@@ -23,6 +23,9 @@ target=$2
 dir=$3
 shift 3
 
+# meson's timeout sends SIGTERM to the test's process group, SIGKILL 0.5 s
+# later: the harness stops, and fuzz_run says so (and how far it came).
+trap : TERM
 rm -rf "$dir"
 fuzz_seeds "$target" "$dir/corpus"
 fuzz_run "$harness" "$target" "$dir/corpus" "$dir/" "$dir/log" "$@"

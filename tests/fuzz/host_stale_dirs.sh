@@ -8,7 +8,15 @@
 #   host_stale_dirs.sh FUZZ_HOST CORPUS
 set -euo pipefail
 
-[ $# -eq 2 ] || { echo "usage: host_stale_dirs.sh FUZZ_HOST CORPUS" >&2; exit 2; }
+top=$(cd "$(dirname "$0")/../.." && pwd)
+prog=host_stale_dirs.sh
+synopsis="host_stale_dirs.sh FUZZ_HOST CORPUS"
+# shellcheck source=scripts/lib/cli.sh
+. "$top/scripts/lib/cli.sh"
+# shellcheck source=scripts/lib/fuzz.sh
+. "$top/scripts/lib/fuzz.sh"
+
+[ $# -eq 2 ] || die_usage "expected FUZZ_HOST and CORPUS, got $# arguments"
 harness=$1
 corpus=$2
 
@@ -19,17 +27,26 @@ while kill -0 "$dead" 2>/dev/null; do
 done
 stale=/tmp/segnet-fuzz-host.$dead
 live=/tmp/segnet-fuzz-host.$$
-# What libFuzzer writes of a failing seed (the seed is in CORPUS): nowhere kept.
+# The replay's log and what libFuzzer writes of a failing seed (the seed is
+# in CORPUS): kept when the script fails.
 artifacts=$(mktemp -d "${TMPDIR:-/tmp}/segnet-host-stale.XXXXXX")
-trap 'rm -rf "$stale" "$live" "$artifacts"' EXIT
+cleanup() {
+	local st=$?
+
+	rm -rf "$stale" "$live"
+	[ "$st" -ne 0 ] || rm -rf "$artifacts"
+}
+trap cleanup EXIT
 mkdir "$stale" "$live"
 touch "$stale/fuzz.sock" "$live/fuzz.sock"
 
-out=$("$harness" -runs=0 -artifact_prefix="$artifacts/" "$corpus" 2>&1) || {
-	echo "$out" | tail -n 20 >&2
+rc=0
+fuzz_exec "$artifacts/log" "$harness" -runs=0 -artifact_prefix="$artifacts/" "$corpus" || rc=$?
+if fuzz_found "$harness" "$artifacts/log" "$rc"; then
+	fuzz_failed "$harness" host "$artifacts/log" "$rc" "$corpus"
 	echo "host_stale_dirs.sh: $harness failed on $corpus" >&2
 	exit 1
-}
+fi
 [ ! -e "$stale" ] || { echo "host_stale_dirs.sh: $stale (pid $dead gone) is left" >&2; exit 1; }
 [ -e "$live/fuzz.sock" ] || { echo "host_stale_dirs.sh: $live (pid $$ alive) was removed" >&2; exit 1; }
 echo "host_stale_dirs.sh: $stale removed, $live kept"

@@ -27,19 +27,25 @@ target=$2
 shift 2
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/segnet-seeds-reach.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+# The log of a replay; one that fails is kept as LOG.failed.
+log=$(mktemp "${TMPDIR:-/tmp}/segnet-seeds-reach-log.XXXXXX")
+trap 'rm -rf "$tmp" "$log"' EXIT
 corpus=$tmp/corpus
 fuzz_seeds "$target" "$corpus"
 
 # The counters HARNESS prints after running INPUT (a file or a folder).
 counters() {
-	SEGNET_FUZZ_COUNTERS=1 "$harness" -runs=0 -artifact_prefix="$tmp/" "$1" >"$tmp/log" 2>&1 || {
-		tail -n 20 "$tmp/log" >&2
-		fuzz_inputs "$harness" "$target" "$tmp/log" "$top/tests/fuzz/corpus/$target" "$corpus"
+	local rc=0
+
+	fuzz_exec "$log" env SEGNET_FUZZ_COUNTERS=1 "$harness" -runs=0 -artifact_prefix="$tmp/" "$1" ||
+		rc=$?
+	if fuzz_found "$harness" "$log" "$rc"; then
+		mv "$log" "$log.failed"
+		fuzz_failed "$harness" "$target" "$log.failed" "$rc" "$top/tests/fuzz/corpus/$target" "$corpus"
 		echo "seeds_reach.sh: $harness failed on $1" >&2
 		return 1
-	}
-	cat "$tmp/log"
+	fi
+	cat "$log"
 }
 
 all=$(counters "$corpus")
