@@ -214,8 +214,10 @@ static void nic_split_ack(struct nic *nic, const struct proto_pkt *p, uint64_t n
 		nic->stats.rx_unknown_vnet++;
 		return;
 	}
-	if (!conn)
+	if (!conn) {
+		nic->stats.rx_no_desc++;	/* no memory for the connection */
 		return;
+	}
 	a = nic_desc_alloc(nic, p);
 	if (!a) {
 		nic->stats.rx_no_desc++;

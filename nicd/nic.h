@@ -91,7 +91,7 @@ struct nic_msg {
 	X(rx_misdelivered, "frames addressed to another node") \
 	X(rx_unknown_vnet, "frames of a virtual network this NIC does not serve") \
 	X(rx_unexpected, "frames of a type a NIC does not take (CFG, HELLO)") \
-	X(rx_no_desc, "frames dropped: no packet descriptor") \
+	X(rx_no_desc, "frames dropped: no packet descriptor, or no memory for a new connection (a BREQ gets a NACK)") \
 	X(rx_no_space, "data frames refused: no receive buffer (bulk: NACK sent)") \
 	X(ep_refusals_sent, "of those, refused for their endpoint alone (REFUSED): the sender sends the message again, the connection goes on") \
 	X(ep_blocks_full, "refusals that could not name their endpoint (all the connection's blocks in use): the packet keeps its number") \
