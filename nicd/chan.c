@@ -152,15 +152,23 @@ static void chan_free_buffer(struct nic *nic, const struct sn_pkt *p, uint8_t q)
 	}
 }
 
+/*
+ * A packet joined (by 1) or left (by -1) a target's backlog other than by
+ * the prefetch taking it: counted, and the next prefetch scans again.
+ */
+static void chan_backlogged(struct nic *nic, int by)
+{
+	nic->ch.backlogged = (uint32_t)(nic->ch.backlogged + by);
+	chan_prefetch_changed(nic);
+}
+
 /* Take a packet off its list, giving back its buffer. */
 static void chan_remove(struct nic *nic, struct sn_pkt *p)
 {
 	uint8_t q = p->cq;
 
-	if (q == CQ_BACKLOG) {
-		nic->ch.backlogged--;
-		chan_prefetch_changed(nic);
-	}
+	if (q == CQ_BACKLOG)
+		chan_backlogged(nic, -1);
 	if (q == CQ_VOQ || q == CQ_FIFO)
 		nic->ch.voq_changes++;
 	if (q == CQ_QWAIT)
@@ -232,8 +240,7 @@ void chan_sink(struct nic *nic, struct sn_pkt *pkt, uint64_t now)
 		chan_push_tail(&ch->fifo_backlog, pkt, CQ_FIFO_BACKLOG);
 	} else {
 		chan_push_tail(&ch->backlog[pkt->h.dst_node], pkt, CQ_BACKLOG);
-		ch->backlogged++;
-		chan_prefetch_changed(nic);
+		chan_backlogged(nic, 1);
 	}
 }
 
@@ -534,10 +541,8 @@ static void chan_move(struct nic *nic, struct sn_pkt *p, struct chan_list *to, u
 	else
 		chan_push_tail(to, p, q);
 	p->flags |= SN_PKT_IN_CHAN;
-	if (q == CQ_BACKLOG) {
-		nic->ch.backlogged++;
-		chan_prefetch_changed(nic);
-	}
+	if (q == CQ_BACKLOG)
+		chan_backlogged(nic, 1);
 }
 
 void chan_joined(struct nic *nic)
@@ -701,8 +706,14 @@ static uint64_t chan_breq_end_ps(const struct nic *nic, uint64_t now)
 	return start + frame_ps;
 }
 
+/* True while the last grant's slot may take more BREQs (slot_frames in all). */
+static inline bool chan_grant_open(const struct nic *nic)
+{
+	return nic->ch.gnt_target != PROTO_NODE_NONE && nic->ch.gnt_used < nic->slot_frames;
+}
+
 /*
- * Send BREQs on the last grant while it allows more (slot_frames in all);
+ * Send BREQs on the last grant while it allows more (chan_grant_open);
  * returns how many. At the GNT (at_gnt) it sends what waits in the
  * target's send buffers, as many as the grant allows. At later polls it
  * sends what became ready since, a BACK having opened the connection's
@@ -719,7 +730,7 @@ static uint16_t chan_use_grant(struct nic *nic, uint64_t now, bool at_gnt)
 	uint64_t end;
 	uint16_t sent = 0;
 
-	while (ch->gnt_target != PROTO_NODE_NONE && ch->gnt_used < nic->slot_frames) {
+	while (chan_grant_open(nic)) {
 		end = chan_breq_end_ps(nic, now);
 		if (!at_gnt && end > nic->slot_ns * 1000) {
 			/* Nor will one later (end only grows): the slot is done. */
@@ -809,8 +820,7 @@ static void chan_back_to_backlog(struct nic *nic, struct sn_pkt *p)
 		r = last->cnext;
 	chan_insert_before(l, r, p, CQ_BACKLOG);
 	p->flags |= SN_PKT_IN_CHAN;
-	nic->ch.backlogged++;
-	chan_prefetch_changed(nic);
+	chan_backlogged(nic, 1);
 }
 
 /*
@@ -980,8 +990,7 @@ uint64_t chan_poll(struct nic *nic, uint64_t now)
 	 * a slot that keeps the slot's only moment as it was (a packet the
 	 * refill after the grant readies waits for the next grant).
 	 */
-	if (nic->ch.gnt_target != PROTO_NODE_NONE && nic->ch.gnt_used < nic->slot_frames &&
-	    now > nic->gnt_time)
+	if (chan_grant_open(nic) && now > nic->gnt_time)
 		nic->stats.breq_after_gnt += chan_use_grant(nic, now, false);
 	chan_maybe_send_cfg(nic, now);
 	chan_prefetch_quick(nic);
